@@ -1,0 +1,48 @@
+// The system domain: a SimGrid platform of GPU hosts and links, with the network what-if
+// (tc netem on each node's outgoing interface) applied. One per process: SimGrid's engine
+// is a singleton.
+#pragma once
+
+#include "simgpt/gpu.hpp"
+#include "simgpt/profile.hpp"
+#include "simgpt/workload.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simgrid::s4u {
+class Engine;
+class Host;
+} // namespace simgrid::s4u
+
+namespace simgpt {
+
+struct GpuHost {
+  simgrid::s4u::Host* host = nullptr;
+  const GpuSpec* gpu = nullptr;
+  int node = 0;
+};
+
+class Cluster {
+public:
+  // Loads the platform, checks every host names a catalog GPU, applies the what-if.
+  // Throws InputError for a missing or malformed platform.
+  Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
+          const Profile& profile);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // GPU hosts in index order (gpu-0, gpu-1, ...).
+  const std::vector<GpuHost>& gpus() const { return gpus_; }
+  simgrid::s4u::Engine& engine() { return *engine_; }
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  std::vector<GpuHost> gpus_;
+};
+
+} // namespace simgpt

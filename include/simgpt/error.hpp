@@ -1,0 +1,21 @@
+// Errors a user can cause with bad input: one clear line, exit status 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace simgpt {
+
+// A problem with an input file or option. `where` names the file (and key or line),
+// `what()` says what is wrong and what would be valid.
+class InputError : public std::runtime_error {
+public:
+  InputError(std::string where, const std::string& message)
+      : std::runtime_error(where.empty() ? message : where + ": " + message), where_(std::move(where)) {}
+  const std::string& where() const { return where_; }
+
+private:
+  std::string where_;
+};
+
+} // namespace simgpt

@@ -1,0 +1,34 @@
+// A framework profile: how a training framework runs kernels and moves data
+// (profiles/<name>.yaml). Its fitted parameters come from `simgpt calibrate`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+struct Profile {
+  std::string name;
+  std::string description;
+
+  // Compute: how the framework turns a layer into kernels.
+  bool fused_softmax = true;     // scale + mask + softmax in one kernel (Megatron, XLA) or three (eager)
+  bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
+  double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
+  double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
+
+  // Point-to-point transfers between pipeline stages.
+  std::string p2p_backend = "nccl";
+  double bandwidth_efficiency = 1.0; // payload fraction of link bandwidth (headers, protocol)
+  double tcp_window_bytes = 0;       // per-flow window (0: unlimited); rate <= window / round trip
+  bool p2p_blocking = false;         // the sender's compute stream waits for each send to complete
+
+  // Which parameters `simgpt calibrate` fits and from which validation rows.
+  std::vector<std::string> fitted;
+  std::vector<std::string> calibration_rows;
+};
+
+// Loads profiles/<name>.yaml under `dir`; throws InputError naming the profile and the known ones.
+Profile load_profile(const std::string& dir, const std::string& name, const std::string& where);
+
+} // namespace simgpt

@@ -1,0 +1,43 @@
+// What a simulation predicts for one training step, and its text and JSON forms.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+struct StageReport {
+  int stage = 0;
+  int gpu = 0;
+  int layers = 0;
+  double compute_s = 0;   // busy computing
+  double comm_wait_s = 0; // idle, waiting for a transfer beyond when its data was produced
+  double idle_s = 0;      // idle otherwise: pipeline bubble and the tail after the stage finished
+};
+
+struct Report {
+  std::string platform;
+  std::string workload;
+  std::string framework;
+  std::string schedule;
+  int gpus = 0;
+  int dp = 1, tp = 1, pp = 1;
+  int micro_batches = 0;
+  double step_time_s = 0;
+  double samples_per_s = 0;
+  double tokens_per_s = 0;
+  double model_flops = 0;   // per step, recompute not counted
+  double tflops_per_gpu = 0;
+  double p2p_bytes = 0;     // bytes moved by pipeline transfers
+  int p2p_transfers = 0;
+  double critical_compute_s = 0; // on the critical path
+  double critical_transfer_s = 0;
+  std::vector<StageReport> stages;
+
+  nlohmann::ordered_json to_json() const;
+  std::string to_text() const;
+};
+
+} // namespace simgpt

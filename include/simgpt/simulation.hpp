@@ -1,0 +1,26 @@
+// One simulated training step, from a workload and a platform to a report: the whole
+// data flow (model -> plan -> task graph -> SimGrid replay -> report) behind one call.
+#pragma once
+
+#include "simgpt/report.hpp"
+#include "simgpt/workload.hpp"
+
+#include <string>
+
+namespace simgpt {
+
+// Where simgpt's data files live: platforms/gpus.yaml and profiles/.
+struct DataPaths {
+  std::string root;
+  std::string catalog() const { return root + "/platforms/gpus.yaml"; }
+  std::string profiles() const { return root + "/profiles"; }
+};
+
+// $SIMGPT_DATA if set, else the source tree simgpt was built from.
+DataPaths default_data_paths();
+
+// Simulates one step. Throws InputError for inputs that cannot be simulated. SimGrid allows
+// one simulation per process: callers that run several use run_isolated().
+Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data);
+
+} // namespace simgpt

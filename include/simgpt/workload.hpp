@@ -1,0 +1,89 @@
+// A training job as the user describes it in workload YAML: the model, the training
+// settings, the execution plan and the network what-if. Loading validates every key.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace simgpt {
+
+enum class Precision { fp32, fp16, bf16 };
+enum class Recompute { none, full, selective };
+enum class Optimizer { adam, sgd };
+enum class Head { lm, classifier };
+enum class Schedule { gpipe, one_f_one_b, interleaved };
+enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
+
+const char* to_string(Precision);
+const char* to_string(Recompute);
+const char* to_string(Schedule);
+
+// What is computed: a GPT decoder stack (the model domain).
+struct ModelSpec {
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  int64_t seq_len = 0;
+  int64_t vocab = 0;
+  int64_t ffn_hidden = 0; // 4 * hidden unless given
+  Head head = Head::lm;
+};
+
+struct TrainingSpec {
+  int64_t global_batch = 0;
+  int64_t micro_batch = 1;
+  Precision precision = Precision::fp16;
+  Recompute recompute = Recompute::none;
+  Optimizer optimizer = Optimizer::adam;
+};
+
+// How it is parallelized and scheduled (the execution domain).
+struct ParallelismSpec {
+  int64_t dp = 1;
+  int64_t tp = 1;
+  int64_t pp = 1;
+  Schedule schedule = Schedule::one_f_one_b;
+  int64_t chunks = 1; // model chunks per stage, for the interleaved schedule
+  int64_t zero = 0;
+  bool sequence_parallel = false;
+  DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
+};
+
+// `tc netem delay D rate R` on every node's outgoing inter-node interface.
+struct NetworkWhatIf {
+  std::optional<double> delay_s;
+  std::optional<double> bandwidth_Bps;
+};
+
+struct Placement {
+  std::optional<int64_t> gpus; // how many of the platform's GPUs the job uses (first N hosts)
+};
+
+struct Workload {
+  std::string source; // file the workload came from, for messages
+  ModelSpec model;
+  TrainingSpec training;
+  ParallelismSpec parallelism;
+  std::string framework = "generic";
+  Placement placement;
+  NetworkWhatIf network;
+
+  int64_t gpus() const { return parallelism.dp * parallelism.tp * parallelism.pp; }
+  int64_t micro_batches() const { return training.global_batch / (training.micro_batch * parallelism.dp); }
+};
+
+// KEY=VALUE overrides in dotted form, applied after the file is read: "parallelism.pp=4".
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+// Parses "KEY=VALUE"; throws InputError naming the option.
+std::pair<std::string, std::string> parse_override(const std::string& text);
+
+// Reads and checks a workload file; throws InputError with the file, key and what is valid.
+Workload load_workload(const std::string& path, const Overrides& overrides = {});
+// Same, from YAML text (`source` names it in messages).
+Workload parse_workload(const std::string& yaml_text, const std::string& source, const Overrides& overrides = {});
+
+} // namespace simgpt

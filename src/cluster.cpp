@@ -1,0 +1,115 @@
+#include "simgpt/cluster.hpp"
+
+#include "simgpt/error.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <memory>
+#include <unordered_set>
+
+namespace simgpt {
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int gpu_index(const std::string& name) {
+  int index = -1;
+  if (name.rfind("gpu-", 0) != 0)
+    return -1;
+  auto [ptr, ec] = std::from_chars(name.data() + 4, name.data() + name.size(), index);
+  return (ec == std::errc() && ptr == name.data() + name.size()) ? index : -1;
+}
+
+} // namespace
+
+Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
+                 const Profile& profile)
+    : path_(platform_path) {
+  if (!std::ifstream(platform_path))
+    throw InputError(platform_path, "cannot read the platform file");
+  int argc = 1;
+  char name[] = "simgpt";
+  char* argv[] = {name, nullptr};
+  engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  xbt_log_control_set("root.thresh:critical");
+  // CM02 without cross traffic reproduces the analytical transfer time exactly (see the notes on
+  // SimGrid 3.32); LV08's latency factor models TCP slow start, which NCCL's long-lived connections
+  // do not pay.
+  simgrid::s4u::Engine::set_config("network/model:CM02");
+  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  // The per-flow TCP window: rate <= window / (2 x route latency). 0 disables the cap.
+  simgrid::s4u::Engine::set_config("network/TCP-gamma", profile.tcp_window_bytes);
+  try {
+    engine_->load_platform(platform_path);
+  } catch (const std::exception& e) {
+    throw InputError(platform_path, fmt::format("not a valid SimGrid platform: {}", e.what()));
+  }
+
+  for (simgrid::s4u::Host* host : engine_->get_all_hosts()) {
+    int index = gpu_index(host->get_name());
+    if (index < 0)
+      continue;
+    const char* model = host->get_property("gpu");
+    if (model == nullptr)
+      throw InputError(platform_path + ": host " + host->get_name(),
+                       "has no 'gpu' property (add <prop id=\"gpu\" value=\"V100-SXM2-16GB\"/>)");
+    const char* node = host->get_property("node");
+    GpuHost g{host, &catalog.at(model, platform_path + ": host " + host->get_name() + " property gpu"),
+              node ? std::atoi(node) : index};
+    gpus_.push_back(g);
+  }
+  std::sort(gpus_.begin(), gpus_.end(),
+            [](const GpuHost& a, const GpuHost& b) { return gpu_index(a.host->get_name()) < gpu_index(b.host->get_name()); });
+  if (gpus_.empty())
+    throw InputError(platform_path, "no GPU hosts (hosts are named gpu-0, gpu-1, ... with a 'gpu' property)");
+  for (size_t i = 0; i < gpus_.size(); ++i)
+    if (gpu_index(gpus_[i].host->get_name()) != static_cast<int>(i))
+      throw InputError(platform_path, fmt::format("GPU hosts must be numbered gpu-0 to gpu-{} without gaps",
+                                                  gpus_.size() - 1));
+
+  // NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
+  // split-duplex link, not on its _UP and _DOWN halves.
+  auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
+  for (simgrid::s4u::Link* link : engine_->get_all_links()) {
+    const std::string& name = link->get_name();
+    if (!ends_with(name, "_UP"))
+      continue;
+    auto* duplex = engine_->split_duplex_link_by_name(name.substr(0, name.size() - 3));
+    const char* role = duplex ? duplex->get_property("role") : nullptr;
+    if (role == nullptr || std::string_view(role) != "nic")
+      continue;
+    nics->insert(duplex->get_link_up());
+    nics->insert(duplex->get_link_down());
+    // tc netem delay D rate R on the node's outgoing interface: the UP direction.
+    if (network.delay_s)
+      link->set_latency(link->get_latency() + *network.delay_s);
+    if (network.bandwidth_Bps)
+      link->set_bandwidth(std::min(link->get_bandwidth(), *network.bandwidth_Bps));
+  }
+
+  // Transfers through a NIC carry TCP/IP headers: the payload gets a fraction of the link rate.
+  const double efficiency = profile.bandwidth_efficiency;
+  engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(
+      [efficiency, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                         const std::vector<simgrid::s4u::Link*>& links,
+                         const std::unordered_set<simgrid::s4u::NetZone*>&) {
+        return std::any_of(links.begin(), links.end(), [&](const simgrid::s4u::Link* l) { return nics->contains(l); })
+                   ? efficiency
+                   : 1.0;
+      });
+}
+
+Cluster::~Cluster() = default;
+
+} // namespace simgpt

@@ -1,0 +1,79 @@
+#include "simgpt/profile.hpp"
+
+#include "simgpt/error.hpp"
+#include "simgpt/units.hpp"
+#include "simgpt/yaml_read.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace simgpt {
+
+namespace {
+
+std::string known_profiles(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml")
+      names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (const auto& n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+std::vector<std::string> text_list(const YamlReader& r, const std::string& key) {
+  std::vector<std::string> out;
+  if (!r.has(key))
+    return out;
+  for (const YAML::Node& item : r.node()[key]) {
+    if (!item.IsScalar())
+      throw InputError(r.where(key), "expected a list of names");
+    out.push_back(item.Scalar());
+  }
+  return out;
+}
+
+} // namespace
+
+Profile load_profile(const std::string& dir, const std::string& name, const std::string& where) {
+  const std::string path = dir + "/" + name + ".yaml";
+  if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
+    throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
+  YamlReader root = YamlReader::file(path);
+  root.only({"description", "compute", "p2p", "calibration"});
+  Profile p;
+  p.name = name;
+  p.description = root.text_or("description", "");
+  if (root.has("compute")) {
+    YamlReader c = root.map("compute");
+    c.only({"fused_softmax", "fused_elementwise", "op_overhead", "microbatch_overhead"});
+    p.fused_softmax = c.boolean_or("fused_softmax", p.fused_softmax);
+    p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
+    p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);
+    p.microbatch_overhead_s = c.quantity_or("microbatch_overhead", 0, parse_duration);
+  }
+  if (root.has("p2p")) {
+    YamlReader n = root.map("p2p");
+    n.only({"backend", "bandwidth_efficiency", "tcp_window", "blocking"});
+    p.p2p_backend = n.text_or("backend", p.p2p_backend);
+    if (p.p2p_backend != "nccl" && p.p2p_backend != "gloo")
+      throw InputError(n.where("backend"), fmt::format("'{}' is not valid (expected nccl or gloo)", p.p2p_backend));
+    p.bandwidth_efficiency = n.number_or("bandwidth_efficiency", 1.0, 0.01, 1.0);
+    p.tcp_window_bytes = n.quantity_or("tcp_window", 0, parse_bytes);
+    p.p2p_blocking = n.boolean_or("blocking", false);
+  }
+  if (root.has("calibration")) {
+    YamlReader cal = root.map("calibration");
+    cal.only({"fitted", "rows"});
+    p.fitted = text_list(cal, "fitted");
+    p.calibration_rows = text_list(cal, "rows");
+  }
+  return p;
+}
+
+} // namespace simgpt
