@@ -1,29 +1,58 @@
 // simgpt: predicts the step time of a distributed GPT training job on a simulated cluster.
 // A thin driver over the simgpt library.
+#include "simgpt/calibration.hpp"
 #include "simgpt/error.hpp"
 #include "simgpt/simulation.hpp"
+#include "simgpt/validation.hpp"
 #include "simgpt/workload.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <iostream>
 
 namespace {
 
-int run_simulation(const std::string& platform, const std::string& workload_path,
-                   const std::vector<std::string>& sets, const std::string& format, const std::string& data_dir) {
+struct Options {
+  std::string platform, workload, format = "text", data_dir, filter, profile;
+  std::vector<std::string> sets;
+  bool gate = false;
+};
+
+simgpt::DataPaths data_paths(const Options& o) {
+  return o.data_dir.empty() ? simgpt::default_data_paths() : simgpt::DataPaths{o.data_dir, {}};
+}
+
+int run_simulation(const Options& o) {
+  if (o.platform.empty() || o.workload.empty())
+    throw simgpt::InputError("simgpt", "--platform and --workload are required (see simgpt --help)");
   simgpt::Overrides overrides;
-  for (const std::string& s : sets)
+  for (const std::string& s : o.sets)
     overrides.push_back(simgpt::parse_override(s));
-  simgpt::DataPaths data = data_dir.empty() ? simgpt::default_data_paths() : simgpt::DataPaths{data_dir};
-  const simgpt::Workload w = simgpt::load_workload(workload_path, overrides);
-  const simgpt::Report report = simgpt::simulate(platform, w, data);
-  if (format == "json")
-    std::cout << report.to_json().dump(2) << "\n";
-  else
-    std::cout << report.to_text();
+  const simgpt::Workload w = simgpt::load_workload(o.workload, overrides);
+  const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o));
+  std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+  return 0;
+}
+
+int run_validate(const Options& o) {
+  const simgpt::DataPaths data = data_paths(o);
+  const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
+  const auto thresholds = simgpt::load_thresholds(data.root + "/validation/thresholds.yaml");
+  const simgpt::ValidationReport report = simgpt::validate(tables, data, o.filter, thresholds);
+  std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+  return o.gate && !report.gate_failures.empty() ? 1 : 0;
+}
+
+int run_calibrate(const Options& o) {
+  const simgpt::DataPaths data = data_paths(o);
+  const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
+  const simgpt::CalibrationResult r = simgpt::calibrate_profile(o.profile, tables, data);
+  std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
+  for (const auto& [key, value] : r.fitted)
+    std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, key.find("overhead") != std::string::npos ? " s" : "");
+  for (const auto& [row, error] : r.error_pct)
+    std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
   return 0;
 }
 
@@ -31,13 +60,19 @@ int run_simulation(const std::string& platform, const std::string& workload_path
 
 int main(int argc, char** argv) {
   CLI::App app{"simgpt: simulate distributed GPT training on a SimGrid cluster and predict its step time"};
-  std::string platform, workload, format = "text", data_dir;
-  std::vector<std::string> sets;
-  app.add_option("--platform", platform, "SimGrid platform XML (e.g. platforms/p3_16xlarge.xml)")->required();
-  app.add_option("--workload", workload, "workload YAML (e.g. workloads/gpt3xl.yaml)")->required();
-  app.add_option("--set", sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
-  app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--data", data_dir, "directory holding platforms/gpus.yaml and profiles/");
+  Options o;
+  app.add_option("--platform", o.platform, "SimGrid platform XML (e.g. platforms/p3_16xlarge.xml)");
+  app.add_option("--workload", o.workload, "workload YAML (e.g. workloads/gpt3xl.yaml)");
+  app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
+  app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
+  validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
+  validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
+  CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
+  calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
+  app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -47,7 +82,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run_simulation(platform, workload, sets, format, data_dir);
+    if (validate->parsed())
+      return run_validate(o);
+    if (calibrate->parsed())
+      return run_calibrate(o);
+    return run_simulation(o);
   } catch (const simgpt::InputError& e) {
     std::cerr << "simgpt: " << e.what() << "\n";
     return 2;

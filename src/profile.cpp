@@ -38,7 +38,27 @@ std::vector<std::string> text_list(const YamlReader& r, const std::string& key) 
   return out;
 }
 
+double* parameter(Profile& p, const std::string& key) {
+  if (key == "compute.op_overhead")
+    return &p.op_overhead_s;
+  if (key == "compute.microbatch_overhead")
+    return &p.microbatch_overhead_s;
+  if (key == "p2p.bandwidth_efficiency")
+    return &p.bandwidth_efficiency;
+  throw InputError(p.name + ": calibration.fitted",
+                   fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
+                               "p2p.bandwidth_efficiency)",
+                               key));
+}
+
 } // namespace
+
+void set_profile_parameter(Profile& p, const std::string& key, double value) { *parameter(p, key) = value; }
+
+double get_profile_parameter(const Profile& p, const std::string& key) {
+  Profile copy = p;
+  return *parameter(copy, key);
+}
 
 Profile load_profile(const std::string& dir, const std::string& name, const std::string& where) {
   const std::string path = dir + "/" + name + ".yaml";
@@ -72,6 +92,8 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
     cal.only({"fitted", "rows"});
     p.fitted = text_list(cal, "fitted");
     p.calibration_rows = text_list(cal, "rows");
+    for (const std::string& key : p.fitted)
+      get_profile_parameter(p, key);
   }
   return p;
 }

@@ -63,13 +63,15 @@ void check_supported(const Workload& w) {
 
 DataPaths default_data_paths() {
   if (const char* env = std::getenv("SIMGPT_DATA"); env != nullptr && *env != '\0')
-    return {env};
-  return {SIMGPT_DATA_DIR};
+    return {env, {}};
+  return {SIMGPT_DATA_DIR, {}};
 }
 
 Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
   const GpuCatalog catalog = GpuCatalog::load(data.catalog());
-  const Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework");
+  Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework");
+  for (const auto& [key, value] : data.profile_overrides)
+    set_profile_parameter(profile, key, value);
   check_supported(w);
   Cluster cluster(platform_path, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());

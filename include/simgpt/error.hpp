@@ -11,11 +11,14 @@ namespace simgpt {
 class InputError : public std::runtime_error {
 public:
   InputError(std::string where, const std::string& message)
-      : std::runtime_error(where.empty() ? message : where + ": " + message), where_(std::move(where)) {}
+      : std::runtime_error(where.empty() ? message : where + ": " + message), where_(std::move(where)),
+        message_(message) {}
   const std::string& where() const { return where_; }
+  const std::string& message() const { return message_; }
 
 private:
   std::string where_;
+  std::string message_;
 };
 
 } // namespace simgpt

@@ -28,6 +28,11 @@ struct Profile {
   std::vector<std::string> calibration_rows;
 };
 
+// Sets a fitted parameter by its key in the profile file ("compute.microbatch_overhead", in
+// seconds); throws InputError for a key that cannot be fitted.
+void set_profile_parameter(Profile& p, const std::string& key, double value);
+double get_profile_parameter(const Profile& p, const std::string& key);
+
 // Loads profiles/<name>.yaml under `dir`; throws InputError naming the profile and the known ones.
 Profile load_profile(const std::string& dir, const std::string& name, const std::string& where);
 

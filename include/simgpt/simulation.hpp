@@ -6,12 +6,16 @@
 #include "simgpt/workload.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace simgpt {
 
 // Where simgpt's data files live: platforms/gpus.yaml and profiles/.
 struct DataPaths {
   std::string root;
+  // Profile parameters to use instead of the profile file's (for calibration), key -> value.
+  std::vector<std::pair<std::string, double>> profile_overrides;
   std::string catalog() const { return root + "/platforms/gpus.yaml"; }
   std::string profiles() const { return root + "/profiles"; }
 };

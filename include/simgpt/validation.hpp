@@ -1,0 +1,92 @@
+// The validation suite: measured tables (validation/tables/*.yaml) replayed through the same
+// path as the simgpt command, with per-table error statistics and a regression gate.
+#pragma once
+
+#include "simgpt/simulation.hpp"
+#include "simgpt/workload.hpp"
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+struct ValidationRow {
+  std::string id;
+  std::string row;
+  std::string column;
+  Overrides set;
+  std::map<std::string, double> measured; // step_time_s, peak_mem_gb, tflops_total, ...
+  bool oom = false;
+  std::vector<std::string> flags;
+  std::string note;
+  bool flagged(const std::string& flag) const;
+};
+
+struct ValidationTable {
+  std::string id;
+  std::string file;
+  std::string platform;
+  std::string source;
+  YAML::Node workload;
+  std::vector<ValidationRow> rows;
+};
+
+std::vector<ValidationTable> load_validation_tables(const std::string& dir);
+
+struct CaseResult {
+  std::string table;
+  std::string id; // table/row
+  std::string metric = "step_time_s";
+  std::optional<double> measured;
+  std::optional<double> predicted;
+  double error_pct = 0; // signed, (predicted - measured) / measured
+  std::string status;   // compared, not_simulated, skipped
+  std::string message;
+  std::vector<std::string> flags; // row flags, plus "calibration" for rows a profile was fitted on
+};
+
+struct TableSummary {
+  std::string table;
+  int compared = 0;
+  int rows = 0;
+  double median_abs = 0, mean_abs = 0, max_abs = 0;
+  std::optional<double> spearman;
+};
+
+struct Threshold {
+  double median = 0;
+  double max = 0;
+};
+
+struct ValidationReport {
+  std::vector<CaseResult> cases;
+  std::vector<TableSummary> tables;
+  TableSummary calibration;  // over rows profiles were fitted on
+  TableSummary held_out;     // over every other compared row
+  std::vector<std::string> gate_failures;
+
+  nlohmann::ordered_json to_json() const;
+  std::string to_text() const;
+};
+
+// Rows named in profiles' calibration lists, as "table/row".
+std::set<std::string> calibration_rows(const DataPaths& data);
+
+// Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would.
+Report simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
+
+ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds);
+
+std::map<std::string, Threshold> load_thresholds(const std::string& path);
+
+// Spearman rank correlation (average ranks for ties); nullopt under 3 pairs or no variance.
+std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+} // namespace simgpt

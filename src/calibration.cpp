@@ -1,0 +1,94 @@
+#include "simgpt/calibration.hpp"
+
+#include "simgpt/error.hpp"
+#include "simgpt/isolate.hpp"
+#include "simgpt/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace simgpt {
+namespace {
+
+struct Range {
+  double lo, hi;
+};
+
+// Physical ranges: host overheads from none to 50 ms, protocol efficiency from 50% to 100%.
+Range range_of(const std::string& key) {
+  if (key == "p2p.bandwidth_efficiency")
+    return {0.5, 1.0};
+  if (key == "compute.op_overhead")
+    return {0, 1e-3};
+  return {0, 0.05};
+}
+
+} // namespace
+
+CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
+                                    const DataPaths& data) {
+  const Profile profile = load_profile(data.profiles(), name, "--profile");
+  if (profile.fitted.empty() || profile.calibration_rows.empty())
+    throw InputError(data.profiles() + "/" + name + ".yaml: calibration",
+                     "declares no fitted parameters or no calibration rows");
+  std::vector<std::pair<const ValidationTable*, const ValidationRow*>> rows;
+  for (const std::string& id : profile.calibration_rows) {
+    const auto slash = id.find('/');
+    const ValidationRow* found = nullptr;
+    const ValidationTable* in = nullptr;
+    for (const ValidationTable& t : tables)
+      if (t.id == id.substr(0, slash))
+        for (const ValidationRow& r : t.rows)
+          if (r.id == id.substr(slash + 1) && r.measured.contains("step_time_s")) {
+            found = &r;
+            in = &t;
+          }
+    if (found == nullptr)
+      throw InputError(data.profiles() + "/" + name + ".yaml: calibration.rows",
+                       fmt::format("'{}' is not a validation row with a measured step time", id));
+    rows.emplace_back(in, found);
+  }
+
+  CalibrationResult result;
+  result.profile = name;
+  DataPaths trial = data;
+  for (const std::string& key : profile.fitted)
+    trial.profile_overrides.emplace_back(key, get_profile_parameter(profile, key));
+
+  auto errors = [&](const DataPaths& d) {
+    std::map<std::string, double> out;
+    for (const auto& [table, row] : rows) {
+      auto r = run_isolated([&] { return simulate_row(*table, *row, d).to_json(); });
+      const double measured = row->measured.at("step_time_s");
+      out[table->id + "/" + row->id] = 100 * (r["step_time_s"].get<double>() - measured) / measured;
+    }
+    return out;
+  };
+  auto loss = [&](const DataPaths& d) {
+    double sum = 0;
+    for (const auto& [id, e] : errors(d))
+      sum += e * e;
+    return sum;
+  };
+
+  for (auto& [key, value] : trial.profile_overrides) {
+    Range r = range_of(key);
+    const double phi = (std::sqrt(5.0) - 1) / 2;
+    double a = r.lo, b = r.hi;
+    for (int iteration = 0; iteration < 24; ++iteration) {
+      const double c = b - phi * (b - a), d = a + phi * (b - a);
+      value = c;
+      const double fc = loss(trial);
+      value = d;
+      const double fd = loss(trial);
+      (fc < fd ? b : a) = fc < fd ? d : c;
+    }
+    value = (a + b) / 2;
+    result.fitted[key] = value;
+  }
+  result.error_pct = errors(trial);
+  return result;
+}
+
+} // namespace simgpt

@@ -1,0 +1,299 @@
+#include "simgpt/validation.hpp"
+
+#include "simgpt/error.hpp"
+#include "simgpt/isolate.hpp"
+#include "simgpt/profile.hpp"
+#include "simgpt/yaml_read.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+namespace simgpt {
+
+bool ValidationRow::flagged(const std::string& flag) const {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+namespace {
+
+std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() : YAML::Dump(n); }
+
+ValidationTable load_table(const std::string& path) {
+  YamlReader root = YamlReader::file(path);
+  root.only({"table", "source", "description", "platform", "workload", "rows"});
+  ValidationTable t;
+  t.file = path;
+  t.id = root.text("table");
+  t.platform = root.text("platform");
+  t.workload = root.map("workload").node();
+  if (root.has("source"))
+    t.source = YAML::Dump(root.node()["source"]);
+  for (const YamlReader& r : root.list("rows")) {
+    r.only({"id", "row", "column", "set", "measured", "flags", "note"});
+    ValidationRow row;
+    row.id = r.text("id");
+    row.row = r.text_or("row", "");
+    row.column = r.text_or("column", "");
+    row.note = r.text_or("note", "");
+    if (r.has("set"))
+      for (const auto& kv : r.node()["set"])
+        row.set.emplace_back(kv.first.as<std::string>(), scalar_text(kv.second));
+    if (r.has("measured"))
+      for (const auto& kv : r.node()["measured"]) {
+        const std::string key = kv.first.as<std::string>();
+        if (key == "oom") {
+          row.oom = kv.second.as<bool>();
+          continue;
+        }
+        try {
+          row.measured[key] = kv.second.as<double>();
+        } catch (const YAML::Exception&) {
+          throw InputError(r.where("measured." + key), "expected a number");
+        }
+      }
+    if (r.has("flags"))
+      for (const auto& f : r.node()["flags"])
+        row.flags.push_back(f.as<std::string>());
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+TableSummary summarize(const std::string& name, const std::vector<const CaseResult*>& cases) {
+  TableSummary s;
+  s.table = name;
+  s.rows = static_cast<int>(cases.size());
+  std::vector<double> errors, measured, predicted;
+  for (const CaseResult* c : cases)
+    if (c->status == "compared") {
+      errors.push_back(std::fabs(c->error_pct));
+      measured.push_back(*c->measured);
+      predicted.push_back(*c->predicted);
+    }
+  s.compared = static_cast<int>(errors.size());
+  if (errors.empty())
+    return s;
+  std::vector<double> sorted = errors;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  s.median_abs = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  s.mean_abs = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+  s.max_abs = sorted.back();
+  s.spearman = spearman(measured, predicted);
+  return s;
+}
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]])
+      ++j;
+    for (size_t k = i; k <= j; ++k)
+      r[order[k]] = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+} // namespace
+
+std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 3)
+    return std::nullopt;
+  std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n, mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
+  double cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  if (va == 0 || vb == 0)
+    return std::nullopt;
+  return cov / std::sqrt(va * vb);
+}
+
+std::vector<ValidationTable> load_validation_tables(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml")
+      files.push_back(entry.path().string());
+  if (ec)
+    throw InputError(dir, "cannot read the validation tables directory");
+  std::sort(files.begin(), files.end());
+  std::vector<ValidationTable> tables;
+  for (const std::string& f : files)
+    tables.push_back(load_table(f));
+  return tables;
+}
+
+std::set<std::string> calibration_rows(const DataPaths& data) {
+  std::set<std::string> rows;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(data.profiles(), ec))
+    if (entry.path().extension() == ".yaml") {
+      Profile p = load_profile(data.profiles(), entry.path().stem().string(), entry.path().string());
+      rows.insert(p.calibration_rows.begin(), p.calibration_rows.end());
+    }
+  return rows;
+}
+
+std::map<std::string, Threshold> load_thresholds(const std::string& path) {
+  YamlReader root = YamlReader::file(path);
+  std::map<std::string, Threshold> out;
+  for (const std::string& table : root.keys()) {
+    YamlReader t = root.map(table);
+    t.only({"median", "max"});
+    out[table] = {t.number("median", 0), t.number("max", 0)};
+  }
+  return out;
+}
+
+Report simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+  YAML::Emitter text;
+  text << table.workload;
+  const Workload w = parse_workload(text.c_str(), table.file + " (" + row.id + ")", row.set);
+  return simulate(data.root + "/platforms/" + table.platform, w, data);
+}
+
+ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds) {
+  ValidationReport report;
+  const std::set<std::string> calibration = calibration_rows(data);
+  for (const ValidationTable& table : tables)
+    for (const ValidationRow& row : table.rows) {
+      CaseResult c;
+      c.table = table.id;
+      c.id = table.id + "/" + row.id;
+      if (!filter.empty() && c.id.find(filter) == std::string::npos)
+        continue;
+      c.flags = row.flags;
+      if (calibration.contains(c.id))
+        c.flags.push_back("calibration");
+      auto measured = row.measured.find("step_time_s");
+      if (measured != row.measured.end())
+        c.measured = measured->second;
+      if (!c.measured) {
+        c.status = "skipped";
+        c.message = row.oom ? "measured OOM: no step time" : "no measured step time";
+      } else if (row.flagged("not_reproducible") || row.flagged("questionable")) {
+        c.status = "skipped";
+        c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
+      } else {
+        try {
+          auto result = run_isolated([&] { return simulate_row(table, row, data).to_json(); });
+          c.predicted = result["step_time_s"].get<double>();
+          c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
+          c.status = "compared";
+        } catch (const std::exception& e) {
+          c.status = "not_simulated";
+          c.message = e.what();
+        }
+      }
+      report.cases.push_back(std::move(c));
+    }
+
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const CaseResult*>> by_table;
+  std::vector<const CaseResult*> fitted, held_out;
+  for (const CaseResult& c : report.cases) {
+    if (!by_table.contains(c.table))
+      order.push_back(c.table);
+    by_table[c.table].push_back(&c);
+    bool is_calibration = std::find(c.flags.begin(), c.flags.end(), "calibration") != c.flags.end();
+    (is_calibration ? fitted : held_out).push_back(&c);
+  }
+  for (const std::string& name : order)
+    report.tables.push_back(summarize(name, by_table[name]));
+  report.calibration = summarize("calibration rows", fitted);
+  report.held_out = summarize("held-out rows", held_out);
+
+  for (const auto& [table, limit] : thresholds) {
+    auto it = std::find_if(report.tables.begin(), report.tables.end(),
+                           [&](const TableSummary& s) { return s.table == table; });
+    if (it == report.tables.end()) {
+      if (filter.empty())
+        report.gate_failures.push_back(fmt::format("{}: no such table", table));
+      continue;
+    }
+    if (it->compared == 0)
+      report.gate_failures.push_back(fmt::format("{}: no row was simulated", table));
+    else if (it->median_abs > limit.median || it->max_abs > limit.max)
+      report.gate_failures.push_back(fmt::format("{}: median {:.1f}% (limit {:.1f}%), max {:.1f}% (limit {:.1f}%)",
+                                                 table, it->median_abs, limit.median, it->max_abs, limit.max));
+  }
+  return report;
+}
+
+nlohmann::ordered_json ValidationReport::to_json() const {
+  auto summary = [](const TableSummary& s) {
+    nlohmann::ordered_json j{{"table", s.table},         {"rows", s.rows},          {"compared", s.compared},
+                             {"median_abs_pct", s.median_abs}, {"mean_abs_pct", s.mean_abs}, {"max_abs_pct", s.max_abs}};
+    j["spearman"] = s.spearman ? nlohmann::ordered_json(*s.spearman) : nlohmann::ordered_json();
+    return j;
+  };
+  nlohmann::ordered_json j;
+  auto& cs = j["cases"] = nlohmann::ordered_json::array();
+  for (const CaseResult& c : cases) {
+    nlohmann::ordered_json e{{"id", c.id}, {"table", c.table}, {"metric", c.metric}, {"status", c.status}};
+    e["measured"] = c.measured ? nlohmann::ordered_json(*c.measured) : nlohmann::ordered_json();
+    e["predicted"] = c.predicted ? nlohmann::ordered_json(*c.predicted) : nlohmann::ordered_json();
+    e["error_pct"] = c.status == "compared" ? nlohmann::ordered_json(c.error_pct) : nlohmann::ordered_json();
+    e["flags"] = c.flags;
+    if (!c.message.empty())
+      e["message"] = c.message;
+    cs.push_back(e);
+  }
+  auto& ts = j["tables"] = nlohmann::ordered_json::array();
+  for (const TableSummary& s : tables)
+    ts.push_back(summary(s));
+  j["calibration"] = summary(calibration);
+  j["held_out"] = summary(held_out);
+  j["gate_failures"] = gate_failures;
+  return j;
+}
+
+std::string ValidationReport::to_text() const {
+  std::string out;
+  std::string table;
+  for (const CaseResult& c : cases) {
+    if (c.table != table) {
+      table = c.table;
+      out += fmt::format("\n{}\n  {:<44} {:>10} {:>10} {:>8}  {}\n", table, "row", "measured", "predicted", "error",
+                         "notes");
+    }
+    std::string flags;
+    for (const auto& f : c.flags)
+      flags += (flags.empty() ? "" : ",") + f;
+    std::string notes = flags + (c.message.empty() ? "" : (flags.empty() ? "" : "; ") + c.message);
+    out += fmt::format("  {:<44} {:>10} {:>10} {:>8}  {}\n", c.id.substr(c.table.size() + 1),
+                       c.measured ? fmt::format("{:.3f}", *c.measured) : "-",
+                       c.predicted ? fmt::format("{:.3f}", *c.predicted) : "-",
+                       c.status == "compared" ? fmt::format("{:+.1f}%", c.error_pct) : c.status, notes);
+  }
+  out += fmt::format("\n{:<28} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "table (step time)", "rows", "compared",
+                     "median", "mean", "max", "spearman");
+  auto line = [](const TableSummary& s) {
+    return fmt::format("{:<28} {:>5} {:>8} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>9}\n", s.table, s.rows, s.compared,
+                       s.median_abs, s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
+  };
+  for (const TableSummary& s : tables)
+    out += line(s);
+  out += line(calibration);
+  out += line(held_out);
+  for (const std::string& f : gate_failures)
+    out += "GATE FAILED: " + f + "\n";
+  return out;
+}
+
+} // namespace simgpt

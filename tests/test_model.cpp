@@ -1,0 +1,52 @@
+#include "simgpt/compute_cost.hpp"
+#include "simgpt/model.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+Workload gpt(int64_t layers, int64_t hidden, int64_t heads, int64_t seq, int64_t vocab, int64_t batch) {
+  Workload w;
+  w.model = {layers, hidden, heads, seq, vocab, 4 * hidden, Head::lm};
+  w.training.global_batch = batch;
+  return w;
+}
+} // namespace
+
+TEST_CASE("model FLOPs per step match Narayanan et al. 2021 without recompute") {
+  // 72 B s l h^2 (1 + s/(6h) + V/(12 l h))
+  for (auto w : {gpt(24, 2048, 16, 2048, 50257, 64), gpt(32, 4096, 32, 1024, 51200, 1024), gpt(4, 512, 8, 128, 1000, 3)}) {
+    const double B = w.training.global_batch, s = w.model.seq_len, l = w.model.layers, h = w.model.hidden,
+                 V = w.model.vocab;
+    const double formula = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    CHECK(model_flops_per_step(w) == Approx(formula).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("backward GEMMs cost twice the forward FLOPs; tensor parallelism divides them") {
+  Workload w = gpt(1, 1024, 16, 512, 1000, 1);
+  Kernels f1 = transformer_forward(w.model, {1, 1, Precision::fp16}, {});
+  Kernels f4 = transformer_forward(w.model, {1, 4, Precision::fp16}, {});
+  CHECK(sum_flops(backward_of(f1)) == Approx(2 * sum_flops(f1)));
+  CHECK(sum_flops(f4) == Approx(sum_flops(f1) / 4));
+  CHECK(layer_parameters(w.model, 1) == Approx(12 * 1024.0 * 1024 + 13 * 1024));
+}
+
+TEST_CASE("GEMM efficiency falls with wave quantisation and short reductions") {
+  GpuSpec gpu;
+  gpu.name = "test";
+  gpu.peak_flops = {{Precision::fp16, 100e12}};
+  gpu.gemm_efficiency = {{Precision::fp16, 0.8}};
+  gpu.memory_bandwidth = 1e12;
+  gpu.sms = 80;
+  Profile profile;
+  ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  const double big = cost.gemm_efficiency(Kernel::gemm(128 * 80, 128 * 8, 8192));
+  CHECK(big == Approx(0.8 * 8192 / (8192 + 32)));
+  // 81 tiles need two waves on 80 SMs.
+  CHECK(cost.gemm_efficiency(Kernel::gemm(128 * 81, 128, 8192)) == Approx(big * 81 / 160));
+  CHECK(cost.gemm_efficiency(Kernel::gemm(128 * 80, 128 * 8, 64)) == Approx(0.8 * 64.0 / 96));
+  // A memory-bound kernel runs at the stream bandwidth plus the launch gap.
+  CHECK(cost.kernel_seconds(Kernel::memory(0.8e9)) == Approx(1e-3 + gpu.kernel_launch_s));
+}
