@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <unordered_set>
 
@@ -111,5 +112,58 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
 }
 
 Cluster::~Cluster() = default;
+
+double Cluster::route_bandwidth(int a, int b) const {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  gpus_[static_cast<size_t>(a)].host->route_to(gpus_[static_cast<size_t>(b)].host, links, &latency);
+  double bw = std::numeric_limits<double>::infinity();
+  for (const simgrid::s4u::Link* l : links)
+    bw = std::min(bw, l->get_bandwidth());
+  return bw;
+}
+
+double Cluster::route_latency(int a, int b) const {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  gpus_[static_cast<size_t>(a)].host->route_to(gpus_[static_cast<size_t>(b)].host, links, &latency);
+  return latency;
+}
+
+std::vector<int> Cluster::ring_order(const std::vector<int>& gpus) const {
+  const size_t n = gpus.size();
+  if (n <= 2 || n > 8)
+    return gpus;
+  std::vector<std::vector<double>> bw(n, std::vector<double>(n, 0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j)
+        bw[i][j] = route_bandwidth(gpus[i], gpus[j]);
+  std::vector<size_t> order(n), best;
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  double best_bottleneck = -1;
+  int best_crossings = 0;
+  // Member 0 stays first: rotations of a ring are the same ring.
+  do {
+    double bottleneck = std::numeric_limits<double>::infinity();
+    int crossings = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = order[i], b = order[(i + 1) % n];
+      bottleneck = std::min(bottleneck, bw[a][b]);
+      crossings += gpus_[static_cast<size_t>(gpus[a])].node != gpus_[static_cast<size_t>(gpus[b])].node;
+    }
+    if (bottleneck > best_bottleneck * (1 + 1e-9) ||
+        (bottleneck >= best_bottleneck * (1 - 1e-9) && crossings < best_crossings)) {
+      best_bottleneck = bottleneck;
+      best_crossings = crossings;
+      best = order;
+    }
+  } while (std::next_permutation(order.begin() + 1, order.end()));
+  std::vector<int> ring;
+  for (size_t i : best)
+    ring.push_back(gpus[i]);
+  return ring;
+}
 
 } // namespace simgpt

@@ -34,38 +34,59 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   return k;
 }
 
-Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+namespace {
+
+// Bias, dropout and residual add after a row-parallel GEMM, on `act` elements.
+void add_epilogue(Kernels& k, double act, double E, const KernelForm& form) {
+  if (form.fused_elementwise) {
+    k.push_back(Kernel::memory(act * (3 * E + 1)));
+  } else {
+    k.push_back(pass(act, 1, 1, E));                // bias
+    k.push_back(Kernel::memory(act * (2 * E + 1))); // dropout with its one-byte mask
+    k.push_back(pass(act, 2, 1, E));                // residual add
+  }
+}
+
+} // namespace
+
+Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
+  const double act = tokens * h;                         // one full activation tensor
+  const double local = s.sequence_parallel ? act / tp : act; // what this rank's elementwise work covers
+  Kernels k;
+  k.push_back(pass(local, 1, 1, E));                  // layernorm 1
+  k.push_back(Kernel::gemm(tokens, 3 * h / tp, h));   // QKV projection (column parallel)
+  k.push_back(pass(act / tp, 3, 3, E));               // split heads: q, k, v to [b, a, s, d]
+  Kernels core = attention_core_forward(m, s, form);
+  k.insert(k.end(), core.begin(), core.end());
+  k.push_back(pass(act / tp, 1, 1, E));               // merge heads
+  k.push_back(Kernel::gemm(tokens, h, h / tp));       // output projection (row parallel)
+  add_epilogue(k, local, E, form);
+  return k;
+}
+
+Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
   const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
   const double ffn = static_cast<double>(m.ffn_hidden) / tp;
-  const double act = tokens * h; // one full activation tensor
+  const double act = tokens * h;
+  const double local = s.sequence_parallel ? act / tp : act;
   Kernels k;
-  k.push_back(pass(act, 1, 1, E));                     // layernorm 1
-  k.push_back(Kernel::gemm(tokens, 3 * h / tp, h));    // QKV projection (column parallel)
-  k.push_back(pass(act / tp, 3, 3, E));                // split heads: q, k, v to [b, a, s, d]
-  Kernels core = attention_core_forward(m, s, form);
-  k.insert(k.end(), core.begin(), core.end());
-  k.push_back(pass(act / tp, 1, 1, E));                // merge heads
-  k.push_back(Kernel::gemm(tokens, h, h / tp));        // output projection (row parallel)
-  if (form.fused_elementwise) {
-    k.push_back(Kernel::memory(act * (3 * E + 1)));    // bias + dropout + residual
-  } else {
-    k.push_back(pass(act, 1, 1, E));                   // bias
-    k.push_back(Kernel::memory(act * (2 * E + 1)));    // dropout
-    k.push_back(pass(act, 2, 1, E));                   // residual add
-  }
-  k.push_back(pass(act, 1, 1, E));                     // layernorm 2
-  k.push_back(Kernel::gemm(tokens, ffn, h));           // FC1 (column parallel)
-  k.push_back(pass(tokens * ffn, 1, 1, E));            // bias + GeLU
-  k.push_back(Kernel::gemm(tokens, h, ffn));           // FC2 (row parallel)
-  if (form.fused_elementwise) {
-    k.push_back(Kernel::memory(act * (3 * E + 1)));
-  } else {
-    k.push_back(pass(act, 1, 1, E));
-    k.push_back(Kernel::memory(act * (2 * E + 1)));
-    k.push_back(pass(act, 2, 1, E));
-  }
+  k.push_back(pass(local, 1, 1, E));            // layernorm 2
+  k.push_back(Kernel::gemm(tokens, ffn, h));    // FC1 (column parallel)
+  k.push_back(pass(tokens * ffn, 1, 1, E));     // bias + GeLU
+  k.push_back(Kernel::gemm(tokens, h, ffn));    // FC2 (row parallel)
+  add_epilogue(k, local, E, form);
+  return k;
+}
+
+Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  Kernels k = attention_block_forward(m, s, form);
+  Kernels mlp = mlp_block_forward(m, s, form);
+  k.insert(k.end(), mlp.begin(), mlp.end());
   return k;
 }
 

@@ -65,7 +65,7 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
     throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
   YamlReader root = YamlReader::file(path);
-  root.only({"description", "compute", "p2p", "calibration"});
+  root.only({"description", "compute", "p2p", "collectives", "calibration"});
   Profile p;
   p.name = name;
   p.description = root.text_or("description", "");
@@ -86,6 +86,13 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
     p.bandwidth_efficiency = n.number_or("bandwidth_efficiency", 1.0, 0.01, 1.0);
     p.tcp_window_bytes = n.quantity_or("tcp_window", 0, parse_bytes);
     p.p2p_blocking = n.boolean_or("blocking", false);
+  }
+  if (root.has("collectives")) {
+    YamlReader c = root.map("collectives");
+    c.only({"step_overhead", "dp_overlap", "dp_bucket"});
+    p.collective_step_overhead_s = c.quantity_or("step_overhead", 0, parse_duration);
+    p.dp_overlap = c.boolean_or("dp_overlap", false);
+    p.dp_bucket_bytes = c.quantity_or("dp_bucket", p.dp_bucket_bytes, parse_bytes);
   }
   if (root.has("calibration")) {
     YamlReader cal = root.map("calibration");

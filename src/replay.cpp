@@ -1,5 +1,6 @@
 #include "simgpt/replay.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -53,8 +54,14 @@ private:
 
   void start(TaskId v) {
     const Task& t = g_[v];
-    s4u::Host* host = cluster_.gpus()[static_cast<size_t>(t.gpu)].host;
     void* tag = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v) + 1);
+    if (t.kind == Task::Kind::delay) {
+      // A fixed time on no resource: a kernel timer, fired by the engine's main loop.
+      const double now = s4u::Engine::get_clock();
+      simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
+      return;
+    }
+    s4u::Host* host = cluster_.gpus()[static_cast<size_t>(t.gpu)].host;
     if (t.kind == Task::Kind::compute) {
       s4u::ExecPtr exec = s4u::Exec::init();
       exec->set_host(host);

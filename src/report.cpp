@@ -35,7 +35,10 @@ nlohmann::ordered_json Report::to_json() const {
   j["tflops_per_gpu"] = rounded(tflops_per_gpu);
   j["p2p_transfers"] = p2p_transfers;
   j["p2p_bytes"] = rounded(p2p_bytes);
-  j["critical_path"] = {{"compute_s", rounded(critical_compute_s)}, {"transfer_s", rounded(critical_transfer_s)}};
+  j["critical_path"] = {{"compute_s", rounded(critical_compute_s)}, {"comm_s", rounded(critical_comm_s)}};
+  auto& coll = j["collectives"] = nlohmann::ordered_json::object();
+  for (const Collectives& c : collectives)
+    coll[c.kind] = {{"count", c.count}, {"bytes", rounded(c.bytes)}};
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
   for (const StageReport& s : stages)
     arr.push_back({{"stage", s.stage},
@@ -56,7 +59,9 @@ std::string Report::to_text() const {
   out += fmt::format("  throughput  {:.2f} samples/s, {:.0f} tokens/s, {:.2f} TFLOP/s per GPU (model FLOPs)\n",
                      samples_per_s, tokens_per_s, tflops_per_gpu);
   out += fmt::format("  p2p         {} transfers, {:.1f} MB\n", p2p_transfers, p2p_bytes / 1e6);
-  out += fmt::format("  critical    {:.3f} s compute, {:.3f} s transfer\n", critical_compute_s, critical_transfer_s);
+  for (const Collectives& c : collectives)
+    out += fmt::format("  {:<11} {} per step, {:.1f} MB sent\n", c.kind, c.count, c.bytes / 1e6);
+  out += fmt::format("  critical    {:.3f} s compute, {:.3f} s communication\n", critical_compute_s, critical_comm_s);
   out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10}\n", "stage", "gpu", "layers", "compute s", "comm s",
                      "idle s");
   for (const StageReport& s : stages)

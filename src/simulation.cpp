@@ -8,6 +8,7 @@
 #include "simgpt/plan.hpp"
 #include "simgpt/profile.hpp"
 #include "simgpt/replay.hpp"
+#include "simgpt/step_graph.hpp"
 
 #include <fmt/format.h>
 
@@ -18,45 +19,74 @@
 namespace simgpt {
 namespace {
 
-// Splits each stage's wall time into computing, waiting for transfers and idling.
-std::vector<StageReport> stage_breakdown(const TaskGraph& g, const Timeline& t, const PipelinePlan& plan) {
+class ClusterTopology : public Topology {
+public:
+  explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
+  std::vector<int> ring_order(const std::vector<int>& gpus) const override { return cluster_.ring_order(gpus); }
+  double route_latency(int a, int b) const override { return cluster_.route_latency(a, b); }
+
+private:
+  const Cluster& cluster_;
+};
+
+// Time a communication task held up what followed it: a transfer's duration, a collective's
+// span from its entry (all members arrived) to its exit; a marker passes on what it waited for.
+double comm_seconds(const TaskGraph& g, const Timeline& t, TaskId u) {
+  const Task& task = g[u];
+  if (task.kind == Task::Kind::transfer)
+    return t.finish[u] - t.start[u];
+  if (task.kind != Task::Kind::delay)
+    return 0;
+  if (task.entry >= 0)
+    return t.finish[u] - t.finish[static_cast<TaskId>(task.entry)];
+  double best = -1, seconds = 0;
+  for (auto [e, end] = boost::in_edges(u, g); e != end; ++e) {
+    TaskId p = boost::source(*e, g);
+    if (t.finish[p] > best) {
+      best = t.finish[p];
+      seconds = comm_seconds(g, t, p);
+    }
+  }
+  return seconds;
+}
+
+// Splits the wall time of each stage's first GPU into computing, waiting for communication
+// (the part of each gap the communication it waited for accounts for) and idling.
+std::vector<StageReport> stage_breakdown(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan) {
   const double makespan = t.makespan();
-  std::vector<StageReport> stages(static_cast<size_t>(plan.stages));
-  std::vector<std::vector<TaskId>> stream(stages.size());
+  std::vector<StageReport> stages(static_cast<size_t>(plan.pp));
+  std::vector<std::vector<TaskId>> stream(static_cast<size_t>(plan.gpus()));
   for (TaskId v = 0; v < boost::num_vertices(g); ++v)
     if (g[v].kind == Task::Kind::compute)
-      stream[static_cast<size_t>(g[v].stage)].push_back(v);
+      stream[static_cast<size_t>(g[v].gpu)].push_back(v);
   for (size_t s = 0; s < stages.size(); ++s) {
     StageReport& r = stages[s];
     r.stage = static_cast<int>(s);
-    r.gpu = plan.gpu_of_stage[s];
+    r.gpu = plan.gpu(r.stage, 0, 0);
     for (int c = 0; c < plan.chunks; ++c)
-      r.layers += plan.cost[static_cast<size_t>(c * plan.stages) + s].layers;
-    for (TaskId v : stream[s]) {
+      r.layers += plan.stages[static_cast<size_t>(c * plan.pp) + s].layers;
+    auto& tasks = stream[static_cast<size_t>(r.gpu)];
+    std::sort(tasks.begin(), tasks.end(), [&](TaskId a, TaskId b) { return t.start[a] < t.start[b]; });
+    double previous_finish = 0;
+    for (TaskId v : tasks) {
       r.compute_s += t.finish[v] - t.start[v];
-      // When the task could have started had every transfer been instantaneous.
-      double ready = 0;
+      const double gap = std::max(0.0, t.start[v] - previous_finish);
+      previous_finish = std::max(previous_finish, t.finish[v]);
+      if (gap <= 0)
+        continue;
+      double best = -1, waited_comm = 0;
       for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
         TaskId u = boost::source(*e, g);
-        if (g[u].kind == Task::Kind::compute) {
-          ready = std::max(ready, t.finish[u]);
-        } else {
-          for (auto [e2, end2] = boost::in_edges(u, g); e2 != end2; ++e2)
-            if (g[boost::source(*e2, g)].kind == Task::Kind::compute)
-              ready = std::max(ready, t.finish[boost::source(*e2, g)]);
+        if (t.finish[u] > best) {
+          best = t.finish[u];
+          waited_comm = comm_seconds(g, t, u);
         }
       }
-      r.comm_wait_s += std::max(0.0, t.start[v] - ready);
+      r.comm_wait_s += std::min(gap, waited_comm);
     }
     r.idle_s = std::max(0.0, makespan - r.compute_s - r.comm_wait_s);
   }
   return stages;
-}
-
-void check_supported(const Workload& w) {
-  if (w.parallelism.tp > 1 || w.parallelism.dp > 1)
-    throw InputError(w.source + ": parallelism",
-                     "simgpt simulates pipeline parallelism only so far (tp and dp must be 1)");
 }
 
 } // namespace
@@ -72,7 +102,6 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
   Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework");
   for (const auto& [key, value] : data.profile_overrides)
     set_profile_parameter(profile, key, value);
-  check_supported(w);
   Cluster cluster(platform_path, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
@@ -85,8 +114,9 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
       throw InputError(platform_path, "simgpt needs the GPUs a job uses to be of one model");
 
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
-  const PipelinePlan plan = make_pipeline_plan(w, cost, profile);
-  const TaskGraph graph = build_pipeline_graph(w, plan);
+  const ExecutionPlan plan = make_plan(w, cost, profile);
+  const StepGraph step = build_step_graph(plan, ClusterTopology(cluster));
+  const TaskGraph& graph = step.graph;
   const Timeline timeline = replay(graph, cluster);
 
   Report r;
@@ -105,13 +135,12 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
-  for (TaskId v = 0; v < boost::num_vertices(graph); ++v)
-    if (graph[v].kind == Task::Kind::transfer) {
-      r.p2p_transfers += 1;
-      r.p2p_bytes += graph[v].bytes;
-    }
+  r.p2p_transfers = step.p2p_transfers;
+  r.p2p_bytes = step.p2p_bytes;
+  for (const auto& [kind, count] : step.collectives)
+    r.collectives.push_back({kind, count.count, count.bytes});
   for (TaskId v : critical_path(graph, timeline))
-    (graph[v].kind == Task::Kind::compute ? r.critical_compute_s : r.critical_transfer_s) +=
+    (graph[v].kind == Task::Kind::compute ? r.critical_compute_s : r.critical_comm_s) +=
         timeline.finish[v] - timeline.start[v];
   r.stages = stage_breakdown(graph, timeline, plan);
   return r;

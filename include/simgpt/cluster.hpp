@@ -37,6 +37,14 @@ public:
   // GPU hosts in index order (gpu-0, gpu-1, ...).
   const std::vector<GpuHost>& gpus() const { return gpus_; }
   simgrid::s4u::Engine& engine() { return *engine_; }
+
+  // The narrowest link's bandwidth and the latency of the route from GPU a to GPU b.
+  double route_bandwidth(int a, int b) const;
+  double route_latency(int a, int b) const;
+  // The order NCCL would chain `gpus` into a ring: the one whose slowest hop is fastest
+  // (exhaustive for up to 8 GPUs, as NCCL's topology search within a node), then the fewest
+  // node crossings; larger groups keep their given order.
+  std::vector<int> ring_order(const std::vector<int>& gpus) const;
   const std::string& path() const { return path_; }
 
 private:

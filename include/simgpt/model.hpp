@@ -32,11 +32,16 @@ struct Shard {
   int64_t micro_batch = 1;
   int64_t tp = 1;
   Precision precision = Precision::fp16;
+  bool sequence_parallel = false; // layernorm, dropout and residual work split over tp (Korthikanti et al. 2022)
 };
 
 double element_bytes(Precision p);
 
 // Forward kernels of one transformer layer (attention + MLP, Megatron's column/row split).
+// Under tensor parallelism each block ends in an all-reduce (or reduce-scatter with sequence
+// parallelism) of its output: the attention block and the MLP block are costed separately.
+Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 // Kernels of the attention core only (scores, softmax, context): what selective recompute reruns
 // (Korthikanti et al. 2022, section 5).

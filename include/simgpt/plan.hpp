@@ -1,8 +1,7 @@
-// The execution plan: which GPU runs which pipeline stage, what each stage computes per
-// micro-batch, and the task graph of one training step built from it.
+// The execution plan: which GPU holds which (pipeline stage, data-parallel replica, tensor
+// rank), and what each piece of a stage costs on its GPU per micro-batch.
 #pragma once
 
-#include "simgpt/task_graph.hpp"
 #include "simgpt/workload.hpp"
 
 #include <vector>
@@ -12,30 +11,51 @@ namespace simgpt {
 class ComputeCostModel;
 struct Profile;
 
-// Per-micro-batch time of one virtual stage (a stage's model chunk) on its GPU.
+// Seconds of one transformer layer's blocks on one GPU for one micro-batch.
+struct LayerCost {
+  double attention_forward = 0;
+  double mlp_forward = 0;
+  double attention_backward = 0;
+  double mlp_backward = 0;
+  double recompute_core = 0; // selective recompute: the attention core rerun before backward
+  double grad_bytes = 0;     // the layer's gradients on one GPU
+  double param_bytes = 0;    // the layer's weights on one GPU
+};
+
+// One virtual stage (a stage's model chunk) on one GPU.
 struct StageCost {
-  double forward_s = 0;
-  double backward_s = 0; // includes recomputation
-  double optimizer_s = 0;
   int layers = 0;
+  double embedding_forward = 0, embedding_backward = 0;
+  double head_forward = 0, head_backward = 0;
+  double embedding_bytes = 0; // embedding weights (and as many gradient bytes) on one GPU
+  double head_bytes = 0;      // head weights, with the tied word-embedding copy of a separate last stage
+  double optimizer_s = 0;       // optimizer step over all the stage's parameters on one GPU
 };
 
-struct PipelinePlan {
-  int stages = 1;         // pp
-  int chunks = 1;         // model chunks per stage (interleaved)
-  int micro_batches = 1;  // per data-parallel replica
-  std::vector<int> gpu_of_stage;
-  std::vector<StageCost> cost; // per virtual stage: chunk * stages + stage
-  double activation_bytes = 0; // one micro-batch's boundary activation
-  bool blocking_p2p = false;   // the sender's stream waits for its send to finish
+struct ExecutionPlan {
+  int dp = 1, tp = 1, pp = 1, chunks = 1;
+  int micro_batches = 1; // per data-parallel replica
+  Schedule schedule = Schedule::one_f_one_b;
+  Recompute recompute = Recompute::none;
+  LayerCost layer;
+  std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
+  double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)
+  double microbatch_overhead_s = 0;
+  bool blocking_p2p = false;
+  bool sequence_parallel = false;
+  bool dp_overlap = false;
+  double dp_bucket_bytes = 25e6;
+  int zero = 0;
+  DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
+  double collective_step_overhead_s = 0;
+
+  // Megatron's rank order: tensor ranks fastest, then data-parallel replicas, then stages.
+  int gpu(int stage, int replica, int tp_rank) const { return (stage * dp + replica) * tp + tp_rank; }
+  int gpus() const { return dp * tp * pp; }
+  bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
 };
 
-// Costs each virtual stage with the GPU's cost model and maps stages to the first GPUs.
-PipelinePlan make_pipeline_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile);
-
-// The step's tasks: each stage's steps in schedule order on its compute stream, one transfer per
-// stage boundary and micro-batch (activations forward, gradients backward) serialised per
-// direction, and the optimizer step after the last backward.
-TaskGraph build_pipeline_graph(const Workload& w, const PipelinePlan& plan);
+// Costs every block with the GPU's cost model under the workload's tensor-parallel split.
+ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile);
 
 } // namespace simgpt

@@ -23,6 +23,11 @@ struct Profile {
   double tcp_window_bytes = 0;       // per-flow window (0: unlimited); rate <= window / round trip
   bool p2p_blocking = false;         // the sender's compute stream waits for each send to complete
 
+  // Collectives (tensor- and data-parallel).
+  double collective_step_overhead_s = 0; // per ring step beyond the route latency (kernel sync, protocol)
+  bool dp_overlap = false;               // gradient all-reduce in buckets overlapped with backward (DDP)
+  double dp_bucket_bytes = 25e6;         // gradient bucket size when overlapped
+
   // Which parameters `simgpt calibrate` fits and from which validation rows.
   std::vector<std::string> fitted;
   std::vector<std::string> calibration_rows;

@@ -33,7 +33,13 @@ struct Report {
   double p2p_bytes = 0;     // bytes moved by pipeline transfers
   int p2p_transfers = 0;
   double critical_compute_s = 0; // on the critical path
-  double critical_transfer_s = 0;
+  double critical_comm_s = 0;    // transfers and collective latencies on the critical path
+  struct Collectives {
+    std::string kind;
+    int count = 0;
+    double bytes = 0; // sent by all members
+  };
+  std::vector<Collectives> collectives; // per step, by kind
   std::vector<StageReport> stages;
 
   nlohmann::ordered_json to_json() const;

@@ -1,5 +1,5 @@
-// The task graph: every compute kernel group and every transfer of one training step, with
-// the dependencies between them (data, and the order of each CUDA/NCCL stream) as edges.
+// The task graph: every compute kernel group, transfer and collective of one training step,
+// with the dependencies between them (data, and the order of each CUDA/NCCL stream) as edges.
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
@@ -9,8 +9,12 @@
 namespace simgpt {
 
 struct Task {
-  enum class Kind { compute, transfer };
-  enum class Phase { forward, backward, optimizer, activation, gradient };
+  enum class Kind {
+    compute,  // kernels on one GPU's compute stream
+    transfer, // one point-to-point flow over the platform's route
+    delay     // a fixed time that uses no resource (collective step latencies, joins)
+  };
+  enum class Phase { forward, backward, optimizer, activation, gradient, collective };
   Kind kind = Kind::compute;
   Phase phase = Phase::forward;
   int gpu = -1;  // compute: the GPU; transfer: the sender
@@ -18,8 +22,9 @@ struct Task {
   int stage = -1;
   int micro_batch = -1;
   int chunk = 0;
-  double seconds = 0; // compute time
+  double seconds = 0; // compute or delay time
   double bytes = 0;   // transfer payload
+  long entry = -1;    // a collective's exit task: its entry task (the collective's start)
 };
 
 using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;

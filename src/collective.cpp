@@ -1,0 +1,97 @@
+#include "simgpt/collective.hpp"
+
+namespace simgpt {
+
+const char* to_string(CollectiveKind k) {
+  switch (k) {
+  case CollectiveKind::allreduce: return "allreduce";
+  case CollectiveKind::reduce_scatter: return "reducescatter";
+  case CollectiveKind::allgather: return "allgather";
+  case CollectiveKind::broadcast: return "broadcast";
+  case CollectiveKind::reduce: return "reduce";
+  }
+  return "?";
+}
+
+double bytes_sent_per_member(CollectiveKind kind, int members, double bytes) {
+  const double n = members;
+  switch (kind) {
+  case CollectiveKind::allreduce: return 2 * (n - 1) / n * bytes;
+  case CollectiveKind::reduce_scatter:
+  case CollectiveKind::allgather: return (n - 1) / n * bytes;
+  case CollectiveKind::broadcast:
+  case CollectiveKind::reduce: return bytes;
+  }
+  return 0;
+}
+
+namespace {
+
+TaskId add_delay(TaskGraph& g, double seconds) {
+  Task t;
+  t.kind = Task::Kind::delay;
+  t.phase = Task::Phase::collective;
+  t.seconds = seconds;
+  return boost::add_vertex(t, g);
+}
+
+TaskId add_flow(TaskGraph& g, int from, int to, double bytes) {
+  Task t;
+  t.kind = Task::Kind::transfer;
+  t.phase = Task::Phase::collective;
+  t.gpu = from;
+  t.peer = to;
+  t.bytes = bytes;
+  return boost::add_vertex(t, g);
+}
+
+// One phase of the direct algorithm: every member sends `bytes` to every other member.
+void all_to_all(TaskGraph& g, const std::vector<int>& members, double bytes, TaskId from, TaskId to) {
+  for (int a : members)
+    for (int b : members)
+      if (a != b) {
+        TaskId f = add_flow(g, a, b, bytes);
+        boost::add_edge(from, f, g);
+        boost::add_edge(f, to, g);
+      }
+}
+
+} // namespace
+
+CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               const std::vector<int>& ring, double bytes, double step_latency_s) {
+  const int n = static_cast<int>(ring.size());
+  CollectiveTasks c;
+  c.entry = add_delay(g, 0);
+  if (n < 2) {
+    c.exit = c.entry;
+    return c;
+  }
+  const bool two_phases = kind == CollectiveKind::allreduce;
+  const int steps = kind == CollectiveKind::allreduce ? 2 * (n - 1) : n - 1;
+  if (algorithm == CollectiveAlgorithm::direct) {
+    // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
+    const double shard = bytes / n;
+    c.exit = add_delay(g, two_phases ? step_latency_s : 0);
+    if (two_phases) {
+      TaskId middle = add_delay(g, 0);
+      all_to_all(g, ring, shard, c.entry, middle);
+      all_to_all(g, ring, shard, middle, c.exit);
+    } else {
+      all_to_all(g, ring, shard, c.entry, c.exit);
+    }
+  } else {
+    c.exit = add_delay(g, (steps - 1) * step_latency_s);
+    const double per_flow = bytes_sent_per_member(kind, n, bytes);
+    const bool chain = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
+    for (int i = 0; i < (chain ? n - 1 : n); ++i) {
+      TaskId f = add_flow(g, ring[static_cast<size_t>(i)], ring[static_cast<size_t>((i + 1) % n)], per_flow);
+      boost::add_edge(c.entry, f, g);
+      boost::add_edge(f, c.exit, g);
+    }
+  }
+  g[c.exit].entry = static_cast<long>(c.entry);
+  return c;
+}
+
+} // namespace simgpt
