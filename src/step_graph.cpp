@@ -127,9 +127,11 @@ private:
 
   // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
   // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
-  void block(const std::vector<int>& group, double seconds, Phase phase, int stage, int mb, int chunk) {
+  // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
+  void block(const std::vector<int>& group, double seconds, Phase phase, int stage, int mb, int chunk,
+             bool gathers_input = true) {
     const bool tp = group.size() > 1;
-    if (tp && plan_.sequence_parallel)
+    if (tp && plan_.sequence_parallel && gathers_input)
       blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
     for (int gpu : group)
       run(gpu, seconds, phase, stage, mb, chunk);
@@ -163,7 +165,7 @@ private:
       const bool last_backward = !forward && mb == M - 1;
       if (forward) {
         if (v == 0)
-          block(group, c.embedding_forward, phase, s, mb, step.chunk);
+          block(group, c.embedding_forward, phase, s, mb, step.chunk, false);
         for (int l = 0; l < c.layers; ++l) {
           block(group, plan_.layer.attention_forward, phase, s, mb, step.chunk);
           block(group, plan_.layer.mlp_forward, phase, s, mb, step.chunk);
@@ -212,6 +214,8 @@ private:
 
   // Gradients of `bytes` per GPU are final once the stream reaches this point.
   void grad_point(const std::vector<int>& group, double bytes) {
+    if (bytes <= 0)
+      return;
     for (int gpu : group)
       grad_points_[static_cast<size_t>(gpu)].push_back({flush(gpu), bytes});
   }

@@ -1,0 +1,101 @@
+#include "simgpt/cluster.hpp"
+#include "simgpt/collective.hpp"
+#include "simgpt/isolate.hpp"
+#include "simgpt/replay.hpp"
+#include "simgpt/simulation.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+using namespace simgpt;
+
+namespace {
+
+constexpr double kNicBandwidth = 1.25e9; // 10 Gbps
+constexpr double kNicLatency = 25e-6;
+
+// `nodes` nodes of `per_node` GPUs; GPUs of a node share its NIC; intra-node links are fast.
+std::string cluster_platform(int nodes, int per_node) {
+  const std::string path = "/tmp/simgpt_test_cluster_" + std::to_string(nodes) + "x" + std::to_string(per_node) + ".xml";
+  std::ofstream out(path);
+  out << "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+         "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n";
+  const int n = nodes * per_node;
+  for (int i = 0; i < n; ++i)
+    out << "<host id=\"gpu-" << i << "\" speed=\"1Gf\"><prop id=\"gpu\" value=\"V100-SXM2-16GB\"/><prop id=\"node\" value=\""
+        << i / per_node << "\"/></host>\n";
+  for (int k = 0; k < nodes; ++k)
+    out << "<link id=\"nic-" << k << "\" bandwidth=\"10Gbps\" latency=\"25us\" sharing_policy=\"SPLITDUPLEX\">"
+        << "<prop id=\"role\" value=\"nic\"/></link>\n"
+        << "<link id=\"bus-" << k << "\" bandwidth=\"1TBps\" latency=\"0\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b)
+        continue;
+      const int na = a / per_node, nb = b / per_node;
+      out << "<route src=\"gpu-" << a << "\" dst=\"gpu-" << b << "\" symmetrical=\"NO\">";
+      if (na == nb)
+        out << "<link_ctn id=\"bus-" << na << "\" direction=\"UP\"/>";
+      else
+        out << "<link_ctn id=\"nic-" << na << "\" direction=\"UP\"/><link_ctn id=\"nic-" << nb << "\" direction=\"DOWN\"/>";
+      out << "</route>\n";
+    }
+  out << "</zone></platform>\n";
+  return path;
+}
+
+// Replays the given collectives (each on its own GPU group, all at once); returns each one's duration.
+std::vector<double> run_collectives(const std::string& platform, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                    const std::vector<std::vector<int>>& groups, double bytes) {
+  auto result = run_isolated([&] {
+    GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
+    Cluster cluster(platform, catalog, {}, Profile{});
+    TaskGraph g;
+    std::vector<CollectiveTasks> tasks;
+    for (const auto& group : groups)
+      tasks.push_back(add_collective(g, kind, algorithm, cluster.ring_order(group), bytes,
+                                     cluster.route_latency(group[0], group[1])));
+    Timeline t = replay(g, cluster);
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& c : tasks)
+      out.push_back(t.finish[c.exit] - t.finish[c.entry]);
+    return out;
+  });
+  return result.get<std::vector<double>>();
+}
+
+} // namespace
+
+TEST_CASE("a ring all-reduce over four nodes takes 2(n-1)/n S/B plus 2(n-1) latencies") {
+  const double S = 256.0 * (1 << 20);
+  const int n = 4;
+  const double alpha = 2 * kNicLatency;
+  const double analytical = 2.0 * (n - 1) / n * S / kNicBandwidth + 2 * (n - 1) * alpha;
+  auto t = run_collectives(cluster_platform(4, 1), CollectiveKind::allreduce, CollectiveAlgorithm::ring,
+                           {{0, 1, 2, 3}}, S);
+  CHECK(t[0] == Approx(analytical).epsilon(0.01));
+  // Reduce-scatter and all-gather move half of it.
+  auto rs = run_collectives(cluster_platform(4, 1), CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring,
+                            {{0, 1, 2, 3}}, S);
+  CHECK(rs[0] == Approx(1.0 * (n - 1) / n * S / kNicBandwidth + (n - 1) * alpha).epsilon(0.01));
+}
+
+TEST_CASE("two all-reduces sharing each node's NIC take about twice as long as one") {
+  const double S = 64.0 * (1 << 20);
+  const std::string platform = cluster_platform(2, 2);
+  auto alone = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {{0, 2}}, S);
+  auto shared = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {{0, 2}, {1, 3}}, S);
+  CHECK(shared[0] == Approx(2 * alone[0]).epsilon(0.02));
+  CHECK(shared[1] == Approx(shared[0]));
+}
+
+TEST_CASE("the direct (sharded parameter server) all-reduce moves the ring's volume in two phases") {
+  const double S = 64.0 * (1 << 20);
+  const int n = 4;
+  auto t = run_collectives(cluster_platform(4, 1), CollectiveKind::allreduce, CollectiveAlgorithm::direct,
+                           {{0, 1, 2, 3}}, S);
+  // Each phase: every NIC sends (n-1) shards of S/n.
+  CHECK(t[0] == Approx(2.0 * (n - 1) / n * S / kNicBandwidth).epsilon(0.01));
+}
