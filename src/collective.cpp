@@ -82,12 +82,20 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
     }
   } else {
     c.exit = add_delay(g, (steps - 1) * step_latency_s);
-    const double per_flow = bytes_sent_per_member(kind, n, bytes);
+    const double per_member = bytes_sent_per_member(kind, n, bytes);
     const bool chain = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
+    // NCCL runs its rings in both directions (channels on opposite link directions): half the
+    // data goes round each way, so duplex point-to-point links carry it at twice one ring's
+    // rate, while a shared NIC still sends all of it.
+    const bool both_ways = !chain && n > 2;
+    const std::vector<int> steps_to = both_ways ? std::vector<int>{1, n - 1} : std::vector<int>{1};
     for (int i = 0; i < (chain ? n - 1 : n); ++i) {
-      TaskId f = add_flow(g, ring[static_cast<size_t>(i)], ring[static_cast<size_t>((i + 1) % n)], per_flow);
-      boost::add_edge(c.entry, f, g);
-      boost::add_edge(f, c.exit, g);
+      const int from = ring[static_cast<size_t>(i)];
+      for (int step : steps_to) {
+        TaskId f = add_flow(g, from, ring[static_cast<size_t>((i + step) % n)], both_ways ? per_member / 2 : per_member);
+        boost::add_edge(c.entry, f, g);
+        boost::add_edge(f, c.exit, g);
+      }
     }
   }
   g[c.exit].entry = static_cast<long>(c.entry);

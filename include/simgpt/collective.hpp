@@ -12,7 +12,8 @@ namespace simgpt {
 
 enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, reduce };
 enum class CollectiveAlgorithm {
-  ring,  // NCCL's ring: each member sends to the next; bandwidth term 2(n-1)/n S for all-reduce
+  ring,  // NCCL's rings, one each way: each member sends half to the next and half to the previous;
+         // bandwidth term 2(n-1)/n S for all-reduce
   direct // every member exchanges its shard with every other (sharded parameter server)
 };
 
