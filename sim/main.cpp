@@ -17,6 +17,7 @@ struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::vector<std::string> sets;
   bool gate = false;
+  bool write = false;
 };
 
 simgpt::DataPaths data_paths(const Options& o) {
@@ -53,6 +54,10 @@ int run_calibrate(const Options& o) {
     std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, key.find("overhead") != std::string::npos ? " s" : "");
   for (const auto& [row, error] : r.error_pct)
     std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
+  if (o.write) {
+    simgpt::write_fitted(r, data);
+    std::cout << fmt::format("written to {}/{}.yaml\n", data.profiles(), r.profile);
+  }
   return 0;
 }
 
@@ -72,6 +77,7 @@ int main(int argc, char** argv) {
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
   calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
+  calibrate->add_flag("--write", o.write, "write the fitted values into the profile file");
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 namespace simgpt {
 namespace {
@@ -89,6 +91,28 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   }
   result.error_pct = errors(trial);
   return result;
+}
+
+void write_fitted(const CalibrationResult& result, const DataPaths& data) {
+  const std::string path = data.profiles() + "/" + result.profile + ".yaml";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string out, line, section;
+  std::istringstream lines(text.str());
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line[0] != ' ' && line.find(':') != std::string::npos)
+      section = line.substr(0, line.find(':'));
+    for (const auto& [key, value] : result.fitted) {
+      const auto dot = key.find('.');
+      const std::string prefix = "  " + key.substr(dot + 1) + ":";
+      if (section == key.substr(0, dot) && line.rfind(prefix, 0) == 0)
+        line = prefix + (key.find("overhead") != std::string::npos ? fmt::format(" {:.4g}ms", value * 1e3)
+                                                                    : fmt::format(" {:.4g}", value));
+    }
+    out += line + "\n";
+  }
+  std::ofstream(path) << out;
 }
 
 } // namespace simgpt

@@ -21,15 +21,10 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
   k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
-  if (form.fused_softmax) {
-    k.push_back(pass(scores, 1, 1, E)); // scale + causal mask + softmax
-  } else {
-    k.push_back(pass(scores, 1, 1, E)); // scale
-    k.push_back(pass(scores, 1, 1, E)); // causal mask fill
-    k.push_back(pass(scores, 1, 1, E)); // softmax
-  }
-  // Dropout on the probabilities: read, write, and a one-byte mask.
-  k.push_back(Kernel::memory(scores * (2 * E + 1)));
+  for (int i = 0; i < form.softmax_passes; ++i)
+    k.push_back(pass(scores, 1, 1, E)); // scale, causal mask and softmax, fused or one kernel each
+  if (form.dropout)
+    k.push_back(Kernel::memory(scores * (2 * E + 1))); // dropout: read, write, one-byte mask
   k.push_back(Kernel::gemm(seq, head_dim, seq, b * heads)); // P V
   return k;
 }
@@ -39,11 +34,12 @@ namespace {
 // Bias, dropout and residual add after a row-parallel GEMM, on `act` elements.
 void add_epilogue(Kernels& k, double act, double E, const KernelForm& form) {
   if (form.fused_elementwise) {
-    k.push_back(Kernel::memory(act * (3 * E + 1)));
+    k.push_back(Kernel::memory(act * (3 * E + (form.dropout ? 1 : 0))));
   } else {
-    k.push_back(pass(act, 1, 1, E));                // bias
-    k.push_back(Kernel::memory(act * (2 * E + 1))); // dropout with its one-byte mask
-    k.push_back(pass(act, 2, 1, E));                // residual add
+    k.push_back(pass(act, 1, 1, E)); // bias
+    if (form.dropout)
+      k.push_back(Kernel::memory(act * (2 * E + 1))); // dropout with its one-byte mask
+    k.push_back(pass(act, 2, 1, E)); // residual add
   }
 }
 

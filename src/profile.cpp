@@ -71,8 +71,9 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   p.description = root.text_or("description", "");
   if (root.has("compute")) {
     YamlReader c = root.map("compute");
-    c.only({"fused_softmax", "fused_elementwise", "op_overhead", "microbatch_overhead"});
-    p.fused_softmax = c.boolean_or("fused_softmax", p.fused_softmax);
+    c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead"});
+    p.softmax_passes = static_cast<int>(c.number_or("softmax_passes", p.softmax_passes, 1, 3));
+    p.dropout = c.boolean_or("dropout", p.dropout);
     p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
     p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);
     p.microbatch_overhead_s = c.quantity_or("microbatch_overhead", 0, parse_duration);

@@ -28,7 +28,7 @@ expect 2 "malformed YAML" --platform $P --workload "$tmp/malformed.yaml"
 expect 2 "unknown framework profile 'nosuch'" --platform $P --workload "$tmp/profile.yaml"
 expect 2 "parallelism.pp" --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=5
 expect 2 "needs 16 GPUs" --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=16 --set model.layers=32
-expect 2 "not divisible" --platform $P --workload "$tmp/ok.yaml" --set training.global_batch=63
+expect 2 "not divisible" --platform $P --workload "$tmp/ok.yaml" --set training.global_batch=63 --set training.micro_batch=2
 expect 2 "unknown key 'speed'" --platform $P --workload "$tmp/ok.yaml" --set network.speed=1
 expect 2 "network.delay" --platform $P --workload "$tmp/ok.yaml" --set network.delay=soon
 expect 2 "expected KEY=VALUE" --platform $P --workload "$tmp/ok.yaml" --set nonsense

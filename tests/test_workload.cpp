@@ -33,7 +33,7 @@ TEST_CASE("a workload reads every section and fills defaults") {
   CHECK(w.framework == "torch-pipe");
 }
 
-TEST_CASE("--set overrides go through the same checks as the file") {
+TEST_CASE("overrides from --set go through the same checks as the file") {
   Workload w = parse_workload(kBase, "w.yaml", {{"parallelism.pp", "4"}, {"network.delay", "10ms"}});
   CHECK(w.parallelism.pp == 4);
   CHECK(*w.network.delay_s == Approx(0.010));

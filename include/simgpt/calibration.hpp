@@ -20,4 +20,8 @@ struct CalibrationResult {
 CalibrationResult calibrate_profile(const std::string& profile, const std::vector<ValidationTable>& tables,
                                     const DataPaths& data);
 
+// Writes fitted values into profiles/<profile>.yaml, replacing each parameter's line in place so
+// that the file's comments and layout stay.
+void write_fitted(const CalibrationResult& result, const DataPaths& data);
+
 } // namespace simgpt

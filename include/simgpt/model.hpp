@@ -23,7 +23,8 @@ using Kernels = std::vector<Kernel>;
 
 // How kernels are formed: a framework choice, passed in by the cost model.
 struct KernelForm {
-  bool fused_softmax = true;
+  int softmax_passes = 1; // kernels over the attention scores (scale, mask, softmax fused or not)
+  bool dropout = true;
   bool fused_elementwise = false;
 };
 

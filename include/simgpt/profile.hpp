@@ -12,7 +12,9 @@ struct Profile {
   std::string description;
 
   // Compute: how the framework turns a layer into kernels.
-  bool fused_softmax = true;     // scale + mask + softmax in one kernel (Megatron, XLA) or three (eager)
+  int softmax_passes = 1;         // kernels over the attention scores: 1 fused scale-mask-softmax,
+                                  // 2 scale then softmax, 3 scale, causal mask, softmax
+  bool dropout = true;            // the model runs dropout kernels (attention and hidden)
   bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
