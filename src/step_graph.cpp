@@ -26,6 +26,7 @@ public:
       synchronise_and_update(s);
     }
     connect_transfers();
+    order_after_sends();
     return std::move(out_);
   }
 
@@ -269,6 +270,10 @@ private:
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
         TaskId ready = plan_.dp_overlap ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail_[static_cast<size_t>(gpu)];
         boost::add_edge(ready, c.entry, g());
+        // Communication leaves a GPU in the order it was issued: the pipeline sends issued
+        // before the synchronisation go first.
+        if (!plan_.dp_overlap || last)
+          after_sends_.emplace_back(gpu, c.entry);
       }
       if (previous)
         boost::add_edge(*previous, c.entry, g()); // one NCCL stream for gradient buckets
@@ -320,14 +325,25 @@ private:
               out_.p2p_bytes += x.bytes;
             }
             boost::add_edge(done, consumer, g());
+            if (src != dst)
+              last_send_[src] = done;
             if (auto sent = sent_.find(from_key); sent != sent_.end())
               boost::add_edge(done, sent->second, g());
           }
         }
   }
 
+  // Gradient synchronisations that start after the GPU's last pipeline send.
+  void order_after_sends() {
+    for (const auto& [gpu, entry] : after_sends_)
+      if (auto send = last_send_.find(gpu); send != last_send_.end())
+        boost::add_edge(send->second, entry, g());
+  }
+
   const ExecutionPlan& plan_;
   const Topology& topology_;
+  std::vector<std::pair<int, TaskId>> after_sends_;
+  std::map<int, TaskId> last_send_;
   StepGraph out_;
   std::vector<std::optional<TaskId>> tail_;
   std::vector<std::vector<TaskId>> waits_;
