@@ -9,7 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 namespace {
 
@@ -18,6 +20,7 @@ struct Options {
   std::vector<std::string> sets;
   bool gate = false;
   bool write = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 };
 
 simgpt::DataPaths data_paths(const Options& o) {
@@ -40,7 +43,7 @@ int run_validate(const Options& o) {
   const simgpt::DataPaths data = data_paths(o);
   const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
   const auto thresholds = simgpt::load_thresholds(data.root + "/validation/thresholds.yaml");
-  const simgpt::ValidationReport report = simgpt::validate(tables, data, o.filter, thresholds);
+  const simgpt::ValidationReport report = simgpt::validate(tables, data, o.filter, thresholds, o.jobs);
   std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
   return o.gate && !report.gate_failures.empty() ? 1 : 0;
 }
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
   validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
+  validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
   calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();

@@ -99,8 +99,15 @@ private:
 
   CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                              CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring) {
-    const std::vector<int> ring = topology_.ring_order(gpus);
-    CollectiveTasks c = add_collective(g(), kind, algorithm, ring, bytes, step_latency(ring));
+    // A group's ring and latency are the same every time: search them once.
+    auto known = rings_.find(gpus);
+    if (known == rings_.end()) {
+      std::vector<int> ring = topology_.ring_order(gpus);
+      const double latency = step_latency(ring);
+      known = rings_.emplace(gpus, std::make_pair(std::move(ring), latency)).first;
+    }
+    const auto& [ring, latency] = known->second;
+    CollectiveTasks c = add_collective(g(), kind, algorithm, ring, bytes, latency);
     CollectiveCount& count = out_.collectives[to_string(kind)];
     count.count += 1;
     count.bytes += bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
@@ -343,6 +350,7 @@ private:
   const ExecutionPlan& plan_;
   const Topology& topology_;
   std::vector<std::pair<int, TaskId>> after_sends_;
+  std::map<std::vector<int>, std::pair<std::vector<int>, double>> rings_;
   std::map<int, TaskId> last_send_;
   StepGraph out_;
   std::vector<std::optional<TaskId>> tail_;

@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
+#include <tuple>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -167,9 +170,11 @@ Report simulate_row(const ValidationTable& table, const ValidationRow& row, cons
 }
 
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
-                          const std::string& filter, const std::map<std::string, Threshold>& thresholds) {
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds,
+                          unsigned jobs) {
   ValidationReport report;
   const std::set<std::string> calibration = calibration_rows(data);
+  std::vector<std::tuple<size_t, const ValidationTable*, const ValidationRow*>> pending;
   for (const ValidationTable& table : tables)
     for (const ValidationRow& row : table.rows) {
       CaseResult c;
@@ -190,18 +195,34 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
         c.status = "skipped";
         c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
       } else {
-        try {
-          auto result = run_isolated([&] { return simulate_row(table, row, data).to_json(); });
-          c.predicted = result["step_time_s"].get<double>();
-          c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
-          c.status = "compared";
-        } catch (const std::exception& e) {
-          c.status = "not_simulated";
-          c.message = e.what();
-        }
+        pending.emplace_back(report.cases.size(), &table, &row);
       }
       report.cases.push_back(std::move(c));
     }
+
+  // Each simulation runs in its own process; run `jobs` of them at a time.
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < pending.size(); i = next++) {
+      const auto& [index, table, row] = pending[i];
+      CaseResult& c = report.cases[index];
+      try {
+        auto result = run_isolated([&] { return simulate_row(*table, *row, data).to_json(); });
+        c.predicted = result["step_time_s"].get<double>();
+        c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
+        c.status = "compared";
+      } catch (const std::exception& e) {
+        c.status = "not_simulated";
+        c.message = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < std::max(1u, jobs); ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads)
+    t.join();
 
   std::vector<std::string> order;
   std::map<std::string, std::vector<const CaseResult*>> by_table;

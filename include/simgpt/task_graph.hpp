@@ -27,7 +27,9 @@ struct Task {
   long entry = -1;    // a collective's exit task: its entry task (the collective's start)
 };
 
-using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
+// Edges stored in vectors (not lists): a step has millions of them.
+using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task, boost::no_property,
+                                        boost::no_property, boost::vecS>;
 using TaskId = TaskGraph::vertex_descriptor;
 
 // When each task ran, indexed by TaskId.

@@ -81,8 +81,10 @@ std::set<std::string> calibration_rows(const DataPaths& data);
 // Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would.
 Report simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
 
+// Runs the rows' simulations `jobs` at a time (each in its own process).
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
-                          const std::string& filter, const std::map<std::string, Threshold>& thresholds);
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds,
+                          unsigned jobs = 1);
 
 std::map<std::string, Threshold> load_thresholds(const std::string& path);
 
