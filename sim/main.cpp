@@ -44,7 +44,18 @@ int run_validate(const Options& o) {
   const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
   const auto thresholds = simgpt::load_thresholds(data.root + "/validation/thresholds.yaml");
   const simgpt::ValidationReport report = simgpt::validate(tables, data, o.filter, thresholds, o.jobs);
-  std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+  if (o.format == "markdown") {
+    size_t total = 0;
+    std::cout << "| measured table | source | rows |\n| --- | --- | ---: |\n";
+    for (const auto& t : tables) {
+      std::cout << fmt::format("| {} | {} | {} |\n", t.id, t.source_heading, t.rows.size());
+      total += t.rows.size();
+    }
+    std::cout << fmt::format("| all {} tables | | {} |\n\n", tables.size(), total);
+    std::cout << report.to_markdown();
+  }
+  else
+    std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
   return o.gate && !report.gate_failures.empty() ? 1 : 0;
 }
 
@@ -75,7 +86,7 @@ int main(int argc, char** argv) {
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
-  validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
   validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");

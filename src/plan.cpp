@@ -30,6 +30,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.micro_batches = static_cast<int>(w.micro_batches());
   plan.schedule = par.schedule;
   plan.recompute = w.training.recompute;
+  plan.recompute_last_micro_batch = profile.recompute_last_micro_batch;
   plan.microbatch_overhead_s = profile.microbatch_overhead_s;
   plan.blocking_p2p = profile.p2p_blocking;
   plan.sequence_parallel = par.sequence_parallel;
@@ -79,6 +80,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;
     const double params = layers * layer_parameters(w.model, par.tp) + embedding_params + head_params;
+    c.parameters = params;
     c.optimizer_s = params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
     plan.stages.push_back(c);
   }

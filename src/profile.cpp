@@ -65,13 +65,15 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
     throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
   YamlReader root = YamlReader::file(path);
-  root.only({"description", "compute", "p2p", "collectives", "calibration"});
+  root.only({"description", "compute", "p2p", "collectives", "memory", "calibration"});
   Profile p;
   p.name = name;
   p.description = root.text_or("description", "");
   if (root.has("compute")) {
     YamlReader c = root.map("compute");
-    c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead"});
+    c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
+            "recompute_last_micro_batch"});
+    p.recompute_last_micro_batch = c.boolean_or("recompute_last_micro_batch", true);
     p.softmax_passes = static_cast<int>(c.number_or("softmax_passes", p.softmax_passes, 1, 3));
     p.dropout = c.boolean_or("dropout", p.dropout);
     p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
@@ -94,6 +96,14 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
     p.collective_step_overhead_s = c.quantity_or("step_overhead", 0, parse_duration);
     p.dp_overlap = c.boolean_or("dp_overlap", false);
     p.dp_bucket_bytes = c.quantity_or("dp_bucket", p.dp_bucket_bytes, parse_bytes);
+  }
+  if (root.has("memory")) {
+    YamlReader m = root.map("memory");
+    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept"});
+    p.memory.recompute_kept = m.number_or("recompute_kept", 1, 0, 64);
+    p.memory.context_bytes = m.quantity_or("context", 0, parse_bytes);
+    p.memory.allocator_overhead = m.number_or("allocator_overhead", 0, 0, 1);
+    p.memory.update_copy = m.number_or("update_copy", 0, 0, 1);
   }
   if (root.has("calibration")) {
     YamlReader cal = root.map("calibration");

@@ -39,14 +39,32 @@ nlohmann::ordered_json Report::to_json() const {
   auto& coll = j["collectives"] = nlohmann::ordered_json::object();
   for (const Collectives& c : collectives)
     coll[c.kind] = {{"count", c.count}, {"bytes", rounded(c.bytes)}};
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  j["peak_memory_gib"] = rounded(peak_memory_bytes / GiB);
+  j["peak_memory_stage"] = peak_memory_stage;
+  j["oom"] = oom;
+  j["oom_stages"] = oom_stages;
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
-  for (const StageReport& s : stages)
+  for (const StageReport& s : stages) {
+    const MemoryReport& m = s.memory;
     arr.push_back({{"stage", s.stage},
                    {"gpu", s.gpu},
                    {"layers", s.layers},
                    {"compute_s", rounded(s.compute_s)},
                    {"comm_wait_s", rounded(s.comm_wait_s)},
-                   {"idle_s", rounded(s.idle_s)}});
+                   {"idle_s", rounded(s.idle_s)},
+                   {"memory_gib",
+                    {{"peak", rounded(m.peak / GiB)},
+                     {"capacity", rounded(m.capacity / GiB)},
+                     {"peak_time_s", rounded(m.peak_time_s)},
+                     {"in_flight_micro_batches", m.in_flight},
+                     {"weights", rounded(m.weights / GiB)},
+                     {"gradients", rounded(m.gradients / GiB)},
+                     {"optimizer_state", rounded(m.optimizer_state / GiB)},
+                     {"activations", rounded(m.activations / GiB)},
+                     {"transient", rounded(m.transient / GiB)},
+                     {"framework", rounded(m.framework / GiB)}}}});
+  }
   return j;
 }
 
@@ -62,11 +80,18 @@ std::string Report::to_text() const {
   for (const Collectives& c : collectives)
     out += fmt::format("  {:<11} {} per step, {:.1f} MB sent\n", c.kind, c.count, c.bytes / 1e6);
   out += fmt::format("  critical    {:.3f} s compute, {:.3f} s communication\n", critical_compute_s, critical_comm_s);
-  out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10}\n", "stage", "gpu", "layers", "compute s", "comm s",
-                     "idle s");
-  for (const StageReport& s : stages)
-    out += fmt::format("  {:>5} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>10.3f}\n", s.stage, s.gpu, s.layers, s.compute_s,
-                       s.comm_wait_s, s.idle_s);
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  out += fmt::format("  memory      peak {:.2f} GiB on stage {}{}\n", peak_memory_bytes / GiB, peak_memory_stage,
+                     oom ? " -- OUT OF MEMORY" : "");
+  out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>27}\n", "stage", "gpu", "layers",
+                     "compute s", "comm s", "idle s", "peak GiB", "of GiB", "weights+grads+opt/act/other");
+  for (const StageReport& s : stages) {
+    const MemoryReport& m = s.memory;
+    out += fmt::format("  {:>5} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>9.2f} {:>9.2f} {:>11.2f}/{:>6.2f}/{:>6.2f}{}\n",
+                       s.stage, s.gpu, s.layers, s.compute_s, s.comm_wait_s, s.idle_s, m.peak / GiB,
+                       m.capacity / GiB, (m.weights + m.gradients + m.optimizer_state) / GiB,
+                       m.activations / GiB, (m.transient + m.framework) / GiB, m.peak > m.capacity ? "  OOM" : "");
+  }
   return out;
 }
 

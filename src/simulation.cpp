@@ -4,6 +4,7 @@
 #include "simgpt/compute_cost.hpp"
 #include "simgpt/error.hpp"
 #include "simgpt/gpu.hpp"
+#include "simgpt/memory.hpp"
 #include "simgpt/model.hpp"
 #include "simgpt/plan.hpp"
 #include "simgpt/profile.hpp"
@@ -13,6 +14,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <cstdlib>
 #include <filesystem>
 
@@ -89,6 +92,97 @@ std::vector<StageReport> stage_breakdown(const TaskGraph& g, const Timeline& t, 
   return stages;
 }
 
+// Memory of each stage's first GPU over the replayed step: resident state, plus the activations
+// of the micro-batches between their forward's start and their backward's end, plus the largest
+// transient working set; the optimizer step may allocate a copy of the state instead.
+void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
+                const Workload& w, const Profile& profile, const GpuSpec& gpu) {
+  const auto& m = w.model;
+  const auto& par = w.parallelism;
+  const StateBytes per_param = state_bytes_per_parameter(w.training);
+  const bool sharded_state = plan.sharded_optimizer() && plan.dp > 1;
+  const double dp = static_cast<double>(plan.dp);
+  const double layer_kept =
+      layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
+                             w.training.precision, profile.dropout, profile.memory.recompute_kept);
+  const double layer_full = layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
+                                                   Recompute::none, w.training.precision, profile.dropout);
+  const int V = plan.pp * plan.chunks;
+  for (StageReport& r : stages) {
+    MemoryReport& mem = r.memory;
+    double params = 0;
+    std::vector<double> kept(static_cast<size_t>(plan.chunks));
+    double transient = 0;
+    for (int c = 0; c < plan.chunks; ++c) {
+      const int v = c * plan.pp + r.stage;
+      const StageCost& cost = plan.stages[static_cast<size_t>(v)];
+      params += cost.parameters;
+      kept[static_cast<size_t>(c)] = cost.layers * layer_kept;
+      // Recomputing a layer for its backward materialises all its activations again.
+      if (w.training.recompute != Recompute::none)
+        transient = std::max(transient, layer_full - layer_kept / std::max(1, cost.layers));
+      // The LM head's fp32 logits and their gradient.
+      if (v == V - 1 && m.head == Head::lm)
+        transient = std::max(transient, 2.0 * 4 * static_cast<double>(w.training.micro_batch * m.seq_len) *
+                                            static_cast<double>(m.vocab) / static_cast<double>(par.tp));
+    }
+    mem.weights = params * per_param.weights / (plan.zero >= 3 ? dp : 1);
+    // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.
+    const bool sharded_gradients = plan.zero >= 2 || (plan.dp_algorithm == DpAlgorithm::reduce_scatter && plan.dp > 1);
+    mem.gradients = params * per_param.gradients / (sharded_gradients ? dp : 1);
+    mem.optimizer_state = params * per_param.optimizer / (sharded_state ? dp : 1);
+
+    // Activations alive over time: allocated when a micro-batch's forward starts, freed when its
+    // backward ends (the same micro-batch may span several merged tasks).
+    std::map<std::pair<int, int>, std::pair<double, double>> life; // (mb, chunk) -> (alloc, free)
+    for (TaskId v = 0; v < boost::num_vertices(g); ++v) {
+      const Task& task = g[v];
+      if (task.kind != Task::Kind::compute || task.gpu != r.gpu || task.micro_batch < 0)
+        continue;
+      auto [it, fresh] = life.try_emplace({task.micro_batch, task.chunk}, t.start[v], 0.0);
+      if (task.phase == Task::Phase::forward)
+        it->second.first = fresh ? t.start[v] : std::min(it->second.first, t.start[v]);
+      else
+        it->second.second = std::max(it->second.second, t.finish[v]);
+    }
+    std::vector<std::tuple<double, int, double>> events; // time, order (frees first), bytes
+    for (const auto& [key, span] : life) {
+      double bytes = kept[static_cast<size_t>(key.second)];
+      // A micro-batch that is not checkpointed keeps all its activations.
+      if (!profile.recompute_last_micro_batch && key.first == plan.micro_batches - 1 &&
+          w.training.recompute == Recompute::full)
+        bytes *= layer_full / layer_kept;
+      events.emplace_back(span.first, 1, bytes);
+      events.emplace_back(span.second, 0, -bytes);
+    }
+    std::sort(events.begin(), events.end());
+    double live = 0;
+    int count = 0;
+    for (const auto& [time, order, bytes] : events) {
+      live += bytes;
+      count += bytes > 0 ? 1 : -1;
+      if (live > mem.activations) {
+        mem.activations = live;
+        mem.peak_time_s = time;
+        mem.in_flight = count;
+      }
+    }
+    mem.transient = transient;
+    const double state = mem.weights + mem.gradients + mem.optimizer_state;
+    const double update = profile.memory.update_copy * (mem.weights + mem.optimizer_state);
+    if (update > mem.activations + mem.transient) {
+      mem.activations = 0;
+      mem.transient = update;
+      mem.in_flight = 0;
+      mem.peak_time_s = t.makespan();
+    }
+    const double allocated = state + mem.activations + mem.transient;
+    mem.framework = profile.memory.context_bytes + profile.memory.allocator_overhead * allocated;
+    mem.peak = allocated + mem.framework;
+    mem.capacity = gpu.memory_bytes;
+  }
+}
+
 } // namespace
 
 DataPaths default_data_paths() {
@@ -143,6 +237,17 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
     (graph[v].kind == Task::Kind::compute ? r.critical_compute_s : r.critical_comm_s) +=
         timeline.finish[v] - timeline.start[v];
   r.stages = stage_breakdown(graph, timeline, plan);
+  add_memory(r.stages, graph, timeline, plan, w, profile, gpu);
+  for (const StageReport& s : r.stages) {
+    if (s.memory.peak > r.peak_memory_bytes) {
+      r.peak_memory_bytes = s.memory.peak;
+      r.peak_memory_stage = s.stage;
+    }
+    if (s.memory.peak > s.memory.capacity) {
+      r.oom = true;
+      r.oom_stages.push_back(s.stage);
+    }
+  }
   return r;
 }
 

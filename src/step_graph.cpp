@@ -189,7 +189,7 @@ private:
             grad_point(group, c.head_bytes);
         }
         for (int l = 0; l < c.layers; ++l) {
-          if (plan_.recompute == Recompute::full) {
+          if (plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || mb < M - 1)) {
             block(group, plan_.layer.attention_forward, phase, s, mb, step.chunk);
             block(group, plan_.layer.mlp_forward, phase, s, mb, step.chunk);
           }

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 
 namespace simgpt {
 
@@ -33,8 +34,11 @@ ValidationTable load_table(const std::string& path) {
   t.id = root.text("table");
   t.platform = root.text("platform");
   t.workload = root.map("workload").node();
-  if (root.has("source"))
+  if (root.has("source")) {
     t.source = YAML::Dump(root.node()["source"]);
+    YamlReader src = root.map("source");
+    t.source_heading = src.text_or("seed", "") + ": " + src.text_or("heading", "");
+  }
   for (const YamlReader& r : root.list("rows")) {
     r.only({"id", "row", "column", "set", "measured", "flags", "note"});
     ValidationRow row;
@@ -169,51 +173,45 @@ Report simulate_row(const ValidationTable& table, const ValidationRow& row, cons
   return simulate(data.root + "/platforms/" + table.platform, w, data);
 }
 
+namespace {
+
+// One row's simulation, shared by its metrics.
+struct RowRun {
+  const ValidationTable* table;
+  const ValidationRow* row;
+  std::optional<nlohmann::ordered_json> result;
+  std::string error;
+};
+
+bool is_flagged(const CaseResult& c, const char* flag) {
+  return std::find(c.flags.begin(), c.flags.end(), flag) != c.flags.end();
+}
+
+} // namespace
+
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
                           unsigned jobs) {
   ValidationReport report;
   const std::set<std::string> calibration = calibration_rows(data);
-  std::vector<std::tuple<size_t, const ValidationTable*, const ValidationRow*>> pending;
+  std::vector<RowRun> runs;
   for (const ValidationTable& table : tables)
-    for (const ValidationRow& row : table.rows) {
-      CaseResult c;
-      c.table = table.id;
-      c.id = table.id + "/" + row.id;
-      if (!filter.empty() && c.id.find(filter) == std::string::npos)
-        continue;
-      c.flags = row.flags;
-      if (calibration.contains(c.id))
-        c.flags.push_back("calibration");
-      auto measured = row.measured.find("step_time_s");
-      if (measured != row.measured.end())
-        c.measured = measured->second;
-      if (!c.measured) {
-        c.status = "skipped";
-        c.message = row.oom ? "measured OOM: no step time" : "no measured step time";
-      } else if (row.flagged("not_reproducible") || row.flagged("questionable")) {
-        c.status = "skipped";
-        c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
-      } else {
-        pending.emplace_back(report.cases.size(), &table, &row);
-      }
-      report.cases.push_back(std::move(c));
-    }
+    for (const ValidationRow& row : table.rows)
+      if (filter.empty() || (table.id + "/" + row.id).find(filter) != std::string::npos)
+        runs.push_back({&table, &row, std::nullopt, ""});
 
-  // Each simulation runs in its own process; run `jobs` of them at a time.
+  // Each simulation runs in its own process; run `jobs` of them at a time. Rows whose plan is
+  // unknown or whose numbers the authors doubted are not simulated.
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < pending.size(); i = next++) {
-      const auto& [index, table, row] = pending[i];
-      CaseResult& c = report.cases[index];
+    for (size_t i = next++; i < runs.size(); i = next++) {
+      RowRun& run = runs[i];
+      if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
+        continue;
       try {
-        auto result = run_isolated([&] { return simulate_row(*table, *row, data).to_json(); });
-        c.predicted = result["step_time_s"].get<double>();
-        c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
-        c.status = "compared";
+        run.result = run_isolated([&] { return simulate_row(*run.table, *run.row, data).to_json(); });
       } catch (const std::exception& e) {
-        c.status = "not_simulated";
-        c.message = e.what();
+        run.error = e.what();
       }
     }
   };
@@ -224,16 +222,81 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
   for (std::thread& t : threads)
     t.join();
 
+  for (const RowRun& run : runs) {
+    const ValidationRow& row = *run.row;
+    auto make = [&](const std::string& metric, std::optional<double> measured, std::optional<double> predicted) {
+      CaseResult c;
+      c.table = run.table->id;
+      c.id = run.table->id + "/" + row.id;
+      c.metric = metric;
+      c.flags = row.flags;
+      if (calibration.contains(c.id) && metric == "step_time_s")
+        c.flags.push_back("calibration");
+      c.measured = measured;
+      if (row.flagged("questionable") || row.flagged("not_reproducible")) {
+        c.status = "skipped";
+        c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
+      } else if (!run.result) {
+        c.status = "not_simulated";
+        c.message = run.error;
+      } else {
+        c.predicted = predicted;
+        c.status = "compared";
+        if (metric == "oom")
+          c.error_pct = *measured == *predicted ? 0 : 100;
+        else
+          c.error_pct = 100 * (*predicted - *measured) / *measured;
+      }
+      report.cases.push_back(std::move(c));
+    };
+    const auto& r = run.result;
+    auto value = [&](const char* key) { return r ? std::optional<double>((*r)[key].get<double>()) : std::nullopt; };
+    if (auto m = row.measured.find("step_time_s"); m != row.measured.end())
+      make("step_time_s", m->second, value("step_time_s"));
+    if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
+      make("peak_mem_gb", m->second, value("peak_memory_gib"));
+    // The seed's own estimator against its runs: a reference for a profile-based estimator's error.
+    if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
+        row.measured.contains("estimated_step_time_s")) {
+      CaseResult c;
+      c.table = run.table->id;
+      c.id = run.table->id + "/" + row.id;
+      c.metric = "estimator_step_time";
+      c.flags = row.flags;
+      c.measured = row.measured.at("step_time_s");
+      c.predicted = row.measured.at("estimated_step_time_s");
+      c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
+      c.status = "compared";
+      report.cases.push_back(std::move(c));
+    }
+    // A run that finished did not run out of memory; a failed one did.
+    if (row.oom || row.measured.contains("step_time_s"))
+      make("oom", row.oom ? 1.0 : 0.0, r ? std::optional<double>((*r)["oom"].get<bool>() ? 1.0 : 0.0) : std::nullopt);
+  }
+
   std::vector<std::string> order;
   std::map<std::string, std::vector<const CaseResult*>> by_table;
   std::vector<const CaseResult*> fitted, held_out;
   for (const CaseResult& c : report.cases) {
-    if (!by_table.contains(c.table))
-      order.push_back(c.table);
-    by_table[c.table].push_back(&c);
-    bool is_calibration = std::find(c.flags.begin(), c.flags.end(), "calibration") != c.flags.end();
-    (is_calibration ? fitted : held_out).push_back(&c);
+    const std::string key = c.metric == "step_time_s"   ? c.table
+                            : c.metric == "oom"         ? c.table + ":oom"
+                            : c.metric == "peak_mem_gb" ? c.table + ":memory"
+                                                        : c.table + ":estimator (reference)";
+    if (!by_table.contains(key))
+      order.push_back(key);
+    by_table[key].push_back(&c);
+    if (c.metric == "step_time_s")
+      (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
   }
+  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    auto rank = [](const std::string& k) {
+      return k.find(":estimator") != std::string::npos ? 3
+             : k.find(":oom") != std::string::npos     ? 2
+             : k.find(":memory") != std::string::npos  ? 1
+                                                       : 0;
+    };
+    return rank(a) < rank(b);
+  });
   for (const std::string& name : order)
     report.tables.push_back(summarize(name, by_table[name]));
   report.calibration = summarize("calibration rows", fitted);
@@ -284,6 +347,19 @@ nlohmann::ordered_json ValidationReport::to_json() const {
   return j;
 }
 
+std::string ValidationReport::to_markdown() const {
+  std::string out = "| table | rows | compared | median | mean | max | Spearman |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  auto line = [](const TableSummary& s) {
+    return fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {} |\n", s.table, s.rows, s.compared, s.median_abs,
+                       s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
+  };
+  for (const TableSummary& s : tables)
+    out += line(s);
+  out += line(calibration);
+  out += line(held_out);
+  return out;
+}
+
 std::string ValidationReport::to_text() const {
   std::string out;
   std::string table;
@@ -297,15 +373,15 @@ std::string ValidationReport::to_text() const {
     for (const auto& f : c.flags)
       flags += (flags.empty() ? "" : ",") + f;
     std::string notes = flags + (c.message.empty() ? "" : (flags.empty() ? "" : "; ") + c.message);
-    out += fmt::format("  {:<44} {:>10} {:>10} {:>8}  {}\n", c.id.substr(c.table.size() + 1),
+    out += fmt::format("  {:<44} {:>10} {:>10} {:>8}  {}\n", c.id.substr(c.table.size() + 1) + " " + c.metric,
                        c.measured ? fmt::format("{:.3f}", *c.measured) : "-",
                        c.predicted ? fmt::format("{:.3f}", *c.predicted) : "-",
                        c.status == "compared" ? fmt::format("{:+.1f}%", c.error_pct) : c.status, notes);
   }
-  out += fmt::format("\n{:<28} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "table (step time)", "rows", "compared",
+  out += fmt::format("\n{:<44} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "table (step time; :memory peak; :oom disagreement)", "rows", "compared",
                      "median", "mean", "max", "spearman");
   auto line = [](const TableSummary& s) {
-    return fmt::format("{:<28} {:>5} {:>8} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>9}\n", s.table, s.rows, s.compared,
+    return fmt::format("{:<44} {:>5} {:>8} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>9}\n", s.table, s.rows, s.compared,
                        s.median_abs, s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
   };
   for (const TableSummary& s : tables)

@@ -30,6 +30,7 @@ struct StageCost {
   double embedding_bytes = 0; // embedding weights (and as many gradient bytes) on one GPU
   double head_bytes = 0;      // head weights, with the tied word-embedding copy of a separate last stage
   double optimizer_s = 0;       // optimizer step over all the stage's parameters on one GPU
+  double parameters = 0;        // parameters on one GPU (its tensor-parallel shard)
 };
 
 struct ExecutionPlan {
@@ -37,6 +38,7 @@ struct ExecutionPlan {
   int micro_batches = 1; // per data-parallel replica
   Schedule schedule = Schedule::one_f_one_b;
   Recompute recompute = Recompute::none;
+  bool recompute_last_micro_batch = true;
   LayerCost layer;
   std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
   double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)

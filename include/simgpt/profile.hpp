@@ -2,6 +2,8 @@
 // (profiles/<name>.yaml). Its fitted parameters come from `simgpt calibrate`.
 #pragma once
 
+#include "simgpt/memory.hpp"
+
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@ struct Profile {
   bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
+  bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
 
   // Point-to-point transfers between pipeline stages.
   std::string p2p_backend = "nccl";
@@ -29,6 +32,8 @@ struct Profile {
   double collective_step_overhead_s = 0; // per ring step beyond the route latency (kernel sync, protocol)
   bool dp_overlap = false;               // gradient all-reduce in buckets overlapped with backward (DDP)
   double dp_bucket_bytes = 25e6;         // gradient bucket size when overlapped
+
+  MemoryProfile memory;
 
   // Which parameters `simgpt calibrate` fits and from which validation rows.
   std::vector<std::string> fitted;

@@ -8,10 +8,19 @@
 
 namespace simgpt {
 
+struct MemoryReport {
+  double weights = 0, gradients = 0, optimizer_state = 0, activations = 0, transient = 0, framework = 0;
+  double peak = 0;          // bytes
+  double peak_time_s = 0;   // when in the step the peak occurs
+  int in_flight = 0;        // micro-batches holding activations at the peak
+  double capacity = 0;      // the GPU's memory
+};
+
 struct StageReport {
   int stage = 0;
   int gpu = 0;
   int layers = 0;
+  MemoryReport memory;
   double compute_s = 0;   // busy computing
   double comm_wait_s = 0; // idle, waiting for a transfer beyond when its data was produced
   double idle_s = 0;      // idle otherwise: pipeline bubble and the tail after the stage finished
@@ -41,6 +50,10 @@ struct Report {
   };
   std::vector<Collectives> collectives; // per step, by kind
   std::vector<StageReport> stages;
+  double peak_memory_bytes = 0; // the largest over GPUs
+  int peak_memory_stage = 0;
+  bool oom = false;             // some GPU's peak exceeds its memory
+  std::vector<int> oom_stages;
 
   nlohmann::ordered_json to_json() const;
   std::string to_text() const;

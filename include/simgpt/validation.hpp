@@ -33,6 +33,7 @@ struct ValidationTable {
   std::string file;
   std::string platform;
   std::string source;
+  std::string source_heading; // "seed file: heading"
   YAML::Node workload;
   std::vector<ValidationRow> rows;
 };
@@ -73,6 +74,8 @@ struct ValidationReport {
 
   nlohmann::ordered_json to_json() const;
   std::string to_text() const;
+  // The per-table summary as a Markdown table (for README).
+  std::string to_markdown() const;
 };
 
 // Rows named in profiles' calibration lists, as "table/row".

@@ -1,0 +1,51 @@
+// Per-GPU memory: what a training step keeps resident (weights, gradients, optimizer state),
+// what each in-flight micro-batch keeps for its backward pass, and the largest transient
+// working set on top. Part of the model domain; the replayed schedule says how many
+// micro-batches are in flight when.
+#pragma once
+
+#include "simgpt/workload.hpp"
+
+#include <string>
+
+namespace simgpt {
+
+struct KernelForm;
+
+// A framework's memory behaviour (the profile's `memory` section).
+struct MemoryProfile {
+  double context_bytes = 0;      // CUDA context, cuBLAS workspace, NCCL buffers: fixed per GPU
+  double allocator_overhead = 0; // fraction of allocated bytes the caching allocator holds beyond them
+  double update_copy = 0;        // fraction of weights and optimizer state allocated anew by the
+                                 // optimizer step (functional updates without buffer donation)
+  double recompute_kept = 1;     // [s, b, h] tensors a fully recomputed layer keeps: 1 (its input) when
+                                 // the whole layer is checkpointed, more when only some blocks are
+};
+
+struct MemoryBreakdown {
+  double weights = 0, gradients = 0, optimizer_state = 0;
+  double activations = 0; // kept for backward by the micro-batches in flight at the peak
+  double transient = 0;   // one layer's full activations during its backward, the head's logits
+  double framework = 0;   // context and allocator overhead
+  double total() const { return weights + gradients + optimizer_state + activations + transient + framework; }
+};
+
+// Bytes one transformer layer keeps for its backward pass, for one micro-batch on one GPU.
+// Korthikanti et al. 2022 (arXiv 2205.05198), Table 2, generalised to the element size E and to
+// models without dropout: without recompute, s b h (4E + 2m + 12E/t) + a s^2 b (E(1 + d) + m)/t,
+// where t is the tensor-parallel degree, d = 1 with dropout and m = d one-byte masks (for fp16
+// with dropout: s b h (10 + 24/t + 5 a s/(h t)), the paper's form). Sequence parallelism divides
+// the first term by t too; selective recompute drops the a s^2 b term; full recompute keeps only
+// the layer input, E s b h (divided by t with sequence parallelism).
+double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
+                              Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1);
+
+// Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
+// mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;
+// SGD without momentum keeps no state beyond the fp32 master copy under mixed precision.
+struct StateBytes {
+  double weights, gradients, optimizer;
+};
+StateBytes state_bytes_per_parameter(const TrainingSpec& t);
+
+} // namespace simgpt

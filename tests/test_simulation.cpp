@@ -1,0 +1,59 @@
+#include "simgpt/isolate.hpp"
+#include "simgpt/simulation.hpp"
+#include "simgpt/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+nlohmann::ordered_json run(const std::string& platform, const Overrides& o) {
+  const DataPaths data = default_data_paths();
+  return run_isolated([&] {
+    Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
+    return simulate(data.root + "/platforms/" + platform, w, data).to_json();
+  });
+}
+
+double stage_activations(const nlohmann::ordered_json& r, int stage) {
+  return r["stages"][static_cast<size_t>(stage)]["memory_gib"]["activations"].get<double>();
+}
+
+} // namespace
+
+TEST_CASE("1F1B keeps pp - stage micro-batches in flight at its peak, GPipe all of them") {
+  const Overrides base{{"framework", "generic"}, {"training.recompute", "full"}, {"training.global_batch", "32"}};
+  Overrides one_f_one_b = base;
+  one_f_one_b.emplace_back("parallelism.schedule", "1f1b");
+  auto r = run("p3_16xlarge.xml", one_f_one_b);
+  for (int s = 0; s < 8; ++s)
+    CHECK(r["stages"][static_cast<size_t>(s)]["memory_gib"]["in_flight_micro_batches"].get<int>() == 8 - s);
+  Overrides gpipe = base;
+  gpipe.emplace_back("parallelism.schedule", "gpipe");
+  auto g = run("p3_16xlarge.xml", gpipe);
+  for (int s = 0; s < 8; ++s)
+    CHECK(g["stages"][static_cast<size_t>(s)]["memory_gib"]["in_flight_micro_batches"].get<int>() == 32);
+  CHECK(stage_activations(g, 7) == Approx(32 * stage_activations(r, 7)));
+}
+
+TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp; ZeRO-1 only the optimizer state") {
+  const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "8"}, {"training.optimizer", "adam"},
+                       {"parallelism.schedule", "1f1b"}, {"training.global_batch", "8"}};
+  auto plain = run("p3_16xlarge.xml", base);
+  REQUIRE(plain["stages"][0]["memory_gib"]["optimizer_state"].get<double>() > 1);
+  auto part = [](const nlohmann::ordered_json& r, const char* kind) {
+    return r["stages"][0]["memory_gib"][kind].get<double>();
+  };
+  Overrides z1 = base;
+  z1.emplace_back("parallelism.zero", "1");
+  auto one = run("p3_16xlarge.xml", z1);
+  CHECK(part(one, "optimizer_state") == Approx(part(plain, "optimizer_state") / 8));
+  CHECK(part(one, "gradients") == Approx(part(plain, "gradients")));
+  CHECK(part(one, "weights") == Approx(part(plain, "weights")));
+  Overrides z3 = base;
+  z3.emplace_back("parallelism.zero", "3");
+  auto three = run("p3_16xlarge.xml", z3);
+  for (const char* kind : {"weights", "gradients", "optimizer_state"})
+    CHECK(part(three, kind) == Approx(part(plain, kind) / 8));
+}
