@@ -15,12 +15,17 @@ namespace {
 
 struct Range {
   double lo, hi;
+  bool log_scale = false; // search scale parameters (sizes, rates) by their logarithm
 };
 
 // Physical ranges: host overheads from none to 50 ms, protocol efficiency from 50% to 100%.
 Range range_of(const std::string& key) {
   if (key == "p2p.bandwidth_efficiency")
     return {0.5, 1.0};
+  if (key == "p2p.tcp_window")
+    return {64e3, 64e6, true}; // bytes: one socket's default window to many sockets' worth
+  if (key == "p2p.max_rate")
+    return {0.1e9 / 8, 100e9 / 8, true}; // 0.1 to 100 Gbps
   if (key == "compute.op_overhead")
     return {0, 1e-3};
   return {0, 0.05};
@@ -42,13 +47,13 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
     for (const ValidationTable& t : tables)
       if (t.id == id.substr(0, slash))
         for (const ValidationRow& r : t.rows)
-          if (r.id == id.substr(slash + 1) && r.measured.contains("step_time_s")) {
+          if (r.id == id.substr(slash + 1) && r.measured.contains(primary_metric(t))) {
             found = &r;
             in = &t;
           }
     if (found == nullptr)
       throw InputError(data.profiles() + "/" + name + ".yaml: calibration.rows",
-                       fmt::format("'{}' is not a validation row with a measured step time", id));
+                       fmt::format("'{}' is not a validation row with a measured time", id));
     rows.emplace_back(in, found);
   }
 
@@ -61,9 +66,10 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   auto errors = [&](const DataPaths& d) {
     std::map<std::string, double> out;
     for (const auto& [table, row] : rows) {
-      auto r = run_isolated([&] { return simulate_row(*table, *row, d).to_json(); });
-      const double measured = row->measured.at("step_time_s");
-      out[table->id + "/" + row->id] = 100 * (r["step_time_s"].get<double>() - measured) / measured;
+      auto r = run_isolated([&] { return simulate_row(*table, *row, d); });
+      const char* metric = primary_metric(*table);
+      const double measured = row->measured.at(metric);
+      out[table->id + "/" + row->id] = 100 * (r[metric].get<double>() - measured) / measured;
     }
     return out;
   };
@@ -74,19 +80,27 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
     return sum;
   };
 
+  // Coordinate descent: parameters in turn, rounds until they settle (one suffices for one).
+  const int rounds = trial.profile_overrides.size() > 1 ? 3 : 1;
+  for (int round = 0; round < rounds; ++round)
   for (auto& [key, value] : trial.profile_overrides) {
-    Range r = range_of(key);
+    const Range r = range_of(key);
+    auto to = [&](double x) { return r.log_scale ? std::log(x) : x; };
+    auto from = [&](double y) { return r.log_scale ? std::exp(y) : y; };
     const double phi = (std::sqrt(5.0) - 1) / 2;
-    double a = r.lo, b = r.hi;
+    double a = to(r.lo), b = to(r.hi);
     for (int iteration = 0; iteration < 24; ++iteration) {
       const double c = b - phi * (b - a), d = a + phi * (b - a);
-      value = c;
+      value = from(c);
       const double fc = loss(trial);
-      value = d;
+      value = from(d);
       const double fd = loss(trial);
-      (fc < fd ? b : a) = fc < fd ? d : c;
+      if (fc <= fd)
+        b = d;
+      else
+        a = c;
     }
-    value = (a + b) / 2;
+    value = from((a + b) / 2);
     result.fitted[key] = value;
   }
   result.error_pct = errors(trial);
@@ -106,9 +120,16 @@ void write_fitted(const CalibrationResult& result, const DataPaths& data) {
     for (const auto& [key, value] : result.fitted) {
       const auto dot = key.find('.');
       const std::string prefix = "  " + key.substr(dot + 1) + ":";
-      if (section == key.substr(0, dot) && line.rfind(prefix, 0) == 0)
-        line = prefix + (key.find("overhead") != std::string::npos ? fmt::format(" {:.4g}ms", value * 1e3)
-                                                                    : fmt::format(" {:.4g}", value));
+      if (section != key.substr(0, dot) || line.rfind(prefix, 0) != 0)
+        continue;
+      if (key.find("overhead") != std::string::npos)
+        line = prefix + fmt::format(" {:.4g}ms", value * 1e3);
+      else if (key == "p2p.tcp_window")
+        line = prefix + fmt::format(" {:.4g}MB", value / 1e6);
+      else if (key == "p2p.max_rate")
+        line = prefix + fmt::format(" {:.4g}Gbps", value * 8 / 1e9);
+      else
+        line = prefix + fmt::format(" {:.4g}", value);
     }
     out += line + "\n";
   }

@@ -100,14 +100,23 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
   }
 
   // Transfers through a NIC carry TCP/IP headers: the payload gets a fraction of the link rate.
+  // A backend with its own throughput ceiling (a CPU-bound protocol) caps each such transfer.
   const double efficiency = profile.bandwidth_efficiency;
+  const double max_rate = profile.p2p_max_rate_Bps;
   engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(
-      [efficiency, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                         const std::vector<simgrid::s4u::Link*>& links,
-                         const std::unordered_set<simgrid::s4u::NetZone*>&) {
-        return std::any_of(links.begin(), links.end(), [&](const simgrid::s4u::Link* l) { return nics->contains(l); })
-                   ? efficiency
-                   : 1.0;
+      [efficiency, max_rate, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                   const std::vector<simgrid::s4u::Link*>& links,
+                                   const std::unordered_set<simgrid::s4u::NetZone*>&) {
+        if (!std::any_of(links.begin(), links.end(), [&](const simgrid::s4u::Link* l) { return nics->contains(l); }))
+          return 1.0;
+        double factor = efficiency;
+        if (max_rate > 0) {
+          double bottleneck = std::numeric_limits<double>::infinity();
+          for (const simgrid::s4u::Link* l : links)
+            bottleneck = std::min(bottleneck, l->get_bandwidth());
+          factor = std::min(factor, max_rate / bottleneck);
+        }
+        return factor;
       });
 }
 

@@ -45,9 +45,13 @@ double* parameter(Profile& p, const std::string& key) {
     return &p.microbatch_overhead_s;
   if (key == "p2p.bandwidth_efficiency")
     return &p.bandwidth_efficiency;
+  if (key == "p2p.tcp_window")
+    return &p.tcp_window_bytes;
+  if (key == "p2p.max_rate")
+    return &p.p2p_max_rate_Bps;
   throw InputError(p.name + ": calibration.fitted",
                    fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
-                               "p2p.bandwidth_efficiency)",
+                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate)",
                                key));
 }
 
@@ -82,7 +86,8 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   }
   if (root.has("p2p")) {
     YamlReader n = root.map("p2p");
-    n.only({"backend", "bandwidth_efficiency", "tcp_window", "blocking"});
+    n.only({"backend", "bandwidth_efficiency", "tcp_window", "blocking", "max_rate"});
+    p.p2p_max_rate_Bps = n.quantity_or("max_rate", 0, parse_bandwidth);
     p.p2p_backend = n.text_or("backend", p.p2p_backend);
     if (p.p2p_backend != "nccl" && p.p2p_backend != "gloo")
       throw InputError(n.where("backend"), fmt::format("'{}' is not valid (expected nccl or gloo)", p.p2p_backend));

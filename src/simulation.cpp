@@ -191,6 +191,26 @@ DataPaths default_data_paths() {
   return {SIMGPT_DATA_DIR, {}};
 }
 
+double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
+                         const std::string& profile_name, const DataPaths& data) {
+  const GpuCatalog catalog = GpuCatalog::load(data.catalog());
+  Profile profile = load_profile(data.profiles(), profile_name, "transfer profile");
+  for (const auto& [key, value] : data.profile_overrides)
+    set_profile_parameter(profile, key, value);
+  Cluster cluster(platform_path, catalog, network, profile);
+  const auto n = static_cast<int>(cluster.gpus().size());
+  if (from < 0 || to < 0 || from >= n || to >= n || from == to)
+    throw InputError(platform_path, fmt::format("a transfer needs two distinct GPUs among its {}", n));
+  TaskGraph g;
+  Task t;
+  t.kind = Task::Kind::transfer;
+  t.gpu = from;
+  t.peer = to;
+  t.bytes = bytes;
+  boost::add_vertex(t, g);
+  return replay(g, cluster).makespan();
+}
+
 Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
   const GpuCatalog catalog = GpuCatalog::load(data.catalog());
   Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework");

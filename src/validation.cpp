@@ -3,6 +3,7 @@
 #include "simgpt/error.hpp"
 #include "simgpt/isolate.hpp"
 #include "simgpt/profile.hpp"
+#include "simgpt/units.hpp"
 #include "simgpt/yaml_read.hpp"
 
 #include <fmt/format.h>
@@ -28,24 +29,32 @@ std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() 
 
 ValidationTable load_table(const std::string& path) {
   YamlReader root = YamlReader::file(path);
-  root.only({"table", "source", "description", "platform", "workload", "rows"});
+  root.only({"table", "kind", "source", "description", "platform", "workload", "rows"});
   ValidationTable t;
   t.file = path;
   t.id = root.text("table");
   t.platform = root.text("platform");
-  t.workload = root.map("workload").node();
+  t.kind = root.text_or("kind", "workload");
+  if (t.kind != "workload" && t.kind != "transfer")
+    throw InputError(root.where("kind"), fmt::format("'{}' is not valid (expected workload or transfer)", t.kind));
+  if (t.kind == "workload")
+    t.workload = root.map("workload").node();
   if (root.has("source")) {
     t.source = YAML::Dump(root.node()["source"]);
     YamlReader src = root.map("source");
     t.source_heading = src.text_or("seed", "") + ": " + src.text_or("heading", "");
   }
   for (const YamlReader& r : root.list("rows")) {
-    r.only({"id", "row", "column", "set", "measured", "flags", "note"});
+    r.only({"id", "row", "column", "set", "measured", "flags", "note", "bytes", "profile"});
     ValidationRow row;
     row.id = r.text("id");
     row.row = r.text_or("row", "");
     row.column = r.text_or("column", "");
     row.note = r.text_or("note", "");
+    row.bytes = r.quantity_or("bytes", 0, parse_bytes);
+    row.profile = r.text_or("profile", "");
+    if (t.kind == "transfer" && (row.bytes <= 0 || row.profile.empty()))
+      throw InputError(r.where("bytes"), "a transfer row needs bytes and profile");
     if (r.has("set"))
       for (const auto& kv : r.node()["set"])
         row.set.emplace_back(kv.first.as<std::string>(), scalar_text(kv.second));
@@ -166,11 +175,34 @@ std::map<std::string, Threshold> load_thresholds(const std::string& path) {
   return out;
 }
 
-Report simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+const char* primary_metric(const ValidationTable& table) {
+  return table.kind == "transfer" ? "transfer_s" : "step_time_s";
+}
+
+nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+  if (table.kind == "transfer") {
+    NetworkWhatIf network;
+    for (const auto& [key, value] : row.set) {
+      const std::string at = table.file + " (" + row.id + "): set." + key;
+      try {
+        if (key == "network.delay")
+          network.delay_s = parse_duration(value);
+        else if (key == "network.bandwidth")
+          network.bandwidth_Bps = parse_bandwidth(value);
+        else
+          throw InputError(at, "a transfer row sets only network.delay and network.bandwidth");
+      } catch (const std::invalid_argument& e) {
+        throw InputError(at, e.what());
+      }
+    }
+    const double seconds =
+        simulate_transfer(data.root + "/platforms/" + table.platform, 0, 1, row.bytes, network, row.profile, data);
+    return {{"transfer_s", seconds}, {"oom", false}};
+  }
   YAML::Emitter text;
   text << table.workload;
   const Workload w = parse_workload(text.c_str(), table.file + " (" + row.id + ")", row.set);
-  return simulate(data.root + "/platforms/" + table.platform, w, data);
+  return simulate(data.root + "/platforms/" + table.platform, w, data).to_json();
 }
 
 namespace {
@@ -209,7 +241,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
         continue;
       try {
-        run.result = run_isolated([&] { return simulate_row(*run.table, *run.row, data).to_json(); });
+        run.result = run_isolated([&] { return simulate_row(*run.table, *run.row, data); });
       } catch (const std::exception& e) {
         run.error = e.what();
       }
@@ -230,7 +262,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       c.id = run.table->id + "/" + row.id;
       c.metric = metric;
       c.flags = row.flags;
-      if (calibration.contains(c.id) && metric == "step_time_s")
+      if (calibration.contains(c.id) && metric == primary_metric(*run.table))
         c.flags.push_back("calibration");
       c.measured = measured;
       if (row.flagged("questionable") || row.flagged("not_reproducible")) {
@@ -251,8 +283,9 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
     };
     const auto& r = run.result;
     auto value = [&](const char* key) { return r ? std::optional<double>((*r)[key].get<double>()) : std::nullopt; };
-    if (auto m = row.measured.find("step_time_s"); m != row.measured.end())
-      make("step_time_s", m->second, value("step_time_s"));
+    const char* primary = primary_metric(*run.table);
+    if (auto m = row.measured.find(primary); m != row.measured.end())
+      make(primary, m->second, value(primary));
     if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
       make("peak_mem_gb", m->second, value("peak_memory_gib"));
     // The seed's own estimator against its runs: a reference for a profile-based estimator's error.
@@ -270,7 +303,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       report.cases.push_back(std::move(c));
     }
     // A run that finished did not run out of memory; a failed one did.
-    if (row.oom || row.measured.contains("step_time_s"))
+    if (run.table->kind == "workload" && (row.oom || row.measured.contains("step_time_s")))
       make("oom", row.oom ? 1.0 : 0.0, r ? std::optional<double>((*r)["oom"].get<bool>() ? 1.0 : 0.0) : std::nullopt);
   }
 
@@ -278,14 +311,15 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
   std::map<std::string, std::vector<const CaseResult*>> by_table;
   std::vector<const CaseResult*> fitted, held_out;
   for (const CaseResult& c : report.cases) {
-    const std::string key = c.metric == "step_time_s"   ? c.table
+    const bool primary = c.metric == "step_time_s" || c.metric == "transfer_s";
+    const std::string key = primary                     ? c.table
                             : c.metric == "oom"         ? c.table + ":oom"
                             : c.metric == "peak_mem_gb" ? c.table + ":memory"
                                                         : c.table + ":estimator (reference)";
     if (!by_table.contains(key))
       order.push_back(key);
     by_table[key].push_back(&c);
-    if (c.metric == "step_time_s")
+    if (primary)
       (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
   }
   std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {

@@ -27,6 +27,8 @@ struct Profile {
   double bandwidth_efficiency = 1.0; // payload fraction of link bandwidth (headers, protocol)
   double tcp_window_bytes = 0;       // per-flow window (0: unlimited); rate <= window / round trip
   bool p2p_blocking = false;         // the sender's compute stream waits for each send to complete
+  double p2p_max_rate_Bps = 0;       // the backend's own throughput ceiling per transfer (0: none),
+                                     // e.g. a CPU-bound socket protocol
 
   // Collectives (tensor- and data-parallel).
   double collective_step_overhead_s = 0; // per ring step beyond the route latency (kernel sync, protocol)

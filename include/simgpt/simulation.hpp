@@ -27,4 +27,9 @@ DataPaths default_data_paths();
 // one simulation per process: callers that run several use run_isolated().
 Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data);
 
+// Seconds one point-to-point transfer of `bytes` from GPU `from` to GPU `to` takes with a
+// profile's transfer settings: what a user measures before trusting the network model.
+double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
+                         const std::string& profile, const DataPaths& data);
+
 } // namespace simgpt

@@ -25,6 +25,8 @@ struct ValidationRow {
   bool oom = false;
   std::vector<std::string> flags;
   std::string note;
+  double bytes = 0;    // transfer tables: the message size
+  std::string profile; // transfer tables: whose transfer settings
   bool flagged(const std::string& flag) const;
 };
 
@@ -32,6 +34,7 @@ struct ValidationTable {
   std::string id;
   std::string file;
   std::string platform;
+  std::string kind = "workload"; // or "transfer": rows time one point-to-point message
   std::string source;
   std::string source_heading; // "seed file: heading"
   YAML::Node workload;
@@ -81,8 +84,12 @@ struct ValidationReport {
 // Rows named in profiles' calibration lists, as "table/row".
 std::set<std::string> calibration_rows(const DataPaths& data);
 
-// Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would.
-Report simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
+// Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would
+// (the report as JSON), or for a transfer table {"transfer_s": seconds}.
+nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
+
+// The metric a row's simulation is judged on first: step_time_s, or transfer_s in transfer tables.
+const char* primary_metric(const ValidationTable& table);
 
 // Runs the rows' simulations `jobs` at a time (each in its own process).
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
