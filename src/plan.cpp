@@ -39,6 +39,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.zero = static_cast<int>(par.zero);
   plan.dp_algorithm = par.dp_algorithm;
   plan.collective_step_overhead_s = profile.collective_step_overhead_s;
+  plan.order = w.placement.order;
 
   const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel};
   const KernelForm form = cost.form();

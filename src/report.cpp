@@ -38,7 +38,7 @@ nlohmann::ordered_json Report::to_json() const {
   j["critical_path"] = {{"compute_s", rounded(critical_compute_s)}, {"comm_s", rounded(critical_comm_s)}};
   auto& coll = j["collectives"] = nlohmann::ordered_json::object();
   for (const Collectives& c : collectives)
-    coll[c.kind] = {{"count", c.count}, {"bytes", rounded(c.bytes)}};
+    coll[c.kind] = {{"count", c.count}, {"per_gpu", c.per_gpu}, {"bytes", rounded(c.bytes)}};
   constexpr double GiB = 1024.0 * 1024 * 1024;
   j["peak_memory_gib"] = rounded(peak_memory_bytes / GiB);
   j["peak_memory_stage"] = peak_memory_stage;
@@ -78,7 +78,7 @@ std::string Report::to_text() const {
                      samples_per_s, tokens_per_s, tflops_per_gpu);
   out += fmt::format("  p2p         {} transfers, {:.1f} MB\n", p2p_transfers, p2p_bytes / 1e6);
   for (const Collectives& c : collectives)
-    out += fmt::format("  {:<11} {} per step, {:.1f} MB sent\n", c.kind, c.count, c.bytes / 1e6);
+    out += fmt::format("  {:<11} {} per step ({} on GPU 0), {:.1f} MB sent\n", c.kind, c.count, c.per_gpu, c.bytes / 1e6);
   out += fmt::format("  critical    {:.3f} s compute, {:.3f} s communication\n", critical_compute_s, critical_comm_s);
   constexpr double GiB = 1024.0 * 1024 * 1024;
   out += fmt::format("  memory      peak {:.2f} GiB on stage {}{}\n", peak_memory_bytes / GiB, peak_memory_stage,

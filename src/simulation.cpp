@@ -252,7 +252,7 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
   r.p2p_transfers = step.p2p_transfers;
   r.p2p_bytes = step.p2p_bytes;
   for (const auto& [kind, count] : step.collectives)
-    r.collectives.push_back({kind, count.count, count.bytes});
+    r.collectives.push_back({kind, count.count, count.first_gpu, count.bytes});
   for (TaskId v : critical_path(graph, timeline))
     (graph[v].kind == Task::Kind::compute ? r.critical_compute_s : r.critical_comm_s) +=
         timeline.finish[v] - timeline.start[v];

@@ -110,6 +110,7 @@ private:
     CollectiveTasks c = add_collective(g(), kind, algorithm, ring, bytes, latency);
     CollectiveCount& count = out_.collectives[to_string(kind)];
     count.count += 1;
+    count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
     count.bytes += bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
     return c;
   }

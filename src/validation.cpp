@@ -274,7 +274,9 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       } else {
         c.predicted = predicted;
         c.status = "compared";
-        if (metric == "oom")
+        if (metric.rfind("count:", 0) == 0)
+          c.error_pct = 0; // set by the caller: a measured count may be zero
+        else if (metric == "oom")
           c.error_pct = *measured == *predicted ? 0 : 100;
         else
           c.error_pct = 100 * (*predicted - *measured) / *measured;
@@ -288,6 +290,18 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       make(primary, m->second, value(primary));
     if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
       make("peak_mem_gb", m->second, value("peak_memory_gib"));
+    // Collectives per step by kind, beside the counts the benchmark reports (for comparison only:
+    // frameworks count fused or split collectives differently).
+    for (const char* kind : {"allreduce", "allgather", "reducescatter"})
+      if (auto m = row.measured.find(kind); m != row.measured.end()) {
+        std::optional<double> predicted;
+        if (r)
+          predicted = (*r)["collectives"].contains(kind) ? (*r)["collectives"][kind]["per_gpu"].get<double>() : 0.0;
+        make(std::string("count:") + kind, m->second, predicted);
+        CaseResult& c = report.cases.back();
+        if (c.status == "compared")
+          c.error_pct = *c.measured > 0 ? 100 * (*c.predicted - *c.measured) / *c.measured : (*c.predicted > 0 ? 100 : 0);
+      }
     // The seed's own estimator against its runs: a reference for a profile-based estimator's error.
     if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
         row.measured.contains("estimated_step_time_s")) {
@@ -313,6 +327,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
   for (const CaseResult& c : report.cases) {
     const bool primary = c.metric == "step_time_s" || c.metric == "transfer_s";
     const std::string key = primary                     ? c.table
+                            : c.metric.rfind("count:", 0) == 0 ? c.table + ":collective counts"
                             : c.metric == "oom"         ? c.table + ":oom"
                             : c.metric == "peak_mem_gb" ? c.table + ":memory"
                                                         : c.table + ":estimator (reference)";
@@ -324,7 +339,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
   }
   std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
     auto rank = [](const std::string& k) {
-      return k.find(":estimator") != std::string::npos ? 3
+      return k.find(":collective counts") != std::string::npos ? 4
+             : k.find(":estimator") != std::string::npos ? 3
              : k.find(":oom") != std::string::npos     ? 2
              : k.find(":memory") != std::string::npos  ? 1
                                                        : 0;

@@ -139,7 +139,15 @@ const std::map<std::string, Section>& schema() {
                                                                 {"reduce_scatter", DpAlgorithm::reduce_scatter},
                                                                 {"parameter_server", DpAlgorithm::parameter_server}});
          }}}},
-      {"placement", {{"gpus", [](auto& n, Workload& w, auto& at) { w.placement.gpus = read_int(n, at, 1); }}}},
+      {"placement",
+       {{"gpus", [](auto& n, Workload& w, auto& at) { w.placement.gpus = read_int(n, at, 1); }},
+        {"order", [](auto& n, Workload& w, auto& at) {
+           w.placement.order = read_enum<RankOrder>(n, at,
+                                                   {{"tp-dp-pp", RankOrder::tp_dp_pp},
+                                                    {"tp-pp-dp", RankOrder::tp_pp_dp},
+                                                    {"dp-tp-pp", RankOrder::dp_tp_pp},
+                                                    {"pp-tp-dp", RankOrder::pp_tp_dp}});
+         }}}},
       {"network",
        {{"delay", [](auto& n, Workload& w, auto& at) { w.network.delay_s = read_quantity(n, at, parse_duration); }},
         {"bandwidth", [](auto& n, Workload& w, auto& at) {

@@ -76,3 +76,27 @@ TEST_CASE("sharded optimizers reduce-scatter gradients and all-gather weights") 
   p.dp_bucket_bytes = 1e6;
   CHECK(count(build_step_graph(p, FlatTopology()), "allreduce") == 2);
 }
+
+TEST_CASE("rank orders place tensor groups, replicas and stages on GPUs as declared") {
+  ExecutionPlan p = small_plan(2, 2, 2, 1, 1);
+  // Megatron: tp fastest, then dp, then pp.
+  CHECK(p.gpu(0, 0, 1) == 1);
+  CHECK(p.gpu(0, 1, 0) == 2);
+  CHECK(p.gpu(1, 0, 0) == 4);
+  p.order = RankOrder::tp_pp_dp;
+  CHECK(p.gpu(1, 0, 0) == 2);
+  CHECK(p.gpu(0, 1, 0) == 4);
+  p.order = RankOrder::pp_tp_dp;
+  CHECK(p.gpu(1, 0, 0) == 1);
+  CHECK(p.gpu(0, 0, 1) == 2);
+  // Every order is a permutation of the GPUs.
+  for (RankOrder o : {RankOrder::tp_dp_pp, RankOrder::tp_pp_dp, RankOrder::dp_tp_pp, RankOrder::pp_tp_dp}) {
+    p.order = o;
+    std::vector<int> seen(8, 0);
+    for (int s = 0; s < 2; ++s)
+      for (int d = 0; d < 2; ++d)
+        for (int t = 0; t < 2; ++t)
+          seen[static_cast<size_t>(p.gpu(s, d, t))] += 1;
+    CHECK(seen == std::vector<int>(8, 1));
+  }
+}

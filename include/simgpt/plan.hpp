@@ -51,8 +51,19 @@ struct ExecutionPlan {
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
   double collective_step_overhead_s = 0;
 
-  // Megatron's rank order: tensor ranks fastest, then data-parallel replicas, then stages.
-  int gpu(int stage, int replica, int tp_rank) const { return (stage * dp + replica) * tp + tp_rank; }
+  RankOrder order = RankOrder::tp_dp_pp;
+
+  // The GPU of a rank, in the workload's rank order (Megatron's by default: tensor ranks fastest,
+  // then data-parallel replicas, then stages).
+  int gpu(int stage, int replica, int tp_rank) const {
+    switch (order) {
+    case RankOrder::tp_dp_pp: return (stage * dp + replica) * tp + tp_rank;
+    case RankOrder::tp_pp_dp: return (replica * pp + stage) * tp + tp_rank;
+    case RankOrder::dp_tp_pp: return (stage * tp + tp_rank) * dp + replica;
+    case RankOrder::pp_tp_dp: return (replica * tp + tp_rank) * pp + stage;
+    }
+    return 0;
+  }
   int gpus() const { return dp * tp * pp; }
   bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
 };

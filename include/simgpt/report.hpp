@@ -45,7 +45,8 @@ struct Report {
   double critical_comm_s = 0;    // transfers and collective latencies on the critical path
   struct Collectives {
     std::string kind;
-    int count = 0;
+    int count = 0;     // over all groups
+    int per_gpu = 0;   // those GPU 0 runs
     double bytes = 0; // sent by all members
   };
   std::vector<Collectives> collectives; // per step, by kind

@@ -22,7 +22,8 @@ public:
 };
 
 struct CollectiveCount {
-  int count = 0;
+  int count = 0;      // over all groups
+  int first_gpu = 0;  // those GPU 0 takes part in: what one rank runs, as frameworks count them
   double bytes = 0; // bytes each member sends, summed over collectives and members
 };
 

@@ -58,8 +58,13 @@ struct NetworkWhatIf {
   std::optional<double> bandwidth_Bps;
 };
 
+// The order in which ranks fill GPUs, fastest-varying first: Megatron's default "tp-dp-pp" puts a
+// tensor-parallel group on neighbouring GPUs, then data-parallel replicas, then stages.
+enum class RankOrder { tp_dp_pp, tp_pp_dp, dp_tp_pp, pp_tp_dp };
+
 struct Placement {
   std::optional<int64_t> gpus; // how many of the platform's GPUs the job uses (first N hosts)
+  RankOrder order = RankOrder::tp_dp_pp;
 };
 
 struct Workload {
