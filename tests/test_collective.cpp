@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -18,7 +20,9 @@ constexpr double kNicLatency = 25e-6;
 
 // `nodes` nodes of `per_node` GPUs; GPUs of a node share its NIC; intra-node links are fast.
 std::string cluster_platform(int nodes, int per_node) {
-  const std::string path = "/tmp/simgpt_test_cluster_" + std::to_string(nodes) + "x" + std::to_string(per_node) + ".xml";
+  // One file per test process: ctest runs test cases in parallel.
+  const std::string path = "/tmp/simgpt_test_cluster_" + std::to_string(nodes) + "x" + std::to_string(per_node) + "_" +
+                           std::to_string(::getpid()) + ".xml";
   std::ofstream out(path);
   out << "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
          "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n";

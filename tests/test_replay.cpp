@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -15,7 +17,8 @@ namespace {
 
 // Two nodes, one GPU each, joined by their 10 Gbps NICs (25 us each way).
 std::string two_node_platform() {
-  const std::string path = "/tmp/simgpt_test_two_nodes.xml";
+  // One file per test process: ctest runs test cases in parallel.
+  const std::string path = "/tmp/simgpt_test_two_nodes_" + std::to_string(::getpid()) + ".xml";
   std::ofstream out(path);
   out << R"(<?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -77,7 +80,7 @@ TEST_CASE("transfers sharing one NIC share its bandwidth") {
 }
 
 TEST_CASE("a platform that does not load is an input error, not a crash") {
-  const std::string path = "/tmp/simgpt_test_broken.xml";
+  const std::string path = "/tmp/simgpt_test_broken_" + std::to_string(::getpid()) + ".xml";
   std::ofstream(path) << "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"gpu-0\"";
   auto attempt = [&] {
     run_isolated([&] {
