@@ -21,8 +21,7 @@ public:
 
   StepGraph build() {
     for (int s = 0; s < plan_.pp; ++s) {
-      for (int d = 0; d < plan_.dp; ++d)
-        build_stage(s, d);
+      build_stage(s);
       synchronise_and_update(s);
     }
     connect_transfers();
@@ -149,8 +148,29 @@ private:
                           plan_.activation_bytes);
   }
 
-  void build_stage(int s, int d) {
-    const std::vector<int> group = tp_group(s, d);
+  // ZeRO-3 (FSDP): a layer's weights are all-gathered across the data-parallel replicas right
+  // before each use (forward, and again for recompute and backward), on the compute streams.
+  void gather_weights(int s) {
+    if (plan_.zero < 3 || plan_.dp < 2)
+      return;
+    for (int t = 0; t < plan_.tp; ++t) {
+      std::vector<int> members;
+      for (int d = 0; d < plan_.dp; ++d)
+        members.push_back(plan_.gpu(s, d, t));
+      blocking_collective(members, CollectiveKind::allgather, plan_.layer.param_bytes);
+    }
+  }
+
+  // All replicas of stage s step through the schedule together, so that collectives across
+  // replicas (ZeRO-3's gathers) can join their streams.
+  void build_stage(int s) {
+    std::vector<std::vector<int>> groups;
+    for (int d = 0; d < plan_.dp; ++d)
+      groups.push_back(tp_group(s, d));
+    auto each_group = [&](const auto& fn) {
+      for (const std::vector<int>& group : groups)
+        fn(group);
+    };
     const int V = plan_.pp * plan_.chunks;
     const int M = plan_.micro_batches;
     for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, M, plan_.chunks)) {
@@ -158,66 +178,76 @@ private:
       const bool forward = step.pass == PipelineStep::Pass::forward;
       const StageCost& c = plan_.stages[static_cast<size_t>(v)];
       const int mb = step.micro_batch;
+      const int chunk = step.chunk;
+      const Phase phase = forward ? Phase::forward : Phase::backward;
       // Wait for the input from the neighbouring virtual stage.
       const bool receives = forward ? v > 0 : v < V - 1;
-      for (int t = 0; t < plan_.tp; ++t) {
-        const int gpu = group[static_cast<size_t>(t)];
-        flush(gpu);
-        if (receives) {
-          TaskId recv = marker(forward ? Phase::activation : Phase::gradient);
-          waits_[static_cast<size_t>(gpu)].push_back(recv);
-          receive_[{d, v, mb, t, forward}] = recv;
+      for (int d = 0; d < plan_.dp; ++d)
+        for (int t = 0; t < plan_.tp; ++t) {
+          const int gpu = groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+          flush(gpu);
+          if (receives) {
+            TaskId recv = marker(forward ? Phase::activation : Phase::gradient);
+            waits_[static_cast<size_t>(gpu)].push_back(recv);
+            receive_[{d, v, mb, t, forward}] = recv;
+          }
+          run(gpu, plan_.microbatch_overhead_s, phase, s, mb, chunk);
         }
-        run(gpu, plan_.microbatch_overhead_s, forward ? Phase::forward : Phase::backward, s, mb, step.chunk);
-      }
-      const Phase phase = forward ? Phase::forward : Phase::backward;
+      auto run_all = [&](double seconds) {
+        each_group([&](const std::vector<int>& group) {
+          for (int gpu : group)
+            run(gpu, seconds, phase, s, mb, chunk);
+        });
+      };
+      auto block_all = [&](double seconds, bool gathers_input = true) {
+        each_group([&](const std::vector<int>& group) { block(group, seconds, phase, s, mb, chunk, gathers_input); });
+      };
       const bool last_backward = !forward && mb == M - 1;
       if (forward) {
         if (v == 0)
-          block(group, c.embedding_forward, phase, s, mb, step.chunk, false);
+          block_all(c.embedding_forward, false);
         for (int l = 0; l < c.layers; ++l) {
-          block(group, plan_.layer.attention_forward, phase, s, mb, step.chunk);
-          block(group, plan_.layer.mlp_forward, phase, s, mb, step.chunk);
+          gather_weights(s);
+          block_all(plan_.layer.attention_forward);
+          block_all(plan_.layer.mlp_forward);
         }
         if (v == V - 1)
-          for (int gpu : group)
-            run(gpu, c.head_forward, phase, s, mb, step.chunk);
+          run_all(c.head_forward);
       } else {
         if (v == V - 1) {
-          for (int gpu : group)
-            run(gpu, c.head_backward, phase, s, mb, step.chunk);
+          run_all(c.head_backward);
           if (last_backward)
-            grad_point(group, c.head_bytes);
+            each_group([&](const std::vector<int>& group) { grad_point(group, c.head_bytes); });
         }
         for (int l = 0; l < c.layers; ++l) {
+          gather_weights(s);
           if (plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || mb < M - 1)) {
-            block(group, plan_.layer.attention_forward, phase, s, mb, step.chunk);
-            block(group, plan_.layer.mlp_forward, phase, s, mb, step.chunk);
+            block_all(plan_.layer.attention_forward);
+            block_all(plan_.layer.mlp_forward);
           }
-          block(group, plan_.layer.mlp_backward, phase, s, mb, step.chunk);
-          for (int gpu : group)
-            run(gpu, plan_.layer.recompute_core, phase, s, mb, step.chunk);
-          block(group, plan_.layer.attention_backward, phase, s, mb, step.chunk);
+          block_all(plan_.layer.mlp_backward);
+          run_all(plan_.layer.recompute_core);
+          block_all(plan_.layer.attention_backward);
           if (last_backward)
-            grad_point(group, plan_.layer.grad_bytes);
+            each_group([&](const std::vector<int>& group) { grad_point(group, plan_.layer.grad_bytes); });
         }
         if (v == 0) {
-          for (int gpu : group)
-            run(gpu, c.embedding_backward, phase, s, mb, step.chunk);
+          run_all(c.embedding_backward);
           if (last_backward)
-            grad_point(group, c.embedding_bytes);
+            each_group([&](const std::vector<int>& group) { grad_point(group, c.embedding_bytes); });
         }
       }
-      for (int t = 0; t < plan_.tp; ++t) {
-        const int gpu = group[static_cast<size_t>(t)];
-        send_[{d, v, mb, t, forward}] = flush(gpu);
-        if (plan_.blocking_p2p && (forward ? v < V - 1 : v > 0)) {
-          // The sender's stream waits for its send to complete before going on.
-          TaskId sent = marker(forward ? Phase::activation : Phase::gradient);
-          waits_[static_cast<size_t>(gpu)].push_back(sent);
-          sent_[{d, v, mb, t, forward}] = sent;
+      for (int d = 0; d < plan_.dp; ++d)
+        for (int t = 0; t < plan_.tp; ++t) {
+          const int gpu = groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+          send_[{d, v, mb, t, forward}] = flush(gpu);
+          if (plan_.blocking_p2p && (forward ? v < V - 1 : v > 0)) {
+            // The sender's stream waits for its send to complete before going on.
+            TaskId sent = marker(forward ? Phase::activation : Phase::gradient);
+            waits_[static_cast<size_t>(gpu)].push_back(sent);
+            sent_[{d, v, mb, t, forward}] = sent;
+          }
         }
-      }
     }
   }
 
@@ -251,7 +281,7 @@ private:
         run(gpu, seconds, Phase::optimizer, s, -1, 0);
         flush(gpu);
       }
-      if (plan_.dp > 1 && plan_.sharded_optimizer()) {
+      if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3) {
         // Each replica updated its shard: gather the new weights.
         CollectiveTasks c = collective(members, CollectiveKind::allgather, params);
         for (int gpu : members)
@@ -271,16 +301,19 @@ private:
     for (size_t i = 0; i < first.size(); ++i) {
       bucket += first[i].second;
       const bool last = i + 1 == first.size();
-      if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
+      // ZeRO-3 reduce-scatters each layer's gradients as soon as its backward is done.
+      const bool per_layer = plan_.zero >= 3;
+      if (!last && !per_layer && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
         continue;
       CollectiveTasks c = collective(members, kind, bucket, algorithm);
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
-        TaskId ready = plan_.dp_overlap ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail_[static_cast<size_t>(gpu)];
+        const bool early = plan_.dp_overlap || plan_.zero >= 3;
+        TaskId ready = early ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail_[static_cast<size_t>(gpu)];
         boost::add_edge(ready, c.entry, g());
         // Communication leaves a GPU in the order it was issued: the pipeline sends issued
         // before the synchronisation go first.
-        if (!plan_.dp_overlap || last)
+        if (!early || last)
           after_sends_.emplace_back(gpu, c.entry);
       }
       if (previous)

@@ -100,3 +100,13 @@ TEST_CASE("rank orders place tensor groups, replicas and stages on GPUs as decla
     CHECK(seen == std::vector<int>(8, 1));
   }
 }
+
+TEST_CASE("ZeRO-3 gathers each layer's weights before every use and reduce-scatters its gradients") {
+  ExecutionPlan p = small_plan(2, 1, 1, 3, 2);
+  p.zero = 3;
+  StepGraph g = build_step_graph(p, FlatTopology());
+  // 2 layers x 3 micro-batches x (forward + backward) gathers on the one data-parallel group.
+  CHECK(count(g, "allgather") == 12);
+  CHECK(count(g, "reducescatter") == 2);
+  CHECK(count(g, "allreduce") == 0);
+}
