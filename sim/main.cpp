@@ -29,7 +29,7 @@ simgpt::DataPaths data_paths(const Options& o) {
 
 int run_simulation(const Options& o) {
   if (o.platform.empty() || o.workload.empty())
-    throw simgpt::InputError("simgpt", "--platform and --workload are required (see simgpt --help)");
+    throw simgpt::InputError("", "--platform and --workload are required (see simgpt --help)");
   simgpt::Overrides overrides;
   for (const std::string& s : o.sets)
     overrides.push_back(simgpt::parse_override(s));
