@@ -65,7 +65,7 @@ int run_calibrate(const Options& o) {
   const simgpt::CalibrationResult r = simgpt::calibrate_profile(o.profile, tables, data);
   std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
   for (const auto& [key, value] : r.fitted)
-    std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, key.find("overhead") != std::string::npos ? " s" : "");
+    std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, key.rfind("compute.", 0) == 0 ? " s" : "");
   for (const auto& [row, error] : r.error_pct)
     std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
   if (o.write) {

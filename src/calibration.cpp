@@ -28,6 +28,8 @@ Range range_of(const std::string& key) {
     return {0.1e9 / 8, 100e9 / 8, true}; // 0.1 to 100 Gbps
   if (key == "compute.op_overhead")
     return {0, 1e-3};
+  if (key == "memory.allocator_overhead")
+    return {0, 1}; // the caching allocator holds up to as much again as is allocated
   return {0, 0.05};
 }
 
@@ -39,22 +41,33 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   if (profile.fitted.empty() || profile.calibration_rows.empty())
     throw InputError(data.profiles() + "/" + name + ".yaml: calibration",
                      "declares no fitted parameters or no calibration rows");
-  std::vector<std::pair<const ValidationTable*, const ValidationRow*>> rows;
-  for (const std::string& id : profile.calibration_rows) {
+  // A row is judged on its measured time, or, named "table/row:oom", on whether it ran out of
+  // memory (a run with a measured time did not).
+  struct CalibrationRow {
+    const ValidationTable* table;
+    const ValidationRow* row;
+    bool oom_outcome;
+  };
+  std::vector<CalibrationRow> rows;
+  for (const std::string& name_in_profile : profile.calibration_rows) {
+    const bool oom_outcome = name_in_profile.size() > 4 && name_in_profile.ends_with(":oom");
+    const std::string id = oom_outcome ? name_in_profile.substr(0, name_in_profile.size() - 4) : name_in_profile;
     const auto slash = id.find('/');
     const ValidationRow* found = nullptr;
     const ValidationTable* in = nullptr;
     for (const ValidationTable& t : tables)
       if (t.id == id.substr(0, slash))
         for (const ValidationRow& r : t.rows)
-          if (r.id == id.substr(slash + 1) && r.measured.contains(primary_metric(t))) {
+          if (r.id == id.substr(slash + 1) &&
+              (oom_outcome ? (r.oom || r.measured.contains("step_time_s")) : r.measured.contains(primary_metric(t)))) {
             found = &r;
             in = &t;
           }
     if (found == nullptr)
       throw InputError(data.profiles() + "/" + name + ".yaml: calibration.rows",
-                       fmt::format("'{}' is not a validation row with a measured time", id));
-    rows.emplace_back(in, found);
+                       fmt::format("'{}' is not a validation row with a measured {}", name_in_profile,
+                                   oom_outcome ? "outcome (ran or out of memory)" : "time"));
+    rows.push_back({in, found, oom_outcome});
   }
 
   CalibrationResult result;
@@ -65,11 +78,20 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
 
   auto errors = [&](const DataPaths& d) {
     std::map<std::string, double> out;
-    for (const auto& [table, row] : rows) {
+    for (const auto& [table, row, oom_outcome] : rows) {
       auto r = run_isolated([&] { return simulate_row(*table, *row, d); });
+      const std::string id = table->id + "/" + row->id;
+      if (oom_outcome) {
+        // Distance (in % of the GPU's memory) on the wrong side of a 5% band around capacity:
+        // a run that failed should predict above 105%, one that ran below 95%.
+        const auto& stage = r["stages"][r["peak_memory_stage"].get<size_t>()]["memory_gib"];
+        const double fill = 100 * stage["peak"].get<double>() / stage["capacity"].get<double>();
+        out[id + ":oom"] = row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
+        continue;
+      }
       const char* metric = primary_metric(*table);
       const double measured = row->measured.at(metric);
-      out[table->id + "/" + row->id] = 100 * (r[metric].get<double>() - measured) / measured;
+      out[id] = 100 * (r[metric].get<double>() - measured) / measured;
     }
     return out;
   };
@@ -122,7 +144,7 @@ void write_fitted(const CalibrationResult& result, const DataPaths& data) {
       const std::string prefix = "  " + key.substr(dot + 1) + ":";
       if (section != key.substr(0, dot) || line.rfind(prefix, 0) != 0)
         continue;
-      if (key.find("overhead") != std::string::npos)
+      if (key.rfind("compute.", 0) == 0)
         line = prefix + fmt::format(" {:.4g}ms", value * 1e3);
       else if (key == "p2p.tcp_window")
         line = prefix + fmt::format(" {:.4g}MB", value / 1e6);

@@ -47,11 +47,13 @@ double* parameter(Profile& p, const std::string& key) {
     return &p.bandwidth_efficiency;
   if (key == "p2p.tcp_window")
     return &p.tcp_window_bytes;
+  if (key == "memory.allocator_overhead")
+    return &p.memory.allocator_overhead;
   if (key == "p2p.max_rate")
     return &p.p2p_max_rate_Bps;
   throw InputError(p.name + ": calibration.fitted",
                    fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
-                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate)",
+                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate, memory.allocator_overhead)",
                                key));
 }
 

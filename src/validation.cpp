@@ -262,7 +262,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       c.id = run.table->id + "/" + row.id;
       c.metric = metric;
       c.flags = row.flags;
-      if (calibration.contains(c.id) && metric == primary_metric(*run.table))
+      if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
+          (metric == "oom" && calibration.contains(c.id + ":oom")))
         c.flags.push_back("calibration");
       c.measured = measured;
       if (row.flagged("questionable") || row.flagged("not_reproducible")) {
