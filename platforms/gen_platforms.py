@@ -7,7 +7,7 @@ Conventions simgpt relies on:
 - every link is SPLITDUPLEX and every route lists directions explicitly (symmetrical="NO");
 - each server's network interface is the split-duplex link nic-<node> with property role=nic:
   its UP direction is the server's outgoing traffic, where `network.delay` / `network.bandwidth`
-  (tc netem) apply.
+  (tc netem) apply. An optional property flow_limit caps each single flow through it.
 """
 import os
 
@@ -42,8 +42,10 @@ def host(i, gpu, node):
             f'<prop id="node" value="{node}"/></host>')
 
 
-def link(name, bandwidth, latency, nic=False):
+def link(name, bandwidth, latency, nic=False, flow_limit=None):
     prop = '<prop id="role" value="nic"/>' if nic else ''
+    if flow_limit:
+        prop += f'<prop id="flow_limit" value="{flow_limit}"/>'
     return f'<link id="{name}" bandwidth="{bandwidth}" latency="{latency}" sharing_policy="SPLITDUPLEX">{prop}</link>'
 
 
@@ -59,7 +61,9 @@ def write(name, lines):
 
 def aws(name, nodes, gpus_per_node, nic_bandwidth, comment):
     """AWS p3 instances: V100-SXM2-16GB, NVLink cube-mesh inside an 8-GPU instance, one NIC each.
-    NIC latency 25 us each way: 50 us one way between instances, about 0.1 ms round trip."""
+    NIC latency 25 us each way: 50 us one way between instances, about 0.1 ms round trip.
+    AWS limits a single flow (TCP 5-tuple) to 10 Gbps between instances in a cluster placement
+    group (5 Gbps outside one); these platforms assume a placement group."""
     lines = header(comment)
     n = nodes * gpus_per_node
     for i in range(n):
@@ -67,7 +71,7 @@ def aws(name, nodes, gpus_per_node, nic_bandwidth, comment):
     for i in range(n):
         lines.append(link(f'pcie-{i}', '12GBps', '1us'))  # PCIe 3 x16
     for k in range(nodes):
-        lines.append(link(f'nic-{k}', nic_bandwidth, '25us', nic=True))
+        lines.append(link(f'nic-{k}', nic_bandwidth, '25us', nic=True, flow_limit='10Gbps'))
         if gpus_per_node == 8:
             lines.append(link(f'sys-{k}', '20GBps', '1us'))  # CPU socket interconnect
             for a in range(8):

@@ -1,6 +1,7 @@
 #include "simgpt/cluster.hpp"
 
 #include "simgpt/error.hpp"
+#include "simgpt/units.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace simgpt {
@@ -81,7 +84,8 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
 
   // NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
   // split-duplex link, not on its _UP and _DOWN halves.
-  auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
+  // NIC halves, with the single-flow rate limit of each (0: none).
+  auto nics = std::make_shared<std::unordered_map<const simgrid::s4u::Link*, double>>();
   for (simgrid::s4u::Link* link : engine_->get_all_links()) {
     const std::string& name = link->get_name();
     if (!ends_with(name, "_UP"))
@@ -90,8 +94,16 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
     const char* role = duplex ? duplex->get_property("role") : nullptr;
     if (role == nullptr || std::string_view(role) != "nic")
       continue;
-    nics->insert(duplex->get_link_up());
-    nics->insert(duplex->get_link_down());
+    double flow_limit = 0;
+    if (const char* limit = duplex->get_property("flow_limit"); limit != nullptr) {
+      try {
+        flow_limit = parse_bandwidth(limit);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(platform_path + ": link " + duplex->get_name() + " property flow_limit", e.what());
+      }
+    }
+    nics->emplace(duplex->get_link_up(), flow_limit);
+    nics->emplace(duplex->get_link_down(), flow_limit);
     // tc netem delay D rate R on the node's outgoing interface: the UP direction.
     if (network.delay_s)
       link->set_latency(link->get_latency() + *network.delay_s);
@@ -100,23 +112,26 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
   }
 
   // Transfers through a NIC carry TCP/IP headers: the payload gets a fraction of the link rate.
-  // A backend with its own throughput ceiling (a CPU-bound protocol) caps each such transfer.
+  // A backend with its own throughput ceiling (a CPU-bound protocol), and a network that limits
+  // each single flow (a cloud's per-flow cap), cap each such transfer below its route's bottleneck.
   const double efficiency = profile.bandwidth_efficiency;
   const double max_rate = profile.p2p_max_rate_Bps;
   engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(
       [efficiency, max_rate, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                    const std::vector<simgrid::s4u::Link*>& links,
                                    const std::unordered_set<simgrid::s4u::NetZone*>&) {
-        if (!std::any_of(links.begin(), links.end(), [&](const simgrid::s4u::Link* l) { return nics->contains(l); }))
-          return 1.0;
-        double factor = efficiency;
-        if (max_rate > 0) {
-          double bottleneck = std::numeric_limits<double>::infinity();
-          for (const simgrid::s4u::Link* l : links)
-            bottleneck = std::min(bottleneck, l->get_bandwidth());
-          factor = std::min(factor, max_rate / bottleneck);
+        bool through_nic = false;
+        double cap = max_rate > 0 ? max_rate : std::numeric_limits<double>::infinity();
+        double bottleneck = std::numeric_limits<double>::infinity();
+        for (const simgrid::s4u::Link* l : links) {
+          bottleneck = std::min(bottleneck, l->get_bandwidth());
+          if (auto nic = nics->find(l); nic != nics->end()) {
+            through_nic = true;
+            if (nic->second > 0)
+              cap = std::min(cap, nic->second);
+          }
         }
-        return factor;
+        return through_nic ? std::min(efficiency, cap / bottleneck) : 1.0;
       });
 }
 
