@@ -30,6 +30,10 @@ Range range_of(const std::string& key) {
     return {0, 1e-3};
   if (key == "memory.allocator_overhead")
     return {0, 1}; // the caching allocator holds up to as much again as is allocated
+  if (key == "memory.logits_bytes")
+    return {2, 32}; // one fp16 copy of the logits to several fp32 ones
+  if (key == "memory.recompute_kept")
+    return {1, 4}; // [s, b, h] tensors a checkpointed layer keeps
   return {0, 0.05};
 }
 
@@ -41,17 +45,20 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   if (profile.fitted.empty() || profile.calibration_rows.empty())
     throw InputError(data.profiles() + "/" + name + ".yaml: calibration",
                      "declares no fitted parameters or no calibration rows");
-  // A row is judged on its measured time, or, named "table/row:oom", on whether it ran out of
-  // memory (a run with a measured time did not).
+  // A row is judged on its measured time; named "table/row:memory", on its measured peak memory;
+  // named "table/row:oom", on whether it ran out of memory (a run with a measured time did not).
   struct CalibrationRow {
     const ValidationTable* table;
     const ValidationRow* row;
     bool oom_outcome;
+    bool memory;
   };
   std::vector<CalibrationRow> rows;
   for (const std::string& name_in_profile : profile.calibration_rows) {
-    const bool oom_outcome = name_in_profile.size() > 4 && name_in_profile.ends_with(":oom");
-    const std::string id = oom_outcome ? name_in_profile.substr(0, name_in_profile.size() - 4) : name_in_profile;
+    const bool oom_outcome = name_in_profile.ends_with(":oom");
+    const bool memory = name_in_profile.ends_with(":memory");
+    const std::string id =
+        oom_outcome || memory ? name_in_profile.substr(0, name_in_profile.rfind(':')) : name_in_profile;
     const auto slash = id.find('/');
     const ValidationRow* found = nullptr;
     const ValidationTable* in = nullptr;
@@ -59,15 +66,19 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
       if (t.id == id.substr(0, slash))
         for (const ValidationRow& r : t.rows)
           if (r.id == id.substr(slash + 1) &&
-              (oom_outcome ? (r.oom || r.measured.contains("step_time_s")) : r.measured.contains(primary_metric(t)))) {
+              (oom_outcome ? (r.oom || r.measured.contains("step_time_s"))
+               : memory    ? r.measured.contains("peak_mem_gb")
+                           : r.measured.contains(primary_metric(t)))) {
             found = &r;
             in = &t;
           }
     if (found == nullptr)
       throw InputError(data.profiles() + "/" + name + ".yaml: calibration.rows",
                        fmt::format("'{}' is not a validation row with a measured {}", name_in_profile,
-                                   oom_outcome ? "outcome (ran or out of memory)" : "time"));
-    rows.push_back({in, found, oom_outcome});
+                                   oom_outcome ? "outcome (ran or out of memory)"
+                                   : memory    ? "peak memory"
+                                               : "time"));
+    rows.push_back({in, found, oom_outcome, memory});
   }
 
   CalibrationResult result;
@@ -78,7 +89,7 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
 
   auto errors = [&](const DataPaths& d) {
     std::map<std::string, double> out;
-    for (const auto& [table, row, oom_outcome] : rows) {
+    for (const auto& [table, row, oom_outcome, memory] : rows) {
       auto r = run_isolated([&] { return simulate_row(*table, *row, d); });
       const std::string id = table->id + "/" + row->id;
       if (oom_outcome) {
@@ -87,6 +98,11 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
         const auto& stage = r["stages"][r["peak_memory_stage"].get<size_t>()]["memory_gib"];
         const double fill = 100 * stage["peak"].get<double>() / stage["capacity"].get<double>();
         out[id + ":oom"] = row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
+        continue;
+      }
+      if (memory) {
+        const double measured = row->measured.at("peak_mem_gb");
+        out[id + ":memory"] = 100 * (r["peak_memory_gib"].get<double>() - measured) / measured;
         continue;
       }
       const char* metric = primary_metric(*table);

@@ -138,10 +138,13 @@ double embedding_parameters(const ModelSpec& m, int64_t tp) {
   return static_cast<double>(m.vocab) * h / static_cast<double>(tp) + static_cast<double>(m.seq_len) * h;
 }
 
-double head_parameters(const ModelSpec& m, int64_t /*tp*/) {
+double head_parameters(const ModelSpec& m, int64_t tp) {
   const double h = static_cast<double>(m.hidden);
-  // The LM head is tied to the word embedding; the classifier has a pooler and a projection.
-  return m.head == Head::lm ? 2 * h : 2 * h + h * h + h + 2 * h + 2;
+  // The LM head's final layernorm, and its own projection and bias (vocabulary-parallel) unless it
+  // is tied to the word embedding; the classifier has a pooler and a projection.
+  if (m.head == Head::lm)
+    return 2 * h + (m.tie_embeddings ? 0.0 : static_cast<double>(m.vocab) * (h + 1) / static_cast<double>(tp));
+  return 2 * h + h * h + h + 2 * h + 2;
 }
 
 double total_parameters(const ModelSpec& m) {

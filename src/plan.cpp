@@ -1,8 +1,12 @@
 #include "simgpt/plan.hpp"
 
 #include "simgpt/compute_cost.hpp"
+#include "simgpt/error.hpp"
 #include "simgpt/model.hpp"
+#include "simgpt/partition.hpp"
 #include "simgpt/profile.hpp"
+
+#include <fmt/format.h>
 
 namespace simgpt {
 namespace {
@@ -16,6 +20,25 @@ double optimizer_bytes_per_parameter(const TrainingSpec& t) {
   if (t.optimizer == Optimizer::adam)
     return 4 * 7 + (mixed ? 2 + 2 : 0);
   return 4 * 5 + (mixed ? 2 + 2 : 0);
+}
+
+// Layers per virtual stage, as the workload or else the framework divides them.
+std::vector<int> stage_layers(const Workload& w, const Profile& profile, const Kernels& layer_forward,
+                              const Kernels& embedding, const Kernels& head, int virtual_stages) {
+  const Partition partition =
+      w.parallelism.partition == Partition::framework ? profile.partition : w.parallelism.partition;
+  const int layers = static_cast<int>(w.model.layers);
+  if (partition == Partition::listed)
+    return {w.parallelism.stage_layers.begin(), w.parallelism.stage_layers.end()};
+  if (partition == Partition::balanced)
+    return balanced_stage_layers(layers, virtual_stages, sum_flops(layer_forward), sum_flops(embedding),
+                                 sum_flops(head));
+  if (layers % virtual_stages != 0)
+    throw InputError(w.source + ": parallelism.pp",
+                     fmt::format("{} layers cannot be split evenly into {} pipeline stages (the {} profile divides "
+                                 "layers uniformly; set parallelism.partition to balanced or a list)",
+                                 layers, virtual_stages, profile.name));
+  return std::vector<int>(static_cast<size_t>(virtual_stages), layers / virtual_stages);
 }
 
 } // namespace
@@ -60,9 +83,12 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const double optimizer_bandwidth = cost.gpu().memory_bandwidth * cost.gpu().memory_efficiency;
   const double opt_bytes = optimizer_bytes_per_parameter(w.training);
   const int virtual_stages = plan.pp * plan.chunks;
-  const int layers = static_cast<int>(w.model.layers / virtual_stages);
+  Kernels layer_forward = attention;
+  layer_forward.insert(layer_forward.end(), mlp.begin(), mlp.end());
+  const std::vector<int> layer_counts = stage_layers(w, profile, layer_forward, embedding, head, virtual_stages);
   for (int v = 0; v < virtual_stages; ++v) {
     StageCost c;
+    const int layers = layer_counts[static_cast<size_t>(v)];
     c.layers = layers;
     double embedding_params = 0, head_params = 0;
     if (v == 0) {
@@ -75,7 +101,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       c.head_backward = cost.seconds(backward_of(head));
       head_params = head_parameters(w.model, par.tp);
       // An LM head on its own stage keeps a copy of the word embedding it is tied to.
-      if (w.model.head == Head::lm && virtual_stages > 1)
+      if (w.model.head == Head::lm && w.model.tie_embeddings && virtual_stages > 1)
         head_params += static_cast<double>(w.model.vocab * w.model.hidden / par.tp);
     }
     c.embedding_bytes = embedding_params * E;

@@ -51,9 +51,14 @@ double* parameter(Profile& p, const std::string& key) {
     return &p.memory.allocator_overhead;
   if (key == "p2p.max_rate")
     return &p.p2p_max_rate_Bps;
+  if (key == "memory.logits_bytes")
+    return &p.memory.logits_bytes;
+  if (key == "memory.recompute_kept")
+    return &p.memory.recompute_kept;
   throw InputError(p.name + ": calibration.fitted",
                    fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
-                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate, memory.allocator_overhead)",
+                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate, memory.allocator_overhead, "
+                               "memory.logits_bytes, memory.recompute_kept)",
                                key));
 }
 
@@ -71,7 +76,7 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
     throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
   YamlReader root = YamlReader::file(path);
-  root.only({"description", "compute", "p2p", "collectives", "memory", "calibration"});
+  root.only({"description", "compute", "pipeline", "p2p", "collectives", "memory", "calibration"});
   Profile p;
   p.name = name;
   p.description = root.text_or("description", "");
@@ -85,6 +90,15 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
     p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
     p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);
     p.microbatch_overhead_s = c.quantity_or("microbatch_overhead", 0, parse_duration);
+  }
+  if (root.has("pipeline")) {
+    YamlReader n = root.map("pipeline");
+    n.only({"partition"});
+    const std::string partition = n.text_or("partition", "uniform");
+    if (partition != "uniform" && partition != "balanced")
+      throw InputError(n.where("partition"),
+                       fmt::format("'{}' is not valid (expected uniform or balanced)", partition));
+    p.partition = partition == "balanced" ? Partition::balanced : Partition::uniform;
   }
   if (root.has("p2p")) {
     YamlReader n = root.map("p2p");
@@ -106,7 +120,8 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   }
   if (root.has("memory")) {
     YamlReader m = root.map("memory");
-    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept"});
+    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept", "logits_bytes"});
+    p.memory.logits_bytes = m.number_or("logits_bytes", p.memory.logits_bytes, 0, 64);
     p.memory.recompute_kept = m.number_or("recompute_kept", 1, 0, 64);
     p.memory.context_bytes = m.quantity_or("context", 0, parse_bytes);
     p.memory.allocator_overhead = m.number_or("allocator_overhead", 0, 0, 1);

@@ -121,9 +121,10 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
       // Recomputing a layer for its backward materialises all its activations again.
       if (w.training.recompute != Recompute::none)
         transient = std::max(transient, layer_full - layer_kept / std::max(1, cost.layers));
-      // The LM head's fp32 logits and their gradient.
+      // The LM head's logits (vocabulary-parallel) and what the loss derives from them.
       if (v == V - 1 && m.head == Head::lm)
-        transient = std::max(transient, 2.0 * 4 * static_cast<double>(w.training.micro_batch * m.seq_len) *
+        transient = std::max(transient, profile.memory.logits_bytes *
+                                            static_cast<double>(w.training.micro_batch * m.seq_len) *
                                             static_cast<double>(m.vocab) / static_cast<double>(par.tp));
     }
     mem.weights = params * per_param.weights / (plan.zero >= 3 ? dp : 1);

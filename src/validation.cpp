@@ -263,7 +263,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       c.metric = metric;
       c.flags = row.flags;
       if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
-          (metric == "oom" && calibration.contains(c.id + ":oom")))
+          (metric == "oom" && calibration.contains(c.id + ":oom")) ||
+          (metric == "peak_mem_gb" && calibration.contains(c.id + ":memory")))
         c.flags.push_back("calibration");
       c.measured = measured;
       if (row.flagged("questionable") || row.flagged("not_reproducible")) {
@@ -324,7 +325,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
 
   std::vector<std::string> order;
   std::map<std::string, std::vector<const CaseResult*>> by_table;
-  std::vector<const CaseResult*> fitted, held_out;
+  std::vector<const CaseResult*> fitted, held_out, fitted_memory, held_out_memory;
   for (const CaseResult& c : report.cases) {
     const bool primary = c.metric == "step_time_s" || c.metric == "transfer_s";
     const std::string key = primary                     ? c.table
@@ -337,6 +338,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
     by_table[key].push_back(&c);
     if (primary)
       (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
+    if (c.metric == "peak_mem_gb")
+      (is_flagged(c, "calibration") ? fitted_memory : held_out_memory).push_back(&c);
   }
   std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
     auto rank = [](const std::string& k) {
@@ -352,6 +355,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
     report.tables.push_back(summarize(name, by_table[name]));
   report.calibration = summarize("calibration rows", fitted);
   report.held_out = summarize("held-out rows", held_out);
+  report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
+  report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
 
   for (const auto& [table, limit] : thresholds) {
     auto it = std::find_if(report.tables.begin(), report.tables.end(),
@@ -394,6 +399,8 @@ nlohmann::ordered_json ValidationReport::to_json() const {
     ts.push_back(summary(s));
   j["calibration"] = summary(calibration);
   j["held_out"] = summary(held_out);
+  j["calibration_memory"] = summary(calibration_memory);
+  j["held_out_memory"] = summary(held_out_memory);
   j["gate_failures"] = gate_failures;
   return j;
 }
@@ -408,6 +415,8 @@ std::string ValidationReport::to_markdown() const {
     out += line(s);
   out += line(calibration);
   out += line(held_out);
+  out += line(calibration_memory);
+  out += line(held_out_memory);
   return out;
 }
 
@@ -439,6 +448,8 @@ std::string ValidationReport::to_text() const {
     out += line(s);
   out += line(calibration);
   out += line(held_out);
+  out += line(calibration_memory);
+  out += line(held_out_memory);
   for (const std::string& f : gate_failures)
     out += "GATE FAILED: " + f + "\n";
   return out;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -84,6 +85,35 @@ double read_quantity(const YAML::Node& node, const std::string& where, Parse par
   }
 }
 
+// "uniform", "balanced" or the layers of each stage in order, comma-separated ("13,11").
+void read_partition(const YAML::Node& node, Workload& w, const std::string& where) {
+  const std::string text = node.Scalar();
+  auto& p = w.parallelism;
+  p.stage_layers.clear();
+  if (text == "uniform" || text == "balanced") {
+    p.partition = text == "uniform" ? Partition::uniform : Partition::balanced;
+    return;
+  }
+  p.partition = Partition::listed;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || value < 1)
+      throw InputError(where, fmt::format("'{}' is not valid (expected uniform, balanced, or the layers of each "
+                                          "stage as positive integers, e.g. \"13,11\")",
+                                          text));
+    p.stage_layers.push_back(value);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+}
+
 using Section = std::map<std::string, KeyReader>;
 
 const std::map<std::string, Section>& schema() {
@@ -95,6 +125,7 @@ const std::map<std::string, Section>& schema() {
         {"seq_len", [](auto& n, Workload& w, auto& at) { w.model.seq_len = read_int(n, at, 1); }},
         {"vocab", [](auto& n, Workload& w, auto& at) { w.model.vocab = read_int(n, at, 1); }},
         {"ffn_hidden", [](auto& n, Workload& w, auto& at) { w.model.ffn_hidden = read_int(n, at, 1); }},
+        {"tie_embeddings", [](auto& n, Workload& w, auto& at) { w.model.tie_embeddings = read_bool(n, at); }},
         {"head", [](auto& n, Workload& w, auto& at) {
            w.model.head = read_enum<Head>(n, at, {{"lm", Head::lm}, {"classifier", Head::classifier}});
          }}}},
@@ -133,6 +164,7 @@ const std::map<std::string, Section>& schema() {
          }},
         {"sequence_parallel",
          [](auto& n, Workload& w, auto& at) { w.parallelism.sequence_parallel = read_bool(n, at); }},
+        {"partition", [](auto& n, Workload& w, auto& at) { read_partition(n, w, at); }},
         {"dp_algorithm", [](auto& n, Workload& w, auto& at) {
            w.parallelism.dp_algorithm = read_enum<DpAlgorithm>(n, at,
                                                                {{"allreduce", DpAlgorithm::allreduce},
@@ -215,10 +247,26 @@ void check_consistency(const Workload& w) {
     throw InputError(f + ": model.heads",
                      fmt::format("{} heads do not divide hidden {} (heads must divide hidden)", m.heads, m.hidden));
   int64_t layer_groups = p.pp * (p.schedule == Schedule::interleaved ? p.chunks : 1);
-  if (m.layers % layer_groups != 0)
+  if (p.partition == Partition::listed) {
+    if (static_cast<int64_t>(p.stage_layers.size()) != layer_groups)
+      throw InputError(f + ": parallelism.partition",
+                       fmt::format("lists {} stages but the plan has {} (pp{})", p.stage_layers.size(), layer_groups,
+                                   p.schedule == Schedule::interleaved ? " * chunks" : ""));
+    int64_t sum = 0;
+    for (int64_t n : p.stage_layers)
+      sum += n;
+    if (sum != m.layers)
+      throw InputError(f + ": parallelism.partition",
+                       fmt::format("the listed stages hold {} layers but the model has {}", sum, m.layers));
+  } else if (m.layers < layer_groups) {
+    throw InputError(f + ": parallelism.pp", fmt::format("{} layers cannot fill {} pipeline stages{}", m.layers,
+                                                        layer_groups,
+                                                        p.schedule == Schedule::interleaved ? " x chunks" : ""));
+  }
+  if (p.partition == Partition::uniform && m.layers % layer_groups != 0)
     throw InputError(f + ": parallelism.pp",
                      fmt::format("{} layers cannot be split evenly into {} pipeline stages{} (layers must be a "
-                                 "multiple of pp{})",
+                                 "multiple of pp{}, or set parallelism.partition to balanced or a list)",
                                  m.layers, layer_groups, p.schedule == Schedule::interleaved ? " x chunks" : "",
                                  p.schedule == Schedule::interleaved ? " * chunks" : ""));
   if (t.global_batch % (t.micro_batch * p.dp) != 0)

@@ -50,3 +50,12 @@ TEST_CASE("GEMM efficiency falls with wave quantisation and short reductions") {
   // A memory-bound kernel runs at the stream bandwidth plus the launch gap.
   CHECK(cost.kernel_seconds(Kernel::memory(0.8e9)) == Approx(1e-3 + gpu.kernel_launch_s));
 }
+
+TEST_CASE("an untied LM head holds its own vocabulary-parallel projection") {
+  Workload w = gpt(24, 1024, 16, 1024, 51200, 8);
+  const double tied = head_parameters(w.model, 1);
+  CHECK(tied == 2 * 1024); // the final layernorm only
+  w.model.tie_embeddings = false;
+  CHECK(head_parameters(w.model, 1) == tied + 51200.0 * (1024 + 1));
+  CHECK(head_parameters(w.model, 4) == tied + 51200.0 * (1024 + 1) / 4);
+}

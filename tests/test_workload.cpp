@@ -37,7 +37,9 @@ TEST_CASE("overrides from --set go through the same checks as the file") {
   Workload w = parse_workload(kBase, "w.yaml", {{"parallelism.pp", "4"}, {"network.delay", "10ms"}});
   CHECK(w.parallelism.pp == 4);
   CHECK(*w.network.delay_s == Approx(0.010));
-  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "5"}}), Catch::Contains("parallelism.pp"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "5"}, {"parallelism.partition", "uniform"}}),
+             Catch::Contains("parallelism.pp") && Catch::Contains("multiple of pp"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "32"}}), Catch::Contains("cannot fill 32 pipeline stages"));
   CHECK_THAT(error_of(kBase, {{"network.bandwidth", "fast"}}), Catch::Contains("network.bandwidth"));
   CHECK_THAT(error_of(kBase, {{"parallelism.ppp", "2"}}), Catch::Contains("valid keys of parallelism"));
 }
@@ -51,4 +53,27 @@ TEST_CASE("bad workloads name the file, the key and what is valid") {
   CHECK_THAT(error_of(kBase, {{"parallelism.tp", "3"}}), Catch::Contains("does not divide heads"));
   CHECK_THAT(error_of(kBase, {{"parallelism.zero", "1"}}), Catch::Contains("dp > 1"));
   CHECK_THAT(error_of("model: {hidden: 8}"), Catch::Contains("is required"));
+}
+
+TEST_CASE("a pipeline partition is uniform, balanced or a list that covers the model") {
+  Workload w = parse_workload(kBase, "w.yaml");
+  CHECK(w.parallelism.partition == Partition::framework);
+  w = parse_workload(kBase, "w.yaml", {{"parallelism.pp", "5"}, {"parallelism.partition", "balanced"}});
+  CHECK(w.parallelism.partition == Partition::balanced);
+  w = parse_workload(kBase, "w.yaml", {{"parallelism.pp", "2"}, {"parallelism.partition", "13, 11"}});
+  CHECK(w.parallelism.partition == Partition::listed);
+  CHECK(w.parallelism.stage_layers == std::vector<int64_t>{13, 11});
+  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "2"}, {"parallelism.partition", "13,10"}}),
+             Catch::Contains("hold 23 layers but the model has 24"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "3"}, {"parallelism.partition", "12,12"}}),
+             Catch::Contains("lists 2 stages but the plan has 3"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.partition", "12,x"}}),
+             Catch::Contains("parallelism.partition") && Catch::Contains("uniform, balanced"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.partition", "0,24"}}), Catch::Contains("positive integers"));
+}
+
+TEST_CASE("an LM head is tied to the word embedding unless the model says otherwise") {
+  CHECK(parse_workload(kBase, "w.yaml").model.tie_embeddings);
+  CHECK_FALSE(parse_workload(kBase, "w.yaml", {{"model.tie_embeddings", "false"}}).model.tie_embeddings);
+  CHECK_THAT(error_of(kBase, {{"model.tie_embeddings", "maybe"}}), Catch::Contains("not a boolean"));
 }

@@ -20,6 +20,9 @@ struct MemoryProfile {
                                  // optimizer step (functional updates without buffer donation)
   double recompute_kept = 1;     // [s, b, h] tensors a fully recomputed layer keeps: 1 (its input) when
                                  // the whole layer is checkpointed, more when only some blocks are
+  double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
+                                 // their gradient (8) for a fused cross-entropy; more when the softmax,
+                                 // one-hot labels and products are materialised separately
 };
 
 struct MemoryBreakdown {

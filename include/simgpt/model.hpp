@@ -58,7 +58,7 @@ Kernels head_forward(const ModelSpec& m, const Shard& s);
 // Parameters of one transformer layer held by one tensor-parallel rank.
 double layer_parameters(const ModelSpec& m, int64_t tp);
 double embedding_parameters(const ModelSpec& m, int64_t tp);
-double head_parameters(const ModelSpec& m, int64_t tp); // 0 for a tied LM head
+double head_parameters(const ModelSpec& m, int64_t tp); // a tied LM head: its final layernorm only
 double total_parameters(const ModelSpec& m);
 
 // Model FLOPs of one training step (forward + backward, recompute not counted), the sum of the

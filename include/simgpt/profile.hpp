@@ -22,6 +22,11 @@ struct Profile {
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
   bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
 
+  // How the framework divides layers among pipeline stages when the workload does not say:
+  // uniform (Megatron, GPipe: the same count each) or balanced (Alpa clusters the forward into
+  // layers of equal FLOPs, embedding and head included, and gives each stage whole clusters).
+  Partition partition = Partition::uniform;
+
   // Point-to-point transfers between pipeline stages.
   std::string p2p_backend = "nccl";
   double bandwidth_efficiency = 1.0; // payload fraction of link bandwidth (headers, protocol)

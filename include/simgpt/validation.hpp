@@ -73,6 +73,7 @@ struct ValidationReport {
   std::vector<TableSummary> tables;
   TableSummary calibration;  // over rows profiles were fitted on
   TableSummary held_out;     // over every other compared row
+  TableSummary calibration_memory, held_out_memory; // the same split for peak memory
   std::vector<std::string> gate_failures;
 
   nlohmann::ordered_json to_json() const;

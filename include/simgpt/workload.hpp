@@ -16,6 +16,10 @@ enum class Optimizer { adam, sgd };
 enum class Head { lm, classifier };
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
+// How layers are divided among pipeline stages: as the framework's profile says, the same number
+// on every stage, cut where the stages' forward FLOPs (embedding and head included) balance, or a
+// list the user gives.
+enum class Partition { framework, uniform, balanced, listed };
 
 const char* to_string(Precision);
 const char* to_string(Recompute);
@@ -30,6 +34,7 @@ struct ModelSpec {
   int64_t vocab = 0;
   int64_t ffn_hidden = 0; // 4 * hidden unless given
   Head head = Head::lm;
+  bool tie_embeddings = true; // the LM head reuses the word embedding (Megatron, GPT-2); false: its own weights
 };
 
 struct TrainingSpec {
@@ -50,6 +55,8 @@ struct ParallelismSpec {
   int64_t zero = 0;
   bool sequence_parallel = false;
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
+  Partition partition = Partition::framework;
+  std::vector<int64_t> stage_layers; // layers per (virtual) stage when partition is listed
 };
 
 // `tc netem delay D rate R` on every node's outgoing inter-node interface.
