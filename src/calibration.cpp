@@ -102,7 +102,8 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
       }
       if (memory) {
         const double measured = row->measured.at("peak_mem_gb");
-        out[id + ":memory"] = 100 * (r["peak_memory_gib"].get<double>() - measured) / measured;
+        const char* key = table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib";
+        out[id + ":memory"] = 100 * (r[key].get<double>() - measured) / measured;
         continue;
       }
       const char* metric = primary_metric(*table);

@@ -42,6 +42,7 @@ nlohmann::ordered_json Report::to_json() const {
   constexpr double GiB = 1024.0 * 1024 * 1024;
   j["peak_memory_gib"] = rounded(peak_memory_bytes / GiB);
   j["peak_memory_stage"] = peak_memory_stage;
+  j["peak_allocated_gib"] = rounded(peak_allocated_bytes / GiB);
   j["oom"] = oom;
   j["oom_stages"] = oom_stages;
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
@@ -81,7 +82,8 @@ std::string Report::to_text() const {
     out += fmt::format("  {:<11} {} per step ({} on GPU 0), {:.1f} MB sent\n", c.kind, c.count, c.per_gpu, c.bytes / 1e6);
   out += fmt::format("  critical    {:.3f} s compute, {:.3f} s communication\n", critical_compute_s, critical_comm_s);
   constexpr double GiB = 1024.0 * 1024 * 1024;
-  out += fmt::format("  memory      peak {:.2f} GiB on stage {}{}\n", peak_memory_bytes / GiB, peak_memory_stage,
+  out += fmt::format("  memory      peak {:.2f} GiB on stage {} ({:.2f} GiB of live tensors){}\n",
+                     peak_memory_bytes / GiB, peak_memory_stage, peak_allocated_bytes / GiB,
                      oom ? " -- OUT OF MEMORY" : "");
   out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>27}\n", "stage", "gpu", "layers",
                      "compute s", "comm s", "idle s", "peak GiB", "of GiB", "weights+grads+opt/act/other");

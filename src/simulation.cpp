@@ -260,6 +260,7 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
   r.stages = stage_breakdown(graph, timeline, plan);
   add_memory(r.stages, graph, timeline, plan, w, profile, gpu);
   for (const StageReport& s : r.stages) {
+    r.peak_allocated_bytes = std::max(r.peak_allocated_bytes, s.memory.peak - s.memory.framework);
     if (s.memory.peak > r.peak_memory_bytes) {
       r.peak_memory_bytes = s.memory.peak;
       r.peak_memory_stage = s.stage;

@@ -29,12 +29,16 @@ std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() 
 
 ValidationTable load_table(const std::string& path) {
   YamlReader root = YamlReader::file(path);
-  root.only({"table", "kind", "source", "description", "platform", "workload", "rows"});
+  root.only({"table", "kind", "source", "description", "platform", "workload", "peak_memory", "rows"});
   ValidationTable t;
   t.file = path;
   t.id = root.text("table");
   t.platform = root.text("platform");
   t.kind = root.text_or("kind", "workload");
+  t.peak_memory = root.text_or("peak_memory", "device");
+  if (t.peak_memory != "device" && t.peak_memory != "allocated")
+    throw InputError(root.where("peak_memory"),
+                     fmt::format("'{}' is not valid (expected device or allocated)", t.peak_memory));
   if (t.kind != "workload" && t.kind != "transfer")
     throw InputError(root.where("kind"), fmt::format("'{}' is not valid (expected workload or transfer)", t.kind));
   if (t.kind == "workload")
@@ -291,7 +295,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
     if (auto m = row.measured.find(primary); m != row.measured.end())
       make(primary, m->second, value(primary));
     if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
-      make("peak_mem_gb", m->second, value("peak_memory_gib"));
+      make("peak_mem_gb", m->second,
+           value(run.table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib"));
     // Collectives per step by kind, beside the counts the benchmark reports (for comparison only:
     // frameworks count fused or split collectives differently).
     for (const char* kind : {"allreduce", "allgather", "reducescatter"})

@@ -57,3 +57,24 @@ TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp; ZeRO-1 o
   for (const char* kind : {"weights", "gradients", "optimizer_state"})
     CHECK(part(three, kind) == Approx(part(plain, kind) / 8));
 }
+
+TEST_CASE("a balanced partition gives the LM head's stage fewer layers and shortens the step") {
+  const Overrides base{{"framework", "generic"}, {"model.head", "lm"}, {"parallelism.pp", "2"},
+                       {"parallelism.schedule", "1f1b"}, {"training.global_batch", "16"}};
+  auto uniform = run("p3_16xlarge.xml", base);
+  Overrides b = base;
+  b.emplace_back("parallelism.partition", "balanced");
+  auto balanced = run("p3_16xlarge.xml", b);
+  CHECK(uniform["stages"][1]["layers"].get<int>() == 12);
+  CHECK(balanced["stages"][1]["layers"].get<int>() < 12);
+  CHECK(balanced["stages"][0]["layers"].get<int>() + balanced["stages"][1]["layers"].get<int>() == 24);
+  CHECK(balanced["step_time_s"].get<double>() < uniform["step_time_s"].get<double>());
+}
+
+TEST_CASE("live tensors exclude the framework's context and allocator cache") {
+  auto r = run("p3_16xlarge.xml", {{"framework", "megatron"}, {"parallelism.pp", "8"}});
+  const auto& m = r["stages"][static_cast<size_t>(r["peak_memory_stage"].get<int>())]["memory_gib"];
+  REQUIRE(m["framework"].get<double>() > 0.9); // megatron: 1 GiB context plus allocator overhead
+  CHECK(r["peak_allocated_gib"].get<double>() ==
+        Approx(r["peak_memory_gib"].get<double>() - m["framework"].get<double>()).margin(1e-4));
+}

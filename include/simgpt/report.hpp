@@ -51,8 +51,10 @@ struct Report {
   };
   std::vector<Collectives> collectives; // per step, by kind
   std::vector<StageReport> stages;
-  double peak_memory_bytes = 0; // the largest over GPUs
+  double peak_memory_bytes = 0; // the largest over GPUs: what the device must hold
   int peak_memory_stage = 0;
+  double peak_allocated_bytes = 0; // the largest over GPUs of the live tensors alone (no context, no
+                                   // allocator cache): what a framework's own peak-allocation counter reports
   bool oom = false;             // some GPU's peak exceeds its memory
   std::vector<int> oom_stages;
 

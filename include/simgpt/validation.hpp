@@ -35,6 +35,10 @@ struct ValidationTable {
   std::string file;
   std::string platform;
   std::string kind = "workload"; // or "transfer": rows time one point-to-point message
+  // What the table's peak memory counts: "device" (all the GPU holds: nvidia-smi, or what decides
+  // out-of-memory) or "allocated" (the framework's own peak of live tensors, e.g. Alpa's XLA
+  // allocation counter: no CUDA context, no allocator cache).
+  std::string peak_memory = "device";
   std::string source;
   std::string source_heading; // "seed file: heading"
   YAML::Node workload;
