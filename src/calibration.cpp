@@ -34,6 +34,8 @@ Range range_of(const std::string& key) {
     return {2, 32}; // one fp16 copy of the logits to several fp32 ones
   if (key == "memory.recompute_kept")
     return {1, 4}; // [s, b, h] tensors a checkpointed layer keeps
+  if (key == "memory.replicated_kept")
+    return {2, 16}; // [s, b, h] tensors a layer keeps unsplit by tensor parallelism
   return {0, 0.05};
 }
 

@@ -5,7 +5,8 @@
 namespace simgpt {
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
-                              Recompute recompute, Precision precision, bool dropout, double recompute_kept) {
+                              Recompute recompute, Precision precision, bool dropout, double recompute_kept,
+                              double replicated_kept) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -16,7 +17,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     return recompute_kept * E * sbh / (sequence_parallel ? t : 1);
   // Layernorm inputs, QKV and FC1 inputs and the two dropout masks are replicated across tensor
   // ranks unless sequence parallelism splits them.
-  const double replicated = 4 * E + 2 * d;
+  const double replicated = replicated_kept * E + 2 * d;
   const double split = 12 * E / t;
   double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split);
   if (recompute == Recompute::none)

@@ -55,10 +55,12 @@ double* parameter(Profile& p, const std::string& key) {
     return &p.memory.logits_bytes;
   if (key == "memory.recompute_kept")
     return &p.memory.recompute_kept;
+  if (key == "memory.replicated_kept")
+    return &p.memory.replicated_kept;
   throw InputError(p.name + ": calibration.fitted",
                    fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
                                "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate, memory.allocator_overhead, "
-                               "memory.logits_bytes, memory.recompute_kept)",
+                               "memory.logits_bytes, memory.recompute_kept, memory.replicated_kept)",
                                key));
 }
 
@@ -120,12 +122,15 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   }
   if (root.has("memory")) {
     YamlReader m = root.map("memory");
-    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept", "logits_bytes"});
+    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
+             "persistent_gradients"});
+    p.memory.replicated_kept = m.number_or("replicated_kept", p.memory.replicated_kept, 0, 64);
     p.memory.logits_bytes = m.number_or("logits_bytes", p.memory.logits_bytes, 0, 64);
     p.memory.recompute_kept = m.number_or("recompute_kept", 1, 0, 64);
     p.memory.context_bytes = m.quantity_or("context", 0, parse_bytes);
     p.memory.allocator_overhead = m.number_or("allocator_overhead", 0, 0, 1);
-    p.memory.update_copy = m.number_or("update_copy", 0, 0, 1);
+    p.memory.update_copy = m.number_or("update_copy", 0, 0, 2);
+    p.memory.persistent_gradients = m.boolean_or("persistent_gradients", true);
   }
   if (root.has("calibration")) {
     YamlReader cal = root.map("calibration");

@@ -104,9 +104,11 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
   const double dp = static_cast<double>(plan.dp);
   const double layer_kept =
       layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
-                             w.training.precision, profile.dropout, profile.memory.recompute_kept);
-  const double layer_full = layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
-                                                   Recompute::none, w.training.precision, profile.dropout);
+                             w.training.precision, profile.dropout, profile.memory.recompute_kept,
+                             profile.memory.replicated_kept);
+  const double layer_full =
+      layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
+                             w.training.precision, profile.dropout, 1, profile.memory.replicated_kept);
   const int V = plan.pp * plan.chunks;
   for (StageReport& r : stages) {
     MemoryReport& mem = r.memory;
@@ -130,7 +132,18 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
     mem.weights = params * per_param.weights / (plan.zero >= 3 ? dp : 1);
     // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.
     const bool sharded_gradients = plan.zero >= 2 || (plan.dp_algorithm == DpAlgorithm::reduce_scatter && plan.dp > 1);
-    mem.gradients = params * per_param.gradients / (sharded_gradients ? dp : 1);
+    const double gradient_share = per_param.gradients / (sharded_gradients ? dp : 1);
+    mem.gradients = params * gradient_share;
+    // Without a persistent buffer and without accumulation, a layer's gradients appear as its
+    // backward frees its activations: at the activation peak (the backward's start) only the
+    // gradients of the parameters outside the transformer layers (embedding, head) exist yet.
+    double layer_params = 0;
+    for (int c = 0; c < plan.chunks; ++c)
+      layer_params += plan.stages[static_cast<size_t>(c * plan.pp + r.stage)].layers *
+                      layer_parameters(m, par.tp);
+    const bool gradients_grow = !profile.memory.persistent_gradients && plan.micro_batches == 1;
+    const double gradients_at_activation_peak =
+        gradients_grow ? (params - layer_params) * gradient_share : mem.gradients;
     mem.optimizer_state = params * per_param.optimizer / (sharded_state ? dp : 1);
 
     // Activations alive over time: allocated when a micro-batch's forward starts, freed when its
@@ -169,15 +182,18 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
       }
     }
     mem.transient = transient;
-    const double state = mem.weights + mem.gradients + mem.optimizer_state;
-    const double update = profile.memory.update_copy * (mem.weights + mem.optimizer_state);
-    if (update > mem.activations + mem.transient) {
+    // The peak is either during the backward (activations) or at the optimizer step, when all
+    // gradients exist and the update may allocate new state.
+    const double update = profile.memory.update_copy * mem.weights;
+    if (update + mem.gradients > mem.activations + mem.transient + gradients_at_activation_peak) {
       mem.activations = 0;
       mem.transient = update;
       mem.in_flight = 0;
       mem.peak_time_s = t.makespan();
+    } else {
+      mem.gradients = gradients_at_activation_peak;
     }
-    const double allocated = state + mem.activations + mem.transient;
+    const double allocated = mem.weights + mem.gradients + mem.optimizer_state + mem.activations + mem.transient;
     mem.framework = profile.memory.context_bytes + profile.memory.allocator_overhead * allocated;
     mem.peak = allocated + mem.framework;
     mem.capacity = gpu.memory_bytes;

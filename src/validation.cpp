@@ -225,6 +225,39 @@ bool is_flagged(const CaseResult& c, const char* flag) {
 
 } // namespace
 
+std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases) {
+  std::vector<std::pair<std::string, std::string>> order; // (table, group) as first seen
+  std::map<std::pair<std::string, std::string>, std::vector<const CaseResult*>> groups;
+  for (const CaseResult& c : cases) {
+    if (c.metric != "step_time_s" || c.status != "compared" || c.group.empty())
+      continue;
+    auto key = std::make_pair(c.table, c.group);
+    if (!groups.contains(key))
+      order.push_back(key);
+    groups[key].push_back(&c);
+  }
+  std::vector<FastestCheck> checks;
+  for (const auto& key : order) {
+    const auto& g = groups[key];
+    if (g.size() < 2)
+      continue;
+    auto by = [](auto field) {
+      return [field](const CaseResult* a, const CaseResult* b) { return *(a->*field) < *(b->*field); };
+    };
+    const CaseResult* measured = *std::min_element(g.begin(), g.end(), by(&CaseResult::measured));
+    const CaseResult* predicted = *std::min_element(g.begin(), g.end(), by(&CaseResult::predicted));
+    FastestCheck f;
+    f.table = key.first;
+    f.group = key.second;
+    f.configurations = static_cast<int>(g.size());
+    f.measured_fastest = measured->id.substr(f.table.size() + 1);
+    f.predicted_fastest = predicted->id.substr(f.table.size() + 1);
+    f.measured_regret_pct = 100 * (*predicted->measured / *measured->measured - 1);
+    checks.push_back(f);
+  }
+  return checks;
+}
+
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
                           unsigned jobs) {
@@ -264,6 +297,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       CaseResult c;
       c.table = run.table->id;
       c.id = run.table->id + "/" + row.id;
+      c.group = row.row;
       c.metric = metric;
       c.flags = row.flags;
       if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
@@ -363,6 +397,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
   report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
   report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
 
+  report.fastest = fastest_per_row(report.cases);
+
   for (const auto& [table, limit] : thresholds) {
     auto it = std::find_if(report.tables.begin(), report.tables.end(),
                            [&](const TableSummary& s) { return s.table == table; });
@@ -406,6 +442,15 @@ nlohmann::ordered_json ValidationReport::to_json() const {
   j["held_out"] = summary(held_out);
   j["calibration_memory"] = summary(calibration_memory);
   j["held_out_memory"] = summary(held_out_memory);
+  auto& fs = j["fastest"] = nlohmann::ordered_json::array();
+  for (const FastestCheck& f : fastest)
+    fs.push_back({{"table", f.table},
+                  {"row", f.group},
+                  {"configurations", f.configurations},
+                  {"measured_fastest", f.measured_fastest},
+                  {"predicted_fastest", f.predicted_fastest},
+                  {"agrees", f.agrees()},
+                  {"measured_regret_pct", f.measured_regret_pct}});
   j["gate_failures"] = gate_failures;
   return j;
 }
@@ -442,6 +487,14 @@ std::string ValidationReport::to_text() const {
                        c.measured ? fmt::format("{:.3f}", *c.measured) : "-",
                        c.predicted ? fmt::format("{:.3f}", *c.predicted) : "-",
                        c.status == "compared" ? fmt::format("{:+.1f}%", c.error_pct) : c.status, notes);
+  }
+  if (!fastest.empty()) {
+    out += fmt::format("\nfastest configuration per table row (regret: measured time of the predicted pick over the "
+                       "measured best)\n  {:<44} {:<14} {:<14} {:>7}\n",
+                       "table / row", "measured", "predicted", "regret");
+    for (const FastestCheck& f : fastest)
+      out += fmt::format("  {:<44} {:<14} {:<14} {:>6.1f}%{}\n", f.table + " / " + f.group, f.measured_fastest,
+                         f.predicted_fastest, f.measured_regret_pct, f.agrees() ? "" : "  differs");
   }
   out += fmt::format("\n{:<44} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "table (step time; :memory peak; :oom disagreement)", "rows", "compared",
                      "median", "mean", "max", "spearman");

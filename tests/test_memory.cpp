@@ -40,6 +40,21 @@ TEST_CASE("fp32 doubles the activation tensors but not the one-byte dropout mask
         Approx(s * h * (32 + 2 * a * s / h)));
 }
 
+TEST_CASE("tensors a framework keeps beyond Megatron's count add whole [s, b, h] copies") {
+  const ModelSpec m = gpt(2048, 16, 2048);
+  const double s = 2048, h = 2048, b = 2;
+  for (int64_t t : {1, 4}) {
+    const double megatron = layer_activation_bytes(m, 2, t, false, Recompute::none, Precision::fp16, false);
+    CHECK(layer_activation_bytes(m, 2, t, false, Recompute::none, Precision::fp16, false, 1, 4) == Approx(megatron));
+    // Unsplit tensors are not divided by the tensor-parallel degree.
+    CHECK(layer_activation_bytes(m, 2, t, false, Recompute::none, Precision::fp16, false, 1, 7) ==
+          Approx(megatron + 3 * 2 * s * b * h));
+  }
+  // A checkpointed layer keeps recompute_kept inputs, whatever it keeps when it is not.
+  CHECK(layer_activation_bytes(m, 2, 1, false, Recompute::full, Precision::fp16, false, 2.5, 9) ==
+        Approx(2.5 * 2 * s * b * h));
+}
+
 TEST_CASE("mixed-precision Adam keeps 16 bytes per parameter") {
   TrainingSpec t;
   t.precision = Precision::fp16;

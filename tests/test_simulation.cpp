@@ -1,4 +1,5 @@
 #include "simgpt/isolate.hpp"
+#include "simgpt/model.hpp"
 #include "simgpt/simulation.hpp"
 #include "simgpt/workload.hpp"
 
@@ -77,4 +78,35 @@ TEST_CASE("live tensors exclude the framework's context and allocator cache") {
   REQUIRE(m["framework"].get<double>() > 0.9); // megatron: 1 GiB context plus allocator overhead
   CHECK(r["peak_allocated_gib"].get<double>() ==
         Approx(r["peak_memory_gib"].get<double>() - m["framework"].get<double>()).margin(1e-4));
+}
+
+TEST_CASE("without a persistent gradient buffer, layer gradients are not yet allocated at the activation peak") {
+  const DataPaths data = default_data_paths();
+  const Overrides base{{"framework", "alpa"}, {"parallelism.tp", "8"}, {"parallelism.pp", "1"}, {"training.micro_batch", "8"}};
+  auto with = [&](const char* batch) {
+    Overrides o = base;
+    o.emplace_back("training.global_batch", batch);
+    return o;
+  };
+  auto part = [](const nlohmann::ordered_json& r, const char* kind) {
+    return r["stages"][0]["memory_gib"][kind].get<double>();
+  };
+  auto single = run("p3_16xlarge.xml", with("8"));
+  auto accumulated = run("p3_16xlarge.xml", with("16"));
+  // Accumulating micro-batches needs a buffer for all gradients (fp16: as large as the weights).
+  CHECK(part(accumulated, "gradients") == Approx(part(accumulated, "weights")));
+  // One micro-batch: at the backward's start only the embedding's and head's gradients exist.
+  const ModelSpec m = load_workload(data.root + "/workloads/gpt3xl.yaml", base).model;
+  const double outside_layers = embedding_parameters(m, 8) + head_parameters(m, 8);
+  const double all = outside_layers + static_cast<double>(m.layers) * layer_parameters(m, 8);
+  CHECK(part(single, "gradients") == Approx(part(single, "weights") * outside_layers / all));
+  // A short micro-batch keeps little: the peak moves to the optimizer step, with all gradients and
+  // the functional update's new weights (alpa: update_copy 1).
+  Overrides short_batch = base;
+  short_batch.emplace_back("training.global_batch", "1");
+  short_batch.emplace_back("training.micro_batch", "1");
+  auto update = run("p3_16xlarge.xml", short_batch);
+  CHECK(part(update, "activations") == 0);
+  CHECK(part(update, "gradients") == Approx(part(update, "weights")));
+  CHECK(part(update, "transient") == Approx(part(update, "weights")));
 }

@@ -16,10 +16,16 @@ struct KernelForm;
 struct MemoryProfile {
   double context_bytes = 0;      // CUDA context, cuBLAS workspace, NCCL buffers: fixed per GPU
   double allocator_overhead = 0; // fraction of allocated bytes the caching allocator holds beyond them
-  double update_copy = 0;        // fraction of weights and optimizer state allocated anew by the
-                                 // optimizer step (functional updates without buffer donation)
+  double update_copy = 0;        // copies of the weights the optimizer step allocates before it frees
+                                 // the old ones: 1 for a functional update that returns new weights
   double recompute_kept = 1;     // [s, b, h] tensors a fully recomputed layer keeps: 1 (its input) when
                                  // the whole layer is checkpointed, more when only some blocks are
+  double replicated_kept = 4;    // [s, b, h] tensors a layer keeps for backward that tensor parallelism
+                                 // does not split: 4 in Megatron (two layernorm inputs, the QKV and FC1
+                                 // inputs; Korthikanti et al. 2022), more when a compiler keeps others
+  bool persistent_gradients = true; // a gradient buffer lives through the whole step (PyTorch's .grad,
+                                    // Megatron's contiguous buffer); false when gradients are values the
+                                    // backward produces (JAX/XLA), kept whole only to accumulate micro-batches
   double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
                                  // their gradient (8) for a fused cross-entropy; more when the softmax,
                                  // one-hot labels and products are materialised separately
@@ -39,9 +45,11 @@ struct MemoryBreakdown {
 // where t is the tensor-parallel degree, d = 1 with dropout and m = d one-byte masks (for fp16
 // with dropout: s b h (10 + 24/t + 5 a s/(h t)), the paper's form). Sequence parallelism divides
 // the first term by t too; selective recompute drops the a s^2 b term; full recompute keeps only
-// the layer input, E s b h (divided by t with sequence parallelism).
+// the layer input, E s b h (divided by t with sequence parallelism). `replicated_kept` generalises
+// the paper's 4 replicated tensors (the 4E), `recompute_kept` the one input a checkpointed layer keeps.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
-                              Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1);
+                              Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
+                              double replicated_kept = 4);
 
 // Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
 // mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;

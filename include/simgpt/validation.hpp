@@ -50,6 +50,7 @@ std::vector<ValidationTable> load_validation_tables(const std::string& dir);
 struct CaseResult {
   std::string table;
   std::string id; // table/row
+  std::string group; // the row label of the table the row sits in (its configurations are the columns)
   std::string metric = "step_time_s";
   std::optional<double> measured;
   std::optional<double> predicted;
@@ -67,6 +68,19 @@ struct TableSummary {
   std::optional<double> spearman;
 };
 
+// Within one row of a measured table (one micro-batch size, say), the configuration measured
+// fastest and the one predicted fastest: the choice a user makes with the simulator.
+struct FastestCheck {
+  std::string table;
+  std::string group;
+  int configurations = 0;
+  std::string measured_fastest, predicted_fastest; // row ids
+  // Measured step time of the predicted-fastest configuration over the measured fastest, minus one:
+  // what following the prediction costs (0 when they agree).
+  double measured_regret_pct = 0;
+  bool agrees() const { return measured_fastest == predicted_fastest; }
+};
+
 struct Threshold {
   double median = 0;
   double max = 0;
@@ -75,6 +89,7 @@ struct Threshold {
 struct ValidationReport {
   std::vector<CaseResult> cases;
   std::vector<TableSummary> tables;
+  std::vector<FastestCheck> fastest; // table rows with two or more compared configurations
   TableSummary calibration;  // over rows profiles were fitted on
   TableSummary held_out;     // over every other compared row
   TableSummary calibration_memory, held_out_memory; // the same split for peak memory
@@ -100,6 +115,9 @@ const char* primary_metric(const ValidationTable& table);
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
                           unsigned jobs = 1);
+
+// For each table row with two or more compared step times, the measured and predicted fastest.
+std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases);
 
 std::map<std::string, Threshold> load_thresholds(const std::string& path);
 
