@@ -95,10 +95,10 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
       auto r = run_isolated([&] { return simulate_row(*table, *row, d); });
       const std::string id = table->id + "/" + row->id;
       if (oom_outcome) {
-        // Distance (in % of the GPU's memory) on the wrong side of a 5% band around capacity:
+        // Distance (in % of the usable memory) on the wrong side of a 5% band around it:
         // a run that failed should predict above 105%, one that ran below 95%.
         const auto& stage = r["stages"][r["peak_memory_stage"].get<size_t>()]["memory_gib"];
-        const double fill = 100 * stage["peak"].get<double>() / stage["capacity"].get<double>();
+        const double fill = 100 * stage["peak"].get<double>() / stage["usable"].get<double>();
         out[id + ":oom"] = row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
         continue;
       }

@@ -123,7 +123,8 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (root.has("memory")) {
     YamlReader m = root.map("memory");
     m.only({"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-             "persistent_gradients"});
+             "persistent_gradients", "pool_fraction",
+             "checkpoint_stages"});
     p.memory.replicated_kept = m.number_or("replicated_kept", p.memory.replicated_kept, 0, 64);
     p.memory.logits_bytes = m.number_or("logits_bytes", p.memory.logits_bytes, 0, 64);
     p.memory.recompute_kept = m.number_or("recompute_kept", 1, 0, 64);
@@ -131,6 +132,8 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
     p.memory.allocator_overhead = m.number_or("allocator_overhead", 0, 0, 1);
     p.memory.update_copy = m.number_or("update_copy", 0, 0, 2);
     p.memory.persistent_gradients = m.boolean_or("persistent_gradients", true);
+    p.memory.pool_fraction = m.number_or("pool_fraction", 1, 0.05, 1);
+    p.memory.checkpoint_stages = m.boolean_or("checkpoint_stages", false);
   }
   if (root.has("calibration")) {
     YamlReader cal = root.map("calibration");

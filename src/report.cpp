@@ -57,6 +57,7 @@ nlohmann::ordered_json Report::to_json() const {
                    {"memory_gib",
                     {{"peak", rounded(m.peak / GiB)},
                      {"capacity", rounded(m.capacity / GiB)},
+                     {"usable", rounded(m.usable / GiB)},
                      {"peak_time_s", rounded(m.peak_time_s)},
                      {"in_flight_micro_batches", m.in_flight},
                      {"weights", rounded(m.weights / GiB)},
@@ -86,13 +87,13 @@ std::string Report::to_text() const {
                      peak_memory_bytes / GiB, peak_memory_stage, peak_allocated_bytes / GiB,
                      oom ? " -- OUT OF MEMORY" : "");
   out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>27}\n", "stage", "gpu", "layers",
-                     "compute s", "comm s", "idle s", "peak GiB", "of GiB", "weights+grads+opt/act/other");
+                     "compute s", "comm s", "idle s", "peak GiB", "usable", "weights+grads+opt/act/other");
   for (const StageReport& s : stages) {
     const MemoryReport& m = s.memory;
     out += fmt::format("  {:>5} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>9.2f} {:>9.2f} {:>11.2f}/{:>6.2f}/{:>6.2f}{}\n",
                        s.stage, s.gpu, s.layers, s.compute_s, s.comm_wait_s, s.idle_s, m.peak / GiB,
-                       m.capacity / GiB, (m.weights + m.gradients + m.optimizer_state) / GiB,
-                       m.activations / GiB, (m.transient + m.framework) / GiB, m.peak > m.capacity ? "  OOM" : "");
+                       m.usable / GiB, (m.weights + m.gradients + m.optimizer_state) / GiB,
+                       m.activations / GiB, (m.transient + m.framework) / GiB, m.peak > m.usable ? "  OOM" : "");
   }
   return out;
 }

@@ -113,16 +113,26 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
   for (StageReport& r : stages) {
     MemoryReport& mem = r.memory;
     double params = 0;
-    std::vector<double> kept(static_cast<size_t>(plan.chunks));
+    std::vector<double> kept(static_cast<size_t>(plan.chunks)), full(kept.size());
     double transient = 0;
+    const bool recompute = w.training.recompute != Recompute::none;
+    const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
     for (int c = 0; c < plan.chunks; ++c) {
       const int v = c * plan.pp + r.stage;
       const StageCost& cost = plan.stages[static_cast<size_t>(v)];
       params += cost.parameters;
-      kept[static_cast<size_t>(c)] = cost.layers * layer_kept;
-      // Recomputing a layer for its backward materialises all its activations again.
-      if (w.training.recompute != Recompute::none)
-        transient = std::max(transient, layer_full - layer_kept / std::max(1, cost.layers));
+      full[static_cast<size_t>(c)] = cost.layers * layer_full;
+      if (stage_checkpoint) {
+        // One checkpoint spans the stage's layers: it keeps their input once, and recomputing it
+        // for the backward materialises all its layers' activations at once.
+        kept[static_cast<size_t>(c)] = layer_kept;
+        transient = std::max(transient, full[static_cast<size_t>(c)] - layer_kept);
+      } else {
+        kept[static_cast<size_t>(c)] = cost.layers * layer_kept;
+        // Recomputing a layer for its backward materialises all its activations again.
+        if (recompute)
+          transient = std::max(transient, layer_full - layer_kept / std::max(1, cost.layers));
+      }
       // The LM head's logits (vocabulary-parallel) and what the loss derives from them.
       if (v == V - 1 && m.head == Head::lm)
         transient = std::max(transient, profile.memory.logits_bytes *
@@ -165,7 +175,7 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
       // A micro-batch that is not checkpointed keeps all its activations.
       if (!profile.recompute_last_micro_batch && key.first == plan.micro_batches - 1 &&
           w.training.recompute == Recompute::full)
-        bytes *= layer_full / layer_kept;
+        bytes = full[static_cast<size_t>(key.second)];
       events.emplace_back(span.first, 1, bytes);
       events.emplace_back(span.second, 0, -bytes);
     }
@@ -197,6 +207,8 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
     mem.framework = profile.memory.context_bytes + profile.memory.allocator_overhead * allocated;
     mem.peak = allocated + mem.framework;
     mem.capacity = gpu.memory_bytes;
+    mem.usable = profile.memory.context_bytes +
+                 profile.memory.pool_fraction * std::max(0.0, gpu.memory_bytes - profile.memory.context_bytes);
   }
 }
 
@@ -281,7 +293,7 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
       r.peak_memory_bytes = s.memory.peak;
       r.peak_memory_stage = s.stage;
     }
-    if (s.memory.peak > s.memory.capacity) {
+    if (s.memory.peak > s.memory.usable) {
       r.oom = true;
       r.oom_stages.push_back(s.stage);
     }

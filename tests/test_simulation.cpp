@@ -1,4 +1,5 @@
 #include "simgpt/isolate.hpp"
+#include "simgpt/memory.hpp"
 #include "simgpt/model.hpp"
 #include "simgpt/simulation.hpp"
 #include "simgpt/workload.hpp"
@@ -109,4 +110,31 @@ TEST_CASE("without a persistent gradient buffer, layer gradients are not yet all
   CHECK(part(update, "activations") == 0);
   CHECK(part(update, "gradients") == Approx(part(update, "weights")));
   CHECK(part(update, "transient") == Approx(part(update, "weights")));
+}
+
+TEST_CASE("a preallocated pool bounds what the framework may fill") {
+  // alpa: 0.5 GiB context, then XLA's pool takes 90% of the rest.
+  auto r = run("p3_16xlarge.xml", {{"framework", "alpa"}, {"parallelism.pp", "8"}});
+  const auto& m = r["stages"][0]["memory_gib"];
+  CHECK(m["usable"].get<double>() == Approx(0.5 + 0.9 * (m["capacity"].get<double>() - 0.5)).margin(1e-4));
+  auto g = run("p3_16xlarge.xml", {{"framework", "generic"}, {"parallelism.pp", "8"}});
+  CHECK(g["stages"][0]["memory_gib"]["usable"].get<double>() == g["stages"][0]["memory_gib"]["capacity"].get<double>());
+}
+
+TEST_CASE("checkpointing whole stages keeps one input per micro-batch and recomputes all the stage's layers at once") {
+  // torch-pipe: Pipe checkpoints each GPU's partition, fp32, no dropout, one [s, b, h] input kept.
+  const DataPaths data = default_data_paths();
+  const Overrides o{{"framework", "torch-pipe"}, {"training.recompute", "full"}, {"training.global_batch", "32"},
+                    {"parallelism.schedule", "gpipe"}, {"training.precision", "fp32"}, {"training.micro_batch", "1"}};
+  auto r = run("p3_16xlarge.xml", o);
+  const ModelSpec m = load_workload(data.root + "/workloads/gpt3xl.yaml", o).model;
+  const auto& stage = r["stages"][1];
+  const int layers = stage["layers"].get<int>();
+  REQUIRE(layers == 3);
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  const double full = layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp32, false);
+  const double input = layer_activation_bytes(m, 1, 1, false, Recompute::full, Precision::fp32, false, 1);
+  CHECK(stage["memory_gib"]["transient"].get<double>() == Approx((layers * full - input) / GiB).margin(1e-4));
+  // 31 checkpointed micro-batches keep one input each; the last keeps all its activations.
+  CHECK(stage["memory_gib"]["activations"].get<double>() == Approx((31 * input + layers * full) / GiB).margin(1e-4));
 }

@@ -16,6 +16,10 @@ struct KernelForm;
 struct MemoryProfile {
   double context_bytes = 0;      // CUDA context, cuBLAS workspace, NCCL buffers: fixed per GPU
   double allocator_overhead = 0; // fraction of allocated bytes the caching allocator holds beyond them
+  bool checkpoint_stages = false; // full recompute checkpoints a pipeline stage's whole partition
+                                  // (torchgpipe's Pipe) rather than each layer (Megatron)
+  double pool_fraction = 1;      // share of the memory left after the context that the allocator may
+                                 // take: JAX preallocates 90% of it, PyTorch grows into all of it
   double update_copy = 0;        // copies of the weights the optimizer step allocates before it frees
                                  // the old ones: 1 for a functional update that returns new weights
   double recompute_kept = 1;     // [s, b, h] tensors a fully recomputed layer keeps: 1 (its input) when

@@ -14,6 +14,7 @@ struct MemoryReport {
   double peak_time_s = 0;   // when in the step the peak occurs
   int in_flight = 0;        // micro-batches holding activations at the peak
   double capacity = 0;      // the GPU's memory
+  double usable = 0;        // what the framework may fill: its context plus its allocator's pool
 };
 
 struct StageReport {
