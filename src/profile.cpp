@@ -85,9 +85,10 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (root.has("compute")) {
     YamlReader c = root.map("compute");
     c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
-            "recompute_last_micro_batch"});
+            "recompute_last_micro_batch", "fp32_softmax_passes"});
     p.recompute_last_micro_batch = c.boolean_or("recompute_last_micro_batch", true);
     p.softmax_passes = static_cast<int>(c.number_or("softmax_passes", p.softmax_passes, 1, 3));
+    p.fp32_softmax_passes = static_cast<int>(c.number_or("fp32_softmax_passes", 0, 0, 3));
     p.dropout = c.boolean_or("dropout", p.dropout);
     p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
     p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);

@@ -12,6 +12,16 @@ Workload gpt(int64_t layers, int64_t hidden, int64_t heads, int64_t seq, int64_t
   w.training.global_batch = batch;
   return w;
 }
+
+GpuSpec test_gpu(Precision p, double peak) {
+  GpuSpec gpu;
+  gpu.name = "test";
+  gpu.peak_flops = {{p, peak}};
+  gpu.gemm_efficiency = {{p, 0.8}};
+  gpu.memory_bandwidth = 1e12;
+  gpu.sms = 80;
+  return gpu;
+}
 } // namespace
 
 TEST_CASE("model FLOPs per step match Narayanan et al. 2021 without recompute") {
@@ -34,12 +44,7 @@ TEST_CASE("backward GEMMs cost twice the forward FLOPs; tensor parallelism divid
 }
 
 TEST_CASE("GEMM efficiency falls with wave quantisation and short reductions") {
-  GpuSpec gpu;
-  gpu.name = "test";
-  gpu.peak_flops = {{Precision::fp16, 100e12}};
-  gpu.gemm_efficiency = {{Precision::fp16, 0.8}};
-  gpu.memory_bandwidth = 1e12;
-  gpu.sms = 80;
+  const GpuSpec gpu = test_gpu(Precision::fp16, 100e12);
   Profile profile;
   ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
   const double big = cost.gemm_efficiency(Kernel::gemm(128 * 80, 128 * 8, 8192));
@@ -58,4 +63,23 @@ TEST_CASE("an untied LM head holds its own vocabulary-parallel projection") {
   w.model.tie_embeddings = false;
   CHECK(head_parameters(w.model, 1) == tied + 51200.0 * (1024 + 1));
   CHECK(head_parameters(w.model, 4) == tied + 51200.0 * (1024 + 1) / 4);
+}
+
+TEST_CASE("a profile may run the softmax in more passes in fp32 than in 16-bit precision") {
+  const GpuSpec gpu = test_gpu(Precision::fp32, 15e12);
+  Profile profile;
+  profile.softmax_passes = 1;
+  profile.fp32_softmax_passes = 3;
+  ComputeCostModel cost(gpu, profile, Precision::fp32, "test");
+  CHECK(cost.form(Precision::fp16).softmax_passes == 1);
+  CHECK(cost.form(Precision::fp32).softmax_passes == 3);
+  // Each extra pass is one more kernel over the scores.
+  Workload w = gpt(1, 1024, 16, 512, 1000, 1);
+  const Shard shard{1, 1, Precision::fp32};
+  const auto fused = attention_core_forward(w.model, shard, cost.form(Precision::fp16));
+  const auto unfused = attention_core_forward(w.model, shard, cost.form(Precision::fp32));
+  CHECK(unfused.size() == fused.size() + 2);
+  CHECK(cost.seconds(unfused) > cost.seconds(fused));
+  profile.fp32_softmax_passes = 0; // unset: the same kernels in every precision
+  CHECK(ComputeCostModel(gpu, profile, Precision::fp32, "test").form(Precision::fp32).softmax_passes == 1);
 }

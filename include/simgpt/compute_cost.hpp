@@ -24,7 +24,9 @@ public:
   double seconds(const Kernels& ks) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
 
-  KernelForm form() const { return {profile_.softmax_passes, profile_.dropout, profile_.fused_elementwise}; }
+  KernelForm form(Precision precision) const {
+    return {profile_.softmax_passes_for(precision), profile_.dropout, profile_.fused_elementwise};
+  }
   Precision precision() const { return precision_; }
   const GpuSpec& gpu() const { return gpu_; }
 
