@@ -29,7 +29,7 @@ StateBytes state_bytes_per_parameter(const TrainingSpec& t) {
   const bool mixed = t.precision != Precision::fp32;
   const double E = element_bytes(t.precision);
   const double master = mixed ? 4 : 0;
-  const double moments = t.optimizer == Optimizer::adam ? 8 : 0;
+  const double moments = t.optimizer == Optimizer::adam ? 8 : t.optimizer == Optimizer::sgd_momentum ? 4 : 0;
   return {E, E, master + moments};
 }
 

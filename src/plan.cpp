@@ -13,13 +13,12 @@ namespace {
 
 // Bytes the optimizer step reads and writes per parameter. Adam: master weight, gradient and two
 // moments in fp32, read and written (the gradient only read); mixed precision adds reading the
-// half-precision gradient and writing the half-precision weight copy. SGD with momentum: weight
-// and momentum read and written, gradient read.
+// half-precision gradient and writing the half-precision weight copy. SGD: weight read and
+// written, gradient read; with momentum the momentum is read and written too.
 double optimizer_bytes_per_parameter(const TrainingSpec& t) {
   const bool mixed = t.precision != Precision::fp32;
-  if (t.optimizer == Optimizer::adam)
-    return 4 * 7 + (mixed ? 2 + 2 : 0);
-  return 4 * 5 + (mixed ? 2 + 2 : 0);
+  const double fp32_bytes = t.optimizer == Optimizer::adam ? 7 : t.optimizer == Optimizer::sgd_momentum ? 5 : 3;
+  return 4 * fp32_bytes + (mixed ? 2 + 2 : 0);
 }
 
 // Layers per virtual stage, as the workload or else the framework divides them.

@@ -73,11 +73,49 @@ double get_profile_parameter(const Profile& p, const std::string& key) {
   return *parameter(copy, key);
 }
 
-Profile load_profile(const std::string& dir, const std::string& name, const std::string& where) {
+namespace {
+Profile read_profile(const YamlReader& root, const std::string& name);
+
+// Writes a run's options into the profile's YAML tree, so each is checked as the file's own key.
+void apply_options(const YamlReader& root, const std::map<std::string, std::string>& options,
+                   const std::string& where) {
+  YAML::Node tree = root.node(); // shares the reader's tree
+  for (const auto& [key, value] : options) {
+    const auto dot = key.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == key.size())
+      throw InputError(where + "." + key, "expected a profile key SECTION.KEY, e.g. compute.fused_elementwise");
+    const std::string section = key.substr(0, dot);
+    if (tree[section] && !tree[section].IsMap())
+      throw InputError(where + "." + key, fmt::format("the profile's {} is not a section", section));
+    YAML::Node parsed;
+    try {
+      parsed = YAML::Load(value);
+    } catch (const YAML::Exception&) {
+      parsed = YAML::Node(value);
+    }
+    tree[section][key.substr(dot + 1)] = parsed;
+  }
+}
+} // namespace
+
+Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
+                     const std::map<std::string, std::string>& options) {
   const std::string path = dir + "/" + name + ".yaml";
   if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
     throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
   YamlReader root = YamlReader::file(path);
+  if (options.empty())
+    return read_profile(root, name);
+  apply_options(root, options, where + "_options");
+  try {
+    return read_profile(root, name);
+  } catch (const InputError& e) {
+    throw InputError(where + "_options", fmt::format("{} (in the {} profile: {})", e.message(), name, e.where()));
+  }
+}
+
+namespace {
+Profile read_profile(const YamlReader& root, const std::string& name) {
   root.only({"description", "compute", "pipeline", "p2p", "collectives", "memory", "calibration"});
   Profile p;
   p.name = name;
@@ -146,5 +184,6 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   }
   return p;
 }
+} // namespace
 
 } // namespace simgpt

@@ -242,7 +242,7 @@ double simulate_transfer(const std::string& platform_path, int from, int to, dou
 
 Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
   const GpuCatalog catalog = GpuCatalog::load(data.catalog());
-  Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework");
+  Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework", w.framework_options);
   for (const auto& [key, value] : data.profile_overrides)
     set_profile_parameter(profile, key, value);
   Cluster cluster(platform_path, catalog, w.network, profile);

@@ -143,7 +143,7 @@ const std::map<std::string, Section>& schema() {
                n, at, {{"none", Recompute::none}, {"full", Recompute::full}, {"selective", Recompute::selective}});
          }},
         {"optimizer", [](auto& n, Workload& w, auto& at) {
-           w.training.optimizer = read_enum<Optimizer>(n, at, {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}});
+           w.training.optimizer = read_enum<Optimizer>(n, at, {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}, {"sgd_momentum", Optimizer::sgd_momentum}});
          }}}},
       {"parallelism",
        {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1); }},
@@ -208,14 +208,19 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
     root["framework"] = value;
     return;
   }
+  // framework_options.SECTION.KEY: a profile key, checked when the profile is read.
+  if (key.starts_with("framework_options.") && key.size() > sizeof("framework_options.") - 1) {
+    root["framework_options"][key.substr(sizeof("framework_options.") - 1)] = value;
+    return;
+  }
   if (dot == std::string::npos)
-    throw InputError(where, fmt::format("expected SECTION.KEY=VALUE with SECTION one of: framework, {}",
+    throw InputError(where, fmt::format("expected SECTION.KEY=VALUE with SECTION one of: framework, framework_options, {}",
                                         valid_names(schema())));
   std::string section = key.substr(0, dot);
   std::string name = key.substr(dot + 1);
   auto sec = schema().find(section);
   if (sec == schema().end())
-    throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, {})", section,
+    throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, framework_options, {})", section,
                                         valid_names(schema())));
   if (!sec->second.contains(name))
     throw InputError(where,
@@ -330,9 +335,21 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
       w.framework = entry.second.Scalar();
       continue;
     }
+    if (section == "framework_options") {
+      if (entry.second.IsNull())
+        continue;
+      if (!entry.second.IsMap())
+        throw InputError(at, "expected a mapping of profile keys to values, e.g. compute.fused_elementwise: false");
+      for (const auto& item : entry.second) {
+        if (!item.second.IsScalar())
+          throw InputError(at + "." + item.first.as<std::string>(), "expected a single value");
+        w.framework_options[item.first.as<std::string>()] = item.second.Scalar();
+      }
+      continue;
+    }
     auto sec = schema().find(section);
     if (sec == schema().end())
-      throw InputError(at, fmt::format("unknown section (expected one of: framework, {})", valid_names(schema())));
+      throw InputError(at, fmt::format("unknown section (expected one of: framework, framework_options, {})", valid_names(schema())));
     if (entry.second.IsNull())
       continue;
     if (!entry.second.IsMap())

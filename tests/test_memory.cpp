@@ -67,4 +67,10 @@ TEST_CASE("mixed-precision Adam keeps 16 bytes per parameter") {
   t.optimizer = Optimizer::sgd;
   b = state_bytes_per_parameter(t);
   CHECK(b.optimizer == 0);
+  t.optimizer = Optimizer::sgd_momentum;
+  b = state_bytes_per_parameter(t);
+  CHECK(b.weights + b.gradients + b.optimizer == 12);
+  t.precision = Precision::fp16;
+  b = state_bytes_per_parameter(t);
+  CHECK(b.optimizer == 8); // fp32 master weight and momentum
 }

@@ -138,3 +138,17 @@ TEST_CASE("checkpointing whole stages keeps one input per micro-batch and recomp
   // 31 checkpointed micro-batches keep one input each; the last keeps all its activations.
   CHECK(stage["memory_gib"]["activations"].get<double>() == Approx((31 * input + layers * full) / GiB).margin(1e-4));
 }
+
+TEST_CASE("framework options replace profile entries for one run and are checked like them") {
+  const Overrides base{{"framework", "megatron"}, {"parallelism.pp", "1"}, {"parallelism.tp", "8"},
+                       {"training.global_batch", "8"}};
+  Overrides unfused = base;
+  unfused.emplace_back("framework_options.compute.fused_elementwise", "false");
+  // Bias, dropout and residual add as three kernels each read and write the activations.
+  CHECK(run("p3_16xlarge.xml", unfused)["step_time_s"].get<double>() >
+        run("p3_16xlarge.xml", base)["step_time_s"].get<double>());
+  Overrides bad = base;
+  bad.emplace_back("framework_options.compute.fused", "false");
+  CHECK_THROWS_WITH(run("p3_16xlarge.xml", bad),
+                    Catch::Contains("framework_options") && Catch::Contains("fused_elementwise"));
+}

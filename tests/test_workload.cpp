@@ -45,7 +45,7 @@ TEST_CASE("overrides from --set go through the same checks as the file") {
 }
 
 TEST_CASE("bad workloads name the file, the key and what is valid") {
-  CHECK_THAT(error_of(std::string(kBase) + "extra: 1\n"), Catch::Contains("w.yaml: extra") && Catch::Contains("framework, model"));
+  CHECK_THAT(error_of(std::string(kBase) + "extra: 1\n"), Catch::Contains("w.yaml: extra") && Catch::Contains("framework, framework_options, model"));
   CHECK_THAT(error_of("model: {layers: x}"), Catch::Contains("model.layers") && Catch::Contains("not an integer"));
   CHECK_THAT(error_of("model: [1, 2"), Catch::Contains("w.yaml:") && Catch::Contains("malformed YAML"));
   CHECK_THAT(error_of(kBase, {{"training.precision", "fp8"}}), Catch::Contains("fp16, fp32"));
@@ -76,4 +76,12 @@ TEST_CASE("an LM head is tied to the word embedding unless the model says otherw
   CHECK(parse_workload(kBase, "w.yaml").model.tie_embeddings);
   CHECK_FALSE(parse_workload(kBase, "w.yaml", {{"model.tie_embeddings", "false"}}).model.tie_embeddings);
   CHECK_THAT(error_of(kBase, {{"model.tie_embeddings", "maybe"}}), Catch::Contains("not a boolean"));
+}
+
+TEST_CASE("framework options are a run's own flags over its profile's defaults") {
+  Workload w = parse_workload(std::string(kBase) + "framework_options: {compute.fused_elementwise: false}\n", "w.yaml",
+                              {{"framework_options.memory.context", "2GiB"}});
+  CHECK(w.framework_options.at("compute.fused_elementwise") == "false");
+  CHECK(w.framework_options.at("memory.context") == "2GiB");
+  CHECK_THAT(error_of(std::string(kBase) + "framework_options: [1]\n"), Catch::Contains("w.yaml: framework_options"));
 }

@@ -57,7 +57,8 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
 
 // Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
 // mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;
-// SGD without momentum keeps no state beyond the fp32 master copy under mixed precision.
+// SGD without momentum keeps no state beyond the fp32 master copy under mixed precision; with
+// momentum one fp32 buffer more (mixed precision 2 + 2 + 8, fp32 4 + 4 + 4).
 struct StateBytes {
   double weights, gradients, optimizer;
 };

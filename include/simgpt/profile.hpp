@@ -4,6 +4,7 @@
 
 #include "simgpt/memory.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ void set_profile_parameter(Profile& p, const std::string& key, double value);
 double get_profile_parameter(const Profile& p, const std::string& key);
 
 // Loads profiles/<name>.yaml under `dir`; throws InputError naming the profile and the known ones.
-Profile load_profile(const std::string& dir, const std::string& name, const std::string& where);
+// `options` ("section.key" -> value) replace the file's entries, checked as the file's own are;
+// `where` names them in messages.
+Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
+                     const std::map<std::string, std::string>& options = {});
 
 } // namespace simgpt

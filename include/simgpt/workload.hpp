@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,7 +13,9 @@ namespace simgpt {
 
 enum class Precision { fp32, fp16, bf16 };
 enum class Recompute { none, full, selective };
-enum class Optimizer { adam, sgd };
+// sgd: plain SGD (PyTorch's default, no state); sgd_momentum: one fp32 momentum buffer per
+// parameter (Megatron-LM's default --sgd-momentum 0.9).
+enum class Optimizer { adam, sgd, sgd_momentum };
 enum class Head { lm, classifier };
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
@@ -80,6 +83,9 @@ struct Workload {
   TrainingSpec training;
   ParallelismSpec parallelism;
   std::string framework = "generic";
+  // The run's own framework flags over its profile's defaults, by the profile's dotted keys:
+  // {"compute.fused_elementwise": "false"} for Megatron's --no-bias-dropout-fusion.
+  std::map<std::string, std::string> framework_options;
   Placement placement;
   NetworkWhatIf network;
 
