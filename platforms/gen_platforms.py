@@ -4,10 +4,13 @@
 Conventions simgpt relies on:
 - hosts are gpu-0, gpu-1, ... (node-major), each with properties gpu (a platforms/gpus.yaml model)
   and node (its server's index);
-- every link is SPLITDUPLEX and every route lists directions explicitly (symmetrical="NO");
+- every shared link is SPLITDUPLEX and every route lists its directions (symmetrical="NO");
 - each server's network interface is the split-duplex link nic-<node> with property role=nic:
   its UP direction is the server's outgoing traffic, where `network.delay` / `network.bandwidth`
-  (tc netem) apply. An optional property flow_limit caps each single flow through it.
+  (tc netem) apply;
+- a network that caps each single flow (AWS: 10 Gbps per TCP flow) is a FATPIPE link on the
+  routes between servers: each flow gets up to its bandwidth whatever the others do, while the
+  NICs still share their whole capacity among all flows.
 """
 import os
 
@@ -42,15 +45,18 @@ def host(i, gpu, node):
             f'<prop id="node" value="{node}"/></host>')
 
 
-def link(name, bandwidth, latency, nic=False, flow_limit=None):
+def link(name, bandwidth, latency, nic=False):
     prop = '<prop id="role" value="nic"/>' if nic else ''
-    if flow_limit:
-        prop += f'<prop id="flow_limit" value="{flow_limit}"/>'
     return f'<link id="{name}" bandwidth="{bandwidth}" latency="{latency}" sharing_policy="SPLITDUPLEX">{prop}</link>'
 
 
+def flow_cap(name, bandwidth):
+    return f'<link id="{name}" bandwidth="{bandwidth}" latency="0" sharing_policy="FATPIPE"></link>'
+
+
 def route(a, b, links):
-    hops = ''.join(f'<link_ctn id="{name}" direction="{d}"/>' for name, d in links)
+    hops = ''.join(f'<link_ctn id="{name}" direction="{d}"/>' if d else f'<link_ctn id="{name}"/>'
+                   for name, d in links)
     return f'<route src="gpu-{a}" dst="gpu-{b}" symmetrical="NO">{hops}</route>'
 
 
@@ -70,8 +76,9 @@ def aws(name, nodes, gpus_per_node, nic_bandwidth, comment):
         lines.append(host(i, 'V100-SXM2-16GB', i // gpus_per_node))
     for i in range(n):
         lines.append(link(f'pcie-{i}', '12GBps', '1us'))  # PCIe 3 x16
+    lines.append(flow_cap('flow-cap', '10Gbps'))
     for k in range(nodes):
-        lines.append(link(f'nic-{k}', nic_bandwidth, '25us', nic=True, flow_limit='10Gbps'))
+        lines.append(link(f'nic-{k}', nic_bandwidth, '25us', nic=True))
         if gpus_per_node == 8:
             lines.append(link(f'sys-{k}', '20GBps', '1us'))  # CPU socket interconnect
             for a in range(8):
@@ -85,7 +92,8 @@ def aws(name, nodes, gpus_per_node, nic_bandwidth, comment):
                 continue
             na, nb = a // gpus_per_node, b // gpus_per_node
             if na != nb:
-                hops = [(f'pcie-{a}', 'UP'), (f'nic-{na}', 'UP'), (f'nic-{nb}', 'DOWN'), (f'pcie-{b}', 'DOWN')]
+                hops = [(f'pcie-{a}', 'UP'), (f'nic-{na}', 'UP'), ('flow-cap', None), (f'nic-{nb}', 'DOWN'),
+                        (f'pcie-{b}', 'DOWN')]
             elif CUBE_MESH[a % 8][b % 8]:
                 hops = [(f'nvlink-{min(a, b)}-{max(a, b)}', 'UP' if a < b else 'DOWN')]
             else:

@@ -84,8 +84,8 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
 
   // NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
   // split-duplex link, not on its _UP and _DOWN halves.
-  // NIC halves, with the single-flow rate limit of each (0: none).
-  auto nics = std::make_shared<std::unordered_map<const simgrid::s4u::Link*, double>>();
+  // NIC halves.
+  auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
   for (simgrid::s4u::Link* link : engine_->get_all_links()) {
     const std::string& name = link->get_name();
     if (!ends_with(name, "_UP"))
@@ -94,16 +94,13 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
     const char* role = duplex ? duplex->get_property("role") : nullptr;
     if (role == nullptr || std::string_view(role) != "nic")
       continue;
-    double flow_limit = 0;
-    if (const char* limit = duplex->get_property("flow_limit"); limit != nullptr) {
-      try {
-        flow_limit = parse_bandwidth(limit);
-      } catch (const std::invalid_argument& e) {
-        throw InputError(platform_path + ": link " + duplex->get_name() + " property flow_limit", e.what());
-      }
-    }
-    nics->emplace(duplex->get_link_up(), flow_limit);
-    nics->emplace(duplex->get_link_down(), flow_limit);
+    // A per-flow cap as a bandwidth factor would shrink the NIC's capacity for all its flows.
+    if (duplex->get_property("flow_limit") != nullptr)
+      throw InputError(platform_path + ": link " + duplex->get_name() + " property flow_limit",
+                       "is not read: cap each flow with a FATPIPE link on the routes between servers "
+                       "(see platforms/gen_platforms.py)");
+    nics->insert(duplex->get_link_up());
+    nics->insert(duplex->get_link_down());
     // tc netem delay D rate R on the node's outgoing interface: the UP direction.
     if (network.delay_s)
       link->set_latency(link->get_latency() + *network.delay_s);
@@ -112,8 +109,10 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
   }
 
   // Transfers through a NIC carry TCP/IP headers: the payload gets a fraction of the link rate.
-  // A backend with its own throughput ceiling (a CPU-bound protocol), and a network that limits
-  // each single flow (a cloud's per-flow cap), cap each such transfer below its route's bottleneck.
+  // A backend with its own throughput ceiling (a CPU-bound protocol) caps each such transfer
+  // below its route's bottleneck. SimGrid applies the factor to the payload, not to the links'
+  // use, so a capped transfer uses its links at its uncapped rate: right for one transfer at a
+  // time (the backend's measured case), pessimistic when many share a NIC.
   const double efficiency = profile.bandwidth_efficiency;
   const double max_rate = profile.p2p_max_rate_Bps;
   engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(
@@ -125,11 +124,7 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
         double bottleneck = std::numeric_limits<double>::infinity();
         for (const simgrid::s4u::Link* l : links) {
           bottleneck = std::min(bottleneck, l->get_bandwidth());
-          if (auto nic = nics->find(l); nic != nics->end()) {
-            through_nic = true;
-            if (nic->second > 0)
-              cap = std::min(cap, nic->second);
-          }
+          through_nic = through_nic || nics->contains(l);
         }
         return through_nic ? std::min(efficiency, cap / bottleneck) : 1.0;
       });

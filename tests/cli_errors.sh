@@ -9,6 +9,8 @@ cp workloads/gpt3xl.yaml "$tmp/ok.yaml"
 printf 'model: [1, 2\n' > "$tmp/malformed.yaml"
 sed 's/framework: torch-pipe/framework: nosuch/' workloads/gpt3xl.yaml > "$tmp/profile.yaml"
 printf '<platform version="4.1"><zone id="z"' > "$tmp/broken.xml"
+sed 's|<prop id="role" value="nic"/>|<prop id="role" value="nic"/><prop id="flow_limit" value="10Gbps"/>|' \
+  platforms/p3_16xlarge.xml > "$tmp/flow_limit.xml"
 
 expect() { # expect STATUS PATTERN ARGS...
   local status="$1" pattern="$2"
@@ -35,6 +37,8 @@ expect 2 "expected KEY=VALUE" --platform $P --workload "$tmp/ok.yaml" --set nons
 expect 2 "does not support bf16" --platform $P --workload "$tmp/ok.yaml" --set training.precision=bf16
 expect 2 "cannot read the platform file" --platform "$tmp/none.xml" --workload "$tmp/ok.yaml"
 expect 2 "not a valid SimGrid platform" --platform "$tmp/broken.xml" --workload "$tmp/ok.yaml"
+expect 2 "FATPIPE" --platform "$tmp/flow_limit.xml" --workload "$tmp/ok.yaml"
+expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set framework_options.compute.fused=true
 expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
 expect 0 "" --platform $P --workload "$tmp/ok.yaml"
 

@@ -19,14 +19,17 @@ constexpr double kNicBandwidth = 1.25e9; // 10 Gbps
 constexpr double kNicLatency = 25e-6;
 
 // `nodes` nodes of `per_node` GPUs; GPUs of a node share its NIC; intra-node links are fast.
-std::string cluster_platform(int nodes, int per_node) {
+// With `flow_cap_gbps`, a FATPIPE link caps each flow between nodes (a cloud's per-flow limit).
+std::string cluster_platform(int nodes, int per_node, int flow_cap_gbps = 0) {
   // One file per test process: ctest runs test cases in parallel.
   const std::string path = "/tmp/simgpt_test_cluster_" + std::to_string(nodes) + "x" + std::to_string(per_node) + "_" +
-                           std::to_string(::getpid()) + ".xml";
+                           std::to_string(flow_cap_gbps) + "_" + std::to_string(::getpid()) + ".xml";
   std::ofstream out(path);
   out << "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
          "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n";
   const int n = nodes * per_node;
+  if (flow_cap_gbps > 0)
+    out << "<link id=\"cap\" bandwidth=\"" << flow_cap_gbps << "Gbps\" latency=\"0\" sharing_policy=\"FATPIPE\"/>\n";
   for (int i = 0; i < n; ++i)
     out << "<host id=\"gpu-" << i << "\" speed=\"1Gf\"><prop id=\"gpu\" value=\"V100-SXM2-16GB\"/><prop id=\"node\" value=\""
         << i / per_node << "\"/></host>\n";
@@ -43,7 +46,8 @@ std::string cluster_platform(int nodes, int per_node) {
       if (na == nb)
         out << "<link_ctn id=\"bus-" << na << "\" direction=\"UP\"/>";
       else
-        out << "<link_ctn id=\"nic-" << na << "\" direction=\"UP\"/><link_ctn id=\"nic-" << nb << "\" direction=\"DOWN\"/>";
+        out << "<link_ctn id=\"nic-" << na << "\" direction=\"UP\"/>" << (flow_cap_gbps > 0 ? "<link_ctn id=\"cap\"/>" : "")
+            << "<link_ctn id=\"nic-" << nb << "\" direction=\"DOWN\"/>";
       out << "</route>\n";
     }
   out << "</zone></platform>\n";
@@ -93,6 +97,17 @@ TEST_CASE("two all-reduces sharing each node's NIC take about twice as long as o
   auto shared = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {{0, 2}, {1, 3}}, S);
   CHECK(shared[0] == Approx(2 * alone[0]).epsilon(0.02));
   CHECK(shared[1] == Approx(shared[0]));
+}
+
+TEST_CASE("a per-flow cap bounds each flow while concurrent flows share the whole NIC") {
+  const double S = 64.0 * (1 << 20);
+  const std::string platform = cluster_platform(2, 4, 4); // 10 Gbps NICs, 4 Gbps per flow
+  auto alone = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {{0, 4}}, S);
+  auto four = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring,
+                              {{0, 4}, {1, 5}, {2, 6}, {3, 7}}, S);
+  // Two members: each sends S across, alone at the 4 Gbps cap, four at a time a quarter of the NIC.
+  CHECK(alone[0] == Approx(S / 0.5e9).epsilon(0.01));
+  CHECK(four[0] == Approx(4 * S / kNicBandwidth).epsilon(0.01));
 }
 
 TEST_CASE("the direct (sharded parameter server) all-reduce moves the ring's volume in two phases") {
