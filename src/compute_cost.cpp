@@ -34,6 +34,21 @@ double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
   return gemm_eff_ * wave_eff * pad_eff * k_eff;
 }
 
+KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
+  KernelForm form{profile_.softmax_passes, profile_.dropout, profile_.fused_elementwise};
+  const Profile::FusedSoftmax& fused = profile_.fused_softmax;
+  if (!fused.limited)
+    return form;
+  const int64_t attention_batches = s.micro_batch * (m.heads / s.tp);
+  const bool available = s.precision != Precision::fp32 && (fused.max_seq == 0 || m.seq_len <= fused.max_seq) &&
+                         attention_batches % fused.batch_multiple == 0;
+  if (!available) {
+    form.softmax_passes = fused.fallback_passes;
+    form.softmax_fp32 = fused.fallback_fp32;
+  }
+  return form;
+}
+
 double ComputeCostModel::kernel_seconds(const Kernel& k) const {
   const double E = element_bytes(precision_);
   const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;

@@ -6,7 +6,7 @@ namespace simgpt {
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
-                              double replicated_kept) {
+                              double replicated_kept, bool softmax_fp32) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -20,8 +20,11 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   const double replicated = replicated_kept * E + 2 * d;
   const double split = 12 * E / t;
   double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split);
+  // Scores: the softmax output its backward needs, the input of the product with V (dropout's
+  // output, or a 16-bit copy of fp32 probabilities) and dropout's one-byte mask.
+  const double Es = softmax_fp32 ? 4.0 : E;
   if (recompute == Recompute::none)
-    bytes += a * s * s * b * (E * (1 + d) + d) / t;
+    bytes += a * s * s * b * (Es + (d > 0 || Es != E ? E : 0) + d) / t;
   return bytes;
 }
 

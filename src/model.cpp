@@ -21,8 +21,13 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
   k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
+  const double Es = form.softmax_fp32 ? 4.0 : E;
+  if (Es != E)
+    k.push_back(Kernel::memory(scores * (E + Es))); // cast the scores up
   for (int i = 0; i < form.softmax_passes; ++i)
-    k.push_back(pass(scores, 1, 1, E)); // scale, causal mask and softmax, fused or one kernel each
+    k.push_back(pass(scores, 1, 1, Es)); // scale, causal mask and softmax, fused or one kernel each
+  if (Es != E)
+    k.push_back(Kernel::memory(scores * (Es + E))); // and the probabilities back
   if (form.dropout)
     k.push_back(Kernel::memory(scores * (2 * E + 1))); // dropout: read, write, one-byte mask
   k.push_back(Kernel::gemm(seq, head_dim, seq, b * heads)); // P V

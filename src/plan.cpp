@@ -64,7 +64,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.order = w.placement.order;
 
   const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel};
-  const KernelForm form = cost.form(w.training.precision);
+  const KernelForm form = cost.form(w.model, shard);
+  plan.softmax_fp32 = form.softmax_fp32;
   const double E = element_bytes(w.training.precision);
   const Kernels attention = attention_block_forward(w.model, shard, form);
   const Kernels mlp = mlp_block_forward(w.model, shard, form);

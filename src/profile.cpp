@@ -123,10 +123,19 @@ Profile read_profile(const YamlReader& root, const std::string& name) {
   if (root.has("compute")) {
     YamlReader c = root.map("compute");
     c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
-            "recompute_last_micro_batch", "fp32_softmax_passes"});
+            "recompute_last_micro_batch", "fused_softmax"});
     p.recompute_last_micro_batch = c.boolean_or("recompute_last_micro_batch", true);
     p.softmax_passes = static_cast<int>(c.number_or("softmax_passes", p.softmax_passes, 1, 3));
-    p.fp32_softmax_passes = static_cast<int>(c.number_or("fp32_softmax_passes", 0, 0, 3));
+    if (c.has("fused_softmax")) {
+      YamlReader f = c.map("fused_softmax");
+      f.only({"max_seq", "batch_multiple", "fallback_passes", "fallback_fp32"});
+      Profile::FusedSoftmax& fs = p.fused_softmax;
+      fs.limited = true;
+      fs.max_seq = static_cast<int64_t>(f.number_or("max_seq", 0, 0, 1e9));
+      fs.batch_multiple = static_cast<int64_t>(f.number_or("batch_multiple", 1, 1, 1024));
+      fs.fallback_passes = static_cast<int>(f.number_or("fallback_passes", p.softmax_passes, 1, 3));
+      fs.fallback_fp32 = f.boolean_or("fallback_fp32", false);
+    }
     p.dropout = c.boolean_or("dropout", p.dropout);
     p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
     p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);

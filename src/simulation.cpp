@@ -105,10 +105,11 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
   const double layer_kept =
       layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                              w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                             profile.memory.replicated_kept);
+                             profile.memory.replicated_kept, plan.softmax_fp32);
   const double layer_full =
       layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
-                             w.training.precision, profile.dropout, 1, profile.memory.replicated_kept);
+                             w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
+                             plan.softmax_fp32);
   const int V = plan.pp * plan.chunks;
   for (StageReport& r : stages) {
     MemoryReport& mem = r.memory;

@@ -40,6 +40,17 @@ TEST_CASE("fp32 doubles the activation tensors but not the one-byte dropout mask
         Approx(s * h * (32 + 2 * a * s / h)));
 }
 
+TEST_CASE("a softmax that falls back to fp32 keeps its fp32 output beside the 16-bit copy") {
+  const ModelSpec m = gpt(2048, 16, 2048);
+  const double s = 2048, h = 2048, a = 16;
+  // With dropout: 4 (fp32 softmax output) + 2 (dropout output) + 1 (mask) bytes per score.
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, true, 1, 4, true) ==
+        Approx(s * h * (34 + 7 * a * s / h)));
+  // Without dropout the product with V keeps the 16-bit copy.
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, false, 1, 4, true) ==
+        Approx(s * h * (32 + 6 * a * s / h)));
+}
+
 TEST_CASE("tensors a framework keeps beyond Megatron's count add whole [s, b, h] copies") {
   const ModelSpec m = gpt(2048, 16, 2048);
   const double s = 2048, h = 2048, b = 2;

@@ -65,21 +65,33 @@ TEST_CASE("an untied LM head holds its own vocabulary-parallel projection") {
   CHECK(head_parameters(w.model, 4) == tied + 51200.0 * (1024 + 1) / 4);
 }
 
-TEST_CASE("a profile may run the softmax in more passes in fp32 than in 16-bit precision") {
-  const GpuSpec gpu = test_gpu(Precision::fp32, 15e12);
+TEST_CASE("the fused softmax runs only for the shapes and precisions its kernel takes") {
+  const GpuSpec gpu = test_gpu(Precision::fp16, 100e12);
   Profile profile;
   profile.softmax_passes = 1;
-  profile.fp32_softmax_passes = 3;
-  ComputeCostModel cost(gpu, profile, Precision::fp32, "test");
-  CHECK(cost.form(Precision::fp16).softmax_passes == 1);
-  CHECK(cost.form(Precision::fp32).softmax_passes == 3);
-  // Each extra pass is one more kernel over the scores.
-  Workload w = gpt(1, 1024, 16, 512, 1000, 1);
-  const Shard shard{1, 1, Precision::fp32};
-  const auto fused = attention_core_forward(w.model, shard, cost.form(Precision::fp16));
-  const auto unfused = attention_core_forward(w.model, shard, cost.form(Precision::fp32));
-  CHECK(unfused.size() == fused.size() + 2);
-  CHECK(cost.seconds(unfused) > cost.seconds(fused));
-  profile.fp32_softmax_passes = 0; // unset: the same kernels in every precision
-  CHECK(ComputeCostModel(gpu, profile, Precision::fp32, "test").form(Precision::fp32).softmax_passes == 1);
+  profile.fused_softmax = {true, 2048, 4, 3, true};
+  ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  const ModelSpec m = gpt(1, 2048, 16, 2048, 1000, 1).model;
+  // 16 heads over tp 8: two per GPU, so micro-batch 2 (four attention batches) fuses, 1 and 3 do not.
+  CHECK(cost.form(m, {2, 8, Precision::fp16}).softmax_passes == 1);
+  const KernelForm fallback = cost.form(m, {1, 8, Precision::fp16});
+  CHECK(fallback.softmax_passes == 3);
+  CHECK(fallback.softmax_fp32);
+  CHECK(cost.form(m, {3, 8, Precision::fp16}).softmax_passes == 3);
+  CHECK(cost.form(m, {1, 4, Precision::fp16}).softmax_passes == 1);
+  CHECK(cost.form(m, {1, 4, Precision::fp32}).softmax_passes == 3); // fp32 scores: never the kernel
+  ModelSpec longer = m;
+  longer.seq_len = 4096;
+  CHECK(cost.form(longer, {1, 4, Precision::fp16}).softmax_passes == 3);
+  // The fallback reads and writes fp32 scores three times, plus the casts up and back.
+  const double scores = 2.0 * 2048 * 2048; // micro-batch 1, two heads
+  const Shard shard{1, 8, Precision::fp16};
+  double fused_bytes = 0, fallback_bytes = 0;
+  for (const Kernel& k : attention_core_forward(m, shard, cost.form(m, {2, 8, Precision::fp16})))
+    fused_bytes += k.bytes;
+  for (const Kernel& k : attention_core_forward(m, shard, fallback))
+    fallback_bytes += k.bytes;
+  CHECK(fallback_bytes - fused_bytes == Approx(scores * (3 * 8 + 6 + 6 - 4)));
+  profile.fused_softmax = {}; // unset: the same kernels whatever the shape
+  CHECK(ComputeCostModel(gpu, profile, Precision::fp16, "test").form(m, {1, 8, Precision::fp16}).softmax_passes == 1);
 }

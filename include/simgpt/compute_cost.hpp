@@ -24,9 +24,9 @@ public:
   double seconds(const Kernels& ks) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
 
-  KernelForm form(Precision precision) const {
-    return {profile_.softmax_passes_for(precision), profile_.dropout, profile_.fused_elementwise};
-  }
+  // How the framework forms one GPU's kernels for this model and shard (the softmax may fall
+  // back to unfused kernels for some shapes and precisions).
+  KernelForm form(const ModelSpec& m, const Shard& s) const;
   Precision precision() const { return precision_; }
   const GpuSpec& gpu() const { return gpu_; }
 

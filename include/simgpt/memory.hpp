@@ -53,7 +53,7 @@ struct MemoryBreakdown {
 // the paper's 4 replicated tensors (the 4E), `recompute_kept` the one input a checkpointed layer keeps.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
-                              double replicated_kept = 4);
+                              double replicated_kept = 4, bool softmax_fp32 = false);
 
 // Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
 // mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;

@@ -26,6 +26,7 @@ struct KernelForm {
   int softmax_passes = 1; // kernels over the attention scores (scale, mask, softmax fused or not)
   bool dropout = true;
   bool fused_elementwise = false;
+  bool softmax_fp32 = false; // the softmax kernels work in fp32: 16-bit scores are cast up before, back after
 };
 
 // Shapes one GPU sees: the micro-batch and its tensor-parallel shard.

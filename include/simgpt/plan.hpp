@@ -52,6 +52,7 @@ struct ExecutionPlan {
   double collective_step_overhead_s = 0;
 
   RankOrder order = RankOrder::tp_dp_pp;
+  bool softmax_fp32 = false; // the softmax fell back to fp32 kernels: its saved output is fp32
 
   // The GPU of a rank, in the workload's rank order (Megatron's by default: tensor ranks fastest,
   // then data-parallel replicas, then stages).

@@ -17,11 +17,17 @@ struct Profile {
   // Compute: how the framework turns a layer into kernels.
   int softmax_passes = 1;         // kernels over the attention scores: 1 fused scale-mask-softmax,
                                   // 2 scale then softmax, 3 scale, causal mask, softmax
-  int fp32_softmax_passes = 0;    // the same in fp32 training when it differs (Megatron's fused kernel
-                                  // takes only 16-bit inputs: fp32 runs scale, mask and softmax apart)
-  int softmax_passes_for(Precision p) const {
-    return p == Precision::fp32 && fp32_softmax_passes > 0 ? fp32_softmax_passes : softmax_passes;
-  }
+  // When the fused softmax kernel can run (Megatron's FusedScaleMaskSoftmax.is_kernel_available):
+  // 16-bit scores, a key length up to max_seq, and micro-batch x heads per GPU a multiple of
+  // batch_multiple. Otherwise the framework falls back to `fallback_passes` kernels, in fp32 when
+  // `fallback_fp32` (16-bit scores cast up before and back after). Unset: always the same kernels.
+  struct FusedSoftmax {
+    bool limited = false;
+    int64_t max_seq = 0;
+    int64_t batch_multiple = 1;
+    int fallback_passes = 1;
+    bool fallback_fp32 = false;
+  } fused_softmax;
   bool dropout = true;            // the model runs dropout kernels (attention and hidden)
   bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
