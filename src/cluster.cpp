@@ -185,4 +185,57 @@ std::vector<int> Cluster::ring_order(const std::vector<int>& gpus) const {
   return ring;
 }
 
+std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const {
+  const size_t n = gpus.size();
+  std::vector<Ring> single{{ring_order(gpus), 1.0}};
+  if (n <= 2 || n > 8)
+    return single;
+  // Bandwidth left on each direct link (a route of one link), per direction.
+  std::vector<std::vector<double>> left(n, std::vector<double>(n, 0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j)
+        continue;
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      gpus_[static_cast<size_t>(gpus[i])].host->route_to(gpus_[static_cast<size_t>(gpus[j])].host, links, &latency);
+      if (links.size() == 1)
+        left[i][j] = links.front()->get_bandwidth();
+    }
+  std::vector<Ring> found;
+  double total = 0;
+  for (;;) {
+    std::vector<size_t> order(n), best;
+    for (size_t i = 0; i < n; ++i)
+      order[i] = i;
+    double best_rate = 0;
+    do {
+      double rate = std::numeric_limits<double>::infinity();
+      for (size_t i = 0; i < n && rate > 0; ++i)
+        rate = std::min(rate, left[order[i]][order[(i + 1) % n]]);
+      if (rate > best_rate * (1 + 1e-9)) {
+        best_rate = rate;
+        best = order;
+      }
+    } while (std::next_permutation(order.begin() + 1, order.end()));
+    if (best.empty())
+      break;
+    // The ring runs both ways, so it takes its rate from both directions of each link.
+    Ring ring{{}, best_rate};
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = best[i], b = best[(i + 1) % n];
+      left[a][b] -= best_rate;
+      left[b][a] -= best_rate;
+      ring.gpus.push_back(gpus[a]);
+    }
+    total += best_rate;
+    found.push_back(std::move(ring));
+  }
+  if (found.empty())
+    return single;
+  for (Ring& r : found)
+    r.share /= total;
+  return found;
+}
+
 } // namespace simgpt

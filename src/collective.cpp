@@ -59,8 +59,9 @@ void all_to_all(TaskGraph& g, const std::vector<int>& members, double bytes, Tas
 } // namespace
 
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                               const std::vector<int>& ring, double bytes, double step_latency_s) {
-  const int n = static_cast<int>(ring.size());
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s) {
+  const std::vector<int>& members = rings.front().gpus;
+  const int n = static_cast<int>(members.size());
   CollectiveTasks c;
   c.entry = add_delay(g, 0);
   if (n < 2) {
@@ -75,10 +76,10 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
     c.exit = add_delay(g, two_phases ? step_latency_s : 0);
     if (two_phases) {
       TaskId middle = add_delay(g, 0);
-      all_to_all(g, ring, shard, c.entry, middle);
-      all_to_all(g, ring, shard, middle, c.exit);
+      all_to_all(g, members, shard, c.entry, middle);
+      all_to_all(g, members, shard, middle, c.exit);
     } else {
-      all_to_all(g, ring, shard, c.entry, c.exit);
+      all_to_all(g, members, shard, c.entry, c.exit);
     }
   } else {
     c.exit = add_delay(g, (steps - 1) * step_latency_s);
@@ -89,12 +90,15 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
     // rate, while a shared NIC still sends all of it.
     const bool both_ways = !chain && n > 2;
     const std::vector<int> steps_to = both_ways ? std::vector<int>{1, n - 1} : std::vector<int>{1};
-    for (int i = 0; i < (chain ? n - 1 : n); ++i) {
-      const int from = ring[static_cast<size_t>(i)];
-      for (int step : steps_to) {
-        TaskId f = add_flow(g, from, ring[static_cast<size_t>((i + step) % n)], both_ways ? per_member / 2 : per_member);
-        boost::add_edge(c.entry, f, g);
-        boost::add_edge(f, c.exit, g);
+    for (const Ring& ring : rings) {
+      const double sent = ring.share * (both_ways ? per_member / 2 : per_member);
+      for (int i = 0; i < (chain ? n - 1 : n); ++i) {
+        const int from = ring.gpus[static_cast<size_t>(i)];
+        for (int step : steps_to) {
+          TaskId f = add_flow(g, from, ring.gpus[static_cast<size_t>((i + step) % n)], sent);
+          boost::add_edge(c.entry, f, g);
+          boost::add_edge(f, c.exit, g);
+        }
       }
     }
   }

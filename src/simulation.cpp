@@ -25,7 +25,7 @@ namespace {
 class ClusterTopology : public Topology {
 public:
   explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
-  std::vector<int> ring_order(const std::vector<int>& gpus) const override { return cluster_.ring_order(gpus); }
+  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return cluster_.rings(gpus); }
   double route_latency(int a, int b) const override { return cluster_.route_latency(a, b); }
 
 private:

@@ -101,12 +101,12 @@ private:
     // A group's ring and latency are the same every time: search them once.
     auto known = rings_.find(gpus);
     if (known == rings_.end()) {
-      std::vector<int> ring = topology_.ring_order(gpus);
-      const double latency = step_latency(ring);
-      known = rings_.emplace(gpus, std::make_pair(std::move(ring), latency)).first;
+      std::vector<Ring> rings = topology_.rings(gpus);
+      const double latency = step_latency(rings.front().gpus);
+      known = rings_.emplace(gpus, std::make_pair(std::move(rings), latency)).first;
     }
-    const auto& [ring, latency] = known->second;
-    CollectiveTasks c = add_collective(g(), kind, algorithm, ring, bytes, latency);
+    const auto& [rings, latency] = known->second;
+    CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
     CollectiveCount& count = out_.collectives[to_string(kind)];
     count.count += 1;
     count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
@@ -384,7 +384,7 @@ private:
   const ExecutionPlan& plan_;
   const Topology& topology_;
   std::vector<std::pair<int, TaskId>> after_sends_;
-  std::map<std::vector<int>, std::pair<std::vector<int>, double>> rings_;
+  std::map<std::vector<int>, std::pair<std::vector<Ring>, double>> rings_;
   std::map<int, TaskId> last_send_;
   StepGraph out_;
   std::vector<std::optional<TaskId>> tail_;

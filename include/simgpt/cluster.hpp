@@ -3,6 +3,7 @@
 // is a singleton.
 #pragma once
 
+#include "simgpt/collective.hpp"
 #include "simgpt/gpu.hpp"
 #include "simgpt/profile.hpp"
 #include "simgpt/workload.hpp"
@@ -45,6 +46,11 @@ public:
   // (exhaustive for up to 8 GPUs, as NCCL's topology search within a node), then the fewest
   // node crossings; larger groups keep their given order.
   std::vector<int> ring_order(const std::vector<int>& gpus) const;
+  // The rings NCCL would spread a collective over: within up to 8 GPUs joined by direct links
+  // (NVLink), rings are taken greedily, each the cycle whose slowest remaining link is fastest,
+  // until no cycle is left; each carries a share of the data in proportion to that rate. Groups
+  // without such a cycle get the one ring of ring_order.
+  std::vector<Ring> rings(const std::vector<int>& gpus) const;
   const std::string& path() const { return path_; }
 
 private:

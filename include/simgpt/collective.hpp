@@ -19,18 +19,26 @@ enum class CollectiveAlgorithm {
 
 const char* to_string(CollectiveKind k);
 
+// One of NCCL's channels: a ring over the group's GPUs and the part of every buffer it carries.
+// NCCL spreads a collective over several rings when the links allow (on a DGX-1's hybrid
+// cube-mesh, the double-NVLink cycle and the single-NVLink cycle), each on its own links.
+struct Ring {
+  std::vector<int> gpus; // in ring order
+  double share = 1;      // of the buffer; a collective's rings sum to 1
+};
+
 struct CollectiveTasks {
   TaskId entry;
   TaskId exit;
 };
 
-// Adds a collective over `ring` (GPU indices in ring order) on a buffer of `bytes` per GPU.
-// Flows carry the bandwidth term; the exit adds (steps - 1) x `step_latency_s` (the first
+// Adds a collective over `rings` (one or more rings over the same GPUs) on a buffer of `bytes`
+// per GPU; each ring carries its share. Flows carry the bandwidth term; the exit adds (steps - 1) x `step_latency_s` (the first
 // step's latency is paid by the flows themselves). Patel et al. / Thakur et al. 2005 give the
 // ring costs: all-reduce 2(n-1) steps of S/n, reduce-scatter and all-gather n-1 steps of S/n,
 // pipelined broadcast and reduce n-1 hops of S.
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                               const std::vector<int>& ring, double bytes, double step_latency_s);
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s);
 
 // Bytes each member sends for one collective (for reports): the bandwidth term above.
 double bytes_sent_per_member(CollectiveKind kind, int members, double bytes);

@@ -17,7 +17,7 @@ namespace simgpt {
 class Topology {
 public:
   virtual ~Topology() = default;
-  virtual std::vector<int> ring_order(const std::vector<int>& gpus) const = 0;
+  virtual std::vector<Ring> rings(const std::vector<int>& gpus) const = 0;
   virtual double route_latency(int a, int b) const = 0;
 };
 
