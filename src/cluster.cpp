@@ -185,56 +185,146 @@ std::vector<int> Cluster::ring_order(const std::vector<int>& gpus) const {
   return ring;
 }
 
+namespace {
+
+// The direct links among a group and what is left of each: NCCL's search for rings over NVLink.
+struct LinkBudget {
+  std::vector<std::vector<int>> hop; // hop[a][b]: index of the one link from member a to b, or -1
+  std::vector<double> left;          // per link, bytes/s not yet taken by a ring
+  std::vector<bool> shared;          // a FATPIPE link caps each flow but is never used up
+
+  // The rate a ring in `order`, run both ways, can take from every link it uses; 0 if it
+  // needs a hop without a direct link.
+  double rate(const std::vector<size_t>& order) const {
+    std::vector<std::pair<int, int>> uses; // link, hops using it
+    const size_t n = order.size();
+    for (size_t i = 0; i < n; ++i)
+      for (auto [a, b] : {std::pair{order[i], order[(i + 1) % n]}, std::pair{order[(i + 1) % n], order[i]}}) {
+        const int l = hop[a][b];
+        if (l < 0)
+          return 0;
+        auto u = std::find_if(uses.begin(), uses.end(), [l](const auto& x) { return x.first == l; });
+        if (u == uses.end())
+          uses.emplace_back(l, 1);
+        else
+          ++u->second;
+      }
+    double r = std::numeric_limits<double>::infinity();
+    for (auto [l, count] : uses)
+      r = std::min(r, shared[static_cast<size_t>(l)] ? left[static_cast<size_t>(l)]
+                                                    : left[static_cast<size_t>(l)] / count);
+    return r;
+  }
+
+  void take(const std::vector<size_t>& order, double r) {
+    const size_t n = order.size();
+    for (size_t i = 0; i < n; ++i)
+      for (auto [a, b] : {std::pair{order[i], order[(i + 1) % n]}, std::pair{order[(i + 1) % n], order[i]}}) {
+        const auto l = static_cast<size_t>(hop[a][b]);
+        if (!shared[l])
+          left[l] = std::max(0.0, left[l] - r);
+      }
+  }
+
+  // The cycles over all members (member 0 first) with the highest rate, and that rate.
+  std::pair<double, std::vector<std::vector<size_t>>> best_cycles() const {
+    const size_t n = hop.size();
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+      order[i] = i;
+    double best = 0;
+    std::vector<std::vector<size_t>> cycles;
+    do {
+      const double r = rate(order);
+      if (r > best * (1 + 1e-9)) {
+        best = r;
+        cycles.clear();
+      }
+      if (r > 0 && r >= best * (1 - 1e-9))
+        cycles.push_back(order);
+    } while (std::next_permutation(order.begin() + 1, order.end()));
+    return {best, cycles};
+  }
+};
+
+struct RingSet {
+  std::vector<std::pair<std::vector<size_t>, double>> rings; // order, rate
+  double total = 0;
+};
+
+// Takes the fastest ring until none is left worth having (a millionth of the first).
+RingSet greedy(LinkBudget budget, double floor) {
+  RingSet set;
+  for (;;) {
+    auto [r, cycles] = budget.best_cycles();
+    if (cycles.empty() || r <= floor)
+      return set;
+    budget.take(cycles.front(), r);
+    set.rings.emplace_back(cycles.front(), r);
+    set.total += r;
+  }
+}
+
+} // namespace
+
 std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const {
   const size_t n = gpus.size();
   std::vector<Ring> single{{ring_order(gpus), 1.0}};
   if (n <= 2 || n > 8)
     return single;
-  // Bandwidth left on each direct link (a route of one link), per direction.
-  std::vector<std::vector<double>> left(n, std::vector<double>(n, 0));
+  // Searched over the members in index order, so that the rings do not depend on how the
+  // caller listed them.
+  std::vector<int> members = gpus;
+  std::sort(members.begin(), members.end());
+  LinkBudget budget;
+  budget.hop.assign(n, std::vector<int>(n, -1));
+  std::vector<const simgrid::s4u::Link*> seen;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j) {
       if (i == j)
         continue;
       std::vector<simgrid::s4u::Link*> links;
       double latency = 0;
-      gpus_[static_cast<size_t>(gpus[i])].host->route_to(gpus_[static_cast<size_t>(gpus[j])].host, links, &latency);
-      if (links.size() == 1)
-        left[i][j] = links.front()->get_bandwidth();
-    }
-  std::vector<Ring> found;
-  double total = 0;
-  for (;;) {
-    std::vector<size_t> order(n), best;
-    for (size_t i = 0; i < n; ++i)
-      order[i] = i;
-    double best_rate = 0;
-    do {
-      double rate = std::numeric_limits<double>::infinity();
-      for (size_t i = 0; i < n && rate > 0; ++i)
-        rate = std::min(rate, left[order[i]][order[(i + 1) % n]]);
-      if (rate > best_rate * (1 + 1e-9)) {
-        best_rate = rate;
-        best = order;
+      gpus_[static_cast<size_t>(members[i])].host->route_to(gpus_[static_cast<size_t>(members[j])].host, links,
+                                                            &latency);
+      if (links.size() != 1)
+        continue;
+      const simgrid::s4u::Link* link = links.front();
+      auto at = std::find(seen.begin(), seen.end(), link);
+      if (at == seen.end()) {
+        seen.push_back(link);
+        budget.left.push_back(link->get_bandwidth());
+        budget.shared.push_back(link->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE);
+        at = seen.end() - 1;
       }
-    } while (std::next_permutation(order.begin() + 1, order.end()));
-    if (best.empty())
-      break;
-    // The ring runs both ways, so it takes its rate from both directions of each link.
-    Ring ring{{}, best_rate};
-    for (size_t i = 0; i < n; ++i) {
-      const size_t a = best[i], b = best[(i + 1) % n];
-      left[a][b] -= best_rate;
-      left[b][a] -= best_rate;
-      ring.gpus.push_back(gpus[a]);
+      budget.hop[i][j] = static_cast<int>(at - seen.begin());
     }
-    total += best_rate;
+  // Greedy, but trying each of the fastest first rings: which one is taken first decides what
+  // the later ones can use (of a fully linked 4-GPU group, one choice leaves a second ring,
+  // another none).
+  auto [first_rate, firsts] = budget.best_cycles();
+  if (firsts.empty())
+    return single;
+  const double floor = 1e-6 * first_rate;
+  RingSet best;
+  for (const auto& first : firsts) {
+    LinkBudget rest = budget;
+    rest.take(first, first_rate);
+    RingSet set = greedy(rest, floor);
+    set.rings.insert(set.rings.begin(), {first, first_rate});
+    set.total += first_rate;
+    if (set.total > best.total * (1 + 1e-9))
+      best = std::move(set);
+  }
+  std::vector<Ring> found;
+  for (const auto& [order, r] : best.rings) {
+    Ring ring{{}, r / best.total};
+    for (size_t i : order)
+      ring.gpus.push_back(members[i]);
+    // Each ring starts at the caller's first GPU: a broadcast's root, a reduce's destination.
+    std::rotate(ring.gpus.begin(), std::find(ring.gpus.begin(), ring.gpus.end(), gpus.front()), ring.gpus.end());
     found.push_back(std::move(ring));
   }
-  if (found.empty())
-    return single;
-  for (Ring& r : found)
-    r.share /= total;
   return found;
 }
 

@@ -1,5 +1,9 @@
 #include "simgpt/collective.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
 namespace simgpt {
 
 const char* to_string(CollectiveKind k) {
@@ -60,8 +64,18 @@ void all_to_all(TaskGraph& g, const std::vector<int>& members, double bytes, Tas
 
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s) {
+  if (rings.empty())
+    throw std::logic_error("add_collective: no ring");
   const std::vector<int>& members = rings.front().gpus;
   const int n = static_cast<int>(members.size());
+  double shares = 0;
+  for (const Ring& r : rings) {
+    if (!std::is_permutation(r.gpus.begin(), r.gpus.end(), members.begin(), members.end()))
+      throw std::logic_error("add_collective: rings over different GPUs");
+    shares += r.share;
+  }
+  if (std::abs(shares - 1) > 1e-9)
+    throw std::logic_error("add_collective: ring shares do not sum to 1");
   CollectiveTasks c;
   c.entry = add_delay(g, 0);
   if (n < 2) {
@@ -95,7 +109,9 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
       for (int i = 0; i < (chain ? n - 1 : n); ++i) {
         const int from = ring.gpus[static_cast<size_t>(i)];
         for (int step : steps_to) {
-          TaskId f = add_flow(g, from, ring.gpus[static_cast<size_t>((i + step) % n)], sent);
+          const int to = ring.gpus[static_cast<size_t>((i + step) % n)];
+          // A reduce runs the chain towards its first GPU, a broadcast away from it.
+          TaskId f = kind == CollectiveKind::reduce ? add_flow(g, to, from, sent) : add_flow(g, from, to, sent);
           boost::add_edge(c.entry, f, g);
           boost::add_edge(f, c.exit, g);
         }

@@ -102,7 +102,9 @@ private:
     auto known = rings_.find(gpus);
     if (known == rings_.end()) {
       std::vector<Ring> rings = topology_.rings(gpus);
-      const double latency = step_latency(rings.front().gpus);
+      double latency = 0;
+      for (const Ring& r : rings)
+        latency = std::max(latency, step_latency(r.gpus));
       known = rings_.emplace(gpus, std::make_pair(std::move(rings), latency)).first;
     }
     const auto& [rings, latency] = known->second;

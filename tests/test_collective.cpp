@@ -139,3 +139,32 @@ TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-red
   // Each GPU sends 2(n-1)/n S over its six links, 6 x 25 GB/s; 14 steps of 1 us latency.
   CHECK(t[0] == Approx(2.0 * 7 / 8 * S / 150e9 + 14e-6).epsilon(0.01));
 }
+
+TEST_CASE("rings over a 4-GPU NVLink group use all its links whatever order the group is listed in") {
+  const std::string platform = default_data_paths().root + "/platforms/p3_16xlarge.xml";
+  auto shape = [&](const std::vector<int>& group) {
+    return run_isolated([&] {
+      GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
+      Cluster cluster(platform, catalog, {}, Profile{});
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const Ring& r : cluster.rings(group))
+        out.push_back({r.gpus.front(), r.share});
+      return out;
+    });
+  };
+  // GPUs 0-3: links 0-3, 1-2 and 2-3 doubled, 0-1, 0-2 and 1-3 single: 100 GB/s out of each GPU,
+  // two rings at 25 GB/s each way. A ring starts at the group's first GPU.
+  for (const auto& group : {std::vector<int>{0, 1, 2, 3}, {0, 1, 3, 2}, {1, 0, 2, 3}, {3, 2, 1, 0}}) {
+    auto rings = shape(group);
+    REQUIRE(rings.size() == 2);
+    for (const auto& r : rings) {
+      CHECK(r[0].get<int>() == group.front());
+      CHECK(r[1].get<double>() == Approx(0.5));
+    }
+  }
+  // GPU 4's only link into the group is to GPU 0: no NVLink cycle, one ring as before.
+  CHECK(shape({0, 1, 2, 3, 4}).size() == 1);
+  const double S = 256.0 * (1 << 20);
+  auto t = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {{1, 0, 3, 2}}, S);
+  CHECK(t[0] == Approx(2.0 * 3 / 4 * S / 100e9 + 6e-6).epsilon(0.01));
+}

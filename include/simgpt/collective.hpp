@@ -32,8 +32,10 @@ struct CollectiveTasks {
   TaskId exit;
 };
 
-// Adds a collective over `rings` (one or more rings over the same GPUs) on a buffer of `bytes`
-// per GPU; each ring carries its share. Flows carry the bandwidth term; the exit adds (steps - 1) x `step_latency_s` (the first
+// Adds a collective over `rings` (one or more rings over the same GPUs, shares summing to 1) on a
+// buffer of `bytes` per GPU; each ring carries its share. All-reduce, reduce-scatter and
+// all-gather run each ring both ways; broadcast and reduce run it as one chain from (to) its
+// first GPU. Flows carry the bandwidth term; the exit adds (steps - 1) x `step_latency_s` (the first
 // step's latency is paid by the flows themselves). Patel et al. / Thakur et al. 2005 give the
 // ring costs: all-reduce 2(n-1) steps of S/n, reduce-scatter and all-gather n-1 steps of S/n,
 // pipelined broadcast and reduce n-1 hops of S.
