@@ -35,6 +35,16 @@ int gpu_index(const std::string& name) {
   return (ec == std::errc() && ptr == name.data() + name.size()) ? index : -1;
 }
 
+// The links of the route from one GPU host to another, and its latency.
+std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, double* latency) {
+  std::vector<simgrid::s4u::Link*> links;
+  double l = 0;
+  from.host->route_to(to.host, links, &l);
+  if (latency)
+    *latency = l;
+  return links;
+}
+
 } // namespace
 
 Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
@@ -133,19 +143,15 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
 Cluster::~Cluster() = default;
 
 double Cluster::route_bandwidth(int a, int b) const {
-  std::vector<simgrid::s4u::Link*> links;
-  double latency = 0;
-  gpus_[static_cast<size_t>(a)].host->route_to(gpus_[static_cast<size_t>(b)].host, links, &latency);
   double bw = std::numeric_limits<double>::infinity();
-  for (const simgrid::s4u::Link* l : links)
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr))
     bw = std::min(bw, l->get_bandwidth());
   return bw;
 }
 
 double Cluster::route_latency(int a, int b) const {
-  std::vector<simgrid::s4u::Link*> links;
   double latency = 0;
-  gpus_[static_cast<size_t>(a)].host->route_to(gpus_[static_cast<size_t>(b)].host, links, &latency);
+  route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &latency);
   return latency;
 }
 
@@ -193,22 +199,31 @@ struct LinkBudget {
   std::vector<double> left;          // per link, bytes/s not yet taken by a ring
   std::vector<bool> shared;          // a FATPIPE link caps each flow but is never used up
 
+  // The link of each hop of a ring in `order` run both ways (-1 where there is no direct link).
+  std::vector<int> links(const std::vector<size_t>& order) const {
+    std::vector<int> out;
+    const size_t n = order.size();
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = order[i], b = order[(i + 1) % n];
+      out.push_back(hop[a][b]);
+      out.push_back(hop[b][a]);
+    }
+    return out;
+  }
+
   // The rate a ring in `order`, run both ways, can take from every link it uses; 0 if it
   // needs a hop without a direct link.
   double rate(const std::vector<size_t>& order) const {
     std::vector<std::pair<int, int>> uses; // link, hops using it
-    const size_t n = order.size();
-    for (size_t i = 0; i < n; ++i)
-      for (auto [a, b] : {std::pair{order[i], order[(i + 1) % n]}, std::pair{order[(i + 1) % n], order[i]}}) {
-        const int l = hop[a][b];
-        if (l < 0)
-          return 0;
-        auto u = std::find_if(uses.begin(), uses.end(), [l](const auto& x) { return x.first == l; });
-        if (u == uses.end())
-          uses.emplace_back(l, 1);
-        else
-          ++u->second;
-      }
+    for (int l : links(order)) {
+      if (l < 0)
+        return 0;
+      auto u = std::find_if(uses.begin(), uses.end(), [l](const auto& x) { return x.first == l; });
+      if (u == uses.end())
+        uses.emplace_back(l, 1);
+      else
+        ++u->second;
+    }
     double r = std::numeric_limits<double>::infinity();
     for (auto [l, count] : uses)
       r = std::min(r, shared[static_cast<size_t>(l)] ? left[static_cast<size_t>(l)]
@@ -217,13 +232,9 @@ struct LinkBudget {
   }
 
   void take(const std::vector<size_t>& order, double r) {
-    const size_t n = order.size();
-    for (size_t i = 0; i < n; ++i)
-      for (auto [a, b] : {std::pair{order[i], order[(i + 1) % n]}, std::pair{order[(i + 1) % n], order[i]}}) {
-        const auto l = static_cast<size_t>(hop[a][b]);
-        if (!shared[l])
-          left[l] = std::max(0.0, left[l] - r);
-      }
+    for (int l : links(order))
+      if (!shared[static_cast<size_t>(l)])
+        left[static_cast<size_t>(l)] = std::max(0.0, left[static_cast<size_t>(l)] - r);
   }
 
   // The cycles over all members (member 0 first) with the highest rate, and that rate.
@@ -269,9 +280,9 @@ RingSet greedy(LinkBudget budget, double floor) {
 
 std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const {
   const size_t n = gpus.size();
-  std::vector<Ring> single{{ring_order(gpus), 1.0}};
+  auto single = [&] { return std::vector<Ring>{{ring_order(gpus), 1.0}}; };
   if (n <= 2 || n > 8)
-    return single;
+    return single();
   // Searched over the members in index order, so that the rings do not depend on how the
   // caller listed them.
   std::vector<int> members = gpus;
@@ -283,10 +294,7 @@ std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const {
     for (size_t j = 0; j < n; ++j) {
       if (i == j)
         continue;
-      std::vector<simgrid::s4u::Link*> links;
-      double latency = 0;
-      gpus_[static_cast<size_t>(members[i])].host->route_to(gpus_[static_cast<size_t>(members[j])].host, links,
-                                                            &latency);
+      const auto links = route(gpus_[static_cast<size_t>(members[i])], gpus_[static_cast<size_t>(members[j])], nullptr);
       if (links.size() != 1)
         continue;
       const simgrid::s4u::Link* link = links.front();
@@ -304,7 +312,7 @@ std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const {
   // another none).
   auto [first_rate, firsts] = budget.best_cycles();
   if (firsts.empty())
-    return single;
+    return single();
   const double floor = 1e-6 * first_rate;
   RingSet best;
   for (const auto& first : firsts) {

@@ -74,6 +74,19 @@ std::vector<double> run_collectives(const std::string& platform, CollectiveKind 
   return result.get<std::vector<double>>();
 }
 
+// The rings Cluster::rings gives `group`: each ring's first GPU and share.
+std::vector<std::pair<int, double>> ring_shapes(const std::string& platform, const std::vector<int>& group) {
+  auto result = run_isolated([&] {
+    GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
+    Cluster cluster(platform, catalog, {}, Profile{});
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const Ring& r : cluster.rings(group))
+      out.push_back({r.gpus.front(), r.share});
+    return out;
+  });
+  return result.get<std::vector<std::pair<int, double>>>();
+}
+
 } // namespace
 
 TEST_CASE("a ring all-reduce over four nodes takes 2(n-1)/n S/B plus 2(n-1) latencies") {
@@ -122,18 +135,11 @@ TEST_CASE("the direct (sharded parameter server) all-reduce moves the ring's vol
 TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-reduce runs at 150 GB/s per GPU") {
   const std::string platform = default_data_paths().root + "/platforms/p3_16xlarge.xml";
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
-  auto shares = run_isolated([&] {
-    GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
-    Cluster cluster(platform, catalog, {}, Profile{});
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const Ring& r : cluster.rings(all))
-      out.push_back(r.share);
-    return out;
-  }).get<std::vector<double>>();
+  auto rings = ring_shapes(platform, all);
   // The double-NVLink cycle (50 GB/s a hop) and the single-NVLink cycle (25 GB/s).
-  REQUIRE(shares.size() == 2);
-  CHECK(shares[0] == Approx(2.0 / 3));
-  CHECK(shares[1] == Approx(1.0 / 3));
+  REQUIRE(rings.size() == 2);
+  CHECK(rings[0].second == Approx(2.0 / 3));
+  CHECK(rings[1].second == Approx(1.0 / 3));
   const double S = 256.0 * (1 << 20);
   auto t = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {all}, S);
   // Each GPU sends 2(n-1)/n S over its six links, 6 x 25 GB/s; 14 steps of 1 us latency.
@@ -142,28 +148,18 @@ TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-red
 
 TEST_CASE("rings over a 4-GPU NVLink group use all its links whatever order the group is listed in") {
   const std::string platform = default_data_paths().root + "/platforms/p3_16xlarge.xml";
-  auto shape = [&](const std::vector<int>& group) {
-    return run_isolated([&] {
-      GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
-      Cluster cluster(platform, catalog, {}, Profile{});
-      nlohmann::ordered_json out = nlohmann::ordered_json::array();
-      for (const Ring& r : cluster.rings(group))
-        out.push_back({r.gpus.front(), r.share});
-      return out;
-    });
-  };
   // GPUs 0-3: links 0-3, 1-2 and 2-3 doubled, 0-1, 0-2 and 1-3 single: 100 GB/s out of each GPU,
   // two rings at 25 GB/s each way. A ring starts at the group's first GPU.
   for (const auto& group : {std::vector<int>{0, 1, 2, 3}, {0, 1, 3, 2}, {1, 0, 2, 3}, {3, 2, 1, 0}}) {
-    auto rings = shape(group);
+    auto rings = ring_shapes(platform, group);
     REQUIRE(rings.size() == 2);
-    for (const auto& r : rings) {
-      CHECK(r[0].get<int>() == group.front());
-      CHECK(r[1].get<double>() == Approx(0.5));
+    for (const auto& [first, share] : rings) {
+      CHECK(first == group.front());
+      CHECK(share == Approx(0.5));
     }
   }
   // GPU 4's only link into the group is to GPU 0: no NVLink cycle, one ring as before.
-  CHECK(shape({0, 1, 2, 3, 4}).size() == 1);
+  CHECK(ring_shapes(platform, {0, 1, 2, 3, 4}).size() == 1);
   const double S = 256.0 * (1 << 20);
   auto t = run_collectives(platform, CollectiveKind::allreduce, CollectiveAlgorithm::ring, {{1, 0, 3, 2}}, S);
   CHECK(t[0] == Approx(2.0 * 3 / 4 * S / 100e9 + 6e-6).epsilon(0.01));
