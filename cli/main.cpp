@@ -1,0 +1,118 @@
+// simgpt: predicts the step time of a distributed GPT training job on a simulated cluster.
+// A thin driver over the simgpt library.
+#include "simgpt/validation/calibration.hpp"
+#include "simgpt/core/error.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/validation/validation.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+
+namespace {
+
+struct Options {
+  std::string platform, workload, format = "text", data_dir, filter, profile;
+  std::vector<std::string> sets;
+  bool gate = false;
+  bool write = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+};
+
+simgpt::DataPaths data_paths(const Options& o) {
+  return o.data_dir.empty() ? simgpt::default_data_paths() : simgpt::DataPaths{o.data_dir, {}};
+}
+
+int run_simulation(const Options& o) {
+  if (o.platform.empty() || o.workload.empty())
+    throw simgpt::InputError("", "--platform and --workload are required (see simgpt --help)");
+  simgpt::Overrides overrides;
+  for (const std::string& s : o.sets)
+    overrides.push_back(simgpt::parse_override(s));
+  const simgpt::Workload w = simgpt::load_workload(o.workload, overrides);
+  const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o));
+  std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+  return 0;
+}
+
+int run_validate(const Options& o) {
+  const simgpt::DataPaths data = data_paths(o);
+  const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
+  const auto thresholds = simgpt::load_thresholds(data.root + "/validation/thresholds.yaml");
+  const simgpt::ValidationReport report = simgpt::validate(tables, data, o.filter, thresholds, o.jobs);
+  if (o.format == "markdown") {
+    size_t total = 0;
+    std::cout << "| measured table | source | rows |\n| --- | --- | ---: |\n";
+    for (const auto& t : tables) {
+      std::cout << fmt::format("| {} | {} | {} |\n", t.id, t.source_heading, t.rows.size());
+      total += t.rows.size();
+    }
+    std::cout << fmt::format("| all {} tables | | {} |\n\n", tables.size(), total);
+    std::cout << report.to_markdown();
+  }
+  else
+    std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+  return o.gate && !report.gate_failures.empty() ? 1 : 0;
+}
+
+int run_calibrate(const Options& o) {
+  const simgpt::DataPaths data = data_paths(o);
+  const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
+  const simgpt::CalibrationResult r = simgpt::calibrate_profile(o.profile, tables, data);
+  std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
+  for (const auto& [key, value] : r.fitted)
+    std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, key.rfind("compute.", 0) == 0 ? " s" : "");
+  for (const auto& [row, error] : r.error_pct)
+    std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
+  if (o.write) {
+    simgpt::write_fitted(r, data);
+    std::cout << fmt::format("written to {}/{}.yaml\n", data.profiles(), r.profile);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"simgpt: simulate distributed GPT training on a SimGrid cluster and predict its step time"};
+  Options o;
+  app.add_option("--platform", o.platform, "SimGrid platform XML (e.g. platforms/p3_16xlarge.xml)");
+  app.add_option("--workload", o.workload, "workload YAML (e.g. workloads/gpt3xl.yaml)");
+  app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
+  app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
+  validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
+  validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
+  validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
+  CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
+  calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
+  calibrate->add_flag("--write", o.write, "write the fitted values into the profile file");
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "simgpt: " << e.what() << " (see simgpt --help)\n";
+    return 2;
+  }
+  try {
+    if (validate->parsed())
+      return run_validate(o);
+    if (calibrate->parsed())
+      return run_calibrate(o);
+    return run_simulation(o);
+  } catch (const simgpt::InputError& e) {
+    std::cerr << "simgpt: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "simgpt: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

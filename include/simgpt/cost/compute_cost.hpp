@@ -1,0 +1,41 @@
+// Joins the model (kernels) with the system (a GPU) and the framework (a profile): the time
+// of each kernel on one GPU, by what bounds it.
+#pragma once
+
+#include "simgpt/system/gpu.hpp"
+#include "simgpt/model/model.hpp"
+#include "simgpt/framework/profile.hpp"
+
+namespace simgpt {
+
+class ComputeCostModel {
+public:
+  // Throws InputError (naming `where`) when the GPU lacks the precision.
+  ComputeCostModel(const GpuSpec& gpu, const Profile& profile, Precision precision, const std::string& where);
+
+  // Seconds one kernel occupies its stream:
+  //  - a GEMM runs at the GPU's large-GEMM efficiency, reduced by wave quantisation (output tiles
+  //    spread over the SMs in whole waves), tile padding and the per-tile prologue/epilogue that
+  //    short reductions cannot amortise; it is never faster than moving its operands through HBM;
+  //  - a memory-bound kernel moves its bytes at the stream bandwidth;
+  //  - every kernel pays the launch gap, and the host must issue it: when the framework's
+  //    per-kernel host time exceeds the GPU time, the host bounds the stream.
+  double kernel_seconds(const Kernel& k) const;
+  double seconds(const Kernels& ks) const;
+  double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
+
+  // How the framework forms one GPU's kernels for this model and shard (the softmax may fall
+  // back to unfused kernels for some shapes and precisions).
+  KernelForm form(const ModelSpec& m, const Shard& s) const;
+  Precision precision() const { return precision_; }
+  const GpuSpec& gpu() const { return gpu_; }
+
+private:
+  const GpuSpec& gpu_;
+  const Profile& profile_;
+  Precision precision_;
+  double peak_ = 0;
+  double gemm_eff_ = 0;
+};
+
+} // namespace simgpt

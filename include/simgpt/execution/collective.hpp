@@ -1,0 +1,48 @@
+// Collectives as point-to-point flows over the platform, so that groups sharing links slow
+// each other. A collective enters the task graph as an entry task (all members arrived), its
+// flows, and an exit task carrying the step latencies the flows do not already pay.
+#pragma once
+
+#include "simgpt/execution/task_graph.hpp"
+
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, reduce };
+enum class CollectiveAlgorithm {
+  ring,  // NCCL's rings, one each way: each member sends half to the next and half to the previous;
+         // bandwidth term 2(n-1)/n S for all-reduce
+  direct // every member exchanges its shard with every other (sharded parameter server)
+};
+
+const char* to_string(CollectiveKind k);
+
+// One of NCCL's channels: a ring over the group's GPUs and the part of every buffer it carries.
+// NCCL spreads a collective over several rings when the links allow (on a DGX-1's hybrid
+// cube-mesh, the double-NVLink cycle and the single-NVLink cycle), each on its own links.
+struct Ring {
+  std::vector<int> gpus; // in ring order
+  double share = 1;      // of the buffer; a collective's rings sum to 1
+};
+
+struct CollectiveTasks {
+  TaskId entry;
+  TaskId exit;
+};
+
+// Adds a collective over `rings` (one or more rings over the same GPUs, shares summing to 1) on a
+// buffer of `bytes` per GPU; each ring carries its share. All-reduce, reduce-scatter and
+// all-gather run each ring both ways; broadcast and reduce run it as one chain from (to) its
+// first GPU. Flows carry the bandwidth term; the exit adds (steps - 1) x `step_latency_s` (the first
+// step's latency is paid by the flows themselves). Patel et al. / Thakur et al. 2005 give the
+// ring costs: all-reduce 2(n-1) steps of S/n, reduce-scatter and all-gather n-1 steps of S/n,
+// pipelined broadcast and reduce n-1 hops of S.
+CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s);
+
+// Bytes each member sends for one collective (for reports): the bandwidth term above.
+double bytes_sent_per_member(CollectiveKind kind, int members, double bytes);
+
+} // namespace simgpt

@@ -1,0 +1,75 @@
+// The execution plan: which GPU holds which (pipeline stage, data-parallel replica, tensor
+// rank), and what each piece of a stage costs on its GPU per micro-batch.
+#pragma once
+
+#include "simgpt/workload/workload.hpp"
+
+#include <vector>
+
+namespace simgpt {
+
+class ComputeCostModel;
+struct Profile;
+
+// Seconds of one transformer layer's blocks on one GPU for one micro-batch.
+struct LayerCost {
+  double attention_forward = 0;
+  double mlp_forward = 0;
+  double attention_backward = 0;
+  double mlp_backward = 0;
+  double recompute_core = 0; // selective recompute: the attention core rerun before backward
+  double grad_bytes = 0;     // the layer's gradients on one GPU
+  double param_bytes = 0;    // the layer's weights on one GPU
+};
+
+// One virtual stage (a stage's model chunk) on one GPU.
+struct StageCost {
+  int layers = 0;
+  double embedding_forward = 0, embedding_backward = 0;
+  double head_forward = 0, head_backward = 0;
+  double embedding_bytes = 0; // embedding weights (and as many gradient bytes) on one GPU
+  double head_bytes = 0;      // head weights, with the tied word-embedding copy of a separate last stage
+  double optimizer_s = 0;       // optimizer step over all the stage's parameters on one GPU
+  double parameters = 0;        // parameters on one GPU (its tensor-parallel shard)
+};
+
+struct ExecutionPlan {
+  int dp = 1, tp = 1, pp = 1, chunks = 1;
+  int micro_batches = 1; // per data-parallel replica
+  Schedule schedule = Schedule::one_f_one_b;
+  Recompute recompute = Recompute::none;
+  bool recompute_last_micro_batch = true;
+  LayerCost layer;
+  std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
+  double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)
+  double microbatch_overhead_s = 0;
+  bool blocking_p2p = false;
+  bool sequence_parallel = false;
+  bool dp_overlap = false;
+  double dp_bucket_bytes = 25e6;
+  int zero = 0;
+  DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
+  double collective_step_overhead_s = 0;
+
+  RankOrder order = RankOrder::tp_dp_pp;
+  bool softmax_fp32 = false; // the softmax fell back to fp32 kernels: its saved output is fp32
+
+  // The GPU of a rank, in the workload's rank order (Megatron's by default: tensor ranks fastest,
+  // then data-parallel replicas, then stages).
+  int gpu(int stage, int replica, int tp_rank) const {
+    switch (order) {
+    case RankOrder::tp_dp_pp: return (stage * dp + replica) * tp + tp_rank;
+    case RankOrder::tp_pp_dp: return (replica * pp + stage) * tp + tp_rank;
+    case RankOrder::dp_tp_pp: return (stage * tp + tp_rank) * dp + replica;
+    case RankOrder::pp_tp_dp: return (replica * tp + tp_rank) * pp + stage;
+    }
+    return 0;
+  }
+  int gpus() const { return dp * tp * pp; }
+  bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
+};
+
+// Costs every block with the GPU's cost model under the workload's tensor-parallel split.
+ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile);
+
+} // namespace simgpt

@@ -1,0 +1,73 @@
+// A framework profile: how a training framework runs kernels and moves data
+// (profiles/<name>.yaml). Its fitted parameters come from `simgpt calibrate`.
+#pragma once
+
+#include "simgpt/memory/memory.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+struct Profile {
+  std::string name;
+  std::string description;
+
+  // Compute: how the framework turns a layer into kernels.
+  int softmax_passes = 1;         // kernels over the attention scores: 1 fused scale-mask-softmax,
+                                  // 2 scale then softmax, 3 scale, causal mask, softmax
+  // When the fused softmax kernel can run (Megatron's FusedScaleMaskSoftmax.is_kernel_available):
+  // 16-bit scores, a key length up to max_seq, and micro-batch x heads per GPU a multiple of
+  // batch_multiple. Otherwise the framework falls back to `fallback_passes` kernels, in fp32 when
+  // `fallback_fp32` (16-bit scores cast up before and back after). Unset: always the same kernels.
+  struct FusedSoftmax {
+    bool limited = false;
+    int64_t max_seq = 0;
+    int64_t batch_multiple = 1;
+    int fallback_passes = 1;
+    bool fallback_fp32 = false;
+  } fused_softmax;
+  bool dropout = true;            // the model runs dropout kernels (attention and hidden)
+  bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
+  double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
+  double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
+  bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
+
+  // How the framework divides layers among pipeline stages when the workload does not say:
+  // uniform (Megatron, GPipe: the same count each) or balanced (Alpa clusters the forward into
+  // layers of equal FLOPs, embedding and head included, and gives each stage whole clusters).
+  Partition partition = Partition::uniform;
+
+  // Point-to-point transfers between pipeline stages.
+  std::string p2p_backend = "nccl";
+  double bandwidth_efficiency = 1.0; // payload fraction of link bandwidth (headers, protocol)
+  double tcp_window_bytes = 0;       // per-flow window (0: unlimited); rate <= window / round trip
+  bool p2p_blocking = false;         // the sender's compute stream waits for each send to complete
+  double p2p_max_rate_Bps = 0;       // the backend's own throughput ceiling per transfer (0: none),
+                                     // e.g. a CPU-bound socket protocol
+
+  // Collectives (tensor- and data-parallel).
+  double collective_step_overhead_s = 0; // per ring step beyond the route latency (kernel sync, protocol)
+  bool dp_overlap = false;               // gradient all-reduce in buckets overlapped with backward (DDP)
+  double dp_bucket_bytes = 25e6;         // gradient bucket size when overlapped
+
+  MemoryProfile memory;
+
+  // Which parameters `simgpt calibrate` fits and from which validation rows.
+  std::vector<std::string> fitted;
+  std::vector<std::string> calibration_rows;
+};
+
+// Sets a fitted parameter by its key in the profile file ("compute.microbatch_overhead", in
+// seconds); throws InputError for a key that cannot be fitted.
+void set_profile_parameter(Profile& p, const std::string& key, double value);
+double get_profile_parameter(const Profile& p, const std::string& key);
+
+// Loads profiles/<name>.yaml under `dir`; throws InputError naming the profile and the known ones.
+// `options` ("section.key" -> value) replace the file's entries, checked as the file's own are;
+// `where` names them in messages.
+Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
+                     const std::map<std::string, std::string>& options = {});
+
+} // namespace simgpt

@@ -1,0 +1,72 @@
+// The model domain: the kernels one GPT layer runs for one micro-batch, with their FLOPs
+// and bytes, and the model's parameter counts. Nothing here knows about GPUs or time.
+#pragma once
+
+#include "simgpt/workload/workload.hpp"
+
+#include <vector>
+
+namespace simgpt {
+
+struct Kernel {
+  enum class Kind { gemm, memory };
+  Kind kind = Kind::memory;
+  // GEMM: C[m x n] = A[m x k] B[k x n], `batch` independent products.
+  double m = 0, n = 0, k = 0, batch = 1;
+  double bytes = 0; // memory-bound kernels: bytes read plus written
+
+  static Kernel gemm(double m, double n, double k, double batch = 1) { return {Kind::gemm, m, n, k, batch, 0}; }
+  static Kernel memory(double bytes) { return {Kind::memory, 0, 0, 0, 1, bytes}; }
+  double flops() const { return kind == Kind::gemm ? 2 * m * n * k * batch : 0; }
+};
+using Kernels = std::vector<Kernel>;
+
+// How kernels are formed: a framework choice, passed in by the cost model.
+struct KernelForm {
+  int softmax_passes = 1; // kernels over the attention scores (scale, mask, softmax fused or not)
+  bool dropout = true;
+  bool fused_elementwise = false;
+  bool softmax_fp32 = false; // the softmax kernels work in fp32: 16-bit scores are cast up before, back after
+};
+
+// Shapes one GPU sees: the micro-batch and its tensor-parallel shard.
+struct Shard {
+  int64_t micro_batch = 1;
+  int64_t tp = 1;
+  Precision precision = Precision::fp16;
+  bool sequence_parallel = false; // layernorm, dropout and residual work split over tp (Korthikanti et al. 2022)
+};
+
+double element_bytes(Precision p);
+
+// Forward kernels of one transformer layer (attention + MLP, Megatron's column/row split).
+// Under tensor parallelism each block ends in an all-reduce (or reduce-scatter with sequence
+// parallelism) of its output: the attention block and the MLP block are costed separately.
+Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// Kernels of the attention core only (scores, softmax, context): what selective recompute reruns
+// (Korthikanti et al. 2022, section 5).
+Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// Backward of a forward kernel list: each GEMM becomes its data- and weight-gradient GEMMs
+// (twice the FLOPs), each memory-bound kernel reads and writes about twice the bytes.
+Kernels backward_of(const Kernels& forward);
+// Token embedding lookup (and position embedding) on the first stage.
+Kernels embedding_forward(const ModelSpec& m, const Shard& s);
+// Output layer on the last stage: LM head with softmax cross-entropy, or a classifier.
+Kernels head_forward(const ModelSpec& m, const Shard& s);
+
+// Parameters of one transformer layer held by one tensor-parallel rank.
+double layer_parameters(const ModelSpec& m, int64_t tp);
+double embedding_parameters(const ModelSpec& m, int64_t tp);
+double head_parameters(const ModelSpec& m, int64_t tp); // a tied LM head: its final layernorm only
+double total_parameters(const ModelSpec& m);
+
+// Model FLOPs of one training step (forward + backward, recompute not counted), the sum of the
+// GEMMs above; Narayanan et al. 2021 (arXiv 2104.04473) eq. 3 without recompute:
+// 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) for the LM head.
+double model_flops_per_step(const Workload& w);
+
+double sum_flops(const Kernels& ks);
+
+} // namespace simgpt

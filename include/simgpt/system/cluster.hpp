@@ -1,0 +1,62 @@
+// The system domain: a SimGrid platform of GPU hosts and links, with the network what-if
+// (tc netem on each node's outgoing interface) applied. One per process: SimGrid's engine
+// is a singleton.
+#pragma once
+
+#include "simgpt/execution/collective.hpp"
+#include "simgpt/system/gpu.hpp"
+#include "simgpt/framework/profile.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simgrid::s4u {
+class Engine;
+class Host;
+} // namespace simgrid::s4u
+
+namespace simgpt {
+
+struct GpuHost {
+  simgrid::s4u::Host* host = nullptr;
+  const GpuSpec* gpu = nullptr;
+  int node = 0;
+};
+
+class Cluster {
+public:
+  // Loads the platform, checks every host names a catalog GPU, applies the what-if.
+  // Throws InputError for a missing or malformed platform.
+  Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
+          const Profile& profile);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // GPU hosts in index order (gpu-0, gpu-1, ...).
+  const std::vector<GpuHost>& gpus() const { return gpus_; }
+  simgrid::s4u::Engine& engine() { return *engine_; }
+
+  // The narrowest link's bandwidth and the latency of the route from GPU a to GPU b.
+  double route_bandwidth(int a, int b) const;
+  double route_latency(int a, int b) const;
+  // The order NCCL would chain `gpus` into a ring: the one whose slowest hop is fastest
+  // (exhaustive for up to 8 GPUs, as NCCL's topology search within a node), then the fewest
+  // node crossings; larger groups keep their given order.
+  std::vector<int> ring_order(const std::vector<int>& gpus) const;
+  // The rings NCCL would spread a collective over: within up to 8 GPUs joined by direct links
+  // (NVLink), rings are taken greedily, each the cycle whose slowest remaining link is fastest,
+  // until no cycle is left; each carries a share of the data in proportion to that rate. Groups
+  // without such a cycle get the one ring of ring_order.
+  std::vector<Ring> rings(const std::vector<int>& gpus) const;
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  std::vector<GpuHost> gpus_;
+};
+
+} // namespace simgpt

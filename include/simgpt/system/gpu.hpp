@@ -1,0 +1,35 @@
+// The GPU catalog: what each GPU model can do, from datasheets and microbenchmarks
+// (platforms/gpus.yaml). Part of the system domain.
+#pragma once
+
+#include "simgpt/workload/workload.hpp"
+
+#include <map>
+#include <string>
+
+namespace simgpt {
+
+struct GpuSpec {
+  std::string name;
+  std::map<Precision, double> peak_flops; // dense FLOP/s; a precision absent here is unsupported
+  double memory_bandwidth = 0;            // HBM bytes/s
+  double memory_bytes = 0;                // HBM capacity
+  int sms = 0;                            // streaming multiprocessors (GEMM wave quantisation)
+  // What well-tuned kernels reach, measured by GEMM and stream microbenchmarks:
+  std::map<Precision, double> gemm_efficiency; // large-GEMM fraction of peak
+  double memory_efficiency = 0.8;              // stream kernels' fraction of HBM bandwidth
+  double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
+  int gemm_tile = 128;                         // output tile edge of the GEMM kernels
+};
+
+class GpuCatalog {
+public:
+  static GpuCatalog load(const std::string& path);
+  // Throws InputError naming `where` and the known models when `name` is missing.
+  const GpuSpec& at(const std::string& name, const std::string& where) const;
+
+private:
+  std::map<std::string, GpuSpec> gpus_;
+};
+
+} // namespace simgpt

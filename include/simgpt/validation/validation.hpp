@@ -1,0 +1,127 @@
+// The validation suite: measured tables (validation/tables/*.yaml) replayed through the same
+// path as the simgpt command, with per-table error statistics and a regression gate.
+#pragma once
+
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+struct ValidationRow {
+  std::string id;
+  std::string row;
+  std::string column;
+  Overrides set;
+  std::map<std::string, double> measured; // step_time_s, peak_mem_gb, tflops_total, ...
+  bool oom = false;
+  std::vector<std::string> flags;
+  std::string note;
+  double bytes = 0;    // transfer tables: the message size
+  std::string profile; // transfer tables: whose transfer settings
+  bool flagged(const std::string& flag) const;
+};
+
+struct ValidationTable {
+  std::string id;
+  std::string file;
+  std::string platform;
+  std::string kind = "workload"; // or "transfer": rows time one point-to-point message
+  // What the table's peak memory counts: "device" (all the GPU holds: nvidia-smi, or what decides
+  // out-of-memory) or "allocated" (the framework's own peak of live tensors, e.g. Alpa's XLA
+  // allocation counter: no CUDA context, no allocator cache).
+  std::string peak_memory = "device";
+  std::string source;
+  std::string source_heading; // "seed file: heading"
+  YAML::Node workload;
+  std::vector<ValidationRow> rows;
+};
+
+std::vector<ValidationTable> load_validation_tables(const std::string& dir);
+
+struct CaseResult {
+  std::string table;
+  std::string id; // table/row
+  std::string group; // the row label of the table the row sits in (its configurations are the columns)
+  std::string metric = "step_time_s";
+  std::optional<double> measured;
+  std::optional<double> predicted;
+  double error_pct = 0; // signed, (predicted - measured) / measured
+  std::string status;   // compared, not_simulated, skipped
+  std::string message;
+  std::vector<std::string> flags; // row flags, plus "calibration" for rows a profile was fitted on
+};
+
+struct TableSummary {
+  std::string table;
+  int compared = 0;
+  int rows = 0;
+  double median_abs = 0, mean_abs = 0, max_abs = 0;
+  std::optional<double> spearman;
+};
+
+// Within one row of a measured table (one micro-batch size, say), the configuration measured
+// fastest and the one predicted fastest: the choice a user makes with the simulator.
+struct FastestCheck {
+  std::string table;
+  std::string group;
+  int configurations = 0;
+  std::string measured_fastest, predicted_fastest; // row ids
+  // Measured step time of the predicted-fastest configuration over the measured fastest, minus one:
+  // what following the prediction costs (0 when they agree).
+  double measured_regret_pct = 0;
+  bool agrees() const { return measured_fastest == predicted_fastest; }
+};
+
+struct Threshold {
+  double median = 0;
+  double max = 0;
+};
+
+struct ValidationReport {
+  std::vector<CaseResult> cases;
+  std::vector<TableSummary> tables;
+  std::vector<FastestCheck> fastest; // table rows with two or more compared configurations
+  TableSummary calibration;  // over rows profiles were fitted on
+  TableSummary held_out;     // over every other compared row
+  TableSummary calibration_memory, held_out_memory; // the same split for peak memory
+  std::vector<std::string> gate_failures;
+
+  nlohmann::ordered_json to_json() const;
+  std::string to_text() const;
+  // The per-table summary as a Markdown table (for README).
+  std::string to_markdown() const;
+};
+
+// Rows named in profiles' calibration lists, as "table/row".
+std::set<std::string> calibration_rows(const DataPaths& data);
+
+// Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would
+// (the report as JSON), or for a transfer table {"transfer_s": seconds}.
+nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
+
+// The metric a row's simulation is judged on first: step_time_s, or transfer_s in transfer tables.
+const char* primary_metric(const ValidationTable& table);
+
+// Runs the rows' simulations `jobs` at a time (each in its own process).
+ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds,
+                          unsigned jobs = 1);
+
+// For each table row with two or more compared step times, the measured and predicted fastest.
+std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases);
+
+std::map<std::string, Threshold> load_thresholds(const std::string& path);
+
+// Spearman rank correlation (average ranks for ties); nullopt under 3 pairs or no variance.
+std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+} // namespace simgpt

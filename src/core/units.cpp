@@ -1,0 +1,72 @@
+#include "simgpt/core/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+namespace simgpt {
+namespace {
+
+struct Unit {
+  std::string_view suffix;
+  double scale;
+};
+
+// Splits "12.5ms" into 12.5 and "ms"; the number must be finite and non-negative.
+std::pair<double, std::string_view> split_number(const std::string& text, const char* kind) {
+  double value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == begin || !(value >= 0) || value > 1e300)
+    throw std::invalid_argument("'" + text + "' is not a " + kind);
+  return {value, std::string_view(ptr, static_cast<size_t>(end - ptr))};
+}
+
+template <size_t N>
+double parse_with_units(const std::string& text, const char* kind, const std::array<Unit, N>& units,
+                        const char* valid) {
+  auto [value, suffix] = split_number(text, kind);
+  for (const Unit& unit : units)
+    if (suffix == unit.suffix)
+      return value * unit.scale;
+  throw std::invalid_argument("'" + text + "' is not a " + kind + " (use " + valid + ")");
+}
+
+} // namespace
+
+double parse_duration(const std::string& text) {
+  static constexpr std::array<Unit, 6> units{
+      {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"min", 60}}};
+  return parse_with_units(text, "duration", units, "a number with s, ms, us or ns, e.g. 10ms");
+}
+
+double parse_bandwidth(const std::string& text) {
+  static constexpr std::array<Unit, 10> units{{{"bps", 1.0 / 8},
+                                               {"kbps", 1e3 / 8},
+                                               {"Mbps", 1e6 / 8},
+                                               {"Gbps", 1e9 / 8},
+                                               {"Tbps", 1e12 / 8},
+                                               {"Bps", 1},
+                                               {"kBps", 1e3},
+                                               {"MBps", 1e6},
+                                               {"GBps", 1e9},
+                                               {"TBps", 1e12}}};
+  return parse_with_units(text, "bandwidth", units, "a number with bps, Mbps, Gbps or MBps, GBps, e.g. 1Gbps");
+}
+
+double parse_bytes(const std::string& text) {
+  static constexpr std::array<Unit, 8> units{{{"", 1},
+                                              {"B", 1},
+                                              {"kB", 1e3},
+                                              {"MB", 1e6},
+                                              {"GB", 1e9},
+                                              {"KiB", 1024.0},
+                                              {"MiB", 1024.0 * 1024},
+                                              {"GiB", 1024.0 * 1024 * 1024}}};
+  return parse_with_units(text, "size", units, "a number with B, MB, GB, MiB or GiB, e.g. 16GiB");
+}
+
+} // namespace simgpt

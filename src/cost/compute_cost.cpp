@@ -1,0 +1,72 @@
+#include "simgpt/cost/compute_cost.hpp"
+
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace simgpt {
+
+ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, Precision precision,
+                                   const std::string& where)
+    : gpu_(gpu), profile_(profile), precision_(precision) {
+  auto peak = gpu.peak_flops.find(precision);
+  if (peak == gpu.peak_flops.end())
+    throw InputError(where, fmt::format("GPU {} does not support {} (the catalog lists no {} peak)", gpu.name,
+                                        to_string(precision), to_string(precision)));
+  peak_ = peak->second;
+  gemm_eff_ = gpu.gemm_efficiency.at(precision);
+}
+
+double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
+  const double tile = gpu_.gemm_tile;
+  const double tiles_m = std::ceil(k.m / tile), tiles_n = std::ceil(k.n / tile);
+  const double tiles = tiles_m * tiles_n * k.batch;
+  const double sms = gpu_.sms;
+  const double waves = std::ceil(tiles / sms);
+  const double wave_eff = tiles / (waves * sms);
+  const double pad_eff = (k.m * k.n) / (tiles_m * tile * tiles_n * tile);
+  // A tile's prologue and epilogue (loading the first operands, writing C) cost about as much
+  // as a quarter tile of reduction steps.
+  const double k_eff = k.k / (k.k + tile / 4);
+  return gemm_eff_ * wave_eff * pad_eff * k_eff;
+}
+
+KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
+  KernelForm form{profile_.softmax_passes, profile_.dropout, profile_.fused_elementwise};
+  const Profile::FusedSoftmax& fused = profile_.fused_softmax;
+  if (!fused.limited)
+    return form;
+  const int64_t attention_batches = s.micro_batch * (m.heads / s.tp);
+  const bool available = s.precision != Precision::fp32 && (fused.max_seq == 0 || m.seq_len <= fused.max_seq) &&
+                         attention_batches % fused.batch_multiple == 0;
+  if (!available) {
+    form.softmax_passes = fused.fallback_passes;
+    form.softmax_fp32 = fused.fallback_fp32;
+  }
+  return form;
+}
+
+double ComputeCostModel::kernel_seconds(const Kernel& k) const {
+  const double E = element_bytes(precision_);
+  const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;
+  double gpu_time = 0;
+  if (k.kind == Kernel::Kind::gemm) {
+    const double operand_bytes = (k.m * k.k + k.k * k.n + k.m * k.n) * k.batch * E;
+    gpu_time = std::max(k.flops() / (peak_ * gemm_efficiency(k)), operand_bytes / stream_bw);
+  } else {
+    gpu_time = k.bytes / stream_bw;
+  }
+  return std::max(gpu_time + gpu_.kernel_launch_s, profile_.op_overhead_s);
+}
+
+double ComputeCostModel::seconds(const Kernels& ks) const {
+  double total = 0;
+  for (const Kernel& k : ks)
+    total += kernel_seconds(k);
+  return total;
+}
+
+} // namespace simgpt

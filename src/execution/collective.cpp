@@ -1,0 +1,125 @@
+#include "simgpt/execution/collective.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace simgpt {
+
+const char* to_string(CollectiveKind k) {
+  switch (k) {
+  case CollectiveKind::allreduce: return "allreduce";
+  case CollectiveKind::reduce_scatter: return "reducescatter";
+  case CollectiveKind::allgather: return "allgather";
+  case CollectiveKind::broadcast: return "broadcast";
+  case CollectiveKind::reduce: return "reduce";
+  }
+  return "?";
+}
+
+double bytes_sent_per_member(CollectiveKind kind, int members, double bytes) {
+  const double n = members;
+  switch (kind) {
+  case CollectiveKind::allreduce: return 2 * (n - 1) / n * bytes;
+  case CollectiveKind::reduce_scatter:
+  case CollectiveKind::allgather: return (n - 1) / n * bytes;
+  case CollectiveKind::broadcast:
+  case CollectiveKind::reduce: return bytes;
+  }
+  return 0;
+}
+
+namespace {
+
+TaskId add_delay(TaskGraph& g, double seconds) {
+  Task t;
+  t.kind = Task::Kind::delay;
+  t.phase = Task::Phase::collective;
+  t.seconds = seconds;
+  return boost::add_vertex(t, g);
+}
+
+TaskId add_flow(TaskGraph& g, int from, int to, double bytes) {
+  Task t;
+  t.kind = Task::Kind::transfer;
+  t.phase = Task::Phase::collective;
+  t.gpu = from;
+  t.peer = to;
+  t.bytes = bytes;
+  return boost::add_vertex(t, g);
+}
+
+// One phase of the direct algorithm: every member sends `bytes` to every other member.
+void all_to_all(TaskGraph& g, const std::vector<int>& members, double bytes, TaskId from, TaskId to) {
+  for (int a : members)
+    for (int b : members)
+      if (a != b) {
+        TaskId f = add_flow(g, a, b, bytes);
+        boost::add_edge(from, f, g);
+        boost::add_edge(f, to, g);
+      }
+}
+
+} // namespace
+
+CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s) {
+  if (rings.empty())
+    throw std::logic_error("add_collective: no ring");
+  const std::vector<int>& members = rings.front().gpus;
+  const int n = static_cast<int>(members.size());
+  double shares = 0;
+  for (const Ring& r : rings) {
+    if (!std::is_permutation(r.gpus.begin(), r.gpus.end(), members.begin(), members.end()))
+      throw std::logic_error("add_collective: rings over different GPUs");
+    shares += r.share;
+  }
+  if (std::abs(shares - 1) > 1e-9)
+    throw std::logic_error("add_collective: ring shares do not sum to 1");
+  CollectiveTasks c;
+  c.entry = add_delay(g, 0);
+  if (n < 2) {
+    c.exit = c.entry;
+    return c;
+  }
+  const bool two_phases = kind == CollectiveKind::allreduce;
+  const int steps = kind == CollectiveKind::allreduce ? 2 * (n - 1) : n - 1;
+  if (algorithm == CollectiveAlgorithm::direct) {
+    // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
+    const double shard = bytes / n;
+    c.exit = add_delay(g, two_phases ? step_latency_s : 0);
+    if (two_phases) {
+      TaskId middle = add_delay(g, 0);
+      all_to_all(g, members, shard, c.entry, middle);
+      all_to_all(g, members, shard, middle, c.exit);
+    } else {
+      all_to_all(g, members, shard, c.entry, c.exit);
+    }
+  } else {
+    c.exit = add_delay(g, (steps - 1) * step_latency_s);
+    const double per_member = bytes_sent_per_member(kind, n, bytes);
+    const bool chain = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
+    // NCCL runs its rings in both directions (channels on opposite link directions): half the
+    // data goes round each way, so duplex point-to-point links carry it at twice one ring's
+    // rate, while a shared NIC still sends all of it.
+    const bool both_ways = !chain && n > 2;
+    const std::vector<int> steps_to = both_ways ? std::vector<int>{1, n - 1} : std::vector<int>{1};
+    for (const Ring& ring : rings) {
+      const double sent = ring.share * (both_ways ? per_member / 2 : per_member);
+      for (int i = 0; i < (chain ? n - 1 : n); ++i) {
+        const int from = ring.gpus[static_cast<size_t>(i)];
+        for (int step : steps_to) {
+          const int to = ring.gpus[static_cast<size_t>((i + step) % n)];
+          // A reduce runs the chain towards its first GPU, a broadcast away from it.
+          TaskId f = kind == CollectiveKind::reduce ? add_flow(g, to, from, sent) : add_flow(g, from, to, sent);
+          boost::add_edge(c.entry, f, g);
+          boost::add_edge(f, c.exit, g);
+        }
+      }
+    }
+  }
+  g[c.exit].entry = static_cast<long>(c.entry);
+  return c;
+}
+
+} // namespace simgpt

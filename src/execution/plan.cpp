@@ -1,0 +1,118 @@
+#include "simgpt/execution/plan.hpp"
+
+#include "simgpt/cost/compute_cost.hpp"
+#include "simgpt/core/error.hpp"
+#include "simgpt/model/model.hpp"
+#include "simgpt/execution/partition.hpp"
+#include "simgpt/framework/profile.hpp"
+
+#include <fmt/format.h>
+
+namespace simgpt {
+namespace {
+
+// Bytes the optimizer step reads and writes per parameter. Adam: master weight, gradient and two
+// moments in fp32, read and written (the gradient only read); mixed precision adds reading the
+// half-precision gradient and writing the half-precision weight copy. SGD: weight read and
+// written, gradient read; with momentum the momentum is read and written too.
+double optimizer_bytes_per_parameter(const TrainingSpec& t) {
+  const bool mixed = t.precision != Precision::fp32;
+  const double fp32_bytes = t.optimizer == Optimizer::adam ? 7 : t.optimizer == Optimizer::sgd_momentum ? 5 : 3;
+  return 4 * fp32_bytes + (mixed ? 2 + 2 : 0);
+}
+
+// Layers per virtual stage, as the workload or else the framework divides them.
+std::vector<int> stage_layers(const Workload& w, const Profile& profile, const Kernels& layer_forward,
+                              const Kernels& embedding, const Kernels& head, int virtual_stages) {
+  const Partition partition =
+      w.parallelism.partition == Partition::framework ? profile.partition : w.parallelism.partition;
+  const int layers = static_cast<int>(w.model.layers);
+  if (partition == Partition::listed)
+    return {w.parallelism.stage_layers.begin(), w.parallelism.stage_layers.end()};
+  if (partition == Partition::balanced)
+    return balanced_stage_layers(layers, virtual_stages, sum_flops(layer_forward), sum_flops(embedding),
+                                 sum_flops(head));
+  if (layers % virtual_stages != 0)
+    throw InputError(w.source + ": parallelism.pp",
+                     fmt::format("{} layers cannot be split evenly into {} pipeline stages (the {} profile divides "
+                                 "layers uniformly; set parallelism.partition to balanced or a list)",
+                                 layers, virtual_stages, profile.name));
+  return std::vector<int>(static_cast<size_t>(virtual_stages), layers / virtual_stages);
+}
+
+} // namespace
+
+ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile) {
+  ExecutionPlan plan;
+  const auto& par = w.parallelism;
+  plan.dp = static_cast<int>(par.dp);
+  plan.tp = static_cast<int>(par.tp);
+  plan.pp = static_cast<int>(par.pp);
+  plan.chunks = static_cast<int>(par.chunks);
+  plan.micro_batches = static_cast<int>(w.micro_batches());
+  plan.schedule = par.schedule;
+  plan.recompute = w.training.recompute;
+  plan.recompute_last_micro_batch = profile.recompute_last_micro_batch;
+  plan.microbatch_overhead_s = profile.microbatch_overhead_s;
+  plan.blocking_p2p = profile.p2p_blocking;
+  plan.sequence_parallel = par.sequence_parallel;
+  plan.dp_overlap = profile.dp_overlap;
+  plan.dp_bucket_bytes = profile.dp_bucket_bytes;
+  plan.zero = static_cast<int>(par.zero);
+  plan.dp_algorithm = par.dp_algorithm;
+  plan.collective_step_overhead_s = profile.collective_step_overhead_s;
+  plan.order = w.placement.order;
+
+  const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel};
+  const KernelForm form = cost.form(w.model, shard);
+  plan.softmax_fp32 = form.softmax_fp32;
+  const double E = element_bytes(w.training.precision);
+  const Kernels attention = attention_block_forward(w.model, shard, form);
+  const Kernels mlp = mlp_block_forward(w.model, shard, form);
+  plan.layer.attention_forward = cost.seconds(attention);
+  plan.layer.mlp_forward = cost.seconds(mlp);
+  plan.layer.attention_backward = cost.seconds(backward_of(attention));
+  plan.layer.mlp_backward = cost.seconds(backward_of(mlp));
+  if (w.training.recompute == Recompute::selective)
+    plan.layer.recompute_core = cost.seconds(attention_core_forward(w.model, shard, form));
+  plan.layer.param_bytes = layer_parameters(w.model, par.tp) * E;
+  plan.layer.grad_bytes = plan.layer.param_bytes;
+
+  const Kernels embedding = embedding_forward(w.model, shard);
+  const Kernels head = head_forward(w.model, shard);
+  const double optimizer_bandwidth = cost.gpu().memory_bandwidth * cost.gpu().memory_efficiency;
+  const double opt_bytes = optimizer_bytes_per_parameter(w.training);
+  const int virtual_stages = plan.pp * plan.chunks;
+  Kernels layer_forward = attention;
+  layer_forward.insert(layer_forward.end(), mlp.begin(), mlp.end());
+  const std::vector<int> layer_counts = stage_layers(w, profile, layer_forward, embedding, head, virtual_stages);
+  for (int v = 0; v < virtual_stages; ++v) {
+    StageCost c;
+    const int layers = layer_counts[static_cast<size_t>(v)];
+    c.layers = layers;
+    double embedding_params = 0, head_params = 0;
+    if (v == 0) {
+      c.embedding_forward = cost.seconds(embedding);
+      c.embedding_backward = cost.seconds(backward_of(embedding));
+      embedding_params = embedding_parameters(w.model, par.tp);
+    }
+    if (v == virtual_stages - 1) {
+      c.head_forward = cost.seconds(head);
+      c.head_backward = cost.seconds(backward_of(head));
+      head_params = head_parameters(w.model, par.tp);
+      // An LM head on its own stage keeps a copy of the word embedding it is tied to.
+      if (w.model.head == Head::lm && w.model.tie_embeddings && virtual_stages > 1)
+        head_params += static_cast<double>(w.model.vocab * w.model.hidden / par.tp);
+    }
+    c.embedding_bytes = embedding_params * E;
+    c.head_bytes = head_params * E;
+    const double params = layers * layer_parameters(w.model, par.tp) + embedding_params + head_params;
+    c.parameters = params;
+    c.optimizer_s = params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
+    plan.stages.push_back(c);
+  }
+  plan.activation_bytes = static_cast<double>(w.training.micro_batch * w.model.seq_len * w.model.hidden) * E;
+  return plan;
+}
+
+} // namespace simgpt

@@ -1,0 +1,405 @@
+#include "simgpt/execution/step_graph.hpp"
+
+#include "simgpt/execution/schedule.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace simgpt {
+namespace {
+
+using Phase = Task::Phase;
+
+class Builder {
+public:
+  Builder(const ExecutionPlan& plan, const Topology& topology)
+      : plan_(plan), topology_(topology), tail_(static_cast<size_t>(plan.gpus())),
+        waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
+        grad_points_(static_cast<size_t>(plan.gpus())) {}
+
+  StepGraph build() {
+    for (int s = 0; s < plan_.pp; ++s) {
+      build_stage(s);
+      synchronise_and_update(s);
+    }
+    connect_transfers();
+    order_after_sends();
+    return std::move(out_);
+  }
+
+private:
+  struct Pending {
+    double seconds = 0;
+    Phase phase = Phase::forward;
+    int stage = -1, micro_batch = -1, chunk = 0;
+  };
+  // Identifies one pass of one micro-batch on one GPU: (replica, virtual stage, micro-batch, tp rank, forward?).
+  using StepKey = std::tuple<int, int, int, int, bool>;
+
+  TaskGraph& g() { return out_.graph; }
+
+  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels merge into one task
+  // until something must synchronise with them (flush).
+  void run(int gpu, double seconds, Phase phase, int stage, int mb, int chunk) {
+    Pending& p = pending_[static_cast<size_t>(gpu)];
+    if (p.seconds > 0 && (p.phase != phase || p.micro_batch != mb || p.chunk != chunk))
+      flush(gpu);
+    p.seconds += seconds;
+    p.phase = phase;
+    p.stage = stage;
+    p.micro_batch = mb;
+    p.chunk = chunk;
+  }
+
+  // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
+  void append(int gpu, TaskId id) {
+    const auto i = static_cast<size_t>(gpu);
+    if (tail_[i])
+      boost::add_edge(*tail_[i], id, g());
+    for (TaskId w : waits_[i])
+      boost::add_edge(w, id, g());
+    waits_[i].clear();
+    tail_[i] = id;
+  }
+
+  // Ends the current merged task; returns the stream's tail.
+  TaskId flush(int gpu) {
+    Pending& p = pending_[static_cast<size_t>(gpu)];
+    if (p.seconds > 0 || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
+      Task t;
+      t.kind = Task::Kind::compute;
+      t.phase = p.phase;
+      t.gpu = gpu;
+      t.stage = p.stage;
+      t.micro_batch = p.micro_batch;
+      t.chunk = p.chunk;
+      t.seconds = p.seconds;
+      append(gpu, boost::add_vertex(t, g()));
+    }
+    p.seconds = 0;
+    return *tail_[static_cast<size_t>(gpu)];
+  }
+
+  TaskId marker(Phase phase) {
+    Task t;
+    t.kind = Task::Kind::delay;
+    t.phase = phase;
+    return boost::add_vertex(t, g());
+  }
+
+  double step_latency(const std::vector<int>& ring) const {
+    double latency = 0;
+    for (size_t i = 0; i < ring.size(); ++i)
+      latency = std::max(latency, topology_.route_latency(ring[i], ring[(i + 1) % ring.size()]));
+    return latency + plan_.collective_step_overhead_s;
+  }
+
+  CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring) {
+    // A group's ring and latency are the same every time: search them once.
+    auto known = rings_.find(gpus);
+    if (known == rings_.end()) {
+      std::vector<Ring> rings = topology_.rings(gpus);
+      double latency = 0;
+      for (const Ring& r : rings)
+        latency = std::max(latency, step_latency(r.gpus));
+      known = rings_.emplace(gpus, std::make_pair(std::move(rings), latency)).first;
+    }
+    const auto& [rings, latency] = known->second;
+    CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
+    CollectiveCount& count = out_.collectives[to_string(kind)];
+    count.count += 1;
+    count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
+    count.bytes += bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
+    return c;
+  }
+
+  // A collective on the compute streams of `gpus`: it starts when all have reached it, and
+  // their next kernels wait for it.
+  void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+    for (int gpu : gpus)
+      flush(gpu);
+    CollectiveTasks c = collective(gpus, kind, bytes);
+    for (int gpu : gpus) {
+      boost::add_edge(*tail_[static_cast<size_t>(gpu)], c.entry, g());
+      tail_[static_cast<size_t>(gpu)] = c.exit;
+    }
+  }
+
+  std::vector<int> tp_group(int stage, int replica) const {
+    std::vector<int> gpus;
+    for (int t = 0; t < plan_.tp; ++t)
+      gpus.push_back(plan_.gpu(stage, replica, t));
+    return gpus;
+  }
+
+  // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
+  // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
+  // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
+  void block(const std::vector<int>& group, double seconds, Phase phase, int stage, int mb, int chunk,
+             bool gathers_input = true) {
+    const bool tp = group.size() > 1;
+    if (tp && plan_.sequence_parallel && gathers_input)
+      blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
+    for (int gpu : group)
+      run(gpu, seconds, phase, stage, mb, chunk);
+    if (tp)
+      blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
+                          plan_.activation_bytes);
+  }
+
+  // ZeRO-3 (FSDP): a layer's weights are all-gathered across the data-parallel replicas right
+  // before each use (forward, and again for recompute and backward), on the compute streams.
+  void gather_weights(int s) {
+    if (plan_.zero < 3 || plan_.dp < 2)
+      return;
+    for (int t = 0; t < plan_.tp; ++t) {
+      std::vector<int> members;
+      for (int d = 0; d < plan_.dp; ++d)
+        members.push_back(plan_.gpu(s, d, t));
+      blocking_collective(members, CollectiveKind::allgather, plan_.layer.param_bytes);
+    }
+  }
+
+  // All replicas of stage s step through the schedule together, so that collectives across
+  // replicas (ZeRO-3's gathers) can join their streams.
+  void build_stage(int s) {
+    std::vector<std::vector<int>> groups;
+    for (int d = 0; d < plan_.dp; ++d)
+      groups.push_back(tp_group(s, d));
+    auto each_group = [&](const auto& fn) {
+      for (const std::vector<int>& group : groups)
+        fn(group);
+    };
+    const int V = plan_.pp * plan_.chunks;
+    const int M = plan_.micro_batches;
+    for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, M, plan_.chunks)) {
+      const int v = step.chunk * plan_.pp + s;
+      const bool forward = step.pass == PipelineStep::Pass::forward;
+      const StageCost& c = plan_.stages[static_cast<size_t>(v)];
+      const int mb = step.micro_batch;
+      const int chunk = step.chunk;
+      const Phase phase = forward ? Phase::forward : Phase::backward;
+      // Wait for the input from the neighbouring virtual stage.
+      const bool receives = forward ? v > 0 : v < V - 1;
+      for (int d = 0; d < plan_.dp; ++d)
+        for (int t = 0; t < plan_.tp; ++t) {
+          const int gpu = groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+          flush(gpu);
+          if (receives) {
+            TaskId recv = marker(forward ? Phase::activation : Phase::gradient);
+            waits_[static_cast<size_t>(gpu)].push_back(recv);
+            receive_[{d, v, mb, t, forward}] = recv;
+          }
+          run(gpu, plan_.microbatch_overhead_s, phase, s, mb, chunk);
+        }
+      auto run_all = [&](double seconds) {
+        each_group([&](const std::vector<int>& group) {
+          for (int gpu : group)
+            run(gpu, seconds, phase, s, mb, chunk);
+        });
+      };
+      auto block_all = [&](double seconds, bool gathers_input = true) {
+        each_group([&](const std::vector<int>& group) { block(group, seconds, phase, s, mb, chunk, gathers_input); });
+      };
+      const bool last_backward = !forward && mb == M - 1;
+      if (forward) {
+        if (v == 0)
+          block_all(c.embedding_forward, false);
+        for (int l = 0; l < c.layers; ++l) {
+          gather_weights(s);
+          block_all(plan_.layer.attention_forward);
+          block_all(plan_.layer.mlp_forward);
+        }
+        if (v == V - 1)
+          run_all(c.head_forward);
+      } else {
+        if (v == V - 1) {
+          run_all(c.head_backward);
+          if (last_backward)
+            each_group([&](const std::vector<int>& group) { grad_point(group, c.head_bytes); });
+        }
+        for (int l = 0; l < c.layers; ++l) {
+          gather_weights(s);
+          if (plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || mb < M - 1)) {
+            block_all(plan_.layer.attention_forward);
+            block_all(plan_.layer.mlp_forward);
+          }
+          block_all(plan_.layer.mlp_backward);
+          run_all(plan_.layer.recompute_core);
+          block_all(plan_.layer.attention_backward);
+          if (last_backward)
+            each_group([&](const std::vector<int>& group) { grad_point(group, plan_.layer.grad_bytes); });
+        }
+        if (v == 0) {
+          run_all(c.embedding_backward);
+          if (last_backward)
+            each_group([&](const std::vector<int>& group) { grad_point(group, c.embedding_bytes); });
+        }
+      }
+      for (int d = 0; d < plan_.dp; ++d)
+        for (int t = 0; t < plan_.tp; ++t) {
+          const int gpu = groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+          send_[{d, v, mb, t, forward}] = flush(gpu);
+          if (plan_.blocking_p2p && (forward ? v < V - 1 : v > 0)) {
+            // The sender's stream waits for its send to complete before going on.
+            TaskId sent = marker(forward ? Phase::activation : Phase::gradient);
+            waits_[static_cast<size_t>(gpu)].push_back(sent);
+            sent_[{d, v, mb, t, forward}] = sent;
+          }
+        }
+    }
+  }
+
+  // Gradients of `bytes` per GPU are final once the stream reaches this point.
+  void grad_point(const std::vector<int>& group, double bytes) {
+    if (bytes <= 0)
+      return;
+    for (int gpu : group)
+      grad_points_[static_cast<size_t>(gpu)].push_back({flush(gpu), bytes});
+  }
+
+  // Data-parallel gradient synchronisation of stage s, then the optimizer step.
+  void synchronise_and_update(int s) {
+    for (int t = 0; t < plan_.tp; ++t) {
+      std::vector<int> members;
+      for (int d = 0; d < plan_.dp; ++d)
+        members.push_back(plan_.gpu(s, d, t));
+      for (int gpu : members)
+        flush(gpu);
+      if (plan_.dp > 1)
+        synchronise_gradients(members);
+      double params = 0;
+      for (const auto& point : grad_points_[static_cast<size_t>(members[0])])
+        params += point.second;
+      for (int gpu : members) {
+        double seconds = 0;
+        for (int c = 0; c < plan_.chunks; ++c)
+          seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
+        if (plan_.sharded_optimizer() && plan_.dp > 1)
+          seconds /= plan_.dp;
+        run(gpu, seconds, Phase::optimizer, s, -1, 0);
+        flush(gpu);
+      }
+      if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3) {
+        // Each replica updated its shard: gather the new weights.
+        CollectiveTasks c = collective(members, CollectiveKind::allgather, params);
+        for (int gpu : members)
+          boost::add_edge(*tail_[static_cast<size_t>(gpu)], c.entry, g());
+      }
+    }
+  }
+
+  void synchronise_gradients(const std::vector<int>& members) {
+    const auto& first = grad_points_[static_cast<size_t>(members[0])];
+    const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
+    const CollectiveAlgorithm algorithm = plan_.dp_algorithm == DpAlgorithm::parameter_server
+                                              ? CollectiveAlgorithm::direct
+                                              : CollectiveAlgorithm::ring;
+    std::optional<TaskId> previous;
+    double bucket = 0;
+    for (size_t i = 0; i < first.size(); ++i) {
+      bucket += first[i].second;
+      const bool last = i + 1 == first.size();
+      // ZeRO-3 reduce-scatters each layer's gradients as soon as its backward is done.
+      const bool per_layer = plan_.zero >= 3;
+      if (!last && !per_layer && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
+        continue;
+      CollectiveTasks c = collective(members, kind, bucket, algorithm);
+      for (int gpu : members) {
+        // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
+        const bool early = plan_.dp_overlap || plan_.zero >= 3;
+        TaskId ready = early ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail_[static_cast<size_t>(gpu)];
+        boost::add_edge(ready, c.entry, g());
+        // Communication leaves a GPU in the order it was issued: the pipeline sends issued
+        // before the synchronisation go first.
+        if (!early || last)
+          after_sends_.emplace_back(gpu, c.entry);
+      }
+      if (previous)
+        boost::add_edge(*previous, c.entry, g()); // one NCCL stream for gradient buckets
+      previous = c.exit;
+      bucket = 0;
+    }
+    if (previous)
+      for (int gpu : members)
+        waits_[static_cast<size_t>(gpu)].push_back(*previous);
+  }
+
+  // Point-to-point transfers between neighbouring virtual stages, serialised per direction.
+  void connect_transfers() {
+    const int V = plan_.pp * plan_.chunks;
+    std::map<std::pair<int, int>, TaskId> last_on_link;
+    // Issue order on each link follows the sender's schedule: walk senders' steps in order.
+    for (int s = 0; s < plan_.pp; ++s)
+      for (int d = 0; d < plan_.dp; ++d)
+        for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
+          const bool forward = step.pass == PipelineStep::Pass::forward;
+          const int v = step.chunk * plan_.pp + s;
+          const int to = forward ? v + 1 : v - 1;
+          if (to < 0 || to >= V)
+            continue;
+          for (int t = 0; t < plan_.tp; ++t) {
+            const StepKey from_key{d, v, step.micro_batch, t, forward};
+            const TaskId producer = send_.at(from_key);
+            const TaskId consumer = receive_.at({d, to, step.micro_batch, t, forward});
+            const int src = plan_.gpu(s, d, t), dst = plan_.gpu(to % plan_.pp, d, t);
+            TaskId done = producer;
+            if (src != dst) {
+              Task x;
+              x.kind = Task::Kind::transfer;
+              x.phase = forward ? Phase::activation : Phase::gradient;
+              x.gpu = src;
+              x.peer = dst;
+              x.stage = s;
+              x.micro_batch = step.micro_batch;
+              x.chunk = step.chunk;
+              // Megatron's scatter-gather: each tensor rank sends its 1/tp slice.
+              x.bytes = plan_.activation_bytes / plan_.tp;
+              done = boost::add_vertex(x, g());
+              boost::add_edge(producer, done, g());
+              auto link = std::make_pair(src, dst);
+              if (auto prev = last_on_link.find(link); prev != last_on_link.end())
+                boost::add_edge(prev->second, done, g());
+              last_on_link[link] = done;
+              out_.p2p_transfers += 1;
+              out_.p2p_bytes += x.bytes;
+            }
+            boost::add_edge(done, consumer, g());
+            if (src != dst)
+              last_send_[src] = done;
+            if (auto sent = sent_.find(from_key); sent != sent_.end())
+              boost::add_edge(done, sent->second, g());
+          }
+        }
+  }
+
+  // Gradient synchronisations that start after the GPU's last pipeline send.
+  void order_after_sends() {
+    for (const auto& [gpu, entry] : after_sends_)
+      if (auto send = last_send_.find(gpu); send != last_send_.end())
+        boost::add_edge(send->second, entry, g());
+  }
+
+  const ExecutionPlan& plan_;
+  const Topology& topology_;
+  std::vector<std::pair<int, TaskId>> after_sends_;
+  std::map<std::vector<int>, std::pair<std::vector<Ring>, double>> rings_;
+  std::map<int, TaskId> last_send_;
+  StepGraph out_;
+  std::vector<std::optional<TaskId>> tail_;
+  std::vector<std::vector<TaskId>> waits_;
+  std::vector<Pending> pending_;
+  std::vector<std::vector<std::pair<TaskId, double>>> grad_points_;
+  std::map<StepKey, TaskId> send_, receive_, sent_;
+};
+
+} // namespace
+
+StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology) {
+  return Builder(plan, topology).build();
+}
+
+} // namespace simgpt

@@ -1,0 +1,198 @@
+#include "simgpt/framework/profile.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/core/units.hpp"
+#include "core/yaml_read.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace simgpt {
+
+namespace {
+
+std::string known_profiles(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml")
+      names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (const auto& n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+std::vector<std::string> text_list(const YamlReader& r, const std::string& key) {
+  std::vector<std::string> out;
+  if (!r.has(key))
+    return out;
+  for (const YAML::Node& item : r.node()[key]) {
+    if (!item.IsScalar())
+      throw InputError(r.where(key), "expected a list of names");
+    out.push_back(item.Scalar());
+  }
+  return out;
+}
+
+double* parameter(Profile& p, const std::string& key) {
+  if (key == "compute.op_overhead")
+    return &p.op_overhead_s;
+  if (key == "compute.microbatch_overhead")
+    return &p.microbatch_overhead_s;
+  if (key == "p2p.bandwidth_efficiency")
+    return &p.bandwidth_efficiency;
+  if (key == "p2p.tcp_window")
+    return &p.tcp_window_bytes;
+  if (key == "memory.allocator_overhead")
+    return &p.memory.allocator_overhead;
+  if (key == "p2p.max_rate")
+    return &p.p2p_max_rate_Bps;
+  if (key == "memory.logits_bytes")
+    return &p.memory.logits_bytes;
+  if (key == "memory.recompute_kept")
+    return &p.memory.recompute_kept;
+  if (key == "memory.replicated_kept")
+    return &p.memory.replicated_kept;
+  throw InputError(p.name + ": calibration.fitted",
+                   fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
+                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate, memory.allocator_overhead, "
+                               "memory.logits_bytes, memory.recompute_kept, memory.replicated_kept)",
+                               key));
+}
+
+} // namespace
+
+void set_profile_parameter(Profile& p, const std::string& key, double value) { *parameter(p, key) = value; }
+
+double get_profile_parameter(const Profile& p, const std::string& key) {
+  Profile copy = p;
+  return *parameter(copy, key);
+}
+
+namespace {
+Profile read_profile(const YamlReader& root, const std::string& name);
+
+// Writes a run's options into the profile's YAML tree, so each is checked as the file's own key.
+void apply_options(const YamlReader& root, const std::map<std::string, std::string>& options,
+                   const std::string& where) {
+  YAML::Node tree = root.node(); // shares the reader's tree
+  for (const auto& [key, value] : options) {
+    const auto dot = key.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == key.size())
+      throw InputError(where + "." + key, "expected a profile key SECTION.KEY, e.g. compute.fused_elementwise");
+    const std::string section = key.substr(0, dot);
+    if (tree[section] && !tree[section].IsMap())
+      throw InputError(where + "." + key, fmt::format("the profile's {} is not a section", section));
+    YAML::Node parsed;
+    try {
+      parsed = YAML::Load(value);
+    } catch (const YAML::Exception&) {
+      parsed = YAML::Node(value);
+    }
+    tree[section][key.substr(dot + 1)] = parsed;
+  }
+}
+} // namespace
+
+Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
+                     const std::map<std::string, std::string>& options) {
+  const std::string path = dir + "/" + name + ".yaml";
+  if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
+    throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
+  YamlReader root = YamlReader::file(path);
+  if (options.empty())
+    return read_profile(root, name);
+  apply_options(root, options, where + "_options");
+  try {
+    return read_profile(root, name);
+  } catch (const InputError& e) {
+    throw InputError(where + "_options", fmt::format("{} (in the {} profile: {})", e.message(), name, e.where()));
+  }
+}
+
+namespace {
+Profile read_profile(const YamlReader& root, const std::string& name) {
+  root.only({"description", "compute", "pipeline", "p2p", "collectives", "memory", "calibration"});
+  Profile p;
+  p.name = name;
+  p.description = root.text_or("description", "");
+  if (root.has("compute")) {
+    YamlReader c = root.map("compute");
+    c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
+            "recompute_last_micro_batch", "fused_softmax"});
+    p.recompute_last_micro_batch = c.boolean_or("recompute_last_micro_batch", true);
+    p.softmax_passes = static_cast<int>(c.number_or("softmax_passes", p.softmax_passes, 1, 3));
+    if (c.has("fused_softmax")) {
+      YamlReader f = c.map("fused_softmax");
+      f.only({"max_seq", "batch_multiple", "fallback_passes", "fallback_fp32"});
+      Profile::FusedSoftmax& fs = p.fused_softmax;
+      fs.limited = true;
+      fs.max_seq = static_cast<int64_t>(f.number_or("max_seq", 0, 0, 1e9));
+      fs.batch_multiple = static_cast<int64_t>(f.number_or("batch_multiple", 1, 1, 1024));
+      fs.fallback_passes = static_cast<int>(f.number_or("fallback_passes", p.softmax_passes, 1, 3));
+      fs.fallback_fp32 = f.boolean_or("fallback_fp32", false);
+    }
+    p.dropout = c.boolean_or("dropout", p.dropout);
+    p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
+    p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);
+    p.microbatch_overhead_s = c.quantity_or("microbatch_overhead", 0, parse_duration);
+  }
+  if (root.has("pipeline")) {
+    YamlReader n = root.map("pipeline");
+    n.only({"partition"});
+    const std::string partition = n.text_or("partition", "uniform");
+    if (partition != "uniform" && partition != "balanced")
+      throw InputError(n.where("partition"),
+                       fmt::format("'{}' is not valid (expected uniform or balanced)", partition));
+    p.partition = partition == "balanced" ? Partition::balanced : Partition::uniform;
+  }
+  if (root.has("p2p")) {
+    YamlReader n = root.map("p2p");
+    n.only({"backend", "bandwidth_efficiency", "tcp_window", "blocking", "max_rate"});
+    p.p2p_max_rate_Bps = n.quantity_or("max_rate", 0, parse_bandwidth);
+    p.p2p_backend = n.text_or("backend", p.p2p_backend);
+    if (p.p2p_backend != "nccl" && p.p2p_backend != "gloo")
+      throw InputError(n.where("backend"), fmt::format("'{}' is not valid (expected nccl or gloo)", p.p2p_backend));
+    p.bandwidth_efficiency = n.number_or("bandwidth_efficiency", 1.0, 0.01, 1.0);
+    p.tcp_window_bytes = n.quantity_or("tcp_window", 0, parse_bytes);
+    p.p2p_blocking = n.boolean_or("blocking", false);
+  }
+  if (root.has("collectives")) {
+    YamlReader c = root.map("collectives");
+    c.only({"step_overhead", "dp_overlap", "dp_bucket"});
+    p.collective_step_overhead_s = c.quantity_or("step_overhead", 0, parse_duration);
+    p.dp_overlap = c.boolean_or("dp_overlap", false);
+    p.dp_bucket_bytes = c.quantity_or("dp_bucket", p.dp_bucket_bytes, parse_bytes);
+  }
+  if (root.has("memory")) {
+    YamlReader m = root.map("memory");
+    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
+             "persistent_gradients", "pool_fraction",
+             "checkpoint_stages"});
+    p.memory.replicated_kept = m.number_or("replicated_kept", p.memory.replicated_kept, 0, 64);
+    p.memory.logits_bytes = m.number_or("logits_bytes", p.memory.logits_bytes, 0, 64);
+    p.memory.recompute_kept = m.number_or("recompute_kept", 1, 0, 64);
+    p.memory.context_bytes = m.quantity_or("context", 0, parse_bytes);
+    p.memory.allocator_overhead = m.number_or("allocator_overhead", 0, 0, 1);
+    p.memory.update_copy = m.number_or("update_copy", 0, 0, 2);
+    p.memory.persistent_gradients = m.boolean_or("persistent_gradients", true);
+    p.memory.pool_fraction = m.number_or("pool_fraction", 1, 0.05, 1);
+    p.memory.checkpoint_stages = m.boolean_or("checkpoint_stages", false);
+  }
+  if (root.has("calibration")) {
+    YamlReader cal = root.map("calibration");
+    cal.only({"fitted", "rows"});
+    p.fitted = text_list(cal, "fitted");
+    p.calibration_rows = text_list(cal, "rows");
+    for (const std::string& key : p.fitted)
+      get_profile_parameter(p, key);
+  }
+  return p;
+}
+} // namespace
+
+} // namespace simgpt

@@ -1,0 +1,39 @@
+#include "simgpt/memory/memory.hpp"
+
+#include "simgpt/model/model.hpp"
+
+namespace simgpt {
+
+double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
+                              Recompute recompute, Precision precision, bool dropout, double recompute_kept,
+                              double replicated_kept, bool softmax_fp32) {
+  const double E = element_bytes(precision);
+  const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
+  const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
+  const double t = static_cast<double>(tp);
+  const double d = dropout ? 1 : 0;
+  const double sbh = s * b * h;
+  if (recompute == Recompute::full)
+    return recompute_kept * E * sbh / (sequence_parallel ? t : 1);
+  // Layernorm inputs, QKV and FC1 inputs and the two dropout masks are replicated across tensor
+  // ranks unless sequence parallelism splits them.
+  const double replicated = replicated_kept * E + 2 * d;
+  const double split = 12 * E / t;
+  double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split);
+  // Scores: the softmax output its backward needs, the input of the product with V (dropout's
+  // output, or a 16-bit copy of fp32 probabilities) and dropout's one-byte mask.
+  const double Es = softmax_fp32 ? 4.0 : E;
+  if (recompute == Recompute::none)
+    bytes += a * s * s * b * (Es + (d > 0 || Es != E ? E : 0) + d) / t;
+  return bytes;
+}
+
+StateBytes state_bytes_per_parameter(const TrainingSpec& t) {
+  const bool mixed = t.precision != Precision::fp32;
+  const double E = element_bytes(t.precision);
+  const double master = mixed ? 4 : 0;
+  const double moments = t.optimizer == Optimizer::adam ? 8 : t.optimizer == Optimizer::sgd_momentum ? 4 : 0;
+  return {E, E, master + moments};
+}
+
+} // namespace simgpt

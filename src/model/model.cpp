@@ -1,0 +1,175 @@
+#include "simgpt/model/model.hpp"
+
+namespace simgpt {
+
+double element_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
+
+namespace {
+
+// An elementwise pass over `elements` values reading `reads` and writing `writes` tensors.
+Kernel pass(double elements, double reads, double writes, double bytes_per_element) {
+  return Kernel::memory(elements * (reads + writes) * bytes_per_element);
+}
+
+} // namespace
+
+Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double b = static_cast<double>(s.micro_batch), seq = static_cast<double>(m.seq_len);
+  const double heads = static_cast<double>(m.heads) / static_cast<double>(s.tp);
+  const double head_dim = static_cast<double>(m.hidden) / static_cast<double>(m.heads);
+  const double scores = b * heads * seq * seq; // attention matrix elements on this rank
+  Kernels k;
+  k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
+  const double Es = form.softmax_fp32 ? 4.0 : E;
+  if (Es != E)
+    k.push_back(Kernel::memory(scores * (E + Es))); // cast the scores up
+  for (int i = 0; i < form.softmax_passes; ++i)
+    k.push_back(pass(scores, 1, 1, Es)); // scale, causal mask and softmax, fused or one kernel each
+  if (Es != E)
+    k.push_back(Kernel::memory(scores * (Es + E))); // and the probabilities back
+  if (form.dropout)
+    k.push_back(Kernel::memory(scores * (2 * E + 1))); // dropout: read, write, one-byte mask
+  k.push_back(Kernel::gemm(seq, head_dim, seq, b * heads)); // P V
+  return k;
+}
+
+namespace {
+
+// Bias, dropout and residual add after a row-parallel GEMM, on `act` elements.
+void add_epilogue(Kernels& k, double act, double E, const KernelForm& form) {
+  if (form.fused_elementwise) {
+    k.push_back(Kernel::memory(act * (3 * E + (form.dropout ? 1 : 0))));
+  } else {
+    k.push_back(pass(act, 1, 1, E)); // bias
+    if (form.dropout)
+      k.push_back(Kernel::memory(act * (2 * E + 1))); // dropout with its one-byte mask
+    k.push_back(pass(act, 2, 1, E)); // residual add
+  }
+}
+
+} // namespace
+
+Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
+  const double act = tokens * h;                         // one full activation tensor
+  const double local = s.sequence_parallel ? act / tp : act; // what this rank's elementwise work covers
+  Kernels k;
+  k.push_back(pass(local, 1, 1, E));                  // layernorm 1
+  k.push_back(Kernel::gemm(tokens, 3 * h / tp, h));   // QKV projection (column parallel)
+  k.push_back(pass(act / tp, 3, 3, E));               // split heads: q, k, v to [b, a, s, d]
+  Kernels core = attention_core_forward(m, s, form);
+  k.insert(k.end(), core.begin(), core.end());
+  k.push_back(pass(act / tp, 1, 1, E));               // merge heads
+  k.push_back(Kernel::gemm(tokens, h, h / tp));       // output projection (row parallel)
+  add_epilogue(k, local, E, form);
+  return k;
+}
+
+Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
+  const double ffn = static_cast<double>(m.ffn_hidden) / tp;
+  const double act = tokens * h;
+  const double local = s.sequence_parallel ? act / tp : act;
+  Kernels k;
+  k.push_back(pass(local, 1, 1, E));            // layernorm 2
+  k.push_back(Kernel::gemm(tokens, ffn, h));    // FC1 (column parallel)
+  k.push_back(pass(tokens * ffn, 1, 1, E));     // bias + GeLU
+  k.push_back(Kernel::gemm(tokens, h, ffn));    // FC2 (row parallel)
+  add_epilogue(k, local, E, form);
+  return k;
+}
+
+Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  Kernels k = attention_block_forward(m, s, form);
+  Kernels mlp = mlp_block_forward(m, s, form);
+  k.insert(k.end(), mlp.begin(), mlp.end());
+  return k;
+}
+
+Kernels backward_of(const Kernels& forward) {
+  Kernels k;
+  k.reserve(2 * forward.size());
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    if (it->kind == Kernel::Kind::gemm) {
+      k.push_back(Kernel::gemm(it->m, it->k, it->n, it->batch)); // dA = dC B^T
+      k.push_back(Kernel::gemm(it->k, it->n, it->m, it->batch)); // dB = A^T dC
+    } else {
+      k.push_back(Kernel::memory(2 * it->bytes));
+    }
+  }
+  return k;
+}
+
+Kernels embedding_forward(const ModelSpec& m, const Shard& s) {
+  const double E = element_bytes(s.precision);
+  const double act = static_cast<double>(s.micro_batch * m.seq_len * m.hidden);
+  // Token and position lookups, their sum, and embedding dropout.
+  return {pass(act, 0, 1, E), pass(act, 0, 1, E), pass(act, 2, 1, E), Kernel::memory(act * (2 * E + 1))};
+}
+
+Kernels head_forward(const ModelSpec& m, const Shard& s) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden);
+  Kernels k{pass(tokens * h, 1, 1, E)}; // final layernorm
+  if (m.head == Head::lm) {
+    const double vocab = static_cast<double>(m.vocab) / static_cast<double>(s.tp);
+    k.push_back(Kernel::gemm(tokens, vocab, h));
+    // Softmax cross-entropy over fp32 logits: max, exp-sum and loss passes.
+    k.push_back(pass(tokens * vocab, 3, 1, 4.0));
+  } else {
+    // Classifier on the first token: pooler dense + tanh, then the class projection.
+    const double b = static_cast<double>(s.micro_batch);
+    k.push_back(Kernel::gemm(b, h, h));
+    k.push_back(Kernel::gemm(b, 2, h));
+  }
+  return k;
+}
+
+double layer_parameters(const ModelSpec& m, int64_t tp) {
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double t = static_cast<double>(tp);
+  // QKV and projection weights and biases, two MLP matrices and biases, two layernorms.
+  return (4 * h * h + 3 * h + 2 * h * f + f) / t + h + h + 4 * h;
+}
+
+double embedding_parameters(const ModelSpec& m, int64_t tp) {
+  const double h = static_cast<double>(m.hidden);
+  return static_cast<double>(m.vocab) * h / static_cast<double>(tp) + static_cast<double>(m.seq_len) * h;
+}
+
+double head_parameters(const ModelSpec& m, int64_t tp) {
+  const double h = static_cast<double>(m.hidden);
+  // The LM head's final layernorm, and its own projection and bias (vocabulary-parallel) unless it
+  // is tied to the word embedding; the classifier has a pooler and a projection.
+  if (m.head == Head::lm)
+    return 2 * h + (m.tie_embeddings ? 0.0 : static_cast<double>(m.vocab) * (h + 1) / static_cast<double>(tp));
+  return 2 * h + h * h + h + 2 * h + 2;
+}
+
+double total_parameters(const ModelSpec& m) {
+  return static_cast<double>(m.layers) * layer_parameters(m, 1) + embedding_parameters(m, 1) + head_parameters(m, 1);
+}
+
+double sum_flops(const Kernels& ks) {
+  double total = 0;
+  for (const Kernel& k : ks)
+    total += k.flops();
+  return total;
+}
+
+double model_flops_per_step(const Workload& w) {
+  const Shard whole{w.training.global_batch, 1, w.training.precision};
+  const KernelForm form;
+  const Kernels layer = transformer_forward(w.model, whole, form);
+  const Kernels head = head_forward(w.model, whole);
+  // Forward plus backward (twice the forward GEMM FLOPs).
+  return 3 * (static_cast<double>(w.model.layers) * sum_flops(layer) + sum_flops(head));
+}
+
+} // namespace simgpt

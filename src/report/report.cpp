@@ -1,0 +1,101 @@
+#include "simgpt/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace simgpt {
+namespace {
+
+// Rounds to 9 significant digits so that JSON output does not depend on the last bits of
+// floating-point sums.
+double rounded(double x) {
+  if (x == 0 || !std::isfinite(x))
+    return x;
+  return std::stod(fmt::format("{:.9g}", x));
+}
+
+} // namespace
+
+nlohmann::ordered_json Report::to_json() const {
+  nlohmann::ordered_json j;
+  j["platform"] = platform;
+  j["workload"] = workload;
+  j["framework"] = framework;
+  j["schedule"] = schedule;
+  j["gpus"] = gpus;
+  j["dp"] = dp;
+  j["tp"] = tp;
+  j["pp"] = pp;
+  j["micro_batches"] = micro_batches;
+  j["step_time_s"] = rounded(step_time_s);
+  j["samples_per_s"] = rounded(samples_per_s);
+  j["tokens_per_s"] = rounded(tokens_per_s);
+  j["model_flops"] = rounded(model_flops);
+  j["tflops_per_gpu"] = rounded(tflops_per_gpu);
+  j["p2p_transfers"] = p2p_transfers;
+  j["p2p_bytes"] = rounded(p2p_bytes);
+  j["critical_path"] = {{"compute_s", rounded(critical_compute_s)}, {"comm_s", rounded(critical_comm_s)}};
+  auto& coll = j["collectives"] = nlohmann::ordered_json::object();
+  for (const Collectives& c : collectives)
+    coll[c.kind] = {{"count", c.count}, {"per_gpu", c.per_gpu}, {"bytes", rounded(c.bytes)}};
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  j["peak_memory_gib"] = rounded(peak_memory_bytes / GiB);
+  j["peak_memory_stage"] = peak_memory_stage;
+  j["peak_allocated_gib"] = rounded(peak_allocated_bytes / GiB);
+  j["oom"] = oom;
+  j["oom_stages"] = oom_stages;
+  auto& arr = j["stages"] = nlohmann::ordered_json::array();
+  for (const StageReport& s : stages) {
+    const MemoryReport& m = s.memory;
+    arr.push_back({{"stage", s.stage},
+                   {"gpu", s.gpu},
+                   {"layers", s.layers},
+                   {"compute_s", rounded(s.compute_s)},
+                   {"comm_wait_s", rounded(s.comm_wait_s)},
+                   {"idle_s", rounded(s.idle_s)},
+                   {"memory_gib",
+                    {{"peak", rounded(m.peak / GiB)},
+                     {"capacity", rounded(m.capacity / GiB)},
+                     {"usable", rounded(m.usable / GiB)},
+                     {"peak_time_s", rounded(m.peak_time_s)},
+                     {"in_flight_micro_batches", m.in_flight},
+                     {"weights", rounded(m.weights / GiB)},
+                     {"gradients", rounded(m.gradients / GiB)},
+                     {"optimizer_state", rounded(m.optimizer_state / GiB)},
+                     {"activations", rounded(m.activations / GiB)},
+                     {"transient", rounded(m.transient / GiB)},
+                     {"framework", rounded(m.framework / GiB)}}}});
+  }
+  return j;
+}
+
+std::string Report::to_text() const {
+  std::string out;
+  out += fmt::format("simgpt: {} on {}\n", workload, platform);
+  out += fmt::format("  plan        dp={} tp={} pp={} ({} GPUs), {} schedule, {} micro-batches, framework {}\n", dp,
+                     tp, pp, gpus, schedule, micro_batches, framework);
+  out += fmt::format("  step time   {:.3f} s\n", step_time_s);
+  out += fmt::format("  throughput  {:.2f} samples/s, {:.0f} tokens/s, {:.2f} TFLOP/s per GPU (model FLOPs)\n",
+                     samples_per_s, tokens_per_s, tflops_per_gpu);
+  out += fmt::format("  p2p         {} transfers, {:.1f} MB\n", p2p_transfers, p2p_bytes / 1e6);
+  for (const Collectives& c : collectives)
+    out += fmt::format("  {:<11} {} per step ({} on GPU 0), {:.1f} MB sent\n", c.kind, c.count, c.per_gpu, c.bytes / 1e6);
+  out += fmt::format("  critical    {:.3f} s compute, {:.3f} s communication\n", critical_compute_s, critical_comm_s);
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  out += fmt::format("  memory      peak {:.2f} GiB on stage {} ({:.2f} GiB of live tensors){}\n",
+                     peak_memory_bytes / GiB, peak_memory_stage, peak_allocated_bytes / GiB,
+                     oom ? " -- OUT OF MEMORY" : "");
+  out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>27}\n", "stage", "gpu", "layers",
+                     "compute s", "comm s", "idle s", "peak GiB", "usable", "weights+grads+opt/act/other");
+  for (const StageReport& s : stages) {
+    const MemoryReport& m = s.memory;
+    out += fmt::format("  {:>5} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>9.2f} {:>9.2f} {:>11.2f}/{:>6.2f}/{:>6.2f}{}\n",
+                       s.stage, s.gpu, s.layers, s.compute_s, s.comm_wait_s, s.idle_s, m.peak / GiB,
+                       m.usable / GiB, (m.weights + m.gradients + m.optimizer_state) / GiB,
+                       m.activations / GiB, (m.transient + m.framework) / GiB, m.peak > m.usable ? "  OOM" : "");
+  }
+  return out;
+}
+
+} // namespace simgpt

@@ -1,0 +1,62 @@
+#include "simgpt/system/gpu.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/core/units.hpp"
+#include "core/yaml_read.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace simgpt {
+namespace {
+
+std::map<Precision, double> read_precision_map(const YamlReader& r, const std::string& key, double scale) {
+  std::map<Precision, double> values;
+  const std::pair<const char*, Precision> names[] = {
+      {"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}};
+  YamlReader sub = r.map(key);
+  sub.only({"fp32", "fp16", "bf16"});
+  for (const auto& [name, precision] : names)
+    if (sub.has(name))
+      values[precision] = sub.number(name, 0) * scale;
+  return values;
+}
+
+} // namespace
+
+GpuCatalog GpuCatalog::load(const std::string& path) {
+  YamlReader root = YamlReader::file(path);
+  GpuCatalog catalog;
+  for (const std::string& name : root.keys()) {
+    YamlReader r = root.map(name);
+    r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
+            "kernel_launch", "gemm_tile"});
+    GpuSpec g;
+    g.name = name;
+    g.peak_flops = read_precision_map(r, "peak_tflops", 1e12);
+    g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0);
+    g.memory_bandwidth = r.quantity("memory_bandwidth", parse_bandwidth);
+    g.memory_bytes = r.quantity("memory", parse_bytes);
+    g.sms = static_cast<int>(r.number("sms", 1));
+    g.memory_efficiency = r.number("memory_efficiency", 0.01, 1.0);
+    g.kernel_launch_s = r.quantity("kernel_launch", parse_duration);
+    g.gemm_tile = static_cast<int>(r.number("gemm_tile", 1));
+    for (const auto& [precision, peak] : g.peak_flops)
+      if (!g.gemm_efficiency.contains(precision))
+        throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", to_string(precision)));
+    catalog.gpus_[name] = g;
+  }
+  return catalog;
+}
+
+const GpuSpec& GpuCatalog::at(const std::string& name, const std::string& where) const {
+  auto it = gpus_.find(name);
+  if (it != gpus_.end())
+    return it->second;
+  std::string known;
+  for (const auto& entry : gpus_)
+    known += (known.empty() ? "" : ", ") + entry.first;
+  throw InputError(where, fmt::format("unknown GPU '{}' (the catalog has: {})", name, known));
+}
+
+} // namespace simgpt

@@ -1,0 +1,516 @@
+#include "simgpt/validation/validation.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "validation/isolate.hpp"
+#include "simgpt/framework/profile.hpp"
+#include "simgpt/core/units.hpp"
+#include "core/yaml_read.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <tuple>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <optional>
+
+namespace simgpt {
+
+bool ValidationRow::flagged(const std::string& flag) const {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+namespace {
+
+std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() : YAML::Dump(n); }
+
+ValidationTable load_table(const std::string& path) {
+  YamlReader root = YamlReader::file(path);
+  root.only({"table", "kind", "source", "description", "platform", "workload", "peak_memory", "rows"});
+  ValidationTable t;
+  t.file = path;
+  t.id = root.text("table");
+  t.platform = root.text("platform");
+  t.kind = root.text_or("kind", "workload");
+  t.peak_memory = root.text_or("peak_memory", "device");
+  if (t.peak_memory != "device" && t.peak_memory != "allocated")
+    throw InputError(root.where("peak_memory"),
+                     fmt::format("'{}' is not valid (expected device or allocated)", t.peak_memory));
+  if (t.kind != "workload" && t.kind != "transfer")
+    throw InputError(root.where("kind"), fmt::format("'{}' is not valid (expected workload or transfer)", t.kind));
+  if (t.kind == "workload")
+    t.workload = root.map("workload").node();
+  if (root.has("source")) {
+    t.source = YAML::Dump(root.node()["source"]);
+    YamlReader src = root.map("source");
+    t.source_heading = src.text_or("seed", "") + ": " + src.text_or("heading", "");
+  }
+  for (const YamlReader& r : root.list("rows")) {
+    r.only({"id", "row", "column", "set", "measured", "flags", "note", "bytes", "profile"});
+    ValidationRow row;
+    row.id = r.text("id");
+    row.row = r.text_or("row", "");
+    row.column = r.text_or("column", "");
+    row.note = r.text_or("note", "");
+    row.bytes = r.quantity_or("bytes", 0, parse_bytes);
+    row.profile = r.text_or("profile", "");
+    if (t.kind == "transfer" && (row.bytes <= 0 || row.profile.empty()))
+      throw InputError(r.where("bytes"), "a transfer row needs bytes and profile");
+    if (r.has("set"))
+      for (const auto& kv : r.node()["set"])
+        row.set.emplace_back(kv.first.as<std::string>(), scalar_text(kv.second));
+    if (r.has("measured"))
+      for (const auto& kv : r.node()["measured"]) {
+        const std::string key = kv.first.as<std::string>();
+        if (key == "oom") {
+          row.oom = kv.second.as<bool>();
+          continue;
+        }
+        try {
+          row.measured[key] = kv.second.as<double>();
+        } catch (const YAML::Exception&) {
+          throw InputError(r.where("measured." + key), "expected a number");
+        }
+      }
+    if (r.has("flags"))
+      for (const auto& f : r.node()["flags"])
+        row.flags.push_back(f.as<std::string>());
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+TableSummary summarize(const std::string& name, const std::vector<const CaseResult*>& cases) {
+  TableSummary s;
+  s.table = name;
+  s.rows = static_cast<int>(cases.size());
+  std::vector<double> errors, measured, predicted;
+  for (const CaseResult* c : cases)
+    if (c->status == "compared") {
+      errors.push_back(std::fabs(c->error_pct));
+      measured.push_back(*c->measured);
+      predicted.push_back(*c->predicted);
+    }
+  s.compared = static_cast<int>(errors.size());
+  if (errors.empty())
+    return s;
+  std::vector<double> sorted = errors;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  s.median_abs = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  s.mean_abs = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+  s.max_abs = sorted.back();
+  s.spearman = spearman(measured, predicted);
+  return s;
+}
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]])
+      ++j;
+    for (size_t k = i; k <= j; ++k)
+      r[order[k]] = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+} // namespace
+
+std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 3)
+    return std::nullopt;
+  std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n, mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
+  double cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  if (va == 0 || vb == 0)
+    return std::nullopt;
+  return cov / std::sqrt(va * vb);
+}
+
+std::vector<ValidationTable> load_validation_tables(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml")
+      files.push_back(entry.path().string());
+  if (ec)
+    throw InputError(dir, "cannot read the validation tables directory");
+  std::sort(files.begin(), files.end());
+  std::vector<ValidationTable> tables;
+  for (const std::string& f : files)
+    tables.push_back(load_table(f));
+  return tables;
+}
+
+std::set<std::string> calibration_rows(const DataPaths& data) {
+  std::set<std::string> rows;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(data.profiles(), ec))
+    if (entry.path().extension() == ".yaml") {
+      Profile p = load_profile(data.profiles(), entry.path().stem().string(), entry.path().string());
+      rows.insert(p.calibration_rows.begin(), p.calibration_rows.end());
+    }
+  return rows;
+}
+
+std::map<std::string, Threshold> load_thresholds(const std::string& path) {
+  YamlReader root = YamlReader::file(path);
+  std::map<std::string, Threshold> out;
+  for (const std::string& table : root.keys()) {
+    YamlReader t = root.map(table);
+    t.only({"median", "max"});
+    out[table] = {t.number("median", 0), t.number("max", 0)};
+  }
+  return out;
+}
+
+const char* primary_metric(const ValidationTable& table) {
+  return table.kind == "transfer" ? "transfer_s" : "step_time_s";
+}
+
+nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+  if (table.kind == "transfer") {
+    NetworkWhatIf network;
+    for (const auto& [key, value] : row.set) {
+      const std::string at = table.file + " (" + row.id + "): set." + key;
+      try {
+        if (key == "network.delay")
+          network.delay_s = parse_duration(value);
+        else if (key == "network.bandwidth")
+          network.bandwidth_Bps = parse_bandwidth(value);
+        else
+          throw InputError(at, "a transfer row sets only network.delay and network.bandwidth");
+      } catch (const std::invalid_argument& e) {
+        throw InputError(at, e.what());
+      }
+    }
+    const double seconds =
+        simulate_transfer(data.root + "/platforms/" + table.platform, 0, 1, row.bytes, network, row.profile, data);
+    return {{"transfer_s", seconds}, {"oom", false}};
+  }
+  YAML::Emitter text;
+  text << table.workload;
+  const Workload w = parse_workload(text.c_str(), table.file + " (" + row.id + ")", row.set);
+  return simulate(data.root + "/platforms/" + table.platform, w, data).to_json();
+}
+
+namespace {
+
+// One row's simulation, shared by its metrics.
+struct RowRun {
+  const ValidationTable* table;
+  const ValidationRow* row;
+  std::optional<nlohmann::ordered_json> result;
+  std::string error;
+};
+
+bool is_flagged(const CaseResult& c, const char* flag) {
+  return std::find(c.flags.begin(), c.flags.end(), flag) != c.flags.end();
+}
+
+} // namespace
+
+std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases) {
+  std::vector<std::pair<std::string, std::string>> order; // (table, group) as first seen
+  std::map<std::pair<std::string, std::string>, std::vector<const CaseResult*>> groups;
+  for (const CaseResult& c : cases) {
+    if (c.metric != "step_time_s" || c.status != "compared" || c.group.empty())
+      continue;
+    auto key = std::make_pair(c.table, c.group);
+    if (!groups.contains(key))
+      order.push_back(key);
+    groups[key].push_back(&c);
+  }
+  std::vector<FastestCheck> checks;
+  for (const auto& key : order) {
+    const auto& g = groups[key];
+    if (g.size() < 2)
+      continue;
+    auto by = [](auto field) {
+      return [field](const CaseResult* a, const CaseResult* b) { return *(a->*field) < *(b->*field); };
+    };
+    const CaseResult* measured = *std::min_element(g.begin(), g.end(), by(&CaseResult::measured));
+    const CaseResult* predicted = *std::min_element(g.begin(), g.end(), by(&CaseResult::predicted));
+    FastestCheck f;
+    f.table = key.first;
+    f.group = key.second;
+    f.configurations = static_cast<int>(g.size());
+    f.measured_fastest = measured->id.substr(f.table.size() + 1);
+    f.predicted_fastest = predicted->id.substr(f.table.size() + 1);
+    f.measured_regret_pct = 100 * (*predicted->measured / *measured->measured - 1);
+    checks.push_back(f);
+  }
+  return checks;
+}
+
+ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds,
+                          unsigned jobs) {
+  ValidationReport report;
+  const std::set<std::string> calibration = calibration_rows(data);
+  std::vector<RowRun> runs;
+  for (const ValidationTable& table : tables)
+    for (const ValidationRow& row : table.rows)
+      if (filter.empty() || (table.id + "/" + row.id).find(filter) != std::string::npos)
+        runs.push_back({&table, &row, std::nullopt, ""});
+
+  // Each simulation runs in its own process; run `jobs` of them at a time. Rows whose plan is
+  // unknown or whose numbers the authors doubted are not simulated.
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < runs.size(); i = next++) {
+      RowRun& run = runs[i];
+      if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
+        continue;
+      try {
+        run.result = run_isolated([&] { return simulate_row(*run.table, *run.row, data); });
+      } catch (const std::exception& e) {
+        run.error = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < std::max(1u, jobs); ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads)
+    t.join();
+
+  for (const RowRun& run : runs) {
+    const ValidationRow& row = *run.row;
+    auto make = [&](const std::string& metric, std::optional<double> measured, std::optional<double> predicted) {
+      CaseResult c;
+      c.table = run.table->id;
+      c.id = run.table->id + "/" + row.id;
+      c.group = row.row;
+      c.metric = metric;
+      c.flags = row.flags;
+      if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
+          (metric == "oom" && calibration.contains(c.id + ":oom")) ||
+          (metric == "peak_mem_gb" && calibration.contains(c.id + ":memory")))
+        c.flags.push_back("calibration");
+      c.measured = measured;
+      if (row.flagged("questionable") || row.flagged("not_reproducible")) {
+        c.status = "skipped";
+        c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
+      } else if (!run.result) {
+        c.status = "not_simulated";
+        c.message = run.error;
+      } else {
+        c.predicted = predicted;
+        c.status = "compared";
+        if (metric.rfind("count:", 0) == 0)
+          c.error_pct = 0; // set by the caller: a measured count may be zero
+        else if (metric == "oom")
+          c.error_pct = *measured == *predicted ? 0 : 100;
+        else
+          c.error_pct = 100 * (*predicted - *measured) / *measured;
+      }
+      report.cases.push_back(std::move(c));
+    };
+    const auto& r = run.result;
+    auto value = [&](const char* key) { return r ? std::optional<double>((*r)[key].get<double>()) : std::nullopt; };
+    const char* primary = primary_metric(*run.table);
+    if (auto m = row.measured.find(primary); m != row.measured.end())
+      make(primary, m->second, value(primary));
+    if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
+      make("peak_mem_gb", m->second,
+           value(run.table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib"));
+    // Collectives per step by kind, beside the counts the benchmark reports (for comparison only:
+    // frameworks count fused or split collectives differently).
+    for (const char* kind : {"allreduce", "allgather", "reducescatter"})
+      if (auto m = row.measured.find(kind); m != row.measured.end()) {
+        std::optional<double> predicted;
+        if (r)
+          predicted = (*r)["collectives"].contains(kind) ? (*r)["collectives"][kind]["per_gpu"].get<double>() : 0.0;
+        make(std::string("count:") + kind, m->second, predicted);
+        CaseResult& c = report.cases.back();
+        if (c.status == "compared")
+          c.error_pct = *c.measured > 0 ? 100 * (*c.predicted - *c.measured) / *c.measured : (*c.predicted > 0 ? 100 : 0);
+      }
+    // The seed's own estimator against its runs: a reference for a profile-based estimator's error.
+    if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
+        row.measured.contains("estimated_step_time_s")) {
+      CaseResult c;
+      c.table = run.table->id;
+      c.id = run.table->id + "/" + row.id;
+      c.metric = "estimator_step_time";
+      c.flags = row.flags;
+      c.measured = row.measured.at("step_time_s");
+      c.predicted = row.measured.at("estimated_step_time_s");
+      c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
+      c.status = "compared";
+      report.cases.push_back(std::move(c));
+    }
+    // A run that finished did not run out of memory; a failed one did.
+    if (run.table->kind == "workload" && (row.oom || row.measured.contains("step_time_s")))
+      make("oom", row.oom ? 1.0 : 0.0, r ? std::optional<double>((*r)["oom"].get<bool>() ? 1.0 : 0.0) : std::nullopt);
+  }
+
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const CaseResult*>> by_table;
+  std::vector<const CaseResult*> fitted, held_out, fitted_memory, held_out_memory;
+  for (const CaseResult& c : report.cases) {
+    const bool primary = c.metric == "step_time_s" || c.metric == "transfer_s";
+    const std::string key = primary                     ? c.table
+                            : c.metric.rfind("count:", 0) == 0 ? c.table + ":collective counts"
+                            : c.metric == "oom"         ? c.table + ":oom"
+                            : c.metric == "peak_mem_gb" ? c.table + ":memory"
+                                                        : c.table + ":estimator (reference)";
+    if (!by_table.contains(key))
+      order.push_back(key);
+    by_table[key].push_back(&c);
+    if (primary)
+      (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
+    if (c.metric == "peak_mem_gb")
+      (is_flagged(c, "calibration") ? fitted_memory : held_out_memory).push_back(&c);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    auto rank = [](const std::string& k) {
+      return k.find(":collective counts") != std::string::npos ? 4
+             : k.find(":estimator") != std::string::npos ? 3
+             : k.find(":oom") != std::string::npos     ? 2
+             : k.find(":memory") != std::string::npos  ? 1
+                                                       : 0;
+    };
+    return rank(a) < rank(b);
+  });
+  for (const std::string& name : order)
+    report.tables.push_back(summarize(name, by_table[name]));
+  report.calibration = summarize("calibration rows", fitted);
+  report.held_out = summarize("held-out rows", held_out);
+  report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
+  report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
+
+  report.fastest = fastest_per_row(report.cases);
+
+  for (const auto& [table, limit] : thresholds) {
+    auto it = std::find_if(report.tables.begin(), report.tables.end(),
+                           [&](const TableSummary& s) { return s.table == table; });
+    if (it == report.tables.end()) {
+      if (filter.empty())
+        report.gate_failures.push_back(fmt::format("{}: no such table", table));
+      continue;
+    }
+    if (it->compared == 0)
+      report.gate_failures.push_back(fmt::format("{}: no row was simulated", table));
+    else if (it->median_abs > limit.median || it->max_abs > limit.max)
+      report.gate_failures.push_back(fmt::format("{}: median {:.1f}% (limit {:.1f}%), max {:.1f}% (limit {:.1f}%)",
+                                                 table, it->median_abs, limit.median, it->max_abs, limit.max));
+  }
+  return report;
+}
+
+nlohmann::ordered_json ValidationReport::to_json() const {
+  auto summary = [](const TableSummary& s) {
+    nlohmann::ordered_json j{{"table", s.table},         {"rows", s.rows},          {"compared", s.compared},
+                             {"median_abs_pct", s.median_abs}, {"mean_abs_pct", s.mean_abs}, {"max_abs_pct", s.max_abs}};
+    j["spearman"] = s.spearman ? nlohmann::ordered_json(*s.spearman) : nlohmann::ordered_json();
+    return j;
+  };
+  nlohmann::ordered_json j;
+  auto& cs = j["cases"] = nlohmann::ordered_json::array();
+  for (const CaseResult& c : cases) {
+    nlohmann::ordered_json e{{"id", c.id}, {"table", c.table}, {"metric", c.metric}, {"status", c.status}};
+    e["measured"] = c.measured ? nlohmann::ordered_json(*c.measured) : nlohmann::ordered_json();
+    e["predicted"] = c.predicted ? nlohmann::ordered_json(*c.predicted) : nlohmann::ordered_json();
+    e["error_pct"] = c.status == "compared" ? nlohmann::ordered_json(c.error_pct) : nlohmann::ordered_json();
+    e["flags"] = c.flags;
+    if (!c.message.empty())
+      e["message"] = c.message;
+    cs.push_back(e);
+  }
+  auto& ts = j["tables"] = nlohmann::ordered_json::array();
+  for (const TableSummary& s : tables)
+    ts.push_back(summary(s));
+  j["calibration"] = summary(calibration);
+  j["held_out"] = summary(held_out);
+  j["calibration_memory"] = summary(calibration_memory);
+  j["held_out_memory"] = summary(held_out_memory);
+  auto& fs = j["fastest"] = nlohmann::ordered_json::array();
+  for (const FastestCheck& f : fastest)
+    fs.push_back({{"table", f.table},
+                  {"row", f.group},
+                  {"configurations", f.configurations},
+                  {"measured_fastest", f.measured_fastest},
+                  {"predicted_fastest", f.predicted_fastest},
+                  {"agrees", f.agrees()},
+                  {"measured_regret_pct", f.measured_regret_pct}});
+  j["gate_failures"] = gate_failures;
+  return j;
+}
+
+std::string ValidationReport::to_markdown() const {
+  std::string out = "| table | rows | compared | median | mean | max | Spearman |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+  auto line = [](const TableSummary& s) {
+    return fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {} |\n", s.table, s.rows, s.compared, s.median_abs,
+                       s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
+  };
+  for (const TableSummary& s : tables)
+    out += line(s);
+  out += line(calibration);
+  out += line(held_out);
+  out += line(calibration_memory);
+  out += line(held_out_memory);
+  return out;
+}
+
+std::string ValidationReport::to_text() const {
+  std::string out;
+  std::string table;
+  for (const CaseResult& c : cases) {
+    if (c.table != table) {
+      table = c.table;
+      out += fmt::format("\n{}\n  {:<44} {:>10} {:>10} {:>8}  {}\n", table, "row", "measured", "predicted", "error",
+                         "notes");
+    }
+    std::string flags;
+    for (const auto& f : c.flags)
+      flags += (flags.empty() ? "" : ",") + f;
+    std::string notes = flags + (c.message.empty() ? "" : (flags.empty() ? "" : "; ") + c.message);
+    out += fmt::format("  {:<44} {:>10} {:>10} {:>8}  {}\n", c.id.substr(c.table.size() + 1) + " " + c.metric,
+                       c.measured ? fmt::format("{:.3f}", *c.measured) : "-",
+                       c.predicted ? fmt::format("{:.3f}", *c.predicted) : "-",
+                       c.status == "compared" ? fmt::format("{:+.1f}%", c.error_pct) : c.status, notes);
+  }
+  if (!fastest.empty()) {
+    out += fmt::format("\nfastest configuration per table row (regret: measured time of the predicted pick over the "
+                       "measured best)\n  {:<44} {:<14} {:<14} {:>7}\n",
+                       "table / row", "measured", "predicted", "regret");
+    for (const FastestCheck& f : fastest)
+      out += fmt::format("  {:<44} {:<14} {:<14} {:>6.1f}%{}\n", f.table + " / " + f.group, f.measured_fastest,
+                         f.predicted_fastest, f.measured_regret_pct, f.agrees() ? "" : "  differs");
+  }
+  out += fmt::format("\n{:<44} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "table (step time; :memory peak; :oom disagreement)", "rows", "compared",
+                     "median", "mean", "max", "spearman");
+  auto line = [](const TableSummary& s) {
+    return fmt::format("{:<44} {:>5} {:>8} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>9}\n", s.table, s.rows, s.compared,
+                       s.median_abs, s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
+  };
+  for (const TableSummary& s : tables)
+    out += line(s);
+  out += line(calibration);
+  out += line(held_out);
+  out += line(calibration_memory);
+  out += line(held_out_memory);
+  for (const std::string& f : gate_failures)
+    out += "GATE FAILED: " + f + "\n";
+  return out;
+}
+
+} // namespace simgpt

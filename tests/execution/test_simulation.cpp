@@ -1,0 +1,154 @@
+#include "validation/isolate.hpp"
+#include "simgpt/memory/memory.hpp"
+#include "simgpt/model/model.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+nlohmann::ordered_json run(const std::string& platform, const Overrides& o) {
+  const DataPaths data = default_data_paths();
+  return run_isolated([&] {
+    Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
+    return simulate(data.root + "/platforms/" + platform, w, data).to_json();
+  });
+}
+
+double stage_activations(const nlohmann::ordered_json& r, int stage) {
+  return r["stages"][static_cast<size_t>(stage)]["memory_gib"]["activations"].get<double>();
+}
+
+} // namespace
+
+TEST_CASE("1F1B keeps pp - stage micro-batches in flight at its peak, GPipe all of them") {
+  const Overrides base{{"framework", "generic"}, {"training.recompute", "full"}, {"training.global_batch", "32"}};
+  Overrides one_f_one_b = base;
+  one_f_one_b.emplace_back("parallelism.schedule", "1f1b");
+  auto r = run("p3_16xlarge.xml", one_f_one_b);
+  for (int s = 0; s < 8; ++s)
+    CHECK(r["stages"][static_cast<size_t>(s)]["memory_gib"]["in_flight_micro_batches"].get<int>() == 8 - s);
+  Overrides gpipe = base;
+  gpipe.emplace_back("parallelism.schedule", "gpipe");
+  auto g = run("p3_16xlarge.xml", gpipe);
+  for (int s = 0; s < 8; ++s)
+    CHECK(g["stages"][static_cast<size_t>(s)]["memory_gib"]["in_flight_micro_batches"].get<int>() == 32);
+  CHECK(stage_activations(g, 7) == Approx(32 * stage_activations(r, 7)));
+}
+
+TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp; ZeRO-1 only the optimizer state") {
+  const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "8"}, {"training.optimizer", "adam"},
+                       {"parallelism.schedule", "1f1b"}, {"training.global_batch", "8"}};
+  auto plain = run("p3_16xlarge.xml", base);
+  REQUIRE(plain["stages"][0]["memory_gib"]["optimizer_state"].get<double>() > 1);
+  auto part = [](const nlohmann::ordered_json& r, const char* kind) {
+    return r["stages"][0]["memory_gib"][kind].get<double>();
+  };
+  Overrides z1 = base;
+  z1.emplace_back("parallelism.zero", "1");
+  auto one = run("p3_16xlarge.xml", z1);
+  CHECK(part(one, "optimizer_state") == Approx(part(plain, "optimizer_state") / 8));
+  CHECK(part(one, "gradients") == Approx(part(plain, "gradients")));
+  CHECK(part(one, "weights") == Approx(part(plain, "weights")));
+  Overrides z3 = base;
+  z3.emplace_back("parallelism.zero", "3");
+  auto three = run("p3_16xlarge.xml", z3);
+  for (const char* kind : {"weights", "gradients", "optimizer_state"})
+    CHECK(part(three, kind) == Approx(part(plain, kind) / 8));
+}
+
+TEST_CASE("a balanced partition gives the LM head's stage fewer layers and shortens the step") {
+  const Overrides base{{"framework", "generic"}, {"model.head", "lm"}, {"parallelism.pp", "2"},
+                       {"parallelism.schedule", "1f1b"}, {"training.global_batch", "16"}};
+  auto uniform = run("p3_16xlarge.xml", base);
+  Overrides b = base;
+  b.emplace_back("parallelism.partition", "balanced");
+  auto balanced = run("p3_16xlarge.xml", b);
+  CHECK(uniform["stages"][1]["layers"].get<int>() == 12);
+  CHECK(balanced["stages"][1]["layers"].get<int>() < 12);
+  CHECK(balanced["stages"][0]["layers"].get<int>() + balanced["stages"][1]["layers"].get<int>() == 24);
+  CHECK(balanced["step_time_s"].get<double>() < uniform["step_time_s"].get<double>());
+}
+
+TEST_CASE("live tensors exclude the framework's context and allocator cache") {
+  auto r = run("p3_16xlarge.xml", {{"framework", "megatron"}, {"parallelism.pp", "8"}});
+  const auto& m = r["stages"][static_cast<size_t>(r["peak_memory_stage"].get<int>())]["memory_gib"];
+  REQUIRE(m["framework"].get<double>() > 0.9); // megatron: 1 GiB context plus allocator overhead
+  CHECK(r["peak_allocated_gib"].get<double>() ==
+        Approx(r["peak_memory_gib"].get<double>() - m["framework"].get<double>()).margin(1e-4));
+}
+
+TEST_CASE("without a persistent gradient buffer, layer gradients are not yet allocated at the activation peak") {
+  const DataPaths data = default_data_paths();
+  const Overrides base{{"framework", "alpa"}, {"parallelism.tp", "8"}, {"parallelism.pp", "1"}, {"training.micro_batch", "8"}};
+  auto with = [&](const char* batch) {
+    Overrides o = base;
+    o.emplace_back("training.global_batch", batch);
+    return o;
+  };
+  auto part = [](const nlohmann::ordered_json& r, const char* kind) {
+    return r["stages"][0]["memory_gib"][kind].get<double>();
+  };
+  auto single = run("p3_16xlarge.xml", with("8"));
+  auto accumulated = run("p3_16xlarge.xml", with("16"));
+  // Accumulating micro-batches needs a buffer for all gradients (fp16: as large as the weights).
+  CHECK(part(accumulated, "gradients") == Approx(part(accumulated, "weights")));
+  // One micro-batch: at the backward's start only the embedding's and head's gradients exist.
+  const ModelSpec m = load_workload(data.root + "/workloads/gpt3xl.yaml", base).model;
+  const double outside_layers = embedding_parameters(m, 8) + head_parameters(m, 8);
+  const double all = outside_layers + static_cast<double>(m.layers) * layer_parameters(m, 8);
+  CHECK(part(single, "gradients") == Approx(part(single, "weights") * outside_layers / all));
+  // A short micro-batch keeps little: the peak moves to the optimizer step, with all gradients and
+  // the functional update's new weights (alpa: update_copy 1).
+  Overrides short_batch = base;
+  short_batch.emplace_back("training.global_batch", "1");
+  short_batch.emplace_back("training.micro_batch", "1");
+  auto update = run("p3_16xlarge.xml", short_batch);
+  CHECK(part(update, "activations") == 0);
+  CHECK(part(update, "gradients") == Approx(part(update, "weights")));
+  CHECK(part(update, "transient") == Approx(part(update, "weights")));
+}
+
+TEST_CASE("a preallocated pool bounds what the framework may fill") {
+  // alpa: 0.5 GiB context, then XLA's pool takes 90% of the rest.
+  auto r = run("p3_16xlarge.xml", {{"framework", "alpa"}, {"parallelism.pp", "8"}});
+  const auto& m = r["stages"][0]["memory_gib"];
+  CHECK(m["usable"].get<double>() == Approx(0.5 + 0.9 * (m["capacity"].get<double>() - 0.5)).margin(1e-4));
+  auto g = run("p3_16xlarge.xml", {{"framework", "generic"}, {"parallelism.pp", "8"}});
+  CHECK(g["stages"][0]["memory_gib"]["usable"].get<double>() == g["stages"][0]["memory_gib"]["capacity"].get<double>());
+}
+
+TEST_CASE("checkpointing whole stages keeps one input per micro-batch and recomputes all the stage's layers at once") {
+  // torch-pipe: Pipe checkpoints each GPU's partition, fp32, no dropout, one [s, b, h] input kept.
+  const DataPaths data = default_data_paths();
+  const Overrides o{{"framework", "torch-pipe"}, {"training.recompute", "full"}, {"training.global_batch", "32"},
+                    {"parallelism.schedule", "gpipe"}, {"training.precision", "fp32"}, {"training.micro_batch", "1"}};
+  auto r = run("p3_16xlarge.xml", o);
+  const ModelSpec m = load_workload(data.root + "/workloads/gpt3xl.yaml", o).model;
+  const auto& stage = r["stages"][1];
+  const int layers = stage["layers"].get<int>();
+  REQUIRE(layers == 3);
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  const double full = layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp32, false);
+  const double input = layer_activation_bytes(m, 1, 1, false, Recompute::full, Precision::fp32, false, 1);
+  CHECK(stage["memory_gib"]["transient"].get<double>() == Approx((layers * full - input) / GiB).margin(1e-4));
+  // 31 checkpointed micro-batches keep one input each; the last keeps all its activations.
+  CHECK(stage["memory_gib"]["activations"].get<double>() == Approx((31 * input + layers * full) / GiB).margin(1e-4));
+}
+
+TEST_CASE("framework options replace profile entries for one run and are checked like them") {
+  const Overrides base{{"framework", "megatron"}, {"parallelism.pp", "1"}, {"parallelism.tp", "8"},
+                       {"training.global_batch", "8"}};
+  Overrides unfused = base;
+  unfused.emplace_back("framework_options.compute.fused_elementwise", "false");
+  // Bias, dropout and residual add as three kernels each read and write the activations.
+  CHECK(run("p3_16xlarge.xml", unfused)["step_time_s"].get<double>() >
+        run("p3_16xlarge.xml", base)["step_time_s"].get<double>());
+  Overrides bad = base;
+  bad.emplace_back("framework_options.compute.fused", "false");
+  CHECK_THROWS_WITH(run("p3_16xlarge.xml", bad),
+                    Catch::Contains("framework_options") && Catch::Contains("fused_elementwise"));
+}

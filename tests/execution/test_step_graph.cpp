@@ -1,0 +1,112 @@
+#include "simgpt/execution/step_graph.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+class FlatTopology : public Topology {
+public:
+  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
+  double route_latency(int, int) const override { return 1e-6; }
+};
+
+ExecutionPlan small_plan(int dp, int tp, int pp, int micro_batches, int layers_per_stage) {
+  ExecutionPlan p;
+  p.dp = dp;
+  p.tp = tp;
+  p.pp = pp;
+  p.micro_batches = micro_batches;
+  p.layer = {1e-3, 1e-3, 2e-3, 2e-3, 0, 1e6, 1e6};
+  for (int s = 0; s < pp; ++s) {
+    StageCost c;
+    c.layers = layers_per_stage;
+    c.optimizer_s = 1e-3;
+    p.stages.push_back(c);
+  }
+  p.activation_bytes = 1e6;
+  return p;
+}
+
+int count(const StepGraph& g, const std::string& kind) {
+  auto it = g.collectives.find(kind);
+  return it == g.collectives.end() ? 0 : it->second.count;
+}
+
+} // namespace
+
+TEST_CASE("collectives per step for dp=2 tp=2 pp=2 match a hand count") {
+  // Per micro-batch and layer: two tensor-parallel all-reduces forward, two backward, per replica
+  // and stage: 2 replicas x 2 stages x 3 micro-batches x 2 layers x 4 = 96. The vocabulary-parallel
+  // embedding all-reduces its output once per forward: 2 replicas x 3 micro-batches = 6.
+  // Gradients: one all-reduce per stage and tensor rank: 2 x 2 = 4.
+  ExecutionPlan p = small_plan(2, 2, 2, 3, 2);
+  StepGraph g = build_step_graph(p, FlatTopology());
+  CHECK(count(g, "allreduce") == 96 + 6 + 4);
+  // Full recompute reruns the forward's two all-reduces per layer.
+  p.recompute = Recompute::full;
+  CHECK(count(build_step_graph(p, FlatTopology()), "allreduce") == 96 + 48 + 6 + 4);
+  // Pipeline transfers: each tensor rank sends its slice, forward and backward, per micro-batch.
+  CHECK(g.p2p_transfers == 2 /*replicas*/ * 2 /*tp*/ * 3 /*mb*/ * 2 /*directions*/);
+  CHECK(g.p2p_bytes == Approx(24 * 1e6 / 2));
+}
+
+TEST_CASE("sequence parallelism swaps each all-reduce for an all-gather and a reduce-scatter") {
+  ExecutionPlan p = small_plan(1, 4, 1, 2, 3);
+  p.sequence_parallel = true;
+  StepGraph g = build_step_graph(p, FlatTopology());
+  CHECK(count(g, "allreduce") == 0);
+  // Per micro-batch and layer 4 of each (2 blocks, forward and backward); the embedding only
+  // reduce-scatters its output.
+  CHECK(count(g, "allgather") == 2 * 3 * 4);
+  CHECK(count(g, "reducescatter") == 2 * 3 * 4 + 2);
+}
+
+TEST_CASE("sharded optimizers reduce-scatter gradients and all-gather weights") {
+  ExecutionPlan p = small_plan(4, 1, 1, 2, 2);
+  p.zero = 1;
+  StepGraph g = build_step_graph(p, FlatTopology());
+  CHECK(count(g, "reducescatter") == 1);
+  CHECK(count(g, "allgather") == 1);
+  CHECK(count(g, "allreduce") == 0);
+  // Overlapped buckets of one layer's gradients each.
+  p.zero = 0;
+  p.dp_overlap = true;
+  p.dp_bucket_bytes = 1e6;
+  CHECK(count(build_step_graph(p, FlatTopology()), "allreduce") == 2);
+}
+
+TEST_CASE("rank orders place tensor groups, replicas and stages on GPUs as declared") {
+  ExecutionPlan p = small_plan(2, 2, 2, 1, 1);
+  // Megatron: tp fastest, then dp, then pp.
+  CHECK(p.gpu(0, 0, 1) == 1);
+  CHECK(p.gpu(0, 1, 0) == 2);
+  CHECK(p.gpu(1, 0, 0) == 4);
+  p.order = RankOrder::tp_pp_dp;
+  CHECK(p.gpu(1, 0, 0) == 2);
+  CHECK(p.gpu(0, 1, 0) == 4);
+  p.order = RankOrder::pp_tp_dp;
+  CHECK(p.gpu(1, 0, 0) == 1);
+  CHECK(p.gpu(0, 0, 1) == 2);
+  // Every order is a permutation of the GPUs.
+  for (RankOrder o : {RankOrder::tp_dp_pp, RankOrder::tp_pp_dp, RankOrder::dp_tp_pp, RankOrder::pp_tp_dp}) {
+    p.order = o;
+    std::vector<int> seen(8, 0);
+    for (int s = 0; s < 2; ++s)
+      for (int d = 0; d < 2; ++d)
+        for (int t = 0; t < 2; ++t)
+          seen[static_cast<size_t>(p.gpu(s, d, t))] += 1;
+    CHECK(seen == std::vector<int>(8, 1));
+  }
+}
+
+TEST_CASE("ZeRO-3 gathers each layer's weights before every use and reduce-scatters its gradients") {
+  ExecutionPlan p = small_plan(2, 1, 1, 3, 2);
+  p.zero = 3;
+  StepGraph g = build_step_graph(p, FlatTopology());
+  // 2 layers x 3 micro-batches x (forward + backward) gathers on the one data-parallel group.
+  CHECK(count(g, "allgather") == 12);
+  CHECK(count(g, "reducescatter") == 2);
+  CHECK(count(g, "allreduce") == 0);
+}

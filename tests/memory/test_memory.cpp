@@ -1,0 +1,87 @@
+#include "simgpt/memory/memory.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+ModelSpec gpt(int64_t hidden, int64_t heads, int64_t seq) { return {24, hidden, heads, seq, 50257, 4 * hidden, Head::lm}; }
+} // namespace
+
+TEST_CASE("activation bytes per layer match Korthikanti et al. 2022 in fp16 with dropout") {
+  struct Case {
+    int64_t s, b, h, a, t;
+  };
+  for (Case c : {Case{2048, 1, 2048, 16, 1}, Case{1024, 4, 4096, 32, 4}, Case{2048, 2, 12288, 96, 8}, Case{512, 8, 1024, 16, 2}}) {
+    const ModelSpec m = gpt(c.h, c.a, c.s);
+    const double s = c.s, b = c.b, h = c.h, a = c.a, t = c.t;
+    // Table 2: no parallelism s b h (34 + 5 a s / h); tensor parallel s b h (10 + 24/t + 5 a s/(h t));
+    // with sequence parallelism s b h / t (34 + 5 a s / h); selective drops 5 a s / h; full keeps 2 s b h.
+    CHECK(layer_activation_bytes(m, c.b, c.t, false, Recompute::none, Precision::fp16, true) ==
+          Approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t))));
+    CHECK(layer_activation_bytes(m, c.b, c.t, true, Recompute::none, Precision::fp16, true) ==
+          Approx(s * b * h / t * (34 + 5 * a * s / h)));
+    CHECK(layer_activation_bytes(m, c.b, c.t, false, Recompute::selective, Precision::fp16, true) ==
+          Approx(s * b * h * (10 + 24 / t)));
+    CHECK(layer_activation_bytes(m, c.b, c.t, true, Recompute::selective, Precision::fp16, true) ==
+          Approx(s * b * h * 34 / t));
+    CHECK(layer_activation_bytes(m, c.b, c.t, false, Recompute::full, Precision::fp16, true) == Approx(2 * s * b * h));
+    CHECK(layer_activation_bytes(m, c.b, c.t, true, Recompute::full, Precision::fp16, true) == Approx(2 * s * b * h / t));
+  }
+}
+
+TEST_CASE("fp32 doubles the activation tensors but not the one-byte dropout masks") {
+  const ModelSpec m = gpt(2048, 16, 2048);
+  const double s = 2048, h = 2048, a = 16;
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp32, true) ==
+        Approx(s * h * (66 + 9 * a * s / h)));
+  // Without dropout neither masks nor dropout outputs are kept.
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, false) ==
+        Approx(s * h * (32 + 2 * a * s / h)));
+}
+
+TEST_CASE("a softmax that falls back to fp32 keeps its fp32 output beside the 16-bit copy") {
+  const ModelSpec m = gpt(2048, 16, 2048);
+  const double s = 2048, h = 2048, a = 16;
+  // With dropout: 4 (fp32 softmax output) + 2 (dropout output) + 1 (mask) bytes per score.
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, true, 1, 4, true) ==
+        Approx(s * h * (34 + 7 * a * s / h)));
+  // Without dropout the product with V keeps the 16-bit copy.
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, false, 1, 4, true) ==
+        Approx(s * h * (32 + 6 * a * s / h)));
+}
+
+TEST_CASE("tensors a framework keeps beyond Megatron's count add whole [s, b, h] copies") {
+  const ModelSpec m = gpt(2048, 16, 2048);
+  const double s = 2048, h = 2048, b = 2;
+  for (int64_t t : {1, 4}) {
+    const double megatron = layer_activation_bytes(m, 2, t, false, Recompute::none, Precision::fp16, false);
+    CHECK(layer_activation_bytes(m, 2, t, false, Recompute::none, Precision::fp16, false, 1, 4) == Approx(megatron));
+    // Unsplit tensors are not divided by the tensor-parallel degree.
+    CHECK(layer_activation_bytes(m, 2, t, false, Recompute::none, Precision::fp16, false, 1, 7) ==
+          Approx(megatron + 3 * 2 * s * b * h));
+  }
+  // A checkpointed layer keeps recompute_kept inputs, whatever it keeps when it is not.
+  CHECK(layer_activation_bytes(m, 2, 1, false, Recompute::full, Precision::fp16, false, 2.5, 9) ==
+        Approx(2.5 * 2 * s * b * h));
+}
+
+TEST_CASE("mixed-precision Adam keeps 16 bytes per parameter") {
+  TrainingSpec t;
+  t.precision = Precision::fp16;
+  t.optimizer = Optimizer::adam;
+  StateBytes b = state_bytes_per_parameter(t);
+  CHECK(b.weights + b.gradients + b.optimizer == 16);
+  t.precision = Precision::fp32;
+  b = state_bytes_per_parameter(t);
+  CHECK(b.weights + b.gradients + b.optimizer == 16);
+  t.optimizer = Optimizer::sgd;
+  b = state_bytes_per_parameter(t);
+  CHECK(b.optimizer == 0);
+  t.optimizer = Optimizer::sgd_momentum;
+  b = state_bytes_per_parameter(t);
+  CHECK(b.weights + b.gradients + b.optimizer == 12);
+  t.precision = Precision::fp16;
+  b = state_bytes_per_parameter(t);
+  CHECK(b.optimizer == 8); // fp32 master weight and momentum
+}

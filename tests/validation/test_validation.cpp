@@ -1,0 +1,47 @@
+#include "simgpt/validation/validation.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+CaseResult step(const std::string& row, const std::string& group, double measured, double predicted) {
+  CaseResult c;
+  c.table = "t";
+  c.id = "t/" + row;
+  c.group = group;
+  c.measured = measured;
+  c.predicted = predicted;
+  c.status = "compared";
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("the fastest configuration of each table row, measured and predicted") {
+  std::vector<CaseResult> cases = {
+      step("mb1-t8", "1", 10, 11), step("mb1-p8", "1", 8, 9), step("mb1-t4p2", "1", 9, 8.5), // picks differ
+      step("mb2-t8", "2", 7, 6), step("mb2-p8", "2", 9, 8),                                  // picks agree
+      step("mb4-t8", "4", 5, 5),                                                               // alone: no choice
+  };
+  CaseResult memory = step("mb2-p8", "2", 1, 0.5);
+  memory.metric = "peak_mem_gb"; // other metrics do not take part
+  cases.push_back(memory);
+  CaseResult skipped = step("mb2-t4p2", "2", 1, 1);
+  skipped.status = "skipped";
+  cases.push_back(skipped);
+
+  const auto checks = fastest_per_row(cases);
+  REQUIRE(checks.size() == 2);
+  CHECK(checks[0].group == "1");
+  CHECK(checks[0].configurations == 3);
+  CHECK(checks[0].measured_fastest == "mb1-p8");
+  CHECK(checks[0].predicted_fastest == "mb1-t4p2");
+  CHECK_FALSE(checks[0].agrees());
+  CHECK(checks[0].measured_regret_pct == Approx(100.0 * (9.0 / 8.0 - 1)));
+  CHECK(checks[1].group == "2");
+  CHECK(checks[1].configurations == 2);
+  CHECK(checks[1].agrees());
+  CHECK(checks[1].measured_regret_pct == 0);
+}
