@@ -4,6 +4,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace simgpt {
@@ -38,6 +39,10 @@ struct Timeline {
   std::vector<double> finish;
   double makespan() const;
 };
+
+// The predecessor of `v` that finished last (the first of them on a tie): what `v` waited for.
+// nullopt when `v` has none.
+std::optional<TaskId> last_finished_predecessor(const TaskGraph& g, const Timeline& t, TaskId v);
 
 // The longest chain of dependencies that ends at the last task to finish, walking back through
 // the predecessor that finished last (the one the task waited for).
