@@ -155,185 +155,40 @@ double Cluster::route_latency(int a, int b) const {
   return latency;
 }
 
-std::vector<int> Cluster::ring_order(const std::vector<int>& gpus) const {
+GroupLinks Cluster::links(const std::vector<int>& gpus) const {
+  GroupLinks group;
+  group.gpus = gpus;
   const size_t n = gpus.size();
-  if (n <= 2 || n > 8)
-    return gpus;
-  std::vector<std::vector<double>> bw(n, std::vector<double>(n, 0));
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (i != j)
-        bw[i][j] = route_bandwidth(gpus[i], gpus[j]);
-  std::vector<size_t> order(n), best;
-  for (size_t i = 0; i < n; ++i)
-    order[i] = i;
-  double best_bottleneck = -1;
-  int best_crossings = 0;
-  // Member 0 stays first: rotations of a ring are the same ring.
-  do {
-    double bottleneck = std::numeric_limits<double>::infinity();
-    int crossings = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const size_t a = order[i], b = order[(i + 1) % n];
-      bottleneck = std::min(bottleneck, bw[a][b]);
-      crossings += gpus_[static_cast<size_t>(gpus[a])].node != gpus_[static_cast<size_t>(gpus[b])].node;
-    }
-    if (bottleneck > best_bottleneck * (1 + 1e-9) ||
-        (bottleneck >= best_bottleneck * (1 - 1e-9) && crossings < best_crossings)) {
-      best_bottleneck = bottleneck;
-      best_crossings = crossings;
-      best = order;
-    }
-  } while (std::next_permutation(order.begin() + 1, order.end()));
-  std::vector<int> ring;
-  for (size_t i : best)
-    ring.push_back(gpus[i]);
-  return ring;
-}
-
-namespace {
-
-// The direct links among a group and what is left of each: NCCL's search for rings over NVLink.
-struct LinkBudget {
-  std::vector<std::vector<int>> hop; // hop[a][b]: index of the one link from member a to b, or -1
-  std::vector<double> left;          // per link, bytes/s not yet taken by a ring
-  std::vector<bool> shared;          // a FATPIPE link caps each flow but is never used up
-
-  // The link of each hop of a ring in `order` run both ways (-1 where there is no direct link).
-  std::vector<int> links(const std::vector<size_t>& order) const {
-    std::vector<int> out;
-    const size_t n = order.size();
-    for (size_t i = 0; i < n; ++i) {
-      const size_t a = order[i], b = order[(i + 1) % n];
-      out.push_back(hop[a][b]);
-      out.push_back(hop[b][a]);
-    }
-    return out;
-  }
-
-  // The rate a ring in `order`, run both ways, can take from every link it uses; 0 if it
-  // needs a hop without a direct link.
-  double rate(const std::vector<size_t>& order) const {
-    std::vector<std::pair<int, int>> uses; // link, hops using it
-    for (int l : links(order)) {
-      if (l < 0)
-        return 0;
-      auto u = std::find_if(uses.begin(), uses.end(), [l](const auto& x) { return x.first == l; });
-      if (u == uses.end())
-        uses.emplace_back(l, 1);
-      else
-        ++u->second;
-    }
-    double r = std::numeric_limits<double>::infinity();
-    for (auto [l, count] : uses)
-      r = std::min(r, shared[static_cast<size_t>(l)] ? left[static_cast<size_t>(l)]
-                                                    : left[static_cast<size_t>(l)] / count);
-    return r;
-  }
-
-  void take(const std::vector<size_t>& order, double r) {
-    for (int l : links(order))
-      if (!shared[static_cast<size_t>(l)])
-        left[static_cast<size_t>(l)] = std::max(0.0, left[static_cast<size_t>(l)] - r);
-  }
-
-  // The cycles over all members (member 0 first) with the highest rate, and that rate.
-  std::pair<double, std::vector<std::vector<size_t>>> best_cycles() const {
-    const size_t n = hop.size();
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i)
-      order[i] = i;
-    double best = 0;
-    std::vector<std::vector<size_t>> cycles;
-    do {
-      const double r = rate(order);
-      if (r > best * (1 + 1e-9)) {
-        best = r;
-        cycles.clear();
-      }
-      if (r > 0 && r >= best * (1 - 1e-9))
-        cycles.push_back(order);
-    } while (std::next_permutation(order.begin() + 1, order.end()));
-    return {best, cycles};
-  }
-};
-
-struct RingSet {
-  std::vector<std::pair<std::vector<size_t>, double>> rings; // order, rate
-  double total = 0;
-};
-
-// Takes the fastest ring until none is left worth having (a millionth of the first).
-RingSet greedy(LinkBudget budget, double floor) {
-  RingSet set;
-  for (;;) {
-    auto [r, cycles] = budget.best_cycles();
-    if (cycles.empty() || r <= floor)
-      return set;
-    budget.take(cycles.front(), r);
-    set.rings.emplace_back(cycles.front(), r);
-    set.total += r;
-  }
-}
-
-} // namespace
-
-std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const {
-  const size_t n = gpus.size();
-  auto single = [&] { return std::vector<Ring>{{ring_order(gpus), 1.0}}; };
-  if (n <= 2 || n > 8)
-    return single();
-  // Searched over the members in index order, so that the rings do not depend on how the
-  // caller listed them.
-  std::vector<int> members = gpus;
-  std::sort(members.begin(), members.end());
-  LinkBudget budget;
-  budget.hop.assign(n, std::vector<int>(n, -1));
+  if (!ring_search_covers(n))
+    return group;
   std::vector<const simgrid::s4u::Link*> seen;
-  for (size_t i = 0; i < n; ++i)
+  group.bandwidth.assign(n, std::vector<double>(n, 0));
+  group.direct.assign(n, std::vector<int>(n, -1));
+  for (size_t i = 0; i < n; ++i) {
+    group.node.push_back(gpus_[static_cast<size_t>(gpus[i])].node);
     for (size_t j = 0; j < n; ++j) {
       if (i == j)
         continue;
-      const auto links = route(gpus_[static_cast<size_t>(members[i])], gpus_[static_cast<size_t>(members[j])], nullptr);
-      if (links.size() != 1)
+      const auto path = route(gpus_[static_cast<size_t>(gpus[i])], gpus_[static_cast<size_t>(gpus[j])], nullptr);
+      group.bandwidth[i][j] = std::numeric_limits<double>::infinity();
+      for (const simgrid::s4u::Link* l : path)
+        group.bandwidth[i][j] = std::min(group.bandwidth[i][j], l->get_bandwidth());
+      if (path.size() != 1)
         continue;
-      const simgrid::s4u::Link* link = links.front();
-      auto at = std::find(seen.begin(), seen.end(), link);
+      auto at = std::find(seen.begin(), seen.end(), path.front());
       if (at == seen.end()) {
-        seen.push_back(link);
-        budget.left.push_back(link->get_bandwidth());
-        budget.shared.push_back(link->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE);
+        seen.push_back(path.front());
+        group.link_rate.push_back(path.front()->get_bandwidth());
+        group.link_shared.push_back(path.front()->get_sharing_policy() ==
+                                    simgrid::s4u::Link::SharingPolicy::FATPIPE);
         at = seen.end() - 1;
       }
-      budget.hop[i][j] = static_cast<int>(at - seen.begin());
+      group.direct[i][j] = static_cast<int>(at - seen.begin());
     }
-  // Greedy, but trying each of the fastest first rings: which one is taken first decides what
-  // the later ones can use (of a fully linked 4-GPU group, one choice leaves a second ring,
-  // another none).
-  auto [first_rate, firsts] = budget.best_cycles();
-  if (firsts.empty())
-    return single();
-  const double floor = 1e-6 * first_rate;
-  RingSet best;
-  for (const auto& first : firsts) {
-    LinkBudget rest = budget;
-    rest.take(first, first_rate);
-    RingSet set = greedy(rest, floor);
-    set.rings.insert(set.rings.begin(), {first, first_rate});
-    set.total += first_rate;
-    if (set.total > best.total * (1 + 1e-9))
-      best = std::move(set);
   }
-  std::vector<Ring> found;
-  for (const auto& [order, r] : best.rings) {
-    Ring ring{{}, r / best.total};
-    for (size_t i : order)
-      ring.gpus.push_back(members[i]);
-    // Each ring starts at the caller's first GPU: a broadcast's root, a reduce's destination.
-    std::rotate(ring.gpus.begin(), std::find(ring.gpus.begin(), ring.gpus.end(), gpus.front()), ring.gpus.end());
-    found.push_back(std::move(ring));
-  }
-  return found;
+  return group;
 }
+
+std::vector<Ring> Cluster::rings(const std::vector<int>& gpus) const { return nccl_rings(links(gpus)); }
 
 } // namespace simgpt

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "simgpt/execution/task_graph.hpp"
+#include "simgpt/system/rings.hpp"
 
 #include <string>
 #include <vector>
@@ -18,14 +19,6 @@ enum class CollectiveAlgorithm {
 };
 
 const char* to_string(CollectiveKind k);
-
-// One of NCCL's channels: a ring over the group's GPUs and the part of every buffer it carries.
-// NCCL spreads a collective over several rings when the links allow (on a DGX-1's hybrid
-// cube-mesh, the double-NVLink cycle and the single-NVLink cycle), each on its own links.
-struct Ring {
-  std::vector<int> gpus; // in ring order
-  double share = 1;      // of the buffer; a collective's rings sum to 1
-};
 
 struct CollectiveTasks {
   TaskId entry;

@@ -3,8 +3,8 @@
 // is a singleton.
 #pragma once
 
-#include "simgpt/execution/collective.hpp"
 #include "simgpt/system/gpu.hpp"
+#include "simgpt/system/rings.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -42,14 +42,9 @@ public:
   // The narrowest link's bandwidth and the latency of the route from GPU a to GPU b.
   double route_bandwidth(int a, int b) const;
   double route_latency(int a, int b) const;
-  // The order NCCL would chain `gpus` into a ring: the one whose slowest hop is fastest
-  // (exhaustive for up to 8 GPUs, as NCCL's topology search within a node), then the fewest
-  // node crossings; larger groups keep their given order.
-  std::vector<int> ring_order(const std::vector<int>& gpus) const;
-  // The rings NCCL would spread a collective over: within up to 8 GPUs joined by direct links
-  // (NVLink), rings are taken greedily, each the cycle whose slowest remaining link is fastest,
-  // until no cycle is left; each carries a share of the data in proportion to that rate. Groups
-  // without such a cycle get the one ring of ring_order.
+  // The group's routes and direct links, for the ring search (system/rings).
+  GroupLinks links(const std::vector<int>& gpus) const;
+  // The rings NCCL would spread a collective over the group (nccl_rings of its links).
   std::vector<Ring> rings(const std::vector<int>& gpus) const;
   const std::string& path() const { return path_; }
 

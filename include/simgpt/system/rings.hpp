@@ -1,0 +1,45 @@
+// NCCL's rings: the order it chains a group of GPUs into a ring, and how it spreads a
+// collective over several rings where GPUs are joined by direct links (NVLink). Works on a
+// description of the group's links, so it needs no SimGrid engine.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace simgpt {
+
+// One of NCCL's channels: a ring over the group's GPUs and the part of every buffer it carries.
+// NCCL spreads a collective over several rings when the links allow (on a DGX-1's hybrid
+// cube-mesh, the double-NVLink cycle and the single-NVLink cycle), each on its own links.
+struct Ring {
+  std::vector<int> gpus; // in ring order
+  double share = 1;      // of the buffer; a collective's rings sum to 1
+};
+
+// What the ring search knows of a group: its members as the caller listed them, and between
+// every ordered pair of members the route's narrowest bandwidth and, when the route is one
+// direct link, that link. Filled only for groups the search covers (3 to 8 members).
+struct GroupLinks {
+  std::vector<int> gpus;                       // members, as listed
+  std::vector<int> node;                       // per member
+  std::vector<std::vector<double>> bandwidth;  // [i][j]: bytes/s of the route's narrowest link
+  std::vector<std::vector<int>> direct;        // [i][j]: index of the one link from i to j, or -1
+  std::vector<double> link_rate;               // per link, bytes/s
+  std::vector<bool> link_shared;               // a FATPIPE link caps each flow but is never used up
+};
+
+// Groups of these sizes are searched (exhaustively, as NCCL's topology search within a node);
+// others keep their listed order.
+inline bool ring_search_covers(std::size_t members) { return members > 2 && members <= 8; }
+
+// The order NCCL would chain the group into a ring: the one whose slowest hop is fastest, then
+// the fewest node crossings.
+std::vector<int> ring_order(const GroupLinks& group);
+
+// The rings NCCL would spread a collective over: rings are taken greedily over direct links,
+// each the cycle whose slowest remaining link is fastest, until no cycle is left; each carries a
+// share of the data in proportion to its rate. Groups without such a cycle get the one ring of
+// ring_order. Each ring starts at the group's first listed GPU.
+std::vector<Ring> nccl_rings(const GroupLinks& group);
+
+} // namespace simgpt

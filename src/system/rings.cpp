@@ -1,0 +1,184 @@
+#include "simgpt/system/rings.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace simgpt {
+
+std::vector<int> ring_order(const GroupLinks& group) {
+  const std::vector<int>& gpus = group.gpus;
+  const size_t n = gpus.size();
+  if (!ring_search_covers(n))
+    return gpus;
+  const auto& bw = group.bandwidth;
+  std::vector<size_t> order(n), best;
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  double best_bottleneck = -1;
+  int best_crossings = 0;
+  // Member 0 stays first: rotations of a ring are the same ring.
+  do {
+    double bottleneck = std::numeric_limits<double>::infinity();
+    int crossings = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = order[i], b = order[(i + 1) % n];
+      bottleneck = std::min(bottleneck, bw[a][b]);
+      crossings += group.node[a] != group.node[b];
+    }
+    if (bottleneck > best_bottleneck * (1 + 1e-9) ||
+        (bottleneck >= best_bottleneck * (1 - 1e-9) && crossings < best_crossings)) {
+      best_bottleneck = bottleneck;
+      best_crossings = crossings;
+      best = order;
+    }
+  } while (std::next_permutation(order.begin() + 1, order.end()));
+  std::vector<int> ring;
+  for (size_t i : best)
+    ring.push_back(gpus[i]);
+  return ring;
+}
+
+namespace {
+
+// The direct links among a group and what is left of each: NCCL's search for rings over NVLink.
+struct LinkBudget {
+  std::vector<std::vector<int>> hop; // hop[a][b]: index of the one link from member a to b, or -1
+  std::vector<double> left;          // per link, bytes/s not yet taken by a ring
+  std::vector<bool> shared;          // a FATPIPE link caps each flow but is never used up
+
+  // The link of each hop of a ring in `order` run both ways (-1 where there is no direct link).
+  std::vector<int> links(const std::vector<size_t>& order) const {
+    std::vector<int> out;
+    const size_t n = order.size();
+    for (size_t i = 0; i < n; ++i) {
+      const size_t a = order[i], b = order[(i + 1) % n];
+      out.push_back(hop[a][b]);
+      out.push_back(hop[b][a]);
+    }
+    return out;
+  }
+
+  // The rate a ring in `order`, run both ways, can take from every link it uses; 0 if it
+  // needs a hop without a direct link.
+  double rate(const std::vector<size_t>& order) const {
+    std::vector<std::pair<int, int>> uses; // link, hops using it
+    for (int l : links(order)) {
+      if (l < 0)
+        return 0;
+      auto u = std::find_if(uses.begin(), uses.end(), [l](const auto& x) { return x.first == l; });
+      if (u == uses.end())
+        uses.emplace_back(l, 1);
+      else
+        ++u->second;
+    }
+    double r = std::numeric_limits<double>::infinity();
+    for (auto [l, count] : uses)
+      r = std::min(r, shared[static_cast<size_t>(l)] ? left[static_cast<size_t>(l)]
+                                                    : left[static_cast<size_t>(l)] / count);
+    return r;
+  }
+
+  void take(const std::vector<size_t>& order, double r) {
+    for (int l : links(order))
+      if (!shared[static_cast<size_t>(l)])
+        left[static_cast<size_t>(l)] = std::max(0.0, left[static_cast<size_t>(l)] - r);
+  }
+
+  // The cycles over all members (member 0 first) with the highest rate, and that rate.
+  std::pair<double, std::vector<std::vector<size_t>>> best_cycles() const {
+    const size_t n = hop.size();
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+      order[i] = i;
+    double best = 0;
+    std::vector<std::vector<size_t>> cycles;
+    do {
+      const double r = rate(order);
+      if (r > best * (1 + 1e-9)) {
+        best = r;
+        cycles.clear();
+      }
+      if (r > 0 && r >= best * (1 - 1e-9))
+        cycles.push_back(order);
+    } while (std::next_permutation(order.begin() + 1, order.end()));
+    return {best, cycles};
+  }
+};
+
+struct RingSet {
+  std::vector<std::pair<std::vector<size_t>, double>> rings; // order, rate
+  double total = 0;
+};
+
+// Takes the fastest ring until none is left worth having (a millionth of the first).
+RingSet greedy(LinkBudget budget, double floor) {
+  RingSet set;
+  for (;;) {
+    auto [r, cycles] = budget.best_cycles();
+    if (cycles.empty() || r <= floor)
+      return set;
+    budget.take(cycles.front(), r);
+    set.rings.emplace_back(cycles.front(), r);
+    set.total += r;
+  }
+}
+
+// The group's direct links, over its members in index order, so that the rings do not depend
+// on how the caller listed them: `members[i]` is the listed position of the i-th lowest GPU.
+LinkBudget direct_links(const GroupLinks& group, std::vector<size_t>& members) {
+  const size_t n = group.gpus.size();
+  members.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    members[i] = i;
+  std::sort(members.begin(), members.end(), [&](size_t a, size_t b) { return group.gpus[a] < group.gpus[b]; });
+  LinkBudget budget;
+  budget.left = group.link_rate;
+  budget.shared = group.link_shared;
+  budget.hop.assign(n, std::vector<int>(n, -1));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j)
+        budget.hop[i][j] = group.direct[members[i]][members[j]];
+  return budget;
+}
+
+} // namespace
+
+std::vector<Ring> nccl_rings(const GroupLinks& group) {
+  const std::vector<int>& gpus = group.gpus;
+  auto single = [&] { return std::vector<Ring>{{ring_order(group), 1.0}}; };
+  if (!ring_search_covers(gpus.size()))
+    return single();
+  std::vector<size_t> members;
+  const LinkBudget budget = direct_links(group, members);
+  // Greedy, but trying each of the fastest first rings: which one is taken first decides what
+  // the later ones can use (of a fully linked 4-GPU group, one choice leaves a second ring,
+  // another none).
+  auto [first_rate, firsts] = budget.best_cycles();
+  if (firsts.empty())
+    return single();
+  const double floor = 1e-6 * first_rate;
+  RingSet best;
+  for (const auto& first : firsts) {
+    LinkBudget rest = budget;
+    rest.take(first, first_rate);
+    RingSet set = greedy(rest, floor);
+    set.rings.insert(set.rings.begin(), {first, first_rate});
+    set.total += first_rate;
+    if (set.total > best.total * (1 + 1e-9))
+      best = std::move(set);
+  }
+  std::vector<Ring> found;
+  for (const auto& [order, r] : best.rings) {
+    Ring ring{{}, r / best.total};
+    for (size_t i : order)
+      ring.gpus.push_back(gpus[members[i]]);
+    // Each ring starts at the caller's first GPU: a broadcast's root, a reduce's destination.
+    std::rotate(ring.gpus.begin(), std::find(ring.gpus.begin(), ring.gpus.end(), gpus.front()), ring.gpus.end());
+    found.push_back(std::move(ring));
+  }
+  return found;
+}
+
+} // namespace simgpt

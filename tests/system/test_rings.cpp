@@ -1,0 +1,84 @@
+#include "simgpt/system/rings.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace simgpt;
+
+namespace {
+
+// A group whose members all share one node and are joined pairwise by their own direct link
+// (one per direction) of `rate` bytes/s where `linked(i, j)`, else by a slower shared route.
+template <class Linked>
+GroupLinks mesh(const std::vector<int>& gpus, double rate, Linked linked) {
+  const size_t n = gpus.size();
+  GroupLinks g;
+  g.gpus = gpus;
+  g.node.assign(n, 0);
+  g.bandwidth.assign(n, std::vector<double>(n, rate / 10));
+  g.direct.assign(n, std::vector<int>(n, -1));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j && linked(gpus[i], gpus[j])) {
+        g.bandwidth[i][j] = rate;
+        g.direct[i][j] = static_cast<int>(g.link_rate.size());
+        g.link_rate.push_back(rate);
+        g.link_shared.push_back(false);
+      }
+  return g;
+}
+
+double total_share(const std::vector<Ring>& rings) {
+  double s = 0;
+  for (const Ring& r : rings)
+    s += r.share;
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("rings over direct links start at the first listed GPU and carry the whole buffer") {
+  auto all = [](int, int) { return true; };
+  for (const std::vector<int>& group : {std::vector<int>{0, 1, 2, 3}, std::vector<int>{2, 0, 3, 1}}) {
+    const auto rings = nccl_rings(mesh(group, 1e9, all));
+    REQUIRE_FALSE(rings.empty());
+    CHECK_THAT(total_share(rings), Catch::Matchers::WithinRel(1.0, 1e-12));
+    for (const Ring& r : rings) {
+      CHECK(r.gpus.front() == group.front());
+      CHECK(std::is_permutation(r.gpus.begin(), r.gpus.end(), group.begin()));
+    }
+  }
+}
+
+TEST_CASE("the rings do not depend on the order the group is listed in") {
+  // An 8-GPU hybrid cube-mesh without its double links: every GPU linked to four others.
+  auto cube = [](int a, int b) {
+    const int x = a ^ b;
+    return (a / 4 == b / 4) || x == 4;
+  };
+  const auto a = nccl_rings(mesh({0, 1, 2, 3, 4, 5, 6, 7}, 25e9, cube));
+  const auto b = nccl_rings(mesh({0, 7, 6, 5, 4, 3, 2, 1}, 25e9, cube));
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK_THAT(a[i].share, Catch::Matchers::WithinRel(b[i].share, 1e-12));
+}
+
+TEST_CASE("without a cycle of direct links a group keeps one ring, with the fewest node crossings") {
+  GroupLinks g = mesh({0, 1, 2, 3}, 1e9, [](int, int) { return false; });
+  g.node = {0, 1, 0, 1};
+  const auto rings = nccl_rings(g);
+  REQUIRE(rings.size() == 1);
+  CHECK(rings.front().share == 1.0);
+  // Two crossings (0 2 | 1 3 or 0 2 3 1 ...), not four (0 1 2 3).
+  int crossings = 0;
+  const auto& r = rings.front().gpus;
+  for (size_t i = 0; i < r.size(); ++i)
+    crossings += g.node[static_cast<size_t>(r[i])] != g.node[static_cast<size_t>(r[(i + 1) % r.size()])];
+  CHECK(crossings == 2);
+}
+
+TEST_CASE("groups outside the search keep their listed order") {
+  const std::vector<int> pair{5, 3};
+  CHECK(ring_order(GroupLinks{pair, {}, {}, {}, {}, {}}) == pair);
+}
