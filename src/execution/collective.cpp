@@ -1,4 +1,4 @@
-#include "simgpt/execution/collective.hpp"
+#include "execution/collective.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "simgpt/execution/replay.hpp"
+#include "execution/replay.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Activity.hpp>

@@ -1,6 +1,6 @@
 #include "simgpt/execution/simulation.hpp"
 
-#include "simgpt/system/cluster.hpp"
+#include "system/cluster.hpp"
 #include "simgpt/cost/compute_cost.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/system/gpu.hpp"
@@ -8,8 +8,8 @@
 #include "simgpt/model/model.hpp"
 #include "simgpt/execution/plan.hpp"
 #include "simgpt/framework/profile.hpp"
-#include "simgpt/execution/replay.hpp"
-#include "simgpt/execution/step_graph.hpp"
+#include "execution/replay.hpp"
+#include "execution/step_graph.hpp"
 #include "memory/timeline.hpp"
 #include "report/stage_breakdown.hpp"
 

@@ -1,4 +1,4 @@
-#include "simgpt/execution/task_graph.hpp"
+#include "execution/task_graph.hpp"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "simgpt/execution/plan.hpp"
-#include "simgpt/execution/task_graph.hpp"
+#include "execution/task_graph.hpp"
 #include "simgpt/report/report.hpp"
 
 #include <vector>

@@ -1,4 +1,4 @@
-#include "simgpt/system/cluster.hpp"
+#include "system/cluster.hpp"
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"

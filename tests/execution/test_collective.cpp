@@ -1,7 +1,7 @@
-#include "simgpt/system/cluster.hpp"
-#include "simgpt/execution/collective.hpp"
+#include "system/cluster.hpp"
+#include "execution/collective.hpp"
 #include "validation/isolate.hpp"
-#include "simgpt/execution/replay.hpp"
+#include "execution/replay.hpp"
 #include "simgpt/execution/simulation.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-#include "simgpt/execution/step_graph.hpp"
+#include "execution/step_graph.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,9 +3,9 @@
 // between stages, data-parallel gradient synchronisation and the optimizer step.
 #pragma once
 
-#include "simgpt/execution/collective.hpp"
+#include "execution/collective.hpp"
 #include "simgpt/execution/plan.hpp"
-#include "simgpt/execution/task_graph.hpp"
+#include "execution/task_graph.hpp"
 
 #include <map>
 #include <string>

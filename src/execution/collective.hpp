@@ -3,7 +3,7 @@
 // flows, and an exit task carrying the step latencies the flows do not already pay.
 #pragma once
 
-#include "simgpt/execution/task_graph.hpp"
+#include "execution/task_graph.hpp"
 #include "simgpt/system/rings.hpp"
 
 #include <string>

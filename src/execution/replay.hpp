@@ -3,8 +3,8 @@
 // created when their inputs finish, so only in-flight activities exist in SimGrid.
 #pragma once
 
-#include "simgpt/system/cluster.hpp"
-#include "simgpt/execution/task_graph.hpp"
+#include "system/cluster.hpp"
+#include "execution/task_graph.hpp"
 
 namespace simgpt {
 
