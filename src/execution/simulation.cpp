@@ -34,22 +34,44 @@ private:
 
 } // namespace
 
+namespace {
+
+bool holds_data(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(dir / "platforms" / "gpus.yaml", ec) &&
+         std::filesystem::is_directory(dir / "profiles", ec);
+}
+
+} // namespace
+
 DataPaths default_data_paths() {
   if (const char* env = std::getenv("SIMGPT_DATA"); env != nullptr && *env != '\0')
     return {env, {}};
-  return {SIMGPT_DATA_DIR, {}};
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (const auto& dir : {exe.parent_path().parent_path() / "share" / "simgpt", exe.parent_path().parent_path()})
+      if (holds_data(dir))
+        return {dir.string(), {}};
+  throw InputError("data files", "cannot find platforms/gpus.yaml and profiles/ beside the simgpt executable "
+                                 "(../share/simgpt or ..): set SIMGPT_DATA or pass --data DIR");
 }
 
-double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
-                         const std::string& profile_name, const DataPaths& data) {
-  const GpuCatalog catalog = GpuCatalog::load(data.catalog());
-  Profile profile = load_profile(data.profiles(), profile_name, "transfer profile");
+GpuCatalog load_catalog(const DataPaths& data) { return GpuCatalog::load(data.catalog()); }
+
+Profile load_workload_profile(const Workload& w, const DataPaths& data) {
+  Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework", w.framework_options);
   for (const auto& [key, value] : data.profile_overrides)
     set_profile_parameter(profile, key, value);
-  Cluster cluster(platform_path, catalog, network, profile);
+  return profile;
+}
+
+double simulate_transfer(const Platform& platform, int from, int to, double bytes, const NetworkWhatIf& network,
+                         const Profile& profile, const GpuCatalog& catalog) {
+  Cluster cluster(platform.path, catalog, network, profile);
   const auto n = static_cast<int>(cluster.gpus().size());
   if (from < 0 || to < 0 || from >= n || to >= n || from == to)
-    throw InputError(platform_path, fmt::format("a transfer needs two distinct GPUs among its {}", n));
+    throw InputError(platform.path, fmt::format("a transfer needs two distinct GPUs among its {}", n));
   TaskGraph g;
   Task t;
   t.kind = Task::Kind::transfer;
@@ -60,21 +82,29 @@ double simulate_transfer(const std::string& platform_path, int from, int to, dou
   return replay(g, cluster).makespan();
 }
 
-Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
-  const GpuCatalog catalog = GpuCatalog::load(data.catalog());
-  Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework", w.framework_options);
+double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
+                         const std::string& profile_name, const DataPaths& data) {
+  Profile profile = load_profile(data.profiles(), profile_name, "transfer profile");
   for (const auto& [key, value] : data.profile_overrides)
     set_profile_parameter(profile, key, value);
-  Cluster cluster(platform_path, catalog, w.network, profile);
+  return simulate_transfer(Platform::load(platform_path), from, to, bytes, network, profile, load_catalog(data));
+}
+
+Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
+  return simulate(Platform::load(platform_path), w, load_workload_profile(w, data), load_catalog(data));
+}
+
+Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog) {
+  Cluster cluster(platform.path, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
     throw InputError(w.source + ": parallelism",
                      fmt::format("the plan dp*tp*pp = {}*{}*{} needs {} GPUs but {} has {}", w.parallelism.dp,
-                                 w.parallelism.tp, w.parallelism.pp, w.gpus(), platform_path, available));
+                                 w.parallelism.tp, w.parallelism.pp, w.gpus(), platform.path, available));
   const GpuSpec& gpu = *cluster.gpus().front().gpu;
   for (int64_t i = 0; i < w.gpus(); ++i)
     if (cluster.gpus()[static_cast<size_t>(i)].gpu != &gpu)
-      throw InputError(platform_path, "simgpt needs the GPUs a job uses to be of one model");
+      throw InputError(platform.path, "simgpt needs the GPUs a job uses to be of one model");
 
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
@@ -83,7 +113,7 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
   const Timeline timeline = replay(graph, cluster);
 
   Report r;
-  r.platform = std::filesystem::path(platform_path).filename().string();
+  r.platform = platform.name();
   r.workload = std::filesystem::path(w.source).filename().string();
   r.framework = profile.name;
   r.schedule = to_string(w.parallelism.schedule);

@@ -1,8 +1,15 @@
 // One simulated training step, from a workload and a platform to a report: the whole
 // data flow (model -> plan -> task graph -> SimGrid replay -> report) behind one call.
+//
+// SimGrid allows one engine per process, and an engine cannot be reset: a process runs at most
+// one simulation. Callers that run several (validate, calibrate) start a process per
+// simulation; see the `simgpt` command's `row` subcommand.
 #pragma once
 
+#include "simgpt/framework/profile.hpp"
 #include "simgpt/report/report.hpp"
+#include "simgpt/system/gpu.hpp"
+#include "simgpt/system/platform.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <string>
@@ -11,7 +18,17 @@
 
 namespace simgpt {
 
-// Where simgpt's data files live: platforms/gpus.yaml and profiles/.
+// Simulates one step of `workload` on `platform` with the framework `profile` (the workload's
+// framework, its options applied) and the GPUs of `catalog`. Throws InputError for inputs that
+// cannot be simulated. One call per process (see above).
+Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog);
+
+// Seconds one point-to-point transfer of `bytes` from GPU `from` to GPU `to` takes with a
+// profile's transfer settings: what a user measures before trusting the network model.
+double simulate_transfer(const Platform& platform, int from, int to, double bytes, const NetworkWhatIf& network,
+                         const Profile& profile, const GpuCatalog& catalog);
+
+// Where simgpt's data files live: platforms/gpus.yaml, profiles/, validation/.
 struct DataPaths {
   std::string root;
   // Profile parameters to use instead of the profile file's (for calibration), key -> value.
@@ -20,15 +37,18 @@ struct DataPaths {
   std::string profiles() const { return root + "/profiles"; }
 };
 
-// $SIMGPT_DATA if set, else the source tree simgpt was built from.
+// $SIMGPT_DATA if set; else, beside the running executable, ../share/simgpt (an installed
+// simgpt) or .. (a build folder inside a source checkout). Throws InputError when none holds
+// the data files.
 DataPaths default_data_paths();
 
-// Simulates one step. Throws InputError for inputs that cannot be simulated. SimGrid allows
-// one simulation per process: callers that run several use run_isolated().
-Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data);
+// Loaders that turn files into the objects above.
+GpuCatalog load_catalog(const DataPaths& data);
+// The workload's framework profile with its framework_options and `data`'s overrides applied.
+Profile load_workload_profile(const Workload& workload, const DataPaths& data);
 
-// Seconds one point-to-point transfer of `bytes` from GPU `from` to GPU `to` takes with a
-// profile's transfer settings: what a user measures before trusting the network model.
+// The same as the object call, from files: what the `simgpt` command runs.
+Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data);
 double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
                          const std::string& profile, const DataPaths& data);
 
