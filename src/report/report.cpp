@@ -1,5 +1,7 @@
 #include "simgpt/report/report.hpp"
 
+#include "simgpt/core/error.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -19,6 +21,7 @@ double rounded(double x) {
 
 nlohmann::ordered_json Report::to_json() const {
   nlohmann::ordered_json j;
+  j["schema"] = kReportSchema;
   j["platform"] = platform;
   j["workload"] = workload;
   j["framework"] = framework;
@@ -68,6 +71,78 @@ nlohmann::ordered_json Report::to_json() const {
                      {"framework", rounded(m.framework / GiB)}}}});
   }
   return j;
+}
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+MemoryReport memory_from_json(const nlohmann::ordered_json& m) {
+  MemoryReport r;
+  r.peak = m.at("peak").get<double>() * kGiB;
+  r.capacity = m.at("capacity").get<double>() * kGiB;
+  r.usable = m.at("usable").get<double>() * kGiB;
+  r.peak_time_s = m.at("peak_time_s").get<double>();
+  r.in_flight = m.at("in_flight_micro_batches").get<int>();
+  r.weights = m.at("weights").get<double>() * kGiB;
+  r.gradients = m.at("gradients").get<double>() * kGiB;
+  r.optimizer_state = m.at("optimizer_state").get<double>() * kGiB;
+  r.activations = m.at("activations").get<double>() * kGiB;
+  r.transient = m.at("transient").get<double>() * kGiB;
+  r.framework = m.at("framework").get<double>() * kGiB;
+  return r;
+}
+
+StageReport stage_from_json(const nlohmann::ordered_json& s) {
+  StageReport r;
+  r.stage = s.at("stage").get<int>();
+  r.gpu = s.at("gpu").get<int>();
+  r.layers = s.at("layers").get<int>();
+  r.compute_s = s.at("compute_s").get<double>();
+  r.comm_wait_s = s.at("comm_wait_s").get<double>();
+  r.idle_s = s.at("idle_s").get<double>();
+  r.memory = memory_from_json(s.at("memory_gib"));
+  return r;
+}
+
+} // namespace
+
+Report Report::from_json(const nlohmann::ordered_json& j) {
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != kReportSchema)
+    throw InputError("report", fmt::format("expected a JSON object with schema \"{}\"", kReportSchema));
+  Report r;
+  try {
+    r.platform = j.at("platform").get<std::string>();
+    r.workload = j.at("workload").get<std::string>();
+    r.framework = j.at("framework").get<std::string>();
+    r.schedule = j.at("schedule").get<std::string>();
+    r.gpus = j.at("gpus").get<int>();
+    r.dp = j.at("dp").get<int>();
+    r.tp = j.at("tp").get<int>();
+    r.pp = j.at("pp").get<int>();
+    r.micro_batches = j.at("micro_batches").get<int>();
+    r.step_time_s = j.at("step_time_s").get<double>();
+    r.samples_per_s = j.at("samples_per_s").get<double>();
+    r.tokens_per_s = j.at("tokens_per_s").get<double>();
+    r.model_flops = j.at("model_flops").get<double>();
+    r.tflops_per_gpu = j.at("tflops_per_gpu").get<double>();
+    r.p2p_transfers = j.at("p2p_transfers").get<int>();
+    r.p2p_bytes = j.at("p2p_bytes").get<double>();
+    r.critical_compute_s = j.at("critical_path").at("compute_s").get<double>();
+    r.critical_comm_s = j.at("critical_path").at("comm_s").get<double>();
+    for (const auto& [kind, c] : j.at("collectives").items())
+      r.collectives.push_back({kind, c.at("count").get<int>(), c.at("per_gpu").get<int>(), c.at("bytes").get<double>()});
+    r.peak_memory_bytes = j.at("peak_memory_gib").get<double>() * kGiB;
+    r.peak_memory_stage = j.at("peak_memory_stage").get<int>();
+    r.peak_allocated_bytes = j.at("peak_allocated_gib").get<double>() * kGiB;
+    r.oom = j.at("oom").get<bool>();
+    r.oom_stages = j.at("oom_stages").get<std::vector<int>>();
+    for (const auto& s : j.at("stages"))
+      r.stages.push_back(stage_from_json(s));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("report", fmt::format("not a simgpt report: {}", e.what()));
+  }
+  return r;
 }
 
 std::string Report::to_text() const {

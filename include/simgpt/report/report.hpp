@@ -59,8 +59,14 @@ struct Report {
   bool oom = false;             // some GPU's peak exceeds its memory
   std::vector<int> oom_stages;
 
+  // The JSON form carries `schema` (kReportSchema); from_json reads what to_json wrote (values
+  // rounded to 9 significant digits) and throws InputError for another schema or a missing key.
   nlohmann::ordered_json to_json() const;
+  static Report from_json(const nlohmann::ordered_json& j);
   std::string to_text() const;
 };
+
+// The version of Report's JSON form; it changes when a field changes meaning or is removed.
+inline constexpr const char* kReportSchema = "simgpt.report/1";
 
 } // namespace simgpt

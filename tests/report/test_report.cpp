@@ -1,0 +1,59 @@
+#include "simgpt/core/error.hpp"
+#include "simgpt/report/report.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+Report sample() {
+  Report r;
+  r.platform = "p3_16xlarge.xml";
+  r.workload = "gpt3xl.yaml";
+  r.framework = "megatron";
+  r.schedule = "1f1b";
+  r.gpus = 8;
+  r.pp = 2;
+  r.tp = 4;
+  r.micro_batches = 16;
+  r.step_time_s = 1.234567891234;
+  r.samples_per_s = 51.8;
+  r.collectives.push_back({"allreduce", 96, 48, 3.5e9});
+  r.collectives.push_back({"p2p", 0, 0, 0});
+  StageReport s;
+  s.stage = 1;
+  s.gpu = 4;
+  s.layers = 12;
+  s.compute_s = 0.9;
+  s.memory.peak = 14.5 * 1024.0 * 1024 * 1024;
+  s.memory.usable = 15.78 * 1024.0 * 1024 * 1024;
+  r.stages.push_back(s);
+  r.peak_memory_bytes = s.memory.peak;
+  r.oom_stages = {1};
+  r.oom = true;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("a report read back from its JSON writes the same JSON") {
+  const auto j = sample().to_json();
+  CHECK(j["schema"] == kReportSchema);
+  const Report back = Report::from_json(j);
+  CHECK(back.to_json() == j);
+  CHECK(back.collectives.size() == 2);
+  CHECK(back.collectives[0].kind == "allreduce");
+  CHECK(back.stages.at(0).memory.peak == Approx(sample().stages[0].memory.peak).epsilon(1e-8));
+  CHECK(back.oom);
+}
+
+TEST_CASE("a report of another schema or with a missing field is refused") {
+  auto j = sample().to_json();
+  j["schema"] = "simgpt.report/0";
+  CHECK_THROWS_AS(Report::from_json(j), InputError);
+  j = sample().to_json();
+  j.erase("step_time_s");
+  CHECK_THROWS_AS(Report::from_json(j), InputError);
+  CHECK_THROWS_AS(Report::from_json(nlohmann::ordered_json::array()), InputError);
+}
