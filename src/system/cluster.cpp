@@ -52,6 +52,12 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
     : path_(platform_path) {
   if (!std::ifstream(platform_path))
     throw InputError(platform_path, "cannot read the platform file");
+  start_engine(profile);
+  read_gpus(catalog);
+  set_transfer_rates(apply_what_if(network), profile);
+}
+
+void Cluster::start_engine(const Profile& profile) {
   int argc = 1;
   char name[] = "simgpt";
   char* argv[] = {name, nullptr};
@@ -65,36 +71,44 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
   // The per-flow TCP window: rate <= window / (2 x route latency). 0 disables the cap.
   simgrid::s4u::Engine::set_config("network/TCP-gamma", profile.tcp_window_bytes);
   try {
-    engine_->load_platform(platform_path);
+    engine_->load_platform(path_);
   } catch (const std::exception& e) {
-    throw InputError(platform_path, fmt::format("not a valid SimGrid platform: {}", e.what()));
+    throw InputError(path_, fmt::format("not a valid SimGrid platform: {}", e.what()));
   }
+}
 
+// GPU hosts are named gpu-0, gpu-1, ... and carry a 'gpu' property (a catalog model) and an
+// optional integer 'node' (the server they sit in; each GPU its own server when absent).
+void Cluster::read_gpus(const GpuCatalog& catalog) {
   for (simgrid::s4u::Host* host : engine_->get_all_hosts()) {
     int index = gpu_index(host->get_name());
     if (index < 0)
       continue;
+    const std::string where = path_ + ": host " + host->get_name();
     const char* model = host->get_property("gpu");
     if (model == nullptr)
-      throw InputError(platform_path + ": host " + host->get_name(),
-                       "has no 'gpu' property (add <prop id=\"gpu\" value=\"V100-SXM2-16GB\"/>)");
-    const char* node = host->get_property("node");
-    GpuHost g{host, &catalog.at(model, platform_path + ": host " + host->get_name() + " property gpu"),
-              node ? std::atoi(node) : index};
-    gpus_.push_back(g);
+      throw InputError(where, "has no 'gpu' property (add <prop id=\"gpu\" value=\"V100-SXM2-16GB\"/>)");
+    int node = index;
+    if (const char* text = host->get_property("node")) {
+      const std::string_view v(text);
+      auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), node);
+      if (ec != std::errc() || ptr != v.data() + v.size() || node < 0)
+        throw InputError(where + " property node", "expected a non-negative integer (the server's number)");
+    }
+    gpus_.push_back(GpuHost{host, &catalog.at(model, where + " property gpu"), node});
   }
   std::sort(gpus_.begin(), gpus_.end(),
             [](const GpuHost& a, const GpuHost& b) { return gpu_index(a.host->get_name()) < gpu_index(b.host->get_name()); });
   if (gpus_.empty())
-    throw InputError(platform_path, "no GPU hosts (hosts are named gpu-0, gpu-1, ... with a 'gpu' property)");
+    throw InputError(path_, "no GPU hosts (hosts are named gpu-0, gpu-1, ... with a 'gpu' property)");
   for (size_t i = 0; i < gpus_.size(); ++i)
     if (gpu_index(gpus_[i].host->get_name()) != static_cast<int>(i))
-      throw InputError(platform_path, fmt::format("GPU hosts must be numbered gpu-0 to gpu-{} without gaps",
-                                                  gpus_.size() - 1));
+      throw InputError(path_, fmt::format("GPU hosts must be numbered gpu-0 to gpu-{} without gaps", gpus_.size() - 1));
+}
 
-  // NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
-  // split-duplex link, not on its _UP and _DOWN halves.
-  // NIC halves.
+// NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
+// split-duplex link, not on its _UP and _DOWN halves. Returns the NIC halves.
+std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> Cluster::apply_what_if(const NetworkWhatIf& network) {
   auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
   for (simgrid::s4u::Link* link : engine_->get_all_links()) {
     const std::string& name = link->get_name();
@@ -106,7 +120,7 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
       continue;
     // A per-flow cap as a bandwidth factor would shrink the NIC's capacity for all its flows.
     if (duplex->get_property("flow_limit") != nullptr)
-      throw InputError(platform_path + ": link " + duplex->get_name() + " property flow_limit",
+      throw InputError(path_ + ": link " + duplex->get_name() + " property flow_limit",
                        "is not read: cap each flow with a FATPIPE link on the routes between servers "
                        "(see platforms/gen_platforms.py)");
     nics->insert(duplex->get_link_up());
@@ -117,12 +131,16 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
     if (network.bandwidth_Bps)
       link->set_bandwidth(std::min(link->get_bandwidth(), *network.bandwidth_Bps));
   }
+  return nics;
+}
 
-  // Transfers through a NIC carry TCP/IP headers: the payload gets a fraction of the link rate.
-  // A backend with its own throughput ceiling (a CPU-bound protocol) caps each such transfer
-  // below its route's bottleneck. SimGrid applies the factor to the payload, not to the links'
-  // use, so a capped transfer uses its links at its uncapped rate: right for one transfer at a
-  // time (the backend's measured case), pessimistic when many share a NIC.
+// Transfers through a NIC carry TCP/IP headers: the payload gets a fraction of the link rate.
+// A backend with its own throughput ceiling (a CPU-bound protocol) caps each such transfer
+// below its route's bottleneck. SimGrid applies the factor to the payload, not to the links'
+// use, so a capped transfer uses its links at its uncapped rate: right for one transfer at a
+// time (the backend's measured case), pessimistic when many share a NIC.
+void Cluster::set_transfer_rates(std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics,
+                                 const Profile& profile) {
   const double efficiency = profile.bandwidth_efficiency;
   const double max_rate = profile.p2p_max_rate_Bps;
   engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(

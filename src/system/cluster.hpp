@@ -10,11 +10,13 @@
 
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace simgrid::s4u {
 class Engine;
 class Host;
+class Link;
 } // namespace simgrid::s4u
 
 namespace simgpt {
@@ -49,6 +51,12 @@ public:
   const std::string& path() const { return path_; }
 
 private:
+  void start_engine(const Profile& profile);
+  void read_gpus(const GpuCatalog& catalog);
+  std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> apply_what_if(const NetworkWhatIf& network);
+  void set_transfer_rates(std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics,
+                          const Profile& profile);
+
   std::string path_;
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   std::vector<GpuHost> gpus_;
