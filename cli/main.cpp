@@ -3,13 +3,19 @@
 #include "simgpt/validation/calibration.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/execution/simulation.hpp"
+#include "simgpt/framework/parameters.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <iostream>
 #include <thread>
 
@@ -18,6 +24,10 @@ namespace {
 struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::vector<std::string> sets;
+  std::string row_id, tables_dir;        // simgpt row
+  std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
+  pid_t parent_pid = 0;                  // simgpt row: the process that started it
+  double timeout = 600;
   bool gate = false;
   bool write = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -43,7 +53,8 @@ int run_validate(const Options& o) {
   const simgpt::DataPaths data = data_paths(o);
   const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
   const auto thresholds = simgpt::load_thresholds(data.root + "/validation/thresholds.yaml");
-  const simgpt::ValidationReport report = simgpt::validate(tables, data, o.filter, thresholds, o.jobs);
+  const simgpt::ValidationReport report =
+      simgpt::validate(tables, data, o.filter, thresholds, o.jobs, simgpt::RowProcess{"", o.timeout});
   if (o.format == "markdown") {
     size_t total = 0;
     std::cout << "| measured table | source | rows |\n| --- | --- | ---: |\n";
@@ -64,8 +75,11 @@ int run_calibrate(const Options& o) {
   const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
   const simgpt::CalibrationResult r = simgpt::calibrate_profile(o.profile, tables, data);
   std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
-  for (const auto& [key, value] : r.fitted)
-    std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, key.rfind("compute.", 0) == 0 ? " s" : "");
+  // Durations show their SI unit; sizes and rates print as bare SI numbers, as they always have.
+  for (const auto& [key, value] : r.fitted) {
+    const simgpt::ProfileParameter& p = simgpt::find_profile_parameter(key, "--profile " + r.profile);
+    std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, p.si_unit == "s" ? " s" : "");
+  }
   for (const auto& [row, error] : r.error_pct)
     std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
   if (o.write) {
@@ -73,6 +87,50 @@ int run_calibrate(const Options& o) {
     std::cout << fmt::format("written to {}/{}.yaml\n", data.profiles(), r.profile);
   }
   return 0;
+}
+
+// One validation row by its "table/row" id, with the profile parameters of --profile-set.
+nlohmann::ordered_json simulate_row_by_id(const Options& o) {
+  simgpt::DataPaths data = data_paths(o);
+  for (const std::string& s : o.profile_sets) {
+    const auto [key, value] = simgpt::parse_override(s);
+    try {
+      data.profile_overrides.emplace_back(key, std::stod(value));
+    } catch (const std::exception&) {
+      throw simgpt::InputError("--profile-set " + key, "expected a number");
+    }
+  }
+  const std::string dir = o.tables_dir.empty() ? data.root + "/validation/tables" : o.tables_dir;
+  const auto tables = simgpt::load_validation_tables(dir);
+  for (const auto& t : tables)
+    for (const auto& r : t.rows)
+      if (t.id + "/" + r.id == o.row_id)
+        return simgpt::simulate_row(t, r, data);
+  throw simgpt::InputError(dir, fmt::format("no validation row '{}'", o.row_id));
+}
+
+// The hidden `simgpt row`: validate and calibrate run each row in a new simgpt process (SimGrid
+// keeps one engine per process), which prints the outcome as one JSON object on stdout:
+// {"ok": result}, {"input_error": message, "where": where} or {"error": message}; exit status 0.
+int run_row(const Options& o) {
+  // Die with the parent: the kernel sends SIGKILL when the thread that spawned this process ends.
+  // A parent that died before this call has already handed this process to another.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (o.parent_pid != 0 && ::getppid() != o.parent_pid)
+    ::_exit(1);
+  // Only the result goes to the parent's pipe; anything else printed goes to stderr.
+  std::FILE* result = ::fdopen(::dup(STDOUT_FILENO), "w");
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  nlohmann::ordered_json out;
+  try {
+    out = {{"ok", simulate_row_by_id(o)}};
+  } catch (const simgpt::InputError& e) {
+    out = {{"input_error", e.message()}, {"where", e.where()}};
+  } catch (const std::exception& e) {
+    out = {{"error", e.what()}};
+  }
+  std::fputs((out.dump() + "\n").c_str(), result);
+  return std::fclose(result) == 0 ? 0 : 1;
 }
 
 } // namespace
@@ -89,10 +147,22 @@ int main(int argc, char** argv) {
   validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
   validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  validate->add_option("--timeout", o.timeout, "seconds a row's simulation may run before it is killed (default 600)")
+      ->check(CLI::PositiveNumber);
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
   calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
   calibrate->add_flag("--write", o.write, "write the fitted values into the profile file");
+  CLI::App* parameters =
+      app.add_subcommand("profile-parameters", "list the profile parameters calibrate can fit (README's table)");
+  parameters->add_option("--format", o.format, "output format")->check(CLI::IsMember({"markdown"}));
+  // Hidden (no group): one row's simulation, for validate and calibrate.
+  CLI::App* row = app.add_subcommand("row", "simulate one validation row and print its outcome as JSON")->group("");
+  row->add_option("id", o.row_id, "TABLE/ROW")->required();
+  row->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  row->add_option("--tables", o.tables_dir, "directory of the validation tables (default: DATA/validation/tables)");
+  row->add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
+  row->add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -107,6 +177,12 @@ int main(int argc, char** argv) {
       return run_validate(o);
     if (calibrate->parsed())
       return run_calibrate(o);
+    if (parameters->parsed()) {
+      std::cout << simgpt::profile_parameters_markdown();
+      return 0;
+    }
+    if (row->parsed())
+      return run_row(o);
     return run_simulation(o);
   } catch (const simgpt::InputError& e) {
     std::cerr << "simgpt: " << e.what() << "\n";

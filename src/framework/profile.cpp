@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
+#include "simgpt/framework/parameters.hpp"
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>
@@ -38,30 +39,9 @@ std::vector<std::string> text_list(const YamlReader& r, const std::string& key) 
   return out;
 }
 
+// The registry holds every fittable key; an unknown one is an error in the profile's calibration.
 double* parameter(Profile& p, const std::string& key) {
-  if (key == "compute.op_overhead")
-    return &p.op_overhead_s;
-  if (key == "compute.microbatch_overhead")
-    return &p.microbatch_overhead_s;
-  if (key == "p2p.bandwidth_efficiency")
-    return &p.bandwidth_efficiency;
-  if (key == "p2p.tcp_window")
-    return &p.tcp_window_bytes;
-  if (key == "memory.allocator_overhead")
-    return &p.memory.allocator_overhead;
-  if (key == "p2p.max_rate")
-    return &p.p2p_max_rate_Bps;
-  if (key == "memory.logits_bytes")
-    return &p.memory.logits_bytes;
-  if (key == "memory.recompute_kept")
-    return &p.memory.recompute_kept;
-  if (key == "memory.replicated_kept")
-    return &p.memory.replicated_kept;
-  throw InputError(p.name + ": calibration.fitted",
-                   fmt::format("'{}' cannot be fitted (fittable: compute.op_overhead, compute.microbatch_overhead, "
-                               "p2p.bandwidth_efficiency, p2p.tcp_window, p2p.max_rate, memory.allocator_overhead, "
-                               "memory.logits_bytes, memory.recompute_kept, memory.replicated_kept)",
-                               key));
+  return &find_profile_parameter(key, p.name + ": calibration.fitted").field(p);
 }
 
 } // namespace

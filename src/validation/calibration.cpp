@@ -1,7 +1,8 @@
 #include "simgpt/validation/calibration.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "validation/isolate.hpp"
+#include "validation/spawn.hpp"
+#include "simgpt/framework/parameters.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <fmt/format.h>
@@ -11,38 +12,8 @@
 #include <sstream>
 
 namespace simgpt {
-namespace {
-
-struct Range {
-  double lo, hi;
-  bool log_scale = false; // search scale parameters (sizes, rates) by their logarithm
-};
-
-// Physical ranges: host overheads from none to 50 ms, protocol efficiency from 50% to 100%.
-Range range_of(const std::string& key) {
-  if (key == "p2p.bandwidth_efficiency")
-    return {0.5, 1.0};
-  if (key == "p2p.tcp_window")
-    return {64e3, 64e6, true}; // bytes: one socket's default window to many sockets' worth
-  if (key == "p2p.max_rate")
-    return {0.1e9 / 8, 100e9 / 8, true}; // 0.1 to 100 Gbps
-  if (key == "compute.op_overhead")
-    return {0, 1e-3};
-  if (key == "memory.allocator_overhead")
-    return {0, 1}; // the caching allocator holds up to as much again as is allocated
-  if (key == "memory.logits_bytes")
-    return {2, 32}; // one fp16 copy of the logits to several fp32 ones
-  if (key == "memory.recompute_kept")
-    return {1, 4}; // [s, b, h] tensors a checkpointed layer keeps
-  if (key == "memory.replicated_kept")
-    return {2, 16}; // [s, b, h] tensors a layer keeps unsplit by tensor parallelism
-  return {0, 0.05};
-}
-
-} // namespace
-
 CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
-                                    const DataPaths& data) {
+                                    const DataPaths& data, const RowProcess& process) {
   const Profile profile = load_profile(data.profiles(), name, "--profile");
   if (profile.fitted.empty() || profile.calibration_rows.empty())
     throw InputError(data.profiles() + "/" + name + ".yaml: calibration",
@@ -89,28 +60,30 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   for (const std::string& key : profile.fitted)
     trial.profile_overrides.emplace_back(key, get_profile_parameter(profile, key));
 
+  RowProcess resolved = process;
+  resolved.executable = simgpt_executable(process);
   auto errors = [&](const DataPaths& d) {
     std::map<std::string, double> out;
     for (const auto& [table, row, oom_outcome, memory] : rows) {
-      auto r = run_isolated([&] { return simulate_row(*table, *row, d); });
+      const RowPrediction r = RowPrediction::from_json(run_row_process(*table, *row, d, resolved));
       const std::string id = table->id + "/" + row->id;
       if (oom_outcome) {
         // Distance (in % of the usable memory) on the wrong side of a 5% band around it:
         // a run that failed should predict above 105%, one that ran below 95%.
-        const auto& stage = r["stages"][r["peak_memory_stage"].get<size_t>()]["memory_gib"];
-        const double fill = 100 * stage["peak"].get<double>() / stage["usable"].get<double>();
+        const MemoryReport& stage = r.report->stages.at(static_cast<size_t>(r.report->peak_memory_stage)).memory;
+        const double fill = 100 * stage.peak / stage.usable;
         out[id + ":oom"] = row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
         continue;
       }
       if (memory) {
         const double measured = row->measured.at("peak_mem_gb");
         const char* key = table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib";
-        out[id + ":memory"] = 100 * (r[key].get<double>() - measured) / measured;
+        out[id + ":memory"] = 100 * (r.metric(key) - measured) / measured;
         continue;
       }
       const char* metric = primary_metric(*table);
       const double measured = row->measured.at(metric);
-      out[id] = 100 * (r[metric].get<double>() - measured) / measured;
+      out[id] = 100 * (r.metric(metric) - measured) / measured;
     }
     return out;
   };
@@ -125,11 +98,12 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   const int rounds = trial.profile_overrides.size() > 1 ? 3 : 1;
   for (int round = 0; round < rounds; ++round)
   for (auto& [key, value] : trial.profile_overrides) {
-    const Range r = range_of(key);
+    // Within the parameter's physical range (framework/parameters.cpp).
+    const ProfileParameter& r = find_profile_parameter(key, data.profiles() + "/" + name + ".yaml: calibration.fitted");
     auto to = [&](double x) { return r.log_scale ? std::log(x) : x; };
     auto from = [&](double y) { return r.log_scale ? std::exp(y) : y; };
     const double phi = (std::sqrt(5.0) - 1) / 2;
-    double a = to(r.lo), b = to(r.hi);
+    double a = to(r.min), b = to(r.max);
     for (int iteration = 0; iteration < 24; ++iteration) {
       const double c = b - phi * (b - a), d = a + phi * (b - a);
       value = from(c);
@@ -163,14 +137,9 @@ void write_fitted(const CalibrationResult& result, const DataPaths& data) {
       const std::string prefix = "  " + key.substr(dot + 1) + ":";
       if (section != key.substr(0, dot) || line.rfind(prefix, 0) != 0)
         continue;
-      if (key.rfind("compute.", 0) == 0)
-        line = prefix + fmt::format(" {:.4g}ms", value * 1e3);
-      else if (key == "p2p.tcp_window")
-        line = prefix + fmt::format(" {:.4g}MB", value / 1e6);
-      else if (key == "p2p.max_rate")
-        line = prefix + fmt::format(" {:.4g}Gbps", value * 8 / 1e9);
-      else
-        line = prefix + fmt::format(" {:.4g}", value);
+      // In the unit the registry writes (ms, MB, Gbps, or none), which the loader reads back.
+      const ProfileParameter& param = find_profile_parameter(key, path + ": calibration.fitted");
+      line = prefix + fmt::format(" {:.4g}{}", value * param.per_si, param.unit);
     }
     out += line + "\n";
   }

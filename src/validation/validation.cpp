@@ -1,7 +1,7 @@
 #include "simgpt/validation/validation.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "validation/isolate.hpp"
+#include "validation/spawn.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/core/units.hpp"
 #include "core/yaml_read.hpp"
@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <numeric>
 #include <optional>
+#include <system_error>
 
 namespace simgpt {
 
@@ -41,8 +42,11 @@ ValidationTable load_table(const std::string& path) {
                      fmt::format("'{}' is not valid (expected device or allocated)", t.peak_memory));
   if (t.kind != "workload" && t.kind != "transfer")
     throw InputError(root.where("kind"), fmt::format("'{}' is not valid (expected workload or transfer)", t.kind));
-  if (t.kind == "workload")
-    t.workload = root.map("workload").node();
+  if (t.kind == "workload") {
+    YAML::Emitter text;
+    text << root.map("workload").node();
+    t.workload_yaml = text.c_str();
+  }
   if (root.has("source")) {
     t.source = YAML::Dump(root.node()["source"]);
     YamlReader src = root.map("source");
@@ -203,10 +207,33 @@ nlohmann::ordered_json simulate_row(const ValidationTable& table, const Validati
         simulate_transfer(data.root + "/platforms/" + table.platform, 0, 1, row.bytes, network, row.profile, data);
     return {{"transfer_s", seconds}, {"oom", false}};
   }
-  YAML::Emitter text;
-  text << table.workload;
-  const Workload w = parse_workload(text.c_str(), table.file + " (" + row.id + ")", row.set);
+  const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
   return simulate(data.root + "/platforms/" + table.platform, w, data).to_json();
+}
+
+RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
+  RowPrediction p;
+  if (j.is_object() && j.contains("transfer_s") && j["transfer_s"].is_number())
+    p.transfer_s = j["transfer_s"].get<double>();
+  else
+    p.report = Report::from_json(j);
+  return p;
+}
+
+double RowPrediction::metric(const std::string& name) const {
+  // GiB is a power of two, so bytes / GiB gives back the JSON's value exactly.
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  if (name == "transfer_s")
+    return transfer_s;
+  if (!report)
+    throw std::logic_error("a transfer row has no " + name);
+  if (name == "step_time_s")
+    return report->step_time_s;
+  if (name == "peak_memory_gib")
+    return report->peak_memory_bytes / GiB;
+  if (name == "peak_allocated_gib")
+    return report->peak_allocated_bytes / GiB;
+  throw std::logic_error("no row metric " + name);
 }
 
 namespace {
@@ -215,8 +242,9 @@ namespace {
 struct RowRun {
   const ValidationTable* table;
   const ValidationRow* row;
-  std::optional<nlohmann::ordered_json> result;
+  std::optional<RowPrediction> result;
   std::string error;
+  bool process_failed = false; // the row's process died or timed out: the gate fails
 };
 
 bool is_flagged(const CaseResult& c, const char* flag) {
@@ -258,19 +286,13 @@ std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases) 
   return checks;
 }
 
-ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
-                          const std::string& filter, const std::map<std::string, Threshold>& thresholds,
-                          unsigned jobs) {
-  ValidationReport report;
-  const std::set<std::string> calibration = calibration_rows(data);
-  std::vector<RowRun> runs;
-  for (const ValidationTable& table : tables)
-    for (const ValidationRow& row : table.rows)
-      if (filter.empty() || (table.id + "/" + row.id).find(filter) != std::string::npos)
-        runs.push_back({&table, &row, std::nullopt, ""});
+namespace {
 
-  // Each simulation runs in its own process; run `jobs` of them at a time. Rows whose plan is
-  // unknown or whose numbers the authors doubted are not simulated.
+// Runs the rows' simulations, `jobs` at a time, each in its own process. Rows whose plan is
+// unknown or whose numbers the authors doubted are not simulated.
+void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process) {
+  RowProcess resolved = process;
+  resolved.executable = simgpt_executable(process); // once, and before any thread starts
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < runs.size(); i = next++) {
@@ -278,127 +300,166 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
         continue;
       try {
-        run.result = run_isolated([&] { return simulate_row(*run.table, *run.row, data); });
+        run.result = RowPrediction::from_json(run_row_process(*run.table, *run.row, data, resolved));
+      } catch (const ProcessFailure& e) {
+        run.error = e.what();
+        run.process_failed = true;
       } catch (const std::exception& e) {
         run.error = e.what();
       }
     }
   };
+  // No more threads than rows; when the system refuses a thread, the ones started (and this
+  // one) share the rows.
   std::vector<std::thread> threads;
-  for (unsigned j = 1; j < std::max(1u, jobs); ++j)
-    threads.emplace_back(worker);
+  const size_t wanted = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, runs.size()));
+  try {
+    for (size_t j = 1; j < wanted; ++j)
+      threads.emplace_back(worker);
+  } catch (const std::system_error&) {
+  }
   worker();
   for (std::thread& t : threads)
     t.join();
+}
 
-  for (const RowRun& run : runs) {
-    const ValidationRow& row = *run.row;
-    auto make = [&](const std::string& metric, std::optional<double> measured, std::optional<double> predicted) {
-      CaseResult c;
-      c.table = run.table->id;
-      c.id = run.table->id + "/" + row.id;
-      c.group = row.row;
-      c.metric = metric;
-      c.flags = row.flags;
-      if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
-          (metric == "oom" && calibration.contains(c.id + ":oom")) ||
-          (metric == "peak_mem_gb" && calibration.contains(c.id + ":memory")))
-        c.flags.push_back("calibration");
-      c.measured = measured;
-      if (row.flagged("questionable") || row.flagged("not_reproducible")) {
-        c.status = "skipped";
-        c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
-      } else if (!run.result) {
-        c.status = "not_simulated";
-        c.message = run.error;
-      } else {
-        c.predicted = predicted;
-        c.status = "compared";
-        if (metric.rfind("count:", 0) == 0)
-          c.error_pct = 0; // set by the caller: a measured count may be zero
-        else if (metric == "oom")
-          c.error_pct = *measured == *predicted ? 0 : 100;
-        else
-          c.error_pct = 100 * (*predicted - *measured) / *measured;
-      }
-      report.cases.push_back(std::move(c));
-    };
-    const auto& r = run.result;
-    auto value = [&](const char* key) { return r ? std::optional<double>((*r)[key].get<double>()) : std::nullopt; };
-    const char* primary = primary_metric(*run.table);
-    if (auto m = row.measured.find(primary); m != row.measured.end())
-      make(primary, m->second, value(primary));
-    if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
-      make("peak_mem_gb", m->second,
-           value(run.table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib"));
-    // Collectives per step by kind, beside the counts the benchmark reports (for comparison only:
-    // frameworks count fused or split collectives differently).
-    for (const char* kind : {"allreduce", "allgather", "reducescatter"})
-      if (auto m = row.measured.find(kind); m != row.measured.end()) {
-        std::optional<double> predicted;
-        if (r)
-          predicted = (*r)["collectives"].contains(kind) ? (*r)["collectives"][kind]["per_gpu"].get<double>() : 0.0;
-        make(std::string("count:") + kind, m->second, predicted);
-        CaseResult& c = report.cases.back();
-        if (c.status == "compared")
-          c.error_pct = *c.measured > 0 ? 100 * (*c.predicted - *c.measured) / *c.measured : (*c.predicted > 0 ? 100 : 0);
-      }
-    // The seed's own estimator against its runs: a reference for a profile-based estimator's error.
-    if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
-        row.measured.contains("estimated_step_time_s")) {
-      CaseResult c;
-      c.table = run.table->id;
-      c.id = run.table->id + "/" + row.id;
-      c.metric = "estimator_step_time";
-      c.flags = row.flags;
-      c.measured = row.measured.at("step_time_s");
-      c.predicted = row.measured.at("estimated_step_time_s");
-      c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
-      c.status = "compared";
-      report.cases.push_back(std::move(c));
-    }
-    // A run that finished did not run out of memory; a failed one did.
-    if (run.table->kind == "workload" && (row.oom || row.measured.contains("step_time_s")))
-      make("oom", row.oom ? 1.0 : 0.0, r ? std::optional<double>((*r)["oom"].get<bool>() ? 1.0 : 0.0) : std::nullopt);
+// One metric of one row: measured against predicted, or why it was not compared.
+CaseResult row_case(const RowRun& run, const std::string& metric, std::optional<double> measured,
+                    std::optional<double> predicted, const std::set<std::string>& calibration) {
+  const ValidationRow& row = *run.row;
+  CaseResult c;
+  c.table = run.table->id;
+  c.id = run.table->id + "/" + row.id;
+  c.group = row.row;
+  c.metric = metric;
+  c.flags = row.flags;
+  if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
+      (metric == "oom" && calibration.contains(c.id + ":oom")) ||
+      (metric == "peak_mem_gb" && calibration.contains(c.id + ":memory")))
+    c.flags.push_back("calibration");
+  c.measured = measured;
+  if (row.flagged("questionable") || row.flagged("not_reproducible")) {
+    c.status = "skipped";
+    c.message = row.flagged("questionable") ? "flagged questionable by the authors" : "plan not reproducible";
+  } else if (!run.result) {
+    c.status = "not_simulated";
+    c.message = run.error;
+  } else {
+    c.predicted = predicted;
+    c.status = "compared";
+    if (metric.rfind("count:", 0) == 0) // a measured count may be zero
+      c.error_pct = *measured > 0 ? 100 * (*predicted - *measured) / *measured : (*predicted > 0 ? 100 : 0);
+    else if (metric == "oom")
+      c.error_pct = *measured == *predicted ? 0 : 100;
+    else
+      c.error_pct = 100 * (*predicted - *measured) / *measured;
   }
+  return c;
+}
 
+// The seed's own estimator against its runs: a reference for a profile-based estimator's error.
+CaseResult estimator_case(const RowRun& run) {
+  const ValidationRow& row = *run.row;
+  CaseResult c;
+  c.table = run.table->id;
+  c.id = run.table->id + "/" + row.id;
+  c.metric = "estimator_step_time";
+  c.flags = row.flags;
+  c.measured = row.measured.at("step_time_s");
+  c.predicted = row.measured.at("estimated_step_time_s");
+  c.error_pct = 100 * (*c.predicted - *c.measured) / *c.measured;
+  c.status = "compared";
+  return c;
+}
+
+// Collectives per step of `kind` on GPU 0 (0 when it runs none).
+double collectives_per_gpu(const Report& r, const std::string& kind) {
+  auto c = std::find_if(r.collectives.begin(), r.collectives.end(),
+                        [&](const Report::Collectives& x) { return x.kind == kind; });
+  return c == r.collectives.end() ? 0.0 : static_cast<double>(c->per_gpu);
+}
+
+// Every metric a row measured, in a fixed order: its primary metric, peak memory, collective
+// counts, the estimator reference, the out-of-memory outcome.
+void add_row_cases(std::vector<CaseResult>& cases, const RowRun& run, const std::set<std::string>& calibration) {
+  const ValidationRow& row = *run.row;
+  const auto& r = run.result;
+  auto value = [&](const char* key) { return r ? std::optional<double>(r->metric(key)) : std::nullopt; };
+  auto add = [&](const std::string& metric, double measured, std::optional<double> predicted) {
+    cases.push_back(row_case(run, metric, measured, predicted, calibration));
+  };
+  const char* primary = primary_metric(*run.table);
+  if (auto m = row.measured.find(primary); m != row.measured.end())
+    add(primary, m->second, value(primary));
+  if (auto m = row.measured.find("peak_mem_gb"); m != row.measured.end())
+    add("peak_mem_gb", m->second, value(run.table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib"));
+  // Beside the counts the benchmark reports (for comparison only: frameworks count fused or
+  // split collectives differently).
+  for (const char* kind : {"allreduce", "allgather", "reducescatter"})
+    if (auto m = row.measured.find(kind); m != row.measured.end())
+      add(std::string("count:") + kind, m->second,
+          r && r->report ? std::optional<double>(collectives_per_gpu(*r->report, kind)) : std::nullopt);
+  if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
+      row.measured.contains("estimated_step_time_s"))
+    cases.push_back(estimator_case(run));
+  // A run that finished did not run out of memory; a failed one did.
+  if (run.table->kind == "workload" && (row.oom || row.measured.contains("step_time_s")))
+    add("oom", row.oom ? 1.0 : 0.0, r ? std::optional<double>(r->report->oom ? 1.0 : 0.0) : std::nullopt);
+}
+
+// The summary a case is counted in: its table for the primary metric, else the table with the
+// metric's suffix; summaries are ordered primary first, then memory, oom, estimator, counts.
+std::string summary_key(const CaseResult& c) {
+  if (c.metric == "step_time_s" || c.metric == "transfer_s")
+    return c.table;
+  if (c.metric.rfind("count:", 0) == 0)
+    return c.table + ":collective counts";
+  if (c.metric == "oom")
+    return c.table + ":oom";
+  if (c.metric == "peak_mem_gb")
+    return c.table + ":memory";
+  return c.table + ":estimator (reference)";
+}
+
+int summary_rank(const std::string& k) {
+  return k.find(":collective counts") != std::string::npos ? 4
+         : k.find(":estimator") != std::string::npos       ? 3
+         : k.find(":oom") != std::string::npos             ? 2
+         : k.find(":memory") != std::string::npos          ? 1
+                                                           : 0;
+}
+
+// Per-table statistics, and step time and memory over calibration and held-out rows.
+void summarize_cases(ValidationReport& report) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const CaseResult*>> by_table;
   std::vector<const CaseResult*> fitted, held_out, fitted_memory, held_out_memory;
   for (const CaseResult& c : report.cases) {
-    const bool primary = c.metric == "step_time_s" || c.metric == "transfer_s";
-    const std::string key = primary                     ? c.table
-                            : c.metric.rfind("count:", 0) == 0 ? c.table + ":collective counts"
-                            : c.metric == "oom"         ? c.table + ":oom"
-                            : c.metric == "peak_mem_gb" ? c.table + ":memory"
-                                                        : c.table + ":estimator (reference)";
+    const std::string key = summary_key(c);
     if (!by_table.contains(key))
       order.push_back(key);
     by_table[key].push_back(&c);
-    if (primary)
+    if (c.metric == "step_time_s" || c.metric == "transfer_s")
       (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
     if (c.metric == "peak_mem_gb")
       (is_flagged(c, "calibration") ? fitted_memory : held_out_memory).push_back(&c);
   }
-  std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-    auto rank = [](const std::string& k) {
-      return k.find(":collective counts") != std::string::npos ? 4
-             : k.find(":estimator") != std::string::npos ? 3
-             : k.find(":oom") != std::string::npos     ? 2
-             : k.find(":memory") != std::string::npos  ? 1
-                                                       : 0;
-    };
-    return rank(a) < rank(b);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::string& a, const std::string& b) { return summary_rank(a) < summary_rank(b); });
   for (const std::string& name : order)
     report.tables.push_back(summarize(name, by_table[name]));
   report.calibration = summarize("calibration rows", fitted);
   report.held_out = summarize("held-out rows", held_out);
   report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
   report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
+}
 
-  report.fastest = fastest_per_row(report.cases);
-
+// The gate: rows whose process died, and tables worse than their thresholds.
+void apply_gate(ValidationReport& report, const std::vector<RowRun>& runs,
+                const std::map<std::string, Threshold>& thresholds, const std::string& filter) {
+  for (const RowRun& run : runs)
+    if (run.process_failed)
+      report.gate_failures.push_back(fmt::format("{}/{}: not simulated: {}", run.table->id, run.row->id, run.error));
   for (const auto& [table, limit] : thresholds) {
     auto it = std::find_if(report.tables.begin(), report.tables.end(),
                            [&](const TableSummary& s) { return s.table == table; });
@@ -413,6 +474,27 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
       report.gate_failures.push_back(fmt::format("{}: median {:.1f}% (limit {:.1f}%), max {:.1f}% (limit {:.1f}%)",
                                                  table, it->median_abs, limit.median, it->max_abs, limit.max));
   }
+}
+
+} // namespace
+
+ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
+                          const std::string& filter, const std::map<std::string, Threshold>& thresholds,
+                          unsigned jobs, const RowProcess& process) {
+  std::vector<RowRun> runs;
+  for (const ValidationTable& table : tables)
+    for (const ValidationRow& row : table.rows)
+      if (filter.empty() || (table.id + "/" + row.id).find(filter) != std::string::npos)
+        runs.push_back({&table, &row, std::nullopt, "", false});
+  run_rows(runs, data, jobs, process);
+
+  ValidationReport report;
+  const std::set<std::string> calibration = calibration_rows(data);
+  for (const RowRun& run : runs)
+    add_row_cases(report.cases, run, calibration);
+  summarize_cases(report);
+  report.fastest = fastest_per_row(report.cases);
+  apply_gate(report, runs, thresholds, filter);
   return report;
 }
 
@@ -455,20 +537,35 @@ nlohmann::ordered_json ValidationReport::to_json() const {
   return j;
 }
 
-std::string ValidationReport::to_markdown() const {
-  std::string out = "| table | rows | compared | median | mean | max | Spearman |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
-  auto line = [](const TableSummary& s) {
-    return fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {} |\n", s.table, s.rows, s.compared, s.median_abs,
-                       s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
-  };
-  for (const TableSummary& s : tables)
-    out += line(s);
-  out += line(calibration);
-  out += line(held_out);
-  out += line(calibration_memory);
-  out += line(held_out_memory);
+namespace {
+
+// The summary table, in one layout for text and one for Markdown: per table, then pooled over
+// calibration and held-out rows.
+std::string summary_table(const ValidationReport& r, bool markdown) {
+  std::string out =
+      markdown ? "| table | rows | compared | median | mean | max | Spearman |\n"
+                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+               : fmt::format("\n{:<44} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
+                             "table (step time; :memory peak; :oom disagreement)", "rows", "compared", "median",
+                             "mean", "max", "spearman");
+  std::vector<const TableSummary*> all;
+  for (const TableSummary& s : r.tables)
+    all.push_back(&s);
+  for (const TableSummary* s : {&r.calibration, &r.held_out, &r.calibration_memory, &r.held_out_memory})
+    all.push_back(s);
+  for (const TableSummary* s : all) {
+    const std::string rho = s->spearman ? fmt::format("{:.2f}", *s->spearman) : "-";
+    out += markdown ? fmt::format("| {} | {} | {} | {:.1f}% | {:.1f}% | {:.1f}% | {} |\n", s->table, s->rows,
+                                  s->compared, s->median_abs, s->mean_abs, s->max_abs, rho)
+                    : fmt::format("{:<44} {:>5} {:>8} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>9}\n", s->table, s->rows,
+                                  s->compared, s->median_abs, s->mean_abs, s->max_abs, rho);
+  }
   return out;
 }
+
+} // namespace
+
+std::string ValidationReport::to_markdown() const { return summary_table(*this, true); }
 
 std::string ValidationReport::to_text() const {
   std::string out;
@@ -496,18 +593,7 @@ std::string ValidationReport::to_text() const {
       out += fmt::format("  {:<44} {:<14} {:<14} {:>6.1f}%{}\n", f.table + " / " + f.group, f.measured_fastest,
                          f.predicted_fastest, f.measured_regret_pct, f.agrees() ? "" : "  differs");
   }
-  out += fmt::format("\n{:<44} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9}\n", "table (step time; :memory peak; :oom disagreement)", "rows", "compared",
-                     "median", "mean", "max", "spearman");
-  auto line = [](const TableSummary& s) {
-    return fmt::format("{:<44} {:>5} {:>8} {:>7.1f}% {:>7.1f}% {:>7.1f}% {:>9}\n", s.table, s.rows, s.compared,
-                       s.median_abs, s.mean_abs, s.max_abs, s.spearman ? fmt::format("{:.2f}", *s.spearman) : "-");
-  };
-  for (const TableSummary& s : tables)
-    out += line(s);
-  out += line(calibration);
-  out += line(held_out);
-  out += line(calibration_memory);
-  out += line(held_out_memory);
+  out += summary_table(*this, false);
   for (const std::string& f : gate_failures)
     out += "GATE FAILED: " + f + "\n";
   return out;

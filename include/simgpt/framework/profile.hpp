@@ -60,7 +60,7 @@ struct Profile {
 };
 
 // Sets a fitted parameter by its key in the profile file ("compute.microbatch_overhead", in
-// seconds); throws InputError for a key that cannot be fitted.
+// seconds); throws InputError for a key that cannot be fitted (not in framework/parameters.hpp).
 void set_profile_parameter(Profile& p, const std::string& key, double value);
 double get_profile_parameter(const Profile& p, const std::string& key);
 

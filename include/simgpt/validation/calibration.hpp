@@ -16,9 +16,10 @@ struct CalibrationResult {
 };
 
 // Minimises the mean squared relative step-time error over the profile's calibration rows,
-// one parameter at a time (golden-section search within each parameter's physical range).
+// one parameter at a time (golden-section search within each parameter's physical range). Each
+// trial simulation runs in its own process, as in validate.
 CalibrationResult calibrate_profile(const std::string& profile, const std::vector<ValidationTable>& tables,
-                                    const DataPaths& data);
+                                    const DataPaths& data, const RowProcess& process = {});
 
 // Writes fitted values into profiles/<profile>.yaml, replacing each parameter's line in place so
 // that the file's comments and layout stay.

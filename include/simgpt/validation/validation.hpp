@@ -6,7 +6,6 @@
 #include "simgpt/workload/workload.hpp"
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <map>
 #include <optional>
@@ -41,7 +40,7 @@ struct ValidationTable {
   std::string peak_memory = "device";
   std::string source;
   std::string source_heading; // "seed file: heading"
-  YAML::Node workload;
+  std::string workload_yaml; // the table's workload, as YAML text (rows override its keys)
   std::vector<ValidationRow> rows;
 };
 
@@ -108,13 +107,32 @@ std::set<std::string> calibration_rows(const DataPaths& data);
 // (the report as JSON), or for a transfer table {"transfer_s": seconds}.
 nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
 
+// What one row's simulation predicts, read back from its process's JSON: a training step's
+// report, or for a transfer table one transfer's time.
+struct RowPrediction {
+  std::optional<Report> report;
+  double transfer_s = 0;
+  // step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib, as the report's JSON has them.
+  double metric(const std::string& name) const;
+  static RowPrediction from_json(const nlohmann::ordered_json& j);
+};
+
 // The metric a row's simulation is judged on first: step_time_s, or transfer_s in transfer tables.
 const char* primary_metric(const ValidationTable& table);
 
-// Runs the rows' simulations `jobs` at a time (each in its own process).
+// How validate and calibrate run a row: each simulation in a new process of the simgpt
+// executable (`simgpt row`), since SimGrid keeps one engine per process.
+struct RowProcess {
+  std::string executable; // empty: this process's own executable, which must then be simgpt
+  double timeout_s = 600; // a row's process still running after this is killed
+};
+
+// Runs the rows' simulations `jobs` at a time (each in its own process). A row whose process
+// died or timed out is not simulated and fails the gate. `tables` must come from
+// load_validation_tables: each row's process reloads them.
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
-                          unsigned jobs = 1);
+                          unsigned jobs = 1, const RowProcess& process = {});
 
 // For each table row with two or more compared step times, the measured and predicted fastest.
 std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases);
