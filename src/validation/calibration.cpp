@@ -12,113 +12,122 @@
 #include <sstream>
 
 namespace simgpt {
+namespace {
+
+// A row is judged on its measured time; named "table/row:memory", on its measured peak memory;
+// named "table/row:oom", on whether it ran out of memory (a run with a measured time did not).
+struct CalibrationRow {
+  const ValidationTable* table;
+  const ValidationRow* row;
+  bool oom_outcome;
+  bool memory;
+};
+
+// The validation row a profile's calibration.rows entry names, with what it is judged on.
+CalibrationRow find_row(const std::string& entry, const std::vector<ValidationTable>& tables,
+                        const std::string& where) {
+  const bool oom_outcome = entry.ends_with(":oom");
+  const bool memory = entry.ends_with(":memory");
+  const std::string id = oom_outcome || memory ? entry.substr(0, entry.rfind(':')) : entry;
+  const auto slash = id.find('/');
+  for (const ValidationTable& t : tables)
+    if (t.id == id.substr(0, slash))
+      for (const ValidationRow& r : t.rows)
+        if (r.id == id.substr(slash + 1) &&
+            (oom_outcome ? (r.oom || r.measured.contains("step_time_s"))
+             : memory    ? r.measured.contains("peak_mem_gb")
+                         : r.measured.contains(primary_metric(t))))
+          return {&t, &r, oom_outcome, memory};
+  throw InputError(where, fmt::format("'{}' is not a validation row with a measured {}", entry,
+                                      oom_outcome ? "outcome (ran or out of memory)"
+                                      : memory    ? "peak memory"
+                                                  : "time"));
+}
+
+// Signed error in % of one calibration row's prediction.
+double row_error(const CalibrationRow& c, const RowPrediction& r) {
+  if (c.oom_outcome) {
+    // Distance (in % of the usable memory) on the wrong side of a 5% band around it:
+    // a run that failed should predict above 105%, one that ran below 95%.
+    const MemoryReport& stage = r.report->stages.at(static_cast<size_t>(r.report->peak_memory_stage)).memory;
+    const double fill = 100 * stage.peak / stage.usable;
+    return c.row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
+  }
+  if (c.memory) {
+    const double measured = c.row->measured.at("peak_mem_gb");
+    const char* key = c.table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib";
+    return 100 * (r.metric(key) - measured) / measured;
+  }
+  const char* metric = primary_metric(*c.table);
+  const double measured = c.row->measured.at(metric);
+  return 100 * (r.metric(metric) - measured) / measured;
+}
+
+std::string row_name(const CalibrationRow& c) {
+  return c.table->id + "/" + c.row->id + (c.oom_outcome ? ":oom" : c.memory ? ":memory" : "");
+}
+
+// Golden-section search of `value` over the parameter's physical range (on a log scale where
+// the registry says so), `loss` evaluated at each probe.
+template <class Loss>
+double golden_section(const ProfileParameter& p, double& value, Loss loss) {
+  auto to = [&](double x) { return p.log_scale ? std::log(x) : x; };
+  auto from = [&](double y) { return p.log_scale ? std::exp(y) : y; };
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double a = to(p.min), b = to(p.max);
+  for (int iteration = 0; iteration < 24; ++iteration) {
+    const double c = b - phi * (b - a), d = a + phi * (b - a);
+    value = from(c);
+    const double fc = loss();
+    value = from(d);
+    const double fd = loss();
+    if (fc <= fd)
+      b = d;
+    else
+      a = c;
+  }
+  value = from((a + b) / 2);
+  return value;
+}
+
+} // namespace
+
 CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
                                     const DataPaths& data, const RowProcess& process) {
+  const std::string file = data.profiles() + "/" + name + ".yaml";
   const Profile profile = load_profile(data.profiles(), name, "--profile");
   if (profile.fitted.empty() || profile.calibration_rows.empty())
-    throw InputError(data.profiles() + "/" + name + ".yaml: calibration",
-                     "declares no fitted parameters or no calibration rows");
-  // A row is judged on its measured time; named "table/row:memory", on its measured peak memory;
-  // named "table/row:oom", on whether it ran out of memory (a run with a measured time did not).
-  struct CalibrationRow {
-    const ValidationTable* table;
-    const ValidationRow* row;
-    bool oom_outcome;
-    bool memory;
-  };
+    throw InputError(file + ": calibration", "declares no fitted parameters or no calibration rows");
   std::vector<CalibrationRow> rows;
-  for (const std::string& name_in_profile : profile.calibration_rows) {
-    const bool oom_outcome = name_in_profile.ends_with(":oom");
-    const bool memory = name_in_profile.ends_with(":memory");
-    const std::string id =
-        oom_outcome || memory ? name_in_profile.substr(0, name_in_profile.rfind(':')) : name_in_profile;
-    const auto slash = id.find('/');
-    const ValidationRow* found = nullptr;
-    const ValidationTable* in = nullptr;
-    for (const ValidationTable& t : tables)
-      if (t.id == id.substr(0, slash))
-        for (const ValidationRow& r : t.rows)
-          if (r.id == id.substr(slash + 1) &&
-              (oom_outcome ? (r.oom || r.measured.contains("step_time_s"))
-               : memory    ? r.measured.contains("peak_mem_gb")
-                           : r.measured.contains(primary_metric(t)))) {
-            found = &r;
-            in = &t;
-          }
-    if (found == nullptr)
-      throw InputError(data.profiles() + "/" + name + ".yaml: calibration.rows",
-                       fmt::format("'{}' is not a validation row with a measured {}", name_in_profile,
-                                   oom_outcome ? "outcome (ran or out of memory)"
-                                   : memory    ? "peak memory"
-                                               : "time"));
-    rows.push_back({in, found, oom_outcome, memory});
-  }
+  for (const std::string& entry : profile.calibration_rows)
+    rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
 
-  CalibrationResult result;
-  result.profile = name;
   DataPaths trial = data;
   for (const std::string& key : profile.fitted)
     trial.profile_overrides.emplace_back(key, get_profile_parameter(profile, key));
-
   RowProcess resolved = process;
   resolved.executable = simgpt_executable(process);
-  auto errors = [&](const DataPaths& d) {
+  auto errors = [&] {
     std::map<std::string, double> out;
-    for (const auto& [table, row, oom_outcome, memory] : rows) {
-      const RowPrediction r = RowPrediction::from_json(run_row_process(*table, *row, d, resolved));
-      const std::string id = table->id + "/" + row->id;
-      if (oom_outcome) {
-        // Distance (in % of the usable memory) on the wrong side of a 5% band around it:
-        // a run that failed should predict above 105%, one that ran below 95%.
-        const MemoryReport& stage = r.report->stages.at(static_cast<size_t>(r.report->peak_memory_stage)).memory;
-        const double fill = 100 * stage.peak / stage.usable;
-        out[id + ":oom"] = row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
-        continue;
-      }
-      if (memory) {
-        const double measured = row->measured.at("peak_mem_gb");
-        const char* key = table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib";
-        out[id + ":memory"] = 100 * (r.metric(key) - measured) / measured;
-        continue;
-      }
-      const char* metric = primary_metric(*table);
-      const double measured = row->measured.at(metric);
-      out[id] = 100 * (r.metric(metric) - measured) / measured;
-    }
+    for (const CalibrationRow& c : rows)
+      out[row_name(c)] = row_error(c, RowPrediction::from_json(run_row_process(*c.table, *c.row, trial, resolved)));
     return out;
   };
-  auto loss = [&](const DataPaths& d) {
+  auto loss = [&] {
     double sum = 0;
-    for (const auto& [id, e] : errors(d))
+    for (const auto& [id, e] : errors())
       sum += e * e;
     return sum;
   };
 
   // Coordinate descent: parameters in turn, rounds until they settle (one suffices for one).
+  CalibrationResult result;
+  result.profile = name;
   const int rounds = trial.profile_overrides.size() > 1 ? 3 : 1;
   for (int round = 0; round < rounds; ++round)
-  for (auto& [key, value] : trial.profile_overrides) {
-    // Within the parameter's physical range (framework/parameters.cpp).
-    const ProfileParameter& r = find_profile_parameter(key, data.profiles() + "/" + name + ".yaml: calibration.fitted");
-    auto to = [&](double x) { return r.log_scale ? std::log(x) : x; };
-    auto from = [&](double y) { return r.log_scale ? std::exp(y) : y; };
-    const double phi = (std::sqrt(5.0) - 1) / 2;
-    double a = to(r.min), b = to(r.max);
-    for (int iteration = 0; iteration < 24; ++iteration) {
-      const double c = b - phi * (b - a), d = a + phi * (b - a);
-      value = from(c);
-      const double fc = loss(trial);
-      value = from(d);
-      const double fd = loss(trial);
-      if (fc <= fd)
-        b = d;
-      else
-        a = c;
-    }
-    value = from((a + b) / 2);
-    result.fitted[key] = value;
-  }
-  result.error_pct = errors(trial);
+    for (auto& [key, value] : trial.profile_overrides)
+      result.fitted[key] = golden_section(find_profile_parameter(key, file + ": calibration.fitted"), value, loss);
+  result.error_pct = errors();
   return result;
 }
 

@@ -1,4 +1,10 @@
 // Quantities with units as users write them: "10ms", "1Gbps", "16GiB".
+//
+// simgpt's own parser, not SimGrid's xbt_parse_get_time/_bandwidth/_size (xbt/parse_units.hpp):
+// in SimGrid 3.32 those accept negative values ("-5s" gives -5), accept a unit-less value with
+// a warning printed to stderr by SimGrid's logger, and name a file and line in their messages,
+// which a `--set` value has not. Same suffixes as platform files (s, ms, us, ns; bps, Bps with
+// k/M/G/T; B with k/M/G and Ki/Mi/Gi).
 #pragma once
 
 #include <string>
