@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "simgpt: " << e.what() << " (see simgpt --help)\n";
+    // CLI11 echoes the offending argument whole: keep it to one bounded line.
+    std::cerr << "simgpt: " << simgpt::one_line(e.what(), 1024) << " (see simgpt --help)\n";
     return 2;
   }
   try {
@@ -184,11 +185,15 @@ int main(int argc, char** argv) {
     if (row->parsed())
       return run_row(o);
     return run_simulation(o);
+  } catch (const simgpt::LimitError& e) {
+    // Exit statuses (README): 0 a result, 1 a bug, 2 bad input, 3 a documented limit exceeded.
+    std::cerr << "simgpt: " << e.what() << "\n";
+    return 3;
   } catch (const simgpt::InputError& e) {
     std::cerr << "simgpt: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "simgpt: internal error: " << e.what() << "\n";
+    std::cerr << "simgpt: internal error: " << simgpt::one_line(e.what(), 1024) << "\n";
     return 1;
   }
 }

@@ -1,7 +1,10 @@
 #include "simgpt/core/units.hpp"
 
+#include "simgpt/core/error.hpp"
+
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -14,14 +17,20 @@ struct Unit {
   double scale;
 };
 
+// The largest quantity accepted, in SI units (seconds, bytes, bytes per second), checked after the
+// unit is applied ("1e300min" is finite as written, not once multiplied by 60). Far above any real
+// one (an H100's HBM3 moves 3.35e12 B/s, so 1e12 would refuse real GPUs), and small enough that
+// the simulator's sums and products of such quantities stay finite.
+constexpr double kMaxQuantity = 1e15;
+
 // Splits "12.5ms" into 12.5 and "ms"; the number must be finite and non-negative.
 std::pair<double, std::string_view> split_number(const std::string& text, const char* kind) {
   double value = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr == begin || !(value >= 0) || value > 1e300)
-    throw std::invalid_argument("'" + text + "' is not a " + kind);
+  if (ec != std::errc() || ptr == begin || !(value >= 0) || !std::isfinite(value))
+    throw std::invalid_argument("'" + echo(text) + "' is not a " + kind);
   return {value, std::string_view(ptr, static_cast<size_t>(end - ptr))};
 }
 
@@ -30,9 +39,14 @@ double parse_with_units(const std::string& text, const char* kind, const std::ar
                         const char* valid) {
   auto [value, suffix] = split_number(text, kind);
   for (const Unit& unit : units)
-    if (suffix == unit.suffix)
-      return value * unit.scale;
-  throw std::invalid_argument("'" + text + "' is not a " + kind + " (use " + valid + ")");
+    if (suffix == unit.suffix) {
+      const double si = value * unit.scale;
+      if (!(si <= kMaxQuantity))
+        throw std::invalid_argument("'" + echo(text) + "' is too large (a " + kind + " may be at most 1e15 in " +
+                                    "SI units: seconds, bytes, bytes per second)");
+      return si;
+    }
+  throw std::invalid_argument("'" + echo(text) + "' is not a " + kind + " (use " + valid + ")");
 }
 
 } // namespace

@@ -1,32 +1,87 @@
 #include "core/yaml_read.hpp"
 
+#include "core/input_file.hpp"
 #include "simgpt/core/error.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace simgpt {
 
 YamlReader YamlReader::file(const std::string& path) {
+  const std::string text = read_input_file(path, "YAML");
   try {
-    YAML::Node root = YAML::LoadFile(path);
+    YAML::Node root = YAML::Load(text);
     if (!root.IsMap())
       throw InputError(path, "expected a YAML mapping at the top level");
+    check_keys(root, path);
     return YamlReader(root, path, "");
-  } catch (const YAML::BadFile&) {
-    throw InputError(path, "cannot read the file");
   } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}", path, e.mark.line + 1), "malformed YAML: " + e.msg);
+    throw InputError(fmt::format("{}:{}", path, e.mark.line + 1), parse_error_message(e));
   }
 }
+
+std::string parse_error_message(const YAML::ParserException& e) {
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e))
+    return "malformed YAML: lists or mappings nested too deep (yaml-cpp's limit is 2000 levels)";
+  return "malformed YAML: " + e.msg;
+}
+
+namespace {
+
+// A depth-first walk of a YAML tree that refuses what yaml-cpp accepts silently. Aliases let a
+// small file name the same node many times over ("billion laughs"); the walk counts every visit.
+class KeyCheck {
+public:
+  explicit KeyCheck(std::string file) : file_(std::move(file)) {}
+
+  void walk(const YAML::Node& node, const std::string& path) {
+    if (++visits_ > kMaxYamlNodes)
+      throw LimitError(file_, fmt::format("holds more than {} YAML nodes (aliases counted each time they are "
+                                          "used); simgpt's data files hold a few thousand",
+                                          kMaxYamlNodes));
+    size_t i = 0;
+    if (node.IsSequence())
+      for (const auto& item : node)
+        walk(item, fmt::format("{}[{}]", path, i++));
+    if (node.IsMap())
+      walk_map(node, path);
+  }
+
+private:
+  void walk_map(const YAML::Node& node, const std::string& path) {
+    std::set<std::string> seen;
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar())
+        throw InputError(at(path.empty() ? "(top level)" : path),
+                         "a key is a list or mapping; keys must be plain names");
+      const std::string key = entry.first.Scalar();
+      const std::string key_path = path.empty() ? key : path + "." + key;
+      // yaml-cpp keeps both entries and lookups see only one: the other would be ignored silently.
+      if (!seen.insert(key).second)
+        throw InputError(at(key_path), "duplicated key (each key may appear once in a mapping)");
+      walk(entry.second, key_path);
+    }
+  }
+  std::string at(const std::string& path) const { return file_ + ": " + echo(path); }
+
+  std::string file_;
+  size_t visits_ = 0;
+};
+
+} // namespace
+
+void check_keys(const YAML::Node& root, const std::string& file) { KeyCheck(file).walk(root, ""); }
 
 YamlReader::YamlReader(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
 std::string YamlReader::where(const std::string& key) const {
-  return file_ + ": " + (path_.empty() ? key : path_ + "." + key);
+  return file_ + ": " + echo(path_.empty() ? key : path_ + "." + key);
 }
 
 bool YamlReader::has(const std::string& key) const { return node_.IsMap() && node_[key].IsDefined(); }
@@ -77,7 +132,7 @@ double YamlReader::number(const std::string& key, double min, double max) const 
   try {
     value = n.as<double>();
   } catch (const YAML::Exception&) {
-    throw InputError(where(key), fmt::format("'{}' is not a number", n.IsScalar() ? n.Scalar() : "?"));
+    throw InputError(where(key), fmt::format("'{}' is not a number", n.IsScalar() ? echo(n.Scalar()) : "?"));
   }
   if (!(value >= min && value <= max))
     throw InputError(where(key), fmt::format("{} is out of range [{}, {}]", value, min, max));

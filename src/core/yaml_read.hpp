@@ -12,6 +12,19 @@
 
 namespace simgpt {
 
+// More YAML nodes than any simgpt file holds (a 16 MiB file of one-character items holds about
+// 8 million; simgpt's own hold a few thousand): the limit bounds the time a walk of the tree
+// takes when aliases repeat nodes.
+inline constexpr size_t kMaxYamlNodes = size_t{1} << 22;
+
+// Throws InputError naming `file` and the key path when a mapping in `root` repeats a key or has
+// a key that is a list or mapping, LimitError when the tree holds more than kMaxYamlNodes nodes.
+void check_keys(const YAML::Node& root, const std::string& file);
+
+// What a parse error says about a file: yaml-cpp's own message ("bad file") for nesting past its
+// depth guard says nothing useful, so that one is named here.
+std::string parse_error_message(const YAML::ParserException& e);
+
 class YamlReader {
 public:
   // Loads a file; throws InputError when it is unreadable or malformed.

@@ -49,6 +49,15 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
   return form;
 }
 
+double ComputeCostModel::attention_efficiency(const Kernel& k) const {
+  // FlashAttention gives each thread block one tile of query rows by the whole head dimension, for
+  // every (micro-batch, head), and loops it over all keys (Dao et al. 2022, arXiv 2205.14135,
+  // Algorithm 1; FlashAttention-2, Dao 2023, arXiv 2307.08691, section 3.2): the large-GEMM path
+  // with output tiles of [gemm_tile x head_dim] (no padding of the head dimension) and the key
+  // length as the reduction.
+  return gemm_efficiency(Kernel::gemm(k.m, gpu_.gemm_tile, k.n, k.batch));
+}
+
 double ComputeCostModel::kernel_seconds(const Kernel& k) const {
   const double E = element_bytes(precision_);
   const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;
@@ -56,6 +65,9 @@ double ComputeCostModel::kernel_seconds(const Kernel& k) const {
   if (k.kind == Kernel::Kind::gemm) {
     const double operand_bytes = (k.m * k.k + k.k * k.n + k.m * k.n) * k.batch * E;
     gpu_time = std::max(k.flops() / (peak_ * gemm_efficiency(k)), operand_bytes / stream_bw);
+  } else if (k.kind == Kernel::Kind::attention) {
+    // Compute-bound: its HBM traffic is O(b s h) against O(b a s^2 d) FLOPs.
+    gpu_time = std::max(k.flops() / (peak_ * attention_efficiency(k)), k.bytes / stream_bw);
   } else {
     gpu_time = k.bytes / stream_bw;
   }

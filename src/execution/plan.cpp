@@ -59,6 +59,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.dp_overlap = profile.dp_overlap;
   plan.dp_bucket_bytes = profile.dp_bucket_bytes;
   plan.zero = static_cast<int>(par.zero);
+  plan.zero3_prefetch_layers = profile.zero3_prefetch_layers;
   plan.dp_algorithm = par.dp_algorithm;
   plan.collective_step_overhead_s = profile.collective_step_overhead_s;
   plan.order = w.placement.order;
@@ -73,7 +74,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.layer.mlp_forward = cost.seconds(mlp);
   plan.layer.attention_backward = cost.seconds(backward_of(attention));
   plan.layer.mlp_backward = cost.seconds(backward_of(mlp));
-  if (w.training.recompute == Recompute::selective)
+  if (recomputes_attention_core(w.model, w.training.recompute))
     plan.layer.recompute_core = cost.seconds(attention_core_forward(w.model, shard, form));
   plan.layer.param_bytes = layer_parameters(w.model, par.tp) * E;
   plan.layer.grad_bytes = plan.layer.param_bytes;

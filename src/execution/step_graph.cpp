@@ -17,7 +17,7 @@ public:
   Builder(const ExecutionPlan& plan, const Topology& topology)
       : plan_(plan), topology_(topology), tail_(static_cast<size_t>(plan.gpus())),
         waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
-        grad_points_(static_cast<size_t>(plan.gpus())) {}
+        grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())) {}
 
   StepGraph build() {
     for (int s = 0; s < plan_.pp; ++s) {
@@ -150,16 +150,108 @@ private:
                           plan_.activation_bytes);
   }
 
-  // ZeRO-3 (FSDP): a layer's weights are all-gathered across the data-parallel replicas right
-  // before each use (forward, and again for recompute and backward), on the compute streams.
-  void gather_weights(int s) {
-    if (plan_.zero < 3 || plan_.dp < 2)
+  bool zero3() const { return plan_.zero >= 3 && plan_.dp > 1; }
+
+  // The data-parallel group of tensor rank t on stage s.
+  std::vector<int> dp_group(int s, int t) const {
+    std::vector<int> members;
+    for (int d = 0; d < plan_.dp; ++d)
+      members.push_back(plan_.gpu(s, d, t));
+    return members;
+  }
+
+  CollectiveAlgorithm dp_collective_algorithm() const {
+    return plan_.dp_algorithm == DpAlgorithm::parameter_server ? CollectiveAlgorithm::direct
+                                                               : CollectiveAlgorithm::ring;
+  }
+
+  // ZeRO-3 (FSDP) sharded weights: every unit (embedding, each layer, head) is all-gathered across
+  // the data-parallel replicas before each use, forward and backward (recompute reuses the backward's
+  // gather). A pass lists its units' bytes in order of use: reversed in the backward.
+  void begin_gathers(int s, int v, bool forward) {
+    if (!zero3())
+      return;
+    const StageCost& c = plan_.stages[static_cast<size_t>(v)];
+    const int V = plan_.pp * plan_.chunks;
+    std::vector<double> units;
+    if (v == 0)
+      units.push_back(c.embedding_bytes);
+    units.insert(units.end(), static_cast<size_t>(c.layers), plan_.layer.param_bytes);
+    if (v == V - 1)
+      units.push_back(c.head_bytes);
+    // Units without weights gather nothing (the use_weights calls skip them alike).
+    units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
+    if (!forward)
+      std::reverse(units.begin(), units.end());
+    gathers_ = {s, std::move(units), {}, 0};
+  }
+
+  // Before the next unit's compute: its gather must be done; the gathers of the next
+  // `zero3_prefetch_layers` units are issued now, as that compute starts. DeepSpeed ZeRO-3
+  // (deepspeed/runtime/zero/partitioned_param_coordinator.py, fetch_sub_module) all-gathers the
+  // current submodule's parameters, then prefetches the next ones in the recorded trace, up to
+  // stage3_prefetch_bucket_size elements, on its own all-gather stream; PyTorch FSDP
+  // (torch/distributed/fsdp: forward_prefetch, BackwardPrefetch.BACKWARD_PRE) issues the next
+  // unit's all-gather before the current unit's (gradient) computation, on a separate stream, and
+  // limit_all_gathers' rate limiter keeps the gathered weights of only the current and the next
+  // unit alive (the CPU waits for the free of the unit two back). Depth 0: each gather is issued
+  // at its own use and blocks the compute stream. The pass's first gather is always exposed.
+  void use_weights(double bytes) {
+    if (!zero3() || bytes <= 0)
+      return;
+    GatherPass& p = gathers_;
+    const size_t j = p.used++;
+    const size_t ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
+    while (p.done.size() < std::min(p.bytes.size(), j + 1 + ahead))
+      issue_gather();
+    // The wait must not attach to kernels already pending on the stream: close them first.
+    for (int t = 0; t < plan_.tp; ++t)
+      for (int gpu : dp_group(p.stage, t)) {
+        flush(gpu);
+        waits_[static_cast<size_t>(gpu)].push_back(p.done[j][static_cast<size_t>(t)]);
+      }
+  }
+
+  // Issues the pass's next gather on each member's data-parallel NCCL stream: after the member's
+  // compute stream reached this point (what the CPU has issued, and FSDP's rate limiter) and
+  // after the collectives issued before it on that stream.
+  void issue_gather() {
+    GatherPass& p = gathers_;
+    std::vector<TaskId> exits;
+    for (int t = 0; t < plan_.tp; ++t) {
+      const std::vector<int> members = dp_group(p.stage, t);
+      CollectiveTasks c = collective(members, CollectiveKind::allgather, p.bytes[p.done.size()]);
+      for (int gpu : members) {
+        boost::add_edge(flush(gpu), c.entry, g());
+        on_dp_stream(gpu, c);
+      }
+      exits.push_back(c.exit);
+    }
+    p.done.push_back(std::move(exits));
+  }
+
+  // NCCL runs the collectives of one communicator in the order they were issued: ZeRO-3's
+  // gathers and gradient reduce-scatters on a GPU's data-parallel group queue behind each other.
+  void on_dp_stream(int gpu, const CollectiveTasks& c) {
+    auto& tail = dp_stream_[static_cast<size_t>(gpu)];
+    if (tail)
+      boost::add_edge(*tail, c.entry, g());
+    tail = c.exit;
+  }
+
+  // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
+  // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
+  void reduce_scatter_now(int s, double bytes) {
+    if (!zero3() || bytes <= 0)
       return;
     for (int t = 0; t < plan_.tp; ++t) {
-      std::vector<int> members;
-      for (int d = 0; d < plan_.dp; ++d)
-        members.push_back(plan_.gpu(s, d, t));
-      blocking_collective(members, CollectiveKind::allgather, plan_.layer.param_bytes);
+      const std::vector<int> members = dp_group(s, t);
+      CollectiveTasks c = collective(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm());
+      for (int gpu : members) {
+        boost::add_edge(grad_points_[static_cast<size_t>(gpu)].back().first, c.entry, g());
+        on_dp_stream(gpu, c);
+        last_reduce_scatter_[gpu] = c.entry;
+      }
     }
   }
 
@@ -205,24 +297,30 @@ private:
         each_group([&](const std::vector<int>& group) { block(group, seconds, phase, s, mb, chunk, gathers_input); });
       };
       const bool last_backward = !forward && mb == M - 1;
+      begin_gathers(s, v, forward);
       if (forward) {
-        if (v == 0)
+        if (v == 0) {
+          use_weights(c.embedding_bytes);
           block_all(c.embedding_forward, false);
+        }
         for (int l = 0; l < c.layers; ++l) {
-          gather_weights(s);
+          use_weights(plan_.layer.param_bytes);
           block_all(plan_.layer.attention_forward);
           block_all(plan_.layer.mlp_forward);
         }
-        if (v == V - 1)
+        if (v == V - 1) {
+          use_weights(c.head_bytes);
           run_all(c.head_forward);
+        }
       } else {
         if (v == V - 1) {
+          use_weights(c.head_bytes);
           run_all(c.head_backward);
           if (last_backward)
-            each_group([&](const std::vector<int>& group) { grad_point(group, c.head_bytes); });
+            gradients_final(groups, s, c.head_bytes);
         }
         for (int l = 0; l < c.layers; ++l) {
-          gather_weights(s);
+          use_weights(plan_.layer.param_bytes);
           if (plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || mb < M - 1)) {
             block_all(plan_.layer.attention_forward);
             block_all(plan_.layer.mlp_forward);
@@ -231,12 +329,13 @@ private:
           run_all(plan_.layer.recompute_core);
           block_all(plan_.layer.attention_backward);
           if (last_backward)
-            each_group([&](const std::vector<int>& group) { grad_point(group, plan_.layer.grad_bytes); });
+            gradients_final(groups, s, plan_.layer.grad_bytes);
         }
         if (v == 0) {
+          use_weights(c.embedding_bytes);
           run_all(c.embedding_backward);
           if (last_backward)
-            each_group([&](const std::vector<int>& group) { grad_point(group, c.embedding_bytes); });
+            gradients_final(groups, s, c.embedding_bytes);
         }
       }
       for (int d = 0; d < plan_.dp; ++d)
@@ -251,6 +350,14 @@ private:
           }
         }
     }
+  }
+
+  // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
+  // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients.
+  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes) {
+    for (const std::vector<int>& group : groups)
+      grad_point(group, bytes);
+    reduce_scatter_now(s, bytes);
   }
 
   // Gradients of `bytes` per GPU are final once the stream reaches this point.
@@ -293,24 +400,31 @@ private:
   }
 
   void synchronise_gradients(const std::vector<int>& members) {
+    if (zero3()) {
+      // The reduce-scatters were issued during the backward (reduce_scatter_now); the optimizer
+      // waits for the data-parallel stream, whose last collective is the last reduce-scatter.
+      for (int gpu : members) {
+        if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
+          after_sends_.emplace_back(gpu, rs->second);
+        if (const auto& tail = dp_stream_[static_cast<size_t>(gpu)])
+          waits_[static_cast<size_t>(gpu)].push_back(*tail);
+      }
+      return;
+    }
     const auto& first = grad_points_[static_cast<size_t>(members[0])];
     const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
-    const CollectiveAlgorithm algorithm = plan_.dp_algorithm == DpAlgorithm::parameter_server
-                                              ? CollectiveAlgorithm::direct
-                                              : CollectiveAlgorithm::ring;
+    const CollectiveAlgorithm algorithm = dp_collective_algorithm();
     std::optional<TaskId> previous;
     double bucket = 0;
     for (size_t i = 0; i < first.size(); ++i) {
       bucket += first[i].second;
       const bool last = i + 1 == first.size();
-      // ZeRO-3 reduce-scatters each layer's gradients as soon as its backward is done.
-      const bool per_layer = plan_.zero >= 3;
-      if (!last && !per_layer && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
+      if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
         continue;
       CollectiveTasks c = collective(members, kind, bucket, algorithm);
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
-        const bool early = plan_.dp_overlap || plan_.zero >= 3;
+        const bool early = plan_.dp_overlap;
         TaskId ready = early ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail_[static_cast<size_t>(gpu)];
         boost::add_edge(ready, c.entry, g());
         // Communication leaves a GPU in the order it was issued: the pipeline sends issued
@@ -394,6 +508,16 @@ private:
   std::vector<Pending> pending_;
   std::vector<std::vector<std::pair<TaskId, double>>> grad_points_;
   std::map<StepKey, TaskId> send_, receive_, sent_;
+  // ZeRO-3: the gathers of the pass being built, and each GPU's data-parallel NCCL stream.
+  struct GatherPass {
+    int stage = -1;
+    std::vector<double> bytes;             // per unit, in order of use
+    std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
+    size_t used = 0;                       // units whose compute has started
+  };
+  GatherPass gathers_;
+  std::vector<std::optional<TaskId>> dp_stream_;
+  std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
 };
 
 } // namespace

@@ -96,7 +96,7 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
 
 namespace {
 Profile read_profile(const YamlReader& root, const std::string& name) {
-  root.only({"description", "compute", "pipeline", "p2p", "collectives", "memory", "calibration"});
+  root.only({"description", "compute", "pipeline", "p2p", "collectives", "zero3", "memory", "calibration"});
   Profile p;
   p.name = name;
   p.description = root.text_or("description", "");
@@ -147,6 +147,14 @@ Profile read_profile(const YamlReader& root, const std::string& name) {
     p.collective_step_overhead_s = c.quantity_or("step_overhead", 0, parse_duration);
     p.dp_overlap = c.boolean_or("dp_overlap", false);
     p.dp_bucket_bytes = c.quantity_or("dp_bucket", p.dp_bucket_bytes, parse_bytes);
+  }
+  if (root.has("zero3")) {
+    YamlReader z = root.map("zero3");
+    z.only({"prefetch_layers"});
+    const double layers = z.number_or("prefetch_layers", p.zero3_prefetch_layers, 0, 16);
+    if (layers != static_cast<double>(static_cast<int>(layers)))
+      throw InputError(z.where("prefetch_layers"), fmt::format("{} is not a whole number of layers", layers));
+    p.zero3_prefetch_layers = static_cast<int>(layers);
   }
   if (root.has("memory")) {
     YamlReader m = root.map("memory");

@@ -20,6 +20,12 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   const double replicated = replicated_kept * E + 2 * d;
   const double split = 12 * E / t;
   double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split);
+  // FlashAttention keeps Q, K, V and O (among the s b h terms above) and, instead of the scores,
+  // softmax output and dropout mask, the fp32 logsumexp of each query row and head that its
+  // backward recomputes the scores from (Dao et al. 2022, arXiv 2205.14135, section 3.1; Dao 2023,
+  // arXiv 2307.08691, section 3.1.2). Selective recompute then has nothing more to drop.
+  if (m.attention == Attention::flash)
+    return bytes + 4 * b * a * s / t;
   // Scores: the softmax output its backward needs, the input of the product with V (dropout's
   // output, or a 16-bit copy of fp32 probabilities) and dropout's one-byte mask.
   const double Es = softmax_fp32 ? 4.0 : E;

@@ -30,7 +30,9 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
       layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
                              w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
                              plan.softmax_fp32);
-  const bool recompute = w.training.recompute != Recompute::none;
+  // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
+  const bool recompute =
+      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute);
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
   const int V = plan.pp * plan.chunks;
   StageFootprint f;
@@ -60,6 +62,11 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
                                               static_cast<double>(w.training.micro_batch * m.seq_len) *
                                               static_cast<double>(m.vocab) / static_cast<double>(par.tp));
   }
+  // ZeRO-3 prefetch: while a layer computes, the gathered (unsharded) weights of the next
+  // `zero3_prefetch_layers` layers are already allocated (FSDP's BACKWARD_PRE holds the current
+  // and next unit's parameters at its peak; DeepSpeed's prefetch bucket likewise).
+  if (plan.zero >= 3 && plan.dp > 1)
+    f.transient += plan.zero3_prefetch_layers * plan.layer.param_bytes;
   return f;
 }
 

@@ -11,13 +11,30 @@ Kernel pass(double elements, double reads, double writes, double bytes_per_eleme
   return Kernel::memory(elements * (reads + writes) * bytes_per_element);
 }
 
+// FlashAttention's forward (Dao et al. 2022, arXiv 2205.14135, Algorithm 1; FlashAttention-2, Dao
+// 2023, arXiv 2307.08691): one kernel computes softmax(Q K^T / sqrt(d)) V tile by tile in SRAM, so
+// the scale, causal mask, softmax and dropout (its mask regenerated from the RNG state) touch no
+// HBM. Its two matmuls are the standard core's Q K^T and P V FLOPs; it reads Q, K, V and writes O
+// (O(b s h), not O(b a s^2)) and the fp32 logsumexp of each query row its backward needs.
+Kernel flash_attention_forward(double b, double heads, double seq, double head_dim, double E) {
+  const double qkvo = 4 * b * heads * seq * head_dim * E;
+  const double logsumexp = 4 * b * heads * seq;
+  return Kernel::attention(seq, seq, head_dim, b * heads, 2, qkvo + logsumexp);
+}
+
 } // namespace
+
+bool recomputes_attention_core(const ModelSpec& m, Recompute recompute) {
+  return recompute == Recompute::selective && m.attention == Attention::standard;
+}
 
 Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double b = static_cast<double>(s.micro_batch), seq = static_cast<double>(m.seq_len);
   const double heads = static_cast<double>(m.heads) / static_cast<double>(s.tp);
   const double head_dim = static_cast<double>(m.hidden) / static_cast<double>(m.heads);
+  if (m.attention == Attention::flash)
+    return {flash_attention_forward(b, heads, seq, head_dim, E)};
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
   k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
@@ -98,6 +115,12 @@ Kernels backward_of(const Kernels& forward) {
     if (it->kind == Kernel::Kind::gemm) {
       k.push_back(Kernel::gemm(it->m, it->k, it->n, it->batch)); // dA = dC B^T
       k.push_back(Kernel::gemm(it->k, it->n, it->m, it->batch)); // dB = A^T dC
+    } else if (it->kind == Kernel::Kind::attention) {
+      // FlashAttention's backward recomputes S = Q K^T from Q, K and the logsumexp, then dV = P^T dO,
+      // dP = dO V^T, dQ = dS K, dK = dS^T Q: five matmuls for the forward's two (Dao 2023, arXiv
+      // 2307.08691, section 3.1.2: 2.5x the forward's matmul FLOPs). It reads Q, K, V, O, dO and the
+      // logsumexp and writes dQ, dK, dV: about twice the forward's HBM bytes.
+      k.push_back(Kernel::attention(it->m, it->n, it->k, it->batch, 2.5 * it->products, 2 * it->bytes));
     } else {
       k.push_back(Kernel::memory(2 * it->bytes));
     }
@@ -168,7 +191,9 @@ double model_flops_per_step(const Workload& w) {
   const KernelForm form;
   const Kernels layer = transformer_forward(w.model, whole, form);
   const Kernels head = head_forward(w.model, whole);
-  // Forward plus backward (twice the forward GEMM FLOPs).
+  // Forward plus backward (twice the forward GEMM FLOPs). FlashAttention's backward recomputes
+  // Q K^T (2.5x its forward's matmuls, not 2x): that recompute is not model FLOPs, so its model
+  // FLOPs equal standard attention's.
   return 3 * (static_cast<double>(w.model.layers) * sum_flops(layer) + sum_flops(head));
 }
 

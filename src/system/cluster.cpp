@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
+#include "core/input_file.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -50,6 +51,8 @@ std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, d
 Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
                  const Profile& profile)
     : path_(platform_path) {
+  // Before SimGrid opens it: a FIFO would block it, /dev/zero or a huge file exhaust it.
+  check_input_file(platform_path, "platform");
   if (!std::ifstream(platform_path))
     throw InputError(platform_path, "cannot read the platform file");
   start_engine(profile);

@@ -1,6 +1,7 @@
 #include "simgpt/system/platform.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/input_file.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -8,9 +9,7 @@
 namespace simgpt {
 
 Platform Platform::load(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(path, "is a directory; expected a SimGrid platform XML file");
+  check_input_file(path, "platform");
   if (!std::ifstream(path))
     throw InputError(path, "cannot read the platform file");
   return Platform{path};

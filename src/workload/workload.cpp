@@ -2,11 +2,16 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
+#include "core/checked_int.hpp"
+#include "core/input_file.hpp"
+#include "core/yaml_read.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
+#include <limits>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -44,15 +49,53 @@ namespace {
 // Reads one key of the workload; `where` is "file: section.key".
 using KeyReader = std::function<void(const YAML::Node&, Workload&, const std::string& where)>;
 
-int64_t read_int(const YAML::Node& node, const std::string& where, int64_t min) {
+// Documented upper limits (README, "Exit status and limits"), generously above real models (GPT-3
+// 175B: 96 layers, hidden 12288, seq_len 2048; the 1T model of Narayanan et al. 2021: 128 layers,
+// hidden 25600, 3072 GPUs). Beyond them simgpt refuses at once (LimitError, exit status 3) rather
+// than run out of memory or time, or overflow the products below.
+struct Limit {
+  int64_t max;
+  const char* why;
+};
+// The task graph, the replay's actors and the per-GPU memory timelines grow with the GPU count.
+constexpr Limit kMaxGpus{65536, "the task graph and the simulated hosts grow with the GPUs of the job"};
+// Every stage's kernels and tasks are generated per layer.
+constexpr Limit kMaxLayers{1024, "the kernels and tasks simulated grow with the layers"};
+// The schedule has tasks and memory events per micro-batch, stage and layer.
+constexpr Limit kMaxMicroBatches{65536, "the schedule's tasks grow with the micro-batches per step"};
+// Sizes and FLOPs grow with hidden^2 (and micro_batch * seq_len * hidden must fit in 64 bits).
+constexpr Limit kMaxHidden{131072, "weights and FLOPs grow with hidden squared"};
+// The MLP's width: 4x the hidden limit, as ffn_hidden is 4 * hidden by default.
+constexpr Limit kMaxFfnHidden{524288, "the MLP's weights and FLOPs grow with ffn_hidden * hidden"};
+// The attention scores grow with seq_len^2 (per micro-batch and head).
+constexpr Limit kMaxSeqLen{1048576, "attention scores and their memory grow with seq_len squared"};
+// The embedding, the LM head and the logits grow with the vocabulary.
+constexpr Limit kMaxVocab{4194304, "the embedding, head and logits grow with the vocabulary"};
+
+[[noreturn]] void refuse_limit(const std::string& where, const std::string& what, const Limit& limit) {
+  throw LimitError(where, fmt::format("{} exceeds simgpt's limit of {} ({})", what, limit.max, limit.why));
+}
+
+// An integer >= min; above `limit` (when given) a LimitError. A number too large for 64 bits is
+// refused as such, not as "not an integer".
+int64_t read_int(const YAML::Node& node, const std::string& where, int64_t min, const Limit* limit = nullptr) {
+  const std::string text = node.Scalar();
   int64_t value = 0;
   try {
     value = node.as<int64_t>();
   } catch (const YAML::Exception&) {
-    throw InputError(where, fmt::format("'{}' is not an integer (expected an integer >= {})", node.Scalar(), min));
+    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && limit)
+      refuse_limit(where, "'" + echo(text) + "'", *limit);
+    if (digits)
+      throw InputError(where, fmt::format("'{}' does not fit in a 64-bit integer (expected an integer from {} to {})",
+                                          echo(text), min, std::numeric_limits<int64_t>::max()));
+    throw InputError(where, fmt::format("'{}' is not an integer (expected an integer >= {})", echo(text), min));
   }
   if (value < min)
     throw InputError(where, fmt::format("{} is out of range (expected an integer >= {})", value, min));
+  if (limit && value > limit->max)
+    refuse_limit(where, std::to_string(value), *limit);
   return value;
 }
 
@@ -60,7 +103,7 @@ bool read_bool(const YAML::Node& node, const std::string& where) {
   try {
     return node.as<bool>();
   } catch (const YAML::Exception&) {
-    throw InputError(where, fmt::format("'{}' is not a boolean (expected true or false)", node.Scalar()));
+    throw InputError(where, fmt::format("'{}' is not a boolean (expected true or false)", echo(node.Scalar())));
   }
 }
 
@@ -73,7 +116,7 @@ Enum read_enum(const YAML::Node& node, const std::string& where, const std::map<
   std::string valid;
   for (const auto& [name, value] : names)
     valid += (valid.empty() ? "" : ", ") + name;
-  throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", text, valid));
+  throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", echo(text), valid));
 }
 
 template <typename Parse>
@@ -106,7 +149,7 @@ void read_partition(const YAML::Node& node, Workload& w, const std::string& wher
     if (item.empty() || ec != std::errc() || end != item.data() + item.size() || value < 1)
       throw InputError(where, fmt::format("'{}' is not valid (expected uniform, balanced, or the layers of each "
                                           "stage as positive integers, e.g. \"13,11\")",
-                                          text));
+                                          echo(text)));
     p.stage_layers.push_back(value);
     if (comma == std::string::npos)
       break;
@@ -119,13 +162,18 @@ using Section = std::map<std::string, KeyReader>;
 const std::map<std::string, Section>& schema() {
   static const std::map<std::string, Section> sections = {
       {"model",
-       {{"layers", [](auto& n, Workload& w, auto& at) { w.model.layers = read_int(n, at, 1); }},
-        {"hidden", [](auto& n, Workload& w, auto& at) { w.model.hidden = read_int(n, at, 1); }},
+       {{"layers", [](auto& n, Workload& w, auto& at) { w.model.layers = read_int(n, at, 1, &kMaxLayers); }},
+        {"hidden", [](auto& n, Workload& w, auto& at) { w.model.hidden = read_int(n, at, 1, &kMaxHidden); }},
         {"heads", [](auto& n, Workload& w, auto& at) { w.model.heads = read_int(n, at, 1); }},
-        {"seq_len", [](auto& n, Workload& w, auto& at) { w.model.seq_len = read_int(n, at, 1); }},
-        {"vocab", [](auto& n, Workload& w, auto& at) { w.model.vocab = read_int(n, at, 1); }},
-        {"ffn_hidden", [](auto& n, Workload& w, auto& at) { w.model.ffn_hidden = read_int(n, at, 1); }},
+        {"seq_len", [](auto& n, Workload& w, auto& at) { w.model.seq_len = read_int(n, at, 1, &kMaxSeqLen); }},
+        {"vocab", [](auto& n, Workload& w, auto& at) { w.model.vocab = read_int(n, at, 1, &kMaxVocab); }},
+        {"ffn_hidden", [](auto& n, Workload& w, auto& at) { w.model.ffn_hidden = read_int(n, at, 1, &kMaxFfnHidden); }},
         {"tie_embeddings", [](auto& n, Workload& w, auto& at) { w.model.tie_embeddings = read_bool(n, at); }},
+        {"attention",
+         [](auto& n, Workload& w, auto& at) {
+           w.model.attention =
+               read_enum<Attention>(n, at, {{"standard", Attention::standard}, {"flash", Attention::flash}});
+         }},
         {"head", [](auto& n, Workload& w, auto& at) {
            w.model.head = read_enum<Head>(n, at, {{"lm", Head::lm}, {"classifier", Head::classifier}});
          }}}},
@@ -146,9 +194,9 @@ const std::map<std::string, Section>& schema() {
            w.training.optimizer = read_enum<Optimizer>(n, at, {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}, {"sgd_momentum", Optimizer::sgd_momentum}});
          }}}},
       {"parallelism",
-       {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1); }},
-        {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1); }},
-        {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1); }},
+       {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1, &kMaxGpus); }},
+        {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},
+        {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1, &kMaxGpus); }},
         {"schedule",
          [](auto& n, Workload& w, auto& at) {
            w.parallelism.schedule = read_enum<Schedule>(
@@ -172,7 +220,7 @@ const std::map<std::string, Section>& schema() {
                                                                 {"parameter_server", DpAlgorithm::parameter_server}});
          }}}},
       {"placement",
-       {{"gpus", [](auto& n, Workload& w, auto& at) { w.placement.gpus = read_int(n, at, 1); }},
+       {{"gpus", [](auto& n, Workload& w, auto& at) { w.placement.gpus = read_int(n, at, 1, &kMaxGpus); }},
         {"order", [](auto& n, Workload& w, auto& at) {
            w.placement.order = read_enum<RankOrder>(n, at,
                                                    {{"tp-dp-pp", RankOrder::tp_dp_pp},
@@ -201,8 +249,18 @@ std::string valid_names(const auto& map) {
 
 // Applies "section.key=value" by writing the value into the YAML tree, so an override
 // is checked exactly as the same key in the file would be.
-void apply_override(YAML::Node& root, const std::string& key, const std::string& value) {
-  const std::string where = "--set " + key;
+// A section an override writes into must be a mapping (or absent): yaml-cpp cannot index a scalar
+// or a list by key, and would throw an error that names no file.
+void require_mapping(const YAML::Node& root, const std::string& section, const std::string& source,
+                     const std::string& where) {
+  const YAML::Node node = root[section];
+  if (node.IsDefined() && !node.IsNull() && !node.IsMap())
+    throw InputError(source + ": " + section,
+                     fmt::format("is not a mapping of keys, so {} cannot set a key in it", where));
+}
+
+void apply_override(YAML::Node& root, const std::string& key, const std::string& value, const std::string& source) {
+  const std::string where = "--set " + echo(key);
   auto dot = key.find('.');
   if (key == "framework") {
     root["framework"] = value;
@@ -210,6 +268,7 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
   }
   // framework_options.SECTION.KEY: a profile key, checked when the profile is read.
   if (key.starts_with("framework_options.") && key.size() > sizeof("framework_options.") - 1) {
+    require_mapping(root, "framework_options", source, where);
     root["framework_options"][key.substr(sizeof("framework_options.") - 1)] = value;
     return;
   }
@@ -220,11 +279,12 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
   std::string name = key.substr(dot + 1);
   auto sec = schema().find(section);
   if (sec == schema().end())
-    throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, framework_options, {})", section,
-                                        valid_names(schema())));
+    throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, framework_options, {})",
+                                        echo(section), valid_names(schema())));
   if (!sec->second.contains(name))
-    throw InputError(where,
-                     fmt::format("unknown key '{}' (valid keys of {}: {})", name, section, valid_names(sec->second)));
+    throw InputError(where, fmt::format("unknown key '{}' (valid keys of {}: {})", echo(name), section,
+                                        valid_names(sec->second)));
+  require_mapping(root, section, source, where);
   YAML::Node parsed;
   try {
     parsed = YAML::Load(value);
@@ -234,6 +294,43 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
   if (!parsed.IsScalar())
     parsed = YAML::Node(value);
   root[section][name] = parsed;
+}
+
+// The products the plan counts or divides with, checked before any is used (each factor is >= 1):
+// a wrapped dp*tp*pp or micro_batch*dp can be 0 and crash a later division, a wrapped count print
+// a wrong number. Beyond a limit: LimitError; past 64 bits with no limit of its own: InputError.
+void check_products(const Workload& w) {
+  const std::string& f = w.source;
+  const auto& m = w.model;
+  const auto& t = w.training;
+  const auto& p = w.parallelism;
+  std::optional<int64_t> gpus = checked_mul(p.dp, p.tp);
+  gpus = gpus ? checked_mul(*gpus, p.pp) : gpus;
+  if (!gpus || *gpus > kMaxGpus.max)
+    refuse_limit(f + ": parallelism", fmt::format("dp*tp*pp = {}*{}*{} GPUs", p.dp, p.tp, p.pp), kMaxGpus);
+  if (!checked_mul(p.pp, p.chunks))
+    throw InputError(f + ": parallelism.chunks", fmt::format("pp * chunks = {} * {} does not fit in 64 bits (it "
+                                                             "must be at most the model's {} layers)",
+                                                             p.pp, p.chunks, m.layers));
+  const std::optional<int64_t> replica_batch = checked_mul(t.micro_batch, p.dp);
+  if (!replica_batch)
+    throw InputError(f + ": training.micro_batch",
+                     fmt::format("micro_batch * dp = {} * {} does not fit in 64 bits (it must divide global_batch {})",
+                                 t.micro_batch, p.dp, t.global_batch));
+  if (t.global_batch / *replica_batch > kMaxMicroBatches.max)
+    refuse_limit(f + ": training.global_batch",
+                 fmt::format("global_batch / (micro_batch * dp) = {} / ({} * {}) = {} micro-batches per step",
+                             t.global_batch, t.micro_batch, p.dp, t.global_batch / *replica_batch),
+                 kMaxMicroBatches);
+  // The largest tensor of one micro-batch, in elements: the model counts some of these in int64_t.
+  const int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab});
+  std::optional<int64_t> elements = checked_mul(t.micro_batch, m.seq_len);
+  elements = elements ? checked_mul(*elements, widest) : elements;
+  if (!elements)
+    throw InputError(f + ": training.micro_batch",
+                     fmt::format("micro_batch * seq_len * {} = {} * {} * {} elements does not fit in 64 bits",
+                                 widest == m.hidden ? "hidden" : widest == m.vocab ? "vocab" : "ffn_hidden",
+                                 t.micro_batch, m.seq_len, widest));
 }
 
 void check_consistency(const Workload& w) {
@@ -248,6 +345,7 @@ void check_consistency(const Workload& w) {
       throw InputError(f + ": model." + key, "is required (a positive integer)");
   if (t.global_batch == 0)
     throw InputError(f + ": training.global_batch", "is required (a positive integer)");
+  check_products(w);
   if (m.hidden % m.heads != 0)
     throw InputError(f + ": model.heads",
                      fmt::format("{} heads do not divide hidden {} (heads must divide hidden)", m.heads, m.hidden));
@@ -259,7 +357,9 @@ void check_consistency(const Workload& w) {
                                    p.schedule == Schedule::interleaved ? " * chunks" : ""));
     int64_t sum = 0;
     for (int64_t n : p.stage_layers)
-      sum += n;
+      if (!checked_add(sum, n) || (sum += n) > m.layers) // every entry is >= 1: past layers is wrong already
+        throw InputError(f + ": parallelism.partition",
+                         fmt::format("the listed stages hold more than the model's {} layers", m.layers));
     if (sum != m.layers)
       throw InputError(f + ": parallelism.partition",
                        fmt::format("the listed stages hold {} layers but the model has {}", sum, m.layers));
@@ -291,6 +391,11 @@ void check_consistency(const Workload& w) {
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide heads {}", p.tp, m.heads));
   if (m.ffn_hidden % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide ffn_hidden {}", p.tp, m.ffn_hidden));
+  // FlashAttention's kernels take fp16 and bf16 only (Dao et al. 2022; Dao 2023).
+  if (m.attention == Attention::flash && t.precision == Precision::fp32)
+    throw InputError(f + ": model.attention",
+                     "flash needs training.precision fp16 or bf16 (FlashAttention has no fp32 kernels); "
+                     "use attention: standard for fp32");
   if (p.zero > 0 && p.dp == 1)
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
   if (p.sequence_parallel && p.tp == 1)
@@ -306,7 +411,7 @@ void check_consistency(const Workload& w) {
 std::pair<std::string, std::string> parse_override(const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw InputError("--set " + text, "expected KEY=VALUE, e.g. --set parallelism.pp=4 or --set network.delay=10ms");
+    throw InputError("--set " + echo(text), "expected KEY=VALUE, e.g. --set parallelism.pp=4 or --set network.delay=10ms");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -315,20 +420,21 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}", source, e.mark.line + 1), "malformed YAML: " + e.msg);
+    throw InputError(fmt::format("{}:{}", source, e.mark.line + 1), parse_error_message(e));
   }
   if (root.IsNull())
     root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap())
     throw InputError(source, "a workload is a YAML mapping with sections model, training, parallelism, framework");
+  check_keys(root, source); // before overrides, which replace a key rather than repeat it
   for (const auto& [key, value] : overrides)
-    apply_override(root, key, value);
+    apply_override(root, key, value, source);
 
   Workload w;
   w.source = source;
   for (const auto& entry : root) {
     const std::string section = entry.first.as<std::string>();
-    const std::string at = source + ": " + section;
+    const std::string at = source + ": " + echo(section);
     if (section == "framework") {
       if (!entry.second.IsScalar() || entry.second.Scalar().empty())
         throw InputError(at, "expected a profile name, e.g. megatron");
@@ -356,7 +462,7 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
       throw InputError(at, "expected a mapping of keys");
     for (const auto& item : entry.second) {
       const std::string name = item.first.as<std::string>();
-      const std::string key_at = at + "." + name;
+      const std::string key_at = at + "." + echo(name);
       auto reader = sec->second.find(name);
       if (reader == sec->second.end())
         throw InputError(key_at, fmt::format("unknown key (valid keys of {}: {})", section, valid_names(sec->second)));
@@ -365,19 +471,14 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
       reader->second(item.second, w, key_at);
     }
   }
-  if (w.model.ffn_hidden == 0)
-    w.model.ffn_hidden = 4 * w.model.hidden;
+  if (w.model.ffn_hidden == 0) // hidden <= kMaxHidden, so 4 * hidden fits; checked all the same
+    w.model.ffn_hidden = checked_mul(4, w.model.hidden).value_or(std::numeric_limits<int64_t>::max());
   check_consistency(w);
   return w;
 }
 
 Workload load_workload(const std::string& path, const Overrides& overrides) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(path, "cannot read the workload file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_workload(text.str(), path, overrides);
+  return parse_workload(read_input_file(path, "workload"), path, overrides);
 }
 
 } // namespace simgpt

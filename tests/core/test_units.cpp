@@ -17,3 +17,12 @@ TEST_CASE("durations, bandwidths and sizes parse with their units") {
   CHECK_THROWS_AS(parse_bandwidth("fast"), std::invalid_argument);
   CHECK_THROWS_AS(parse_duration("-1ms"), std::invalid_argument);
 }
+
+TEST_CASE("a quantity is checked after its unit is applied") {
+  CHECK_THROWS_AS(parse_duration("1e300min"), std::invalid_argument); // finite as written, not in seconds
+  CHECK_THROWS_AS(parse_bandwidth("1e300TBps"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_bytes("inf"), std::invalid_argument);
+  CHECK(parse_bandwidth("3350GBps") == Approx(3.35e12)); // an H100's HBM3
+  CHECK(parse_duration("1e15") == Approx(1e15));
+  CHECK_THROWS_AS(parse_duration("1.1e15"), std::invalid_argument);
+}

@@ -85,3 +85,18 @@ TEST_CASE("mixed-precision Adam keeps 16 bytes per parameter") {
   b = state_bytes_per_parameter(t);
   CHECK(b.optimizer == 8); // fp32 master weight and momentum
 }
+
+TEST_CASE("FlashAttention keeps the softmax's logsumexp instead of the a s^2 b term") {
+  // s = h = 2048, a = 16, b = 1, fp16 with dropout: standard s b h (34 + 5 a s / h) = 4194304 * 114.
+  ModelSpec m = gpt(2048, 16, 2048);
+  REQUIRE(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, true) == 478150656.0);
+  m.attention = Attention::flash;
+  // 478150656 - 5 a s^2 b (335544320) + 4 b a s (131072) fp32 logsumexp bytes.
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::none, Precision::fp16, true) == 142737408.0);
+  // tp 2: standard 4194304 * (10 + 24/2 + 5 a s / (2 h)) = 260046848; the a s^2 b and logsumexp
+  // terms are halved: 260046848 - 167772160 + 65536.
+  CHECK(layer_activation_bytes(m, 1, 2, false, Recompute::none, Precision::fp16, true) == 92340224.0);
+  // Selective recompute has nothing left to drop; full recompute keeps the layer input as before.
+  CHECK(layer_activation_bytes(m, 1, 2, false, Recompute::selective, Precision::fp16, true) == 92340224.0);
+  CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::full, Precision::fp16, true) == 2.0 * 2048 * 2048);
+}

@@ -95,3 +95,43 @@ TEST_CASE("the fused softmax runs only for the shapes and precisions its kernel 
   profile.fused_softmax = {}; // unset: the same kernels whatever the shape
   CHECK(ComputeCostModel(gpu, profile, Precision::fp16, "test").form(m, {1, 8, Precision::fp16}).softmax_passes == 1);
 }
+
+TEST_CASE("FlashAttention runs the same matmul FLOPs in one kernel and recomputes Q K^T in its backward") {
+  for (auto w : {gpt(24, 2048, 16, 2048, 50257, 64), gpt(4, 512, 8, 8192, 1000, 3)}) {
+    Workload flash = w;
+    flash.model.attention = Attention::flash;
+    // Model FLOPs (no recompute) are the same, whatever runs the attention core.
+    CHECK(model_flops_per_step(flash) == model_flops_per_step(w));
+    const Shard shard{2, 2, Precision::fp16};
+    const Kernels standard_core = attention_core_forward(w.model, shard, {});
+    const Kernels flash_core = attention_core_forward(flash.model, shard, {});
+    REQUIRE(flash_core.size() == 1);
+    CHECK(flash_core[0].kind == Kernel::Kind::attention);
+    CHECK(sum_flops(flash_core) == Approx(sum_flops(standard_core)));
+    // HBM traffic: Q, K, V, O in fp16 and an fp32 logsumexp per query row and head, O(b s h).
+    const double b = 2, heads = static_cast<double>(w.model.heads) / 2, s = static_cast<double>(w.model.seq_len);
+    const double d = static_cast<double>(w.model.hidden / w.model.heads);
+    CHECK(flash_core[0].bytes == Approx(4 * b * heads * s * d * 2 + 4 * b * heads * s));
+    // Backward: five matmuls for the forward's two.
+    CHECK(sum_flops(backward_of(flash_core)) == Approx(2.5 * sum_flops(flash_core)));
+    CHECK(sum_flops(backward_of(attention_block_forward(flash.model, shard, {}))) ==
+          Approx(sum_flops(backward_of(attention_block_forward(w.model, shard, {}))) + 0.5 * sum_flops(flash_core)));
+  }
+}
+
+TEST_CASE("a FlashAttention kernel runs at the GEMM efficiency of its query tiles reduced over all keys") {
+  const GpuSpec gpu = test_gpu(Precision::fp16, 100e12);
+  Profile profile;
+  ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  // 8192 queries in 64 tiles of 128 rows, 10 (micro-batch, head) pairs: 640 blocks, 8 full waves on
+  // 80 SMs; the reduction runs over 8192 keys.
+  const Kernel k = Kernel::attention(8192, 8192, 128, 10, 2, 1e6);
+  CHECK(cost.attention_efficiency(k) == Approx(0.8 * 8192 / (8192 + 32)));
+  CHECK(cost.kernel_seconds(k) == Approx(k.flops() / (100e12 * 0.8 * 8192 / (8192 + 32)) + gpu.kernel_launch_s));
+  // Long sequences: the fused kernel beats Q K^T, softmax, dropout and P V through HBM.
+  ModelSpec m = gpt(1, 2048, 16, 8192, 1000, 1).model;
+  const Shard shard{1, 1, Precision::fp16};
+  const double standard = cost.seconds(attention_core_forward(m, shard, {}));
+  m.attention = Attention::flash;
+  CHECK(cost.seconds(attention_core_forward(m, shard, {})) < standard);
+}

@@ -85,3 +85,85 @@ TEST_CASE("framework options are a run's own flags over its profile's defaults")
   CHECK(w.framework_options.at("memory.context") == "2GiB");
   CHECK_THAT(error_of(std::string(kBase) + "framework_options: [1]\n"), Catch::Contains("w.yaml: framework_options"));
 }
+
+TEST_CASE("attention is standard unless the model asks for FlashAttention, which needs fp16 or bf16") {
+  CHECK(parse_workload(kBase, "w.yaml").model.attention == Attention::standard);
+  const Overrides half{{"training.precision", "fp16"}, {"model.attention", "flash"}};
+  CHECK(parse_workload(kBase, "w.yaml", half).model.attention == Attention::flash);
+  // kBase is fp32: FlashAttention has no fp32 kernels.
+  CHECK_THAT(error_of(kBase, {{"model.attention", "flash"}}),
+             Catch::Contains("w.yaml: model.attention") && Catch::Contains("fp16 or bf16"));
+  CHECK_THAT(error_of(kBase, {{"model.attention", "fast"}}), Catch::Contains("flash, standard"));
+}
+
+namespace {
+// 0 when parse_workload accepts, 2 for an InputError, 3 for a LimitError (the exit statuses).
+int status_of(const std::string& text, const Overrides& o = {}) {
+  try {
+    parse_workload(text, "w.yaml", o);
+  } catch (const LimitError&) {
+    return 3;
+  } catch (const InputError&) {
+    return 2;
+  }
+  return 0;
+}
+} // namespace
+
+TEST_CASE("products of workload integers are checked, never wrapped") {
+  // dp*tp*pp = 2^64 would wrap to 0 and crash a later division.
+  CHECK(status_of(kBase, {{"parallelism.dp", "65536"}, {"parallelism.tp", "65536"}, {"parallelism.pp", "4096"}}) == 3);
+  CHECK_THAT(error_of(kBase, {{"parallelism.dp", "65536"}, {"parallelism.tp", "2"}}),
+             Catch::Contains("w.yaml: parallelism") && Catch::Contains("65536"));
+  // micro_batch * dp past 2^63.
+  CHECK_THAT(error_of(kBase, {{"training.micro_batch", "4611686018427387904"}, {"parallelism.dp", "4"},
+                              {"parallelism.pp", "2"}}),
+             Catch::Contains("training.micro_batch") && Catch::Contains("64 bits"));
+  // micro_batch * seq_len * hidden, counted in int64_t by the model.
+  CHECK_THAT(error_of(kBase, {{"training.micro_batch", "4294967296"}, {"training.global_batch", "4294967296"},
+                              {"model.seq_len", "1048576"}, {"model.hidden", "131072"}}),
+             Catch::Contains("micro_batch * seq_len * ffn_hidden"));
+  // pp * chunks and a listed partition's sum.
+  CHECK_THAT(error_of(kBase, {{"parallelism.schedule", "interleaved"}, {"parallelism.chunks", "9223372036854775807"}}),
+             Catch::Contains("parallelism.chunks"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "2"},
+                              {"parallelism.partition", "9223372036854775807,9223372036854775807"}}),
+             Catch::Contains("parallelism.partition"));
+  CHECK_THAT(error_of(kBase, {{"model.heads", "18446744073709551616"}}), Catch::Contains("64-bit"));
+  // hidden 2^62 would make 4 * hidden wrap to 0: refused at its limit first.
+  CHECK(status_of(kBase, {{"model.hidden", "4611686018427387904"}}) == 3);
+}
+
+TEST_CASE("the documented limits are refused as limits, the values at them accepted") {
+  CHECK(status_of(kBase, {{"model.layers", "1025"}}) == 3);
+  CHECK(status_of(kBase, {{"model.layers", "99999999999999999999"}}) == 3);
+  CHECK(status_of(kBase, {{"model.seq_len", "1048577"}}) == 3);
+  CHECK(status_of(kBase, {{"model.vocab", "4194305"}}) == 3);
+  CHECK(status_of(kBase, {{"model.hidden", "131073"}}) == 3);
+  CHECK(status_of(kBase, {{"training.global_batch", "131072"}}) == 3); // 131072 micro-batches
+  CHECK(status_of(kBase, {{"training.global_batch", "65536"}}) == 0);
+  CHECK(status_of(kBase, {{"model.layers", "1024"}, {"model.seq_len", "1048576"}, {"model.vocab", "4194304"},
+                          {"model.hidden", "131072"}, {"model.heads", "64"}}) == 0);
+  const Workload w = parse_workload(kBase, "w.yaml", {{"training.global_batch", "65536"}});
+  CHECK(w.micro_batches() == 65536);
+}
+
+TEST_CASE("a duplicated or complex key and an override into a non-mapping are input errors") {
+  CHECK_THAT(error_of(std::string(kBase) + "model: {layers: 3}\n"),
+             Catch::Contains("w.yaml: model: duplicated key"));
+  CHECK_THAT(error_of("model: {layers: 24, layers: 12}\n"), Catch::Contains("w.yaml: model.layers: duplicated key"));
+  CHECK_THAT(error_of(std::string(kBase) + "? [a, b]\n: 1\n"), Catch::Contains("plain names"));
+  CHECK_THAT(error_of("model: 5\n", {{"model.layers", "3"}}), Catch::Contains("w.yaml: model: is not a mapping"));
+  CHECK_THAT(error_of("framework_options: [1]\n", {{"framework_options.compute.x", "1"}}),
+             Catch::Contains("w.yaml: framework_options: is not a mapping"));
+}
+
+TEST_CASE("messages echo a value cut to 80 characters, control characters escaped") {
+  const std::string message = error_of(kBase, {{"training.precision", std::string(5000000, 'x')}});
+  CHECK_THAT(message, Catch::Contains("'" + std::string(80, 'x') + "...'"));
+  CHECK(message.size() < 300);
+  CHECK_THAT(error_of(std::string(kBase) + "training: {head: \"a\\nb\\0c\"}\n"), Catch::Contains("duplicated key"));
+  CHECK_THAT(error_of("model: {head: \"a\\nb\\0c\"}\n"), Catch::Contains("'a\\nb\\x00c'"));
+  CHECK(echo(std::string("\xc3\xa9", 2) + std::string(79, 'y') + "\xc3\xa9") ==
+        std::string("\xc3\xa9", 2) + std::string(78, 'y') + "...");
+}

@@ -17,12 +17,16 @@ public:
   //  - a GEMM runs at the GPU's large-GEMM efficiency, reduced by wave quantisation (output tiles
   //    spread over the SMs in whole waves), tile padding and the per-tile prologue/epilogue that
   //    short reductions cannot amortise; it is never faster than moving its operands through HBM;
+  //  - a FlashAttention kernel (compute-bound) runs its matmuls like a GEMM, never faster than
+  //    its HBM bytes;
   //  - a memory-bound kernel moves its bytes at the stream bandwidth;
   //  - every kernel pays the launch gap, and the host must issue it: when the framework's
   //    per-kernel host time exceeds the GPU time, the host bounds the stream.
   double kernel_seconds(const Kernel& k) const;
   double seconds(const Kernels& ks) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
+  // A FlashAttention kernel's fraction of peak: the large-GEMM path with its tiling.
+  double attention_efficiency(const Kernel& k) const;
 
   // How the framework forms one GPU's kernels for this model and shard (the softmax may fall
   // back to unfused kernels for some shapes and precisions).

@@ -48,6 +48,7 @@ struct ExecutionPlan {
   bool dp_overlap = false;
   double dp_bucket_bytes = 25e6;
   int zero = 0;
+  int zero3_prefetch_layers = 1; // ZeRO-3: units whose gathers run ahead of the compute (0: blocking)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
   double collective_step_overhead_s = 0;
 

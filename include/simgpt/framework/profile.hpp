@@ -52,6 +52,12 @@ struct Profile {
   bool dp_overlap = false;               // gradient all-reduce in buckets overlapped with backward (DDP)
   double dp_bucket_bytes = 25e6;         // gradient bucket size when overlapped
 
+  // ZeRO-3 (FSDP): how many units (layers) ahead the weight all-gathers are issued, on the
+  // data-parallel NCCL stream, while the current unit computes; 0: each gather blocks the compute
+  // before its unit. FSDP's limit_all_gathers rate limiter allows 1 (the current and the next
+  // unit's weights); DeepSpeed's stage3_prefetch_bucket_size allows as many layers as fit its bytes.
+  int zero3_prefetch_layers = 1;
+
   MemoryProfile memory;
 
   // Which parameters `simgpt calibrate` fits and from which validation rows.

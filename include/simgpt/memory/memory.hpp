@@ -51,6 +51,8 @@ struct MemoryBreakdown {
 // the first term by t too; selective recompute drops the a s^2 b term; full recompute keeps only
 // the layer input, E s b h (divided by t with sequence parallelism). `replicated_kept` generalises
 // the paper's 4 replicated tensors (the 4E), `recompute_kept` the one input a checkpointed layer keeps.
+// With FlashAttention (m.attention) the a s^2 b term is replaced by the fp32 logsumexp, 4 b a s / t
+// bytes, with or without selective recompute.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
                               double replicated_kept = 4, bool softmax_fp32 = false);

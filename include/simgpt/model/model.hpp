@@ -9,15 +9,24 @@
 namespace simgpt {
 
 struct Kernel {
-  enum class Kind { gemm, memory };
+  // attention: FlashAttention's fused kernel (Dao et al. 2022, arXiv 2205.14135; Dao 2023,
+  // arXiv 2307.08691), `products` matmuls of m queries by n keys over head dimension k, `batch`
+  // (micro-batch x heads) at once, the scores kept in on-chip SRAM; `bytes` is its HBM traffic.
+  enum class Kind { gemm, memory, attention };
   Kind kind = Kind::memory;
   // GEMM: C[m x n] = A[m x k] B[k x n], `batch` independent products.
   double m = 0, n = 0, k = 0, batch = 1;
-  double bytes = 0; // memory-bound kernels: bytes read plus written
+  double bytes = 0; // memory-bound and attention kernels: bytes read plus written in HBM
+  double products = 0; // attention kernels: [m x n x k] matmuls per batch entry
 
   static Kernel gemm(double m, double n, double k, double batch = 1) { return {Kind::gemm, m, n, k, batch, 0}; }
   static Kernel memory(double bytes) { return {Kind::memory, 0, 0, 0, 1, bytes}; }
-  double flops() const { return kind == Kind::gemm ? 2 * m * n * k * batch : 0; }
+  static Kernel attention(double queries, double keys, double head_dim, double batch, double products, double bytes) {
+    return {Kind::attention, queries, keys, head_dim, batch, bytes, products};
+  }
+  double flops() const {
+    return kind == Kind::gemm ? 2 * m * n * k * batch : kind == Kind::attention ? 2 * m * n * k * batch * products : 0;
+  }
 };
 using Kernels = std::vector<Kernel>;
 
@@ -46,10 +55,16 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
 Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 // Kernels of the attention core only (scores, softmax, context): what selective recompute reruns
-// (Korthikanti et al. 2022, section 5).
+// (Korthikanti et al. 2022, section 5). With FlashAttention, one fused kernel with the same
+// matmul FLOPs that writes only the output and the softmax statistics to HBM.
 Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// Whether the backward reruns the attention core's forward first: selective recompute does, unless
+// the core is FlashAttention, whose own backward already recomputes the scores (Megatron-LM takes
+// its flash path instead of checkpointing the core attention).
+bool recomputes_attention_core(const ModelSpec& m, Recompute recompute);
 // Backward of a forward kernel list: each GEMM becomes its data- and weight-gradient GEMMs
-// (twice the FLOPs), each memory-bound kernel reads and writes about twice the bytes.
+// (twice the FLOPs), each memory-bound kernel reads and writes about twice the bytes; a
+// FlashAttention kernel becomes its fused backward, five matmuls for the forward's two (2.5x).
 Kernels backward_of(const Kernels& forward);
 // Token embedding lookup (and position embedding) on the first stage.
 Kernels embedding_forward(const ModelSpec& m, const Shard& s);

@@ -17,6 +17,11 @@ enum class Recompute { none, full, selective };
 // parameter (Megatron-LM's default --sgd-momentum 0.9).
 enum class Optimizer { adam, sgd, sgd_momentum };
 enum class Head { lm, classifier };
+// How the attention core runs: `standard` materialises the s x s scores, softmax and dropout mask in
+// HBM (Megatron's core attention); `flash` is one fused tiled kernel that keeps them in on-chip SRAM
+// and recomputes them in its backward (FlashAttention, Dao et al. 2022, arXiv 2205.14135;
+// FlashAttention-2, Dao 2023, arXiv 2307.08691). Only fp16/bf16: FlashAttention has no fp32 kernels.
+enum class Attention { standard, flash };
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
 // How layers are divided among pipeline stages: as the framework's profile says, the same number
@@ -38,6 +43,7 @@ struct ModelSpec {
   int64_t ffn_hidden = 0; // 4 * hidden unless given
   Head head = Head::lm;
   bool tie_embeddings = true; // the LM head reuses the word embedding (Megatron, GPT-2); false: its own weights
+  Attention attention = Attention::standard;
 };
 
 struct TrainingSpec {
