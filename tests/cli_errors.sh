@@ -12,6 +12,13 @@ sed 's/framework: torch-pipe/framework: nosuch/' workloads/gpt3xl.yaml > "$tmp/p
 printf '<platform version="4.1"><zone id="z"' > "$tmp/broken.xml"
 sed 's|<prop id="role" value="nic"/>|<prop id="role" value="nic"/><prop id="flow_limit" value="10Gbps"/>|' \
   platforms/p3_16xlarge.xml > "$tmp/flow_limit.xml"
+# Platforms SimGrid loads but cannot simulate: a bad rate or delay, a missing route.
+sed '0,/bandwidth="[^"]*"/s//bandwidth="0Bps"/' platforms/p3_2xlarge_x2.xml > "$tmp/zero_bw.xml"
+sed '0,/bandwidth="[^"]*"/s//bandwidth="-5GBps"/' platforms/p3_2xlarge_x2.xml > "$tmp/neg_bw.xml"
+sed '0,/latency="[^"]*"/s//latency="-1us"/' platforms/p3_2xlarge_x2.xml > "$tmp/neg_lat.xml"
+grep -v '<route src="gpu-1" dst="gpu-0"' platforms/p3_2xlarge_x2.xml > "$tmp/no_route.xml"
+# 2000 framework options: each is a lookup in the profile's YAML maps.
+{ cat workloads/gpt3xl.yaml; echo 'framework_options:'; for i in $(seq 2000); do echo "  compute.k$i: 1"; done; } > "$tmp/options.yaml"
 
 expect() { # expect STATUS PATTERN ARGS...
   local status="$1" pattern="$2"
@@ -98,6 +105,15 @@ done <<'TABLE'
 2|network.bandwidth.*too large|"${W[@]}" --set network.bandwidth=1e300TBps
 2|compute.op_overhead|"${W[@]}" --set framework_options.compute.op_overhead=1e300min
 2|model.head: 'a.nb.x00c'|--platform $P --workload "$tmp/control.yaml"
+2|zero_bw.xml: link pcie-0.* bandwidth|--platform "$tmp/zero_bw.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|neg_bw.xml: link pcie-0.* bandwidth|--platform "$tmp/neg_bw.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|neg_lat.xml: link pcie-0.* latency|--platform "$tmp/neg_lat.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|no_route.xml: no route from gpu-1 to gpu-0|--platform "$tmp/no_route.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|network.bandwidth.*too small|"${W[@]}" --set network.bandwidth=1e-300bps
+2|network.bandwidth.*too small|"${W[@]}" --set network.bandwidth=0Gbps
+2|network.delay.*at most 1h|"${W[@]}" --set network.delay=3601
+2|network.delay.*at most 1h|"${W[@]}" --set network.delay=61min
+3|framework_options.*limit of 1000|--platform $P --workload "$tmp/options.yaml"
 2|training.precision: 'x\{80\}\.\.\.'|"${W[@]}" --set "training.precision=$long"
 2|unknown key 'x\{80\}\.\.\.'|"${W[@]}" --set "network.$long=1"
 TABLE

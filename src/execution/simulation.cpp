@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -31,6 +32,23 @@ public:
 private:
   const Cluster& cluster_;
 };
+
+// SimGrid and the cost models carry inf and NaN through silently (a NaN peak even compares
+// below every other and vanishes): name the first task whose time is not finite instead.
+void check_finite(const TaskGraph& graph, const Timeline& timeline, const std::string& source) {
+  for (TaskId v = 0; v < boost::num_vertices(graph); ++v) {
+    const double t = timeline.finish[v];
+    if (std::isfinite(t))
+      continue;
+    const Task& task = graph[v];
+    const char* kind = task.kind == Task::Kind::compute    ? "compute"
+                       : task.kind == Task::Kind::transfer ? "transfer"
+                                                           : "delay";
+    throw InputError(source, fmt::format("the step time is not finite: a {} task on GPU {} (stage {}, {:.4g} s, {:.4g} "
+                                         "bytes) ends at {}; check the profile's and platform's rates and delays",
+                                         kind, task.gpu, task.stage, task.seconds, task.bytes, t));
+  }
+}
 
 } // namespace
 
@@ -72,6 +90,7 @@ double simulate_transfer(const Platform& platform, int from, int to, double byte
   const auto n = static_cast<int>(cluster.gpus().size());
   if (from < 0 || to < 0 || from >= n || to >= n || from == to)
     throw InputError(platform.path, fmt::format("a transfer needs two distinct GPUs among its {}", n));
+  cluster.route_latency(from, to); // throws, naming the hosts, if the pair has no route
   TaskGraph g;
   Task t;
   t.kind = Task::Kind::transfer;
@@ -105,12 +124,14 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   for (int64_t i = 0; i < w.gpus(); ++i)
     if (cluster.gpus()[static_cast<size_t>(i)].gpu != &gpu)
       throw InputError(platform.path, "simgpt needs the GPUs a job uses to be of one model");
+  cluster.check_routes(w.gpus());
 
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const StepGraph step = build_step_graph(plan, ClusterTopology(cluster));
   const TaskGraph& graph = step.graph;
   const Timeline timeline = replay(graph, cluster);
+  check_finite(graph, timeline, w.source + " on " + platform.path);
 
   Report r;
   r.platform = platform.name();
@@ -137,6 +158,10 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
         timeline.finish[v] - timeline.start[v];
   r.stages = stage_breakdown(graph, timeline, plan);
   add_memory(r.stages, graph, timeline, plan, w, profile, gpu);
+  for (const StageReport& s : r.stages)
+    if (!std::isfinite(s.memory.peak))
+      throw InputError(w.source + ": model", fmt::format("the peak memory of stage {} is not finite ({}); check the "
+                                                         "model's sizes and the profile's memory factors", s.stage, s.memory.peak));
   judge_memory(r);
   return r;
 }

@@ -86,6 +86,12 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   YamlReader root = YamlReader::file(path);
   if (options.empty())
     return read_profile(root, name);
+  // Each option is written into the profile's YAML maps, whose lookups are linear: 200k options
+  // would take minutes. A profile has a few dozen keys, so more than kMaxOptions is never valid.
+  constexpr size_t kMaxOptions = 1000;
+  if (options.size() > kMaxOptions)
+    throw LimitError(where + "_options", fmt::format("{} options exceed the limit of {} (a profile has a few dozen keys)",
+                                                     options.size(), kMaxOptions));
   apply_options(root, options, where + "_options");
   try {
     return read_profile(root, name);

@@ -145,30 +145,42 @@ Report Report::from_json(const nlohmann::ordered_json& j) {
   return r;
 }
 
+namespace {
+// A number with `digits` decimals, as long as that stays short: fixed notation would spell out
+// 1e300 in 300 digits, so huge and non-finite values get four significant digits instead.
+std::string num(double x, int digits) {
+  if (!std::isfinite(x) || std::abs(x) >= 1e9)
+    return fmt::format("{:.4g}", x);
+  return fmt::format("{:.{}f}", x, digits);
+}
+} // namespace
+
 std::string Report::to_text() const {
   std::string out;
   out += fmt::format("simgpt: {} on {}\n", workload, platform);
   out += fmt::format("  plan        dp={} tp={} pp={} ({} GPUs), {} schedule, {} micro-batches, framework {}\n", dp,
                      tp, pp, gpus, schedule, micro_batches, framework);
-  out += fmt::format("  step time   {:.3f} s\n", step_time_s);
-  out += fmt::format("  throughput  {:.2f} samples/s, {:.0f} tokens/s, {:.2f} TFLOP/s per GPU (model FLOPs)\n",
-                     samples_per_s, tokens_per_s, tflops_per_gpu);
-  out += fmt::format("  p2p         {} transfers, {:.1f} MB\n", p2p_transfers, p2p_bytes / 1e6);
+  out += fmt::format("  step time   {} s\n", num(step_time_s, 3));
+  out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",
+                     num(samples_per_s, 2), num(tokens_per_s, 0), num(tflops_per_gpu, 2));
+  out += fmt::format("  p2p         {} transfers, {} MB\n", p2p_transfers, num(p2p_bytes / 1e6, 1));
   for (const Collectives& c : collectives)
-    out += fmt::format("  {:<11} {} per step ({} on GPU 0), {:.1f} MB sent\n", c.kind, c.count, c.per_gpu, c.bytes / 1e6);
-  out += fmt::format("  critical    {:.3f} s compute, {:.3f} s communication\n", critical_compute_s, critical_comm_s);
+    out += fmt::format("  {:<11} {} per step ({} on GPU 0), {} MB sent\n", c.kind, c.count, c.per_gpu, num(c.bytes / 1e6, 1));
+  out += fmt::format("  critical    {} s compute, {} s communication\n", num(critical_compute_s, 3),
+                     num(critical_comm_s, 3));
   constexpr double GiB = 1024.0 * 1024 * 1024;
-  out += fmt::format("  memory      peak {:.2f} GiB on stage {} ({:.2f} GiB of live tensors){}\n",
-                     peak_memory_bytes / GiB, peak_memory_stage, peak_allocated_bytes / GiB,
+  out += fmt::format("  memory      peak {} GiB on stage {} ({} GiB of live tensors){}\n",
+                     num(peak_memory_bytes / GiB, 2), peak_memory_stage, num(peak_allocated_bytes / GiB, 2),
                      oom ? " -- OUT OF MEMORY" : "");
   out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>27}\n", "stage", "gpu", "layers",
                      "compute s", "comm s", "idle s", "peak GiB", "usable", "weights+grads+opt/act/other");
   for (const StageReport& s : stages) {
     const MemoryReport& m = s.memory;
-    out += fmt::format("  {:>5} {:>4} {:>6} {:>10.3f} {:>10.3f} {:>10.3f} {:>9.2f} {:>9.2f} {:>11.2f}/{:>6.2f}/{:>6.2f}{}\n",
-                       s.stage, s.gpu, s.layers, s.compute_s, s.comm_wait_s, s.idle_s, m.peak / GiB,
-                       m.usable / GiB, (m.weights + m.gradients + m.optimizer_state) / GiB,
-                       m.activations / GiB, (m.transient + m.framework) / GiB, m.peak > m.usable ? "  OOM" : "");
+    out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>11}/{:>6}/{:>6}{}\n", s.stage, s.gpu,
+                       s.layers, num(s.compute_s, 3), num(s.comm_wait_s, 3), num(s.idle_s, 3), num(m.peak / GiB, 2),
+                       num(m.usable / GiB, 2), num((m.weights + m.gradients + m.optimizer_state) / GiB, 2),
+                       num(m.activations / GiB, 2), num((m.transient + m.framework) / GiB, 2),
+                       m.peak > m.usable ? "  OOM" : "");
   }
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -36,11 +37,21 @@ int gpu_index(const std::string& name) {
   return (ec == std::errc() && ptr == name.data() + name.size()) ? index : -1;
 }
 
-// The links of the route from one GPU host to another, and its latency.
-std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, double* latency) {
+// The links of the route from one GPU host to another, and its latency. SimGrid 3.32's Full
+// routing returns no links for a missing route (a free, instant transfer) and Floyd throws:
+// both are refused here, naming the hosts.
+std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, double* latency,
+                                       const std::string& path) {
   std::vector<simgrid::s4u::Link*> links;
   double l = 0;
-  from.host->route_to(to.host, links, &l);
+  try {
+    from.host->route_to(to.host, links, &l);
+  } catch (const std::exception&) {
+    links.clear();
+  }
+  if (links.empty() && from.host != to.host)
+    throw InputError(path, fmt::format("no route from {} to {} (add a <route> with at least one link)",
+                                       from.host->get_name(), to.host->get_name()));
   if (latency)
     *latency = l;
   return links;
@@ -56,6 +67,7 @@ Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, co
   if (!std::ifstream(platform_path))
     throw InputError(platform_path, "cannot read the platform file");
   start_engine(profile);
+  check_links();
   read_gpus(catalog);
   set_transfer_rates(apply_what_if(network), profile);
 }
@@ -77,6 +89,40 @@ void Cluster::start_engine(const Profile& profile) {
     engine_->load_platform(path_);
   } catch (const std::exception& e) {
     throw InputError(path_, fmt::format("not a valid SimGrid platform: {}", e.what()));
+  }
+}
+
+// Before anything routes or simulates: SimGrid accepts a zero, negative or NaN rate or delay
+// and then divides by it or runs its clock backwards.
+void Cluster::check_links() const {
+  for (const simgrid::s4u::Link* link : engine_->get_all_links()) {
+    const std::string where = path_ + ": link " + link->get_name();
+    const double bw = link->get_bandwidth();
+    if (!std::isfinite(bw) || bw <= 0)
+      throw InputError(where + " bandwidth", fmt::format("{:.4g} B/s is not a positive finite rate (e.g. 10Gbps)", bw));
+    const double latency = link->get_latency();
+    if (!std::isfinite(latency) || latency < 0)
+      throw InputError(where + " latency", fmt::format("{:.4g} s is not a non-negative finite delay (e.g. 1us)", latency));
+  }
+}
+
+// Every pair of the GPUs a job uses must be routed: checked once, before the simulation, so
+// a missing route is one line naming both hosts, not a SimGrid abort mid-run. Past 1024 GPUs
+// (a million pairs) each GPU is checked to and from its neighbours and gpu-0 only.
+void Cluster::check_routes(int64_t used) const {
+  const auto n = static_cast<size_t>(std::min<int64_t>(used, static_cast<int64_t>(gpus_.size())));
+  auto check = [&](size_t a, size_t b) {
+    if (a != b)
+      route(gpus_[a], gpus_[b], nullptr, path_);
+  };
+  if (n <= 1024) {
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        check(a, b);
+    return;
+  }
+  for (size_t a = 0; a < n; ++a) {
+    check(a, 0), check(0, a), check(a, (a + 1) % n), check((a + 1) % n, a);
   }
 }
 
@@ -165,14 +211,14 @@ Cluster::~Cluster() = default;
 
 double Cluster::route_bandwidth(int a, int b) const {
   double bw = std::numeric_limits<double>::infinity();
-  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr))
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
     bw = std::min(bw, l->get_bandwidth());
   return bw;
 }
 
 double Cluster::route_latency(int a, int b) const {
   double latency = 0;
-  route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &latency);
+  route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &latency, path_);
   return latency;
 }
 
@@ -190,7 +236,7 @@ GroupLinks Cluster::links(const std::vector<int>& gpus) const {
     for (size_t j = 0; j < n; ++j) {
       if (i == j)
         continue;
-      const auto path = route(gpus_[static_cast<size_t>(gpus[i])], gpus_[static_cast<size_t>(gpus[j])], nullptr);
+      const auto path = route(gpus_[static_cast<size_t>(gpus[i])], gpus_[static_cast<size_t>(gpus[j])], nullptr, path_);
       group.bandwidth[i][j] = std::numeric_limits<double>::infinity();
       for (const simgrid::s4u::Link* l : path)
         group.bandwidth[i][j] = std::min(group.bandwidth[i][j], l->get_bandwidth());

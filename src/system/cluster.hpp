@@ -8,6 +8,7 @@
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/workload/workload.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -49,9 +50,12 @@ public:
   // The rings NCCL would spread a collective over the group (nccl_rings of its links).
   std::vector<Ring> rings(const std::vector<int>& gpus) const;
   const std::string& path() const { return path_; }
+  // Throws InputError naming the hosts if two of the first `used` GPUs have no route.
+  void check_routes(int64_t used) const;
 
 private:
   void start_engine(const Profile& profile);
+  void check_links() const;
   void read_gpus(const GpuCatalog& catalog);
   std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> apply_what_if(const NetworkWhatIf& network);
   void set_transfer_rates(std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics,

@@ -41,6 +41,12 @@ std::vector<int> ring_order(const GroupLinks& group) {
 
 namespace {
 
+// Bounds on the search, which is exhaustive per ring: in a fully linked 8-GPU group every one of
+// the 2520 rings ties for first, and a greedy search after each costs thousands of permutations
+// (41 s in all). NCCL itself searches for a bounded time; past these the first greedy result stands.
+constexpr size_t kMaxFirstRings = 16;
+constexpr size_t kMaxPermutations = 200000;
+
 // The direct links among a group and what is left of each: NCCL's search for rings over NVLink.
 struct LinkBudget {
   std::vector<std::vector<int>> hop; // hop[a][b]: index of the one link from member a to b, or -1
@@ -85,8 +91,10 @@ struct LinkBudget {
         left[static_cast<size_t>(l)] = std::max(0.0, left[static_cast<size_t>(l)] - r);
   }
 
-  // The cycles over all members (member 0 first) with the highest rate, and that rate.
-  std::pair<double, std::vector<std::vector<size_t>>> best_cycles() const {
+  // The cycles over all members (member 0 first) with the highest rate, and that rate. A ring
+  // and its reverse use the same links both ways: only the one with order[1] < order[n-1], the
+  // first of the two in lexicographic order, is kept. Adds the permutations rated to `rated`.
+  std::pair<double, std::vector<std::vector<size_t>>> best_cycles(size_t& rated) const {
     const size_t n = hop.size();
     std::vector<size_t> order(n);
     for (size_t i = 0; i < n; ++i)
@@ -94,6 +102,9 @@ struct LinkBudget {
     double best = 0;
     std::vector<std::vector<size_t>> cycles;
     do {
+      if (order[1] > order[n - 1])
+        continue;
+      ++rated;
       const double r = rate(order);
       if (r > best * (1 + 1e-9)) {
         best = r;
@@ -112,10 +123,10 @@ struct RingSet {
 };
 
 // Takes the fastest ring until none is left worth having (a millionth of the first).
-RingSet greedy(LinkBudget budget, double floor) {
+RingSet greedy(LinkBudget budget, double floor, size_t& rated) {
   RingSet set;
   for (;;) {
-    auto [r, cycles] = budget.best_cycles();
+    auto [r, cycles] = budget.best_cycles(rated);
     if (cycles.empty() || r <= floor)
       return set;
     budget.take(cycles.front(), r);
@@ -155,15 +166,20 @@ std::vector<Ring> nccl_rings(const GroupLinks& group) {
   // Greedy, but trying each of the fastest first rings: which one is taken first decides what
   // the later ones can use (of a fully linked 4-GPU group, one choice leaves a second ring,
   // another none).
-  auto [first_rate, firsts] = budget.best_cycles();
+  size_t rated = 0;
+  auto [first_rate, firsts] = budget.best_cycles(rated);
   if (firsts.empty())
     return single();
   const double floor = 1e-6 * first_rate;
   RingSet best;
-  for (const auto& first : firsts) {
+  for (size_t f = 0; f < firsts.size() && f < kMaxFirstRings; ++f) {
+    // The first first ring's greedy result always stands; later ones only within the budget.
+    if (f > 0 && rated > kMaxPermutations)
+      break;
+    const auto& first = firsts[f];
     LinkBudget rest = budget;
     rest.take(first, first_rate);
-    RingSet set = greedy(rest, floor);
+    RingSet set = greedy(rest, floor, rated);
     set.rings.insert(set.rings.begin(), {first, first_rate});
     set.total += first_rate;
     if (set.total > best.total * (1 + 1e-9))

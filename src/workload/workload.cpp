@@ -229,11 +229,18 @@ const std::map<std::string, Section>& schema() {
                                                     {"pp-tp-dp", RankOrder::pp_tp_dp}});
          }}}},
       {"network",
-       {{"delay", [](auto& n, Workload& w, auto& at) { w.network.delay_s = read_quantity(n, at, parse_duration); }},
+       // Past an hour per hop or below 1 bps a step takes years: no what-if simgpt can answer,
+       // and such values only drive SimGrid's clock to inf or its solver to zero rates.
+       {{"delay", [](auto& n, Workload& w, auto& at) {
+           const double d = read_quantity(n, at, parse_duration);
+           if (!(d <= 3600))
+             throw InputError(at, fmt::format("{:.4g} s is too large (expected at most 1h)", d));
+           w.network.delay_s = d;
+         }},
         {"bandwidth", [](auto& n, Workload& w, auto& at) {
            double bw = read_quantity(n, at, parse_bandwidth);
-           if (bw <= 0)
-             throw InputError(at, "bandwidth must be positive (e.g. 1Gbps)");
+           if (!(bw * 8 >= 1))
+             throw InputError(at, fmt::format("{:.4g} bps is too small (expected at least 1bps, e.g. 1Gbps)", bw * 8));
            w.network.bandwidth_Bps = bw;
          }}}},
   };

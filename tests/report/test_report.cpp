@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <string>
+
 using namespace simgpt;
 
 namespace {
@@ -56,4 +59,18 @@ TEST_CASE("a report of another schema or with a missing field is refused") {
   j.erase("step_time_s");
   CHECK_THROWS_AS(Report::from_json(j), InputError);
   CHECK_THROWS_AS(Report::from_json(nlohmann::ordered_json::array()), InputError);
+}
+
+TEST_CASE("absurd numbers print compactly in the text report") {
+  // Fixed precision would spell 1e300 in 300 digits.
+  Report r = sample();
+  r.step_time_s = 1e300;
+  r.samples_per_s = std::numeric_limits<double>::quiet_NaN();
+  r.critical_comm_s = std::numeric_limits<double>::infinity();
+  const std::string text = r.to_text();
+  CHECK(text.find("step time   1e+300 s") != std::string::npos);
+  CHECK(text.find("nan samples/s") != std::string::npos);
+  CHECK(text.find("inf s communication") != std::string::npos);
+  CHECK(text.size() < sample().to_text().size() + 100);
+  CHECK(sample().to_text().find("step time   1.235 s") != std::string::npos);
 }
