@@ -460,7 +460,10 @@ void apply_gate(ValidationReport& report, const std::vector<RowRun>& runs,
   for (const RowRun& run : runs)
     if (run.process_failed)
       report.gate_failures.push_back(fmt::format("{}/{}: not simulated: {}", run.table->id, run.row->id, run.error));
-  for (const auto& [table, limit] : thresholds) {
+  for (const auto& entry : thresholds) {
+    // Named, not structured bindings: lambdas capture those only from clang 16.
+    const std::string& table = entry.first;
+    const Threshold& limit = entry.second;
     auto it = std::find_if(report.tables.begin(), report.tables.end(),
                            [&](const TableSummary& s) { return s.table == table; });
     if (it == report.tables.end()) {
