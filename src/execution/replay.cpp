@@ -55,21 +55,16 @@ private:
   void start(TaskId v) {
     const Task& t = g_[v];
     void* tag = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v) + 1);
-    if (t.kind == Task::Kind::delay) {
-      // A fixed time on no resource: a kernel timer, fired by the engine's main loop.
+    if (t.kind == Task::Kind::delay || t.kind == Task::Kind::compute) {
+      // A fixed time: a kernel timer, fired by the engine's main loop. Compute tasks are timers
+      // too: a GPU's stream runs one task at a time (the step graph chains them), so an Exec
+      // activity would share nothing, and SimGrid 3.32 scans every running activity when one ends.
       const double now = s4u::Engine::get_clock();
       simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
       return;
     }
     s4u::Host* host = cluster_.gpus()[static_cast<size_t>(t.gpu)].host;
-    if (t.kind == Task::Kind::compute) {
-      s4u::ExecPtr exec = s4u::Exec::init();
-      exec->set_host(host);
-      exec->set_flops_amount(t.seconds * host->get_speed());
-      exec->set_data(tag);
-      live_[v] = exec;
-      exec->start();
-    } else {
+    {
       s4u::Host* peer = cluster_.gpus()[static_cast<size_t>(t.peer)].host;
       s4u::CommPtr comm = s4u::Comm::sendto_init(host, peer);
       comm->set_payload_size(static_cast<uint64_t>(t.bytes));
