@@ -9,6 +9,7 @@
 #include "simgpt/execution/plan.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "execution/replay.hpp"
+#include "execution/cluster_topology.hpp"
 #include "execution/step_graph.hpp"
 #include "memory/timeline.hpp"
 #include "report/stage_breakdown.hpp"
@@ -19,19 +20,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 namespace simgpt {
 namespace {
-
-class ClusterTopology : public Topology {
-public:
-  explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
-  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return cluster_.rings(gpus); }
-  double route_latency(int a, int b) const override { return cluster_.route_latency(a, b); }
-
-private:
-  const Cluster& cluster_;
-};
 
 // SimGrid and the cost models carry inf and NaN through silently (a NaN peak even compares
 // below every other and vanishes): name the first task whose time is not finite instead.
@@ -77,16 +69,26 @@ DataPaths default_data_paths() {
 
 GpuCatalog load_catalog(const DataPaths& data) { return GpuCatalog::load(data.catalog()); }
 
-Profile load_workload_profile(const Workload& w, const DataPaths& data) {
-  Profile profile = load_profile(data.profiles(), w.framework, w.source + ": framework", w.framework_options);
+namespace {
+
+// A profile from `data`'s profiles/, with `data`'s calibration overrides applied.
+Profile load_profile_of(const DataPaths& data, const std::string& name, const std::string& where,
+                        const std::map<std::string, std::string>& options = {}) {
+  Profile profile = load_profile(data.profiles(), name, where, options);
   for (const auto& [key, value] : data.profile_overrides)
     set_profile_parameter(profile, key, value);
   return profile;
 }
 
+} // namespace
+
+Profile load_workload_profile(const Workload& w, const DataPaths& data) {
+  return load_profile_of(data, w.framework, w.source + ": framework", w.framework_options);
+}
+
 double simulate_transfer(const Platform& platform, int from, int to, double bytes, const NetworkWhatIf& network,
                          const Profile& profile, const GpuCatalog& catalog) {
-  Cluster cluster(platform.path, catalog, network, profile);
+  Cluster cluster(platform, catalog, network, profile);
   const auto n = static_cast<int>(cluster.gpus().size());
   if (from < 0 || to < 0 || from >= n || to >= n || from == to)
     throw InputError(platform.path, fmt::format("a transfer needs two distinct GPUs among its {}", n));
@@ -103,10 +105,8 @@ double simulate_transfer(const Platform& platform, int from, int to, double byte
 
 double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
                          const std::string& profile_name, const DataPaths& data) {
-  Profile profile = load_profile(data.profiles(), profile_name, "transfer profile");
-  for (const auto& [key, value] : data.profile_overrides)
-    set_profile_parameter(profile, key, value);
-  return simulate_transfer(Platform::load(platform_path), from, to, bytes, network, profile, load_catalog(data));
+  return simulate_transfer(Platform::load(platform_path), from, to, bytes, network,
+                           load_profile_of(data, profile_name, "transfer profile"), load_catalog(data));
 }
 
 Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
@@ -114,7 +114,7 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
 }
 
 Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog) {
-  Cluster cluster(platform.path, catalog, w.network, profile);
+  Cluster cluster(platform, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
     throw InputError(w.source + ": parallelism",

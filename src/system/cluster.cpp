@@ -2,7 +2,6 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
-#include "core/input_file.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -15,7 +14,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -59,13 +57,9 @@ std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, d
 
 } // namespace
 
-Cluster::Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
+Cluster::Cluster(const Platform& platform, const GpuCatalog& catalog, const NetworkWhatIf& network,
                  const Profile& profile)
-    : path_(platform_path) {
-  // Before SimGrid opens it: a FIFO would block it, /dev/zero or a huge file exhaust it.
-  check_input_file(platform_path, "platform");
-  if (!std::ifstream(platform_path))
-    throw InputError(platform_path, "cannot read the platform file");
+    : path_(platform.path) {
   start_engine(profile);
   check_links();
   read_gpus(catalog);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "simgpt/system/gpu.hpp"
+#include "simgpt/system/platform.hpp"
 #include "simgpt/system/rings.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/workload/workload.hpp"
@@ -30,9 +31,9 @@ struct GpuHost {
 
 class Cluster {
 public:
-  // Loads the platform, checks every host names a catalog GPU, applies the what-if.
-  // Throws InputError for a missing or malformed platform.
-  Cluster(const std::string& platform_path, const GpuCatalog& catalog, const NetworkWhatIf& network,
+  // Loads the platform (a file Platform::load checked), checks every host names a catalog GPU,
+  // applies the what-if. Throws InputError for a malformed platform.
+  Cluster(const Platform& platform, const GpuCatalog& catalog, const NetworkWhatIf& network,
           const Profile& profile);
   ~Cluster();
   Cluster(const Cluster&) = delete;

@@ -9,6 +9,7 @@
 namespace simgpt {
 
 Platform Platform::load(const std::string& path) {
+  // Before SimGrid opens it: a FIFO would block it, /dev/zero or a huge file exhaust it.
   check_input_file(path, "platform");
   if (!std::ifstream(path))
     throw InputError(path, "cannot read the platform file");

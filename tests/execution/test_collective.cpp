@@ -59,7 +59,7 @@ std::vector<double> run_collectives(const std::string& platform, CollectiveKind 
                                     const std::vector<std::vector<int>>& groups, double bytes) {
   auto result = run_isolated([&] {
     GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
-    Cluster cluster(platform, catalog, {}, Profile{});
+    Cluster cluster(Platform::load(platform), catalog, {}, Profile{});
     TaskGraph g;
     std::vector<CollectiveTasks> tasks;
     for (const auto& group : groups)
@@ -78,7 +78,7 @@ std::vector<double> run_collectives(const std::string& platform, CollectiveKind 
 std::vector<std::pair<int, double>> ring_shapes(const std::string& platform, const std::vector<int>& group) {
   auto result = run_isolated([&] {
     GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
-    Cluster cluster(platform, catalog, {}, Profile{});
+    Cluster cluster(Platform::load(platform), catalog, {}, Profile{});
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Ring& r : cluster.rings(group))
       out.push_back({r.gpus.front(), r.share});

@@ -4,6 +4,8 @@
 #include "execution/replay.hpp"
 #include "simgpt/execution/simulation.hpp"
 
+#include "support/two_node_platform.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -15,24 +17,7 @@ using namespace simgpt;
 
 namespace {
 
-// Two nodes, one GPU each, joined by their 10 Gbps NICs (25 us each way).
-std::string two_node_platform() {
-  // One file per test process: ctest runs test cases in parallel.
-  const std::string path = "/tmp/simgpt_test_two_nodes_" + std::to_string(::getpid()) + ".xml";
-  std::ofstream out(path);
-  out << R"(<?xml version="1.0"?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1"><zone id="z" routing="Full">
-<host id="gpu-0" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="0"/></host>
-<host id="gpu-1" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="1"/></host>
-<link id="nic-0" bandwidth="10Gbps" latency="25us" sharing_policy="SPLITDUPLEX"><prop id="role" value="nic"/></link>
-<link id="nic-1" bandwidth="10Gbps" latency="25us" sharing_policy="SPLITDUPLEX"><prop id="role" value="nic"/></link>
-<route src="gpu-0" dst="gpu-1" symmetrical="NO"><link_ctn id="nic-0" direction="UP"/><link_ctn id="nic-1" direction="DOWN"/></route>
-<route src="gpu-1" dst="gpu-0" symmetrical="NO"><link_ctn id="nic-1" direction="UP"/><link_ctn id="nic-0" direction="DOWN"/></route>
-</zone></platform>
-)";
-  return path;
-}
+using testing::two_node_platform;
 
 // Replays transfers from gpu-0 to gpu-1, `count` of them at once, and returns their finish times.
 std::vector<double> transfer_times(const NetworkWhatIf& network, double bytes, int count = 1,
@@ -42,7 +27,7 @@ std::vector<double> transfer_times(const NetworkWhatIf& network, double bytes, i
     GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
     Profile profile;
     profile.bandwidth_efficiency = efficiency;
-    Cluster cluster(platform, catalog, network, profile);
+    Cluster cluster(Platform::load(platform), catalog, network, profile);
     TaskGraph g;
     for (int i = 0; i < count; ++i) {
       Task t;
@@ -85,7 +70,7 @@ TEST_CASE("a platform that does not load is an input error, not a crash") {
   auto attempt = [&] {
     run_isolated([&] {
       GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
-      Cluster cluster(path, catalog, {}, Profile{});
+      Cluster cluster(Platform::load(path), catalog, {}, Profile{});
       return nlohmann::ordered_json();
     });
   };

@@ -1,6 +1,7 @@
 // ZeRO-3 (FSDP) weight gathers: what they move, and how prefetching overlaps them with compute.
 #include "execution/collective.hpp"
 #include "execution/replay.hpp"
+#include "execution/cluster_topology.hpp"
 #include "execution/step_graph.hpp"
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"
@@ -8,6 +9,8 @@
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/model/model.hpp"
 #include "simgpt/workload/workload.hpp"
+
+#include "support/two_node_platform.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -95,33 +98,8 @@ TEST_CASE("ZeRO-3 prefetching shortens a GPT step whose gathers fit under its co
 
 namespace {
 
-// Two nodes, one GPU each, joined by their 10 Gbps NICs (25 us each way).
-std::string two_node_platform() {
-  const std::string path = "/tmp/simgpt_test_zero3_" + std::to_string(::getpid()) + ".xml";
-  std::ofstream out(path);
-  out << R"(<?xml version="1.0"?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1"><zone id="z" routing="Full">
-<host id="gpu-0" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="0"/></host>
-<host id="gpu-1" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="1"/></host>
-<link id="nic-0" bandwidth="10Gbps" latency="25us" sharing_policy="SPLITDUPLEX"><prop id="role" value="nic"/></link>
-<link id="nic-1" bandwidth="10Gbps" latency="25us" sharing_policy="SPLITDUPLEX"><prop id="role" value="nic"/></link>
-<route src="gpu-0" dst="gpu-1" symmetrical="NO"><link_ctn id="nic-0" direction="UP"/><link_ctn id="nic-1" direction="DOWN"/></route>
-<route src="gpu-1" dst="gpu-0" symmetrical="NO"><link_ctn id="nic-1" direction="UP"/><link_ctn id="nic-0" direction="DOWN"/></route>
-</zone></platform>
-)";
-  return path;
-}
+using testing::two_node_platform;
 
-class ClusterRings : public Topology {
-public:
-  explicit ClusterRings(const Cluster& c) : cluster_(c) {}
-  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return cluster_.rings(gpus); }
-  double route_latency(int a, int b) const override { return cluster_.route_latency(a, b); }
-
-private:
-  const Cluster& cluster_;
-};
 
 // Two replicas of `layers` layers (forward f, backward 2f per layer), one micro-batch, no
 // embedding, head or optimizer time: compute alone takes layers x 3f.
@@ -143,13 +121,13 @@ double replay_time(const ExecutionPlan& plan, const CollectiveKind* lone = nullp
   const std::string platform = two_node_platform();
   return run_isolated([&] {
            GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
-           Cluster cluster(platform, catalog, {}, Profile{});
+           Cluster cluster(Platform::load(platform), catalog, {}, Profile{});
            TaskGraph g;
            if (lone)
              add_collective(g, *lone, CollectiveAlgorithm::ring, cluster.rings({0, 1}), plan.layer.param_bytes,
                             cluster.route_latency(0, 1));
            else
-             g = build_step_graph(plan, ClusterRings(cluster)).graph;
+             g = build_step_graph(plan, ClusterTopology(cluster)).graph;
            return nlohmann::ordered_json(replay(g, cluster).makespan());
          })
       .get<double>();

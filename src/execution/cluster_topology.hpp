@@ -1,0 +1,20 @@
+// The step graph's view of a SimGrid cluster: NCCL's rings over its links and its routes'
+// latencies. Internal: it takes the Cluster.
+#pragma once
+
+#include "execution/step_graph.hpp"
+#include "system/cluster.hpp"
+
+namespace simgpt {
+
+class ClusterTopology : public Topology {
+public:
+  explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
+  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return cluster_.rings(gpus); }
+  double route_latency(int a, int b) const override { return cluster_.route_latency(a, b); }
+
+private:
+  const Cluster& cluster_;
+};
+
+} // namespace simgpt
