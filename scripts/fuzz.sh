@@ -12,17 +12,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 fuzz_time=${FUZZ_TIME:-60}
 
-packages=(clang libclang-rt-14-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
+scripts/install_packages.sh clang libclang-rt-14-dev
 
 # The library is instrumented too (fuzzer-no-link: coverage without libFuzzer's main); the
 # fuzz executables add -fsanitize=fuzzer (CMakeLists.txt, SIMGPT_FUZZ). The system libraries

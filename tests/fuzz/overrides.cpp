@@ -4,6 +4,7 @@
 // InputError (and LimitError) is the answer to bad input; anything else is a finding.
 #include "simgpt/core/error.hpp"
 #include "simgpt/workload/workload.hpp"
+#include "accepted_workload.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -48,10 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     const simgpt::Workload w = simgpt::parse_workload(kBase, "base.yaml", overrides);
-    if (w.parallelism.dp < 1 || w.parallelism.tp < 1 || w.parallelism.pp < 1 || w.training.micro_batch < 1)
-      std::abort();
-    if (w.gpus() < 1 || w.micro_batches() < 1)
-      std::abort();
+    check_accepted(w);
   } catch (const simgpt::InputError&) {
   }
   return 0;
