@@ -31,18 +31,20 @@ double bytes_sent_per_member(CollectiveKind kind, int members, double bytes) {
 
 namespace {
 
-TaskId add_delay(TaskGraph& g, double seconds) {
+TaskId add_delay(TaskGraph& g, CollectiveKind kind, double seconds) {
   Task t;
   t.kind = Task::Kind::delay;
   t.phase = Task::Phase::collective;
+  t.collective = kind;
   t.seconds = seconds;
   return boost::add_vertex(t, g);
 }
 
-TaskId add_flow(TaskGraph& g, int from, int to, double bytes) {
+TaskId add_flow(TaskGraph& g, CollectiveKind kind, int from, int to, double bytes) {
   Task t;
   t.kind = Task::Kind::transfer;
   t.phase = Task::Phase::collective;
+  t.collective = kind;
   t.gpu = from;
   t.peer = to;
   t.bytes = bytes;
@@ -50,11 +52,12 @@ TaskId add_flow(TaskGraph& g, int from, int to, double bytes) {
 }
 
 // One phase of the direct algorithm: every member sends `bytes` to every other member.
-void all_to_all(TaskGraph& g, const std::vector<int>& members, double bytes, TaskId from, TaskId to) {
+void all_to_all(TaskGraph& g, CollectiveKind kind, const std::vector<int>& members, double bytes, TaskId from,
+                TaskId to) {
   for (int a : members)
     for (int b : members)
       if (a != b) {
-        TaskId f = add_flow(g, a, b, bytes);
+        TaskId f = add_flow(g, kind, a, b, bytes);
         boost::add_edge(from, f, g);
         boost::add_edge(f, to, g);
       }
@@ -77,7 +80,7 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
   if (std::abs(shares - 1) > 1e-9)
     throw std::logic_error("add_collective: ring shares do not sum to 1");
   CollectiveTasks c;
-  c.entry = add_delay(g, 0);
+  c.entry = add_delay(g, kind, 0);
   if (n < 2) {
     c.exit = c.entry;
     return c;
@@ -87,16 +90,16 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
   if (algorithm == CollectiveAlgorithm::direct) {
     // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
     const double shard = bytes / n;
-    c.exit = add_delay(g, two_phases ? step_latency_s : 0);
+    c.exit = add_delay(g, kind, two_phases ? step_latency_s : 0);
     if (two_phases) {
-      TaskId middle = add_delay(g, 0);
-      all_to_all(g, members, shard, c.entry, middle);
-      all_to_all(g, members, shard, middle, c.exit);
+      TaskId middle = add_delay(g, kind, 0);
+      all_to_all(g, kind, members, shard, c.entry, middle);
+      all_to_all(g, kind, members, shard, middle, c.exit);
     } else {
-      all_to_all(g, members, shard, c.entry, c.exit);
+      all_to_all(g, kind, members, shard, c.entry, c.exit);
     }
   } else {
-    c.exit = add_delay(g, (steps - 1) * step_latency_s);
+    c.exit = add_delay(g, kind, (steps - 1) * step_latency_s);
     const double per_member = bytes_sent_per_member(kind, n, bytes);
     const bool chain = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
     // NCCL runs its rings in both directions (channels on opposite link directions): half the
@@ -111,7 +114,7 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
         for (int step : steps_to) {
           const int to = ring.gpus[static_cast<size_t>((i + step) % n)];
           // A reduce runs the chain towards its first GPU, a broadcast away from it.
-          TaskId f = kind == CollectiveKind::reduce ? add_flow(g, to, from, sent) : add_flow(g, from, to, sent);
+          TaskId f = kind == CollectiveKind::reduce ? add_flow(g, kind, to, from, sent) : add_flow(g, kind, from, to, sent);
           boost::add_edge(c.entry, f, g);
           boost::add_edge(f, c.exit, g);
         }

@@ -11,7 +11,6 @@
 
 namespace simgpt {
 
-enum class CollectiveKind { allreduce, reduce_scatter, allgather, broadcast, reduce };
 enum class CollectiveAlgorithm {
   ring,  // NCCL's rings, one each way: each member sends half to the next and half to the previous;
          // bandwidth term 2(n-1)/n S for all-reduce

@@ -4,29 +4,44 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace simgpt {
 
+enum class CollectiveKind : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce };
+
+// 56 bytes: a step has millions of tasks, so the enums are one byte each.
 struct Task {
-  enum class Kind {
+  enum class Kind : std::uint8_t {
     compute,  // kernels on one GPU's compute stream
     transfer, // one point-to-point flow over the platform's route
     delay     // a fixed time that uses no resource (collective step latencies, joins)
   };
-  enum class Phase { forward, backward, optimizer, activation, gradient, collective };
+  enum class Phase : std::uint8_t {
+    forward,
+    backward,
+    recompute, // the forward rerun in the backward: only in a detailed graph, merged into backward otherwise
+    optimizer,
+    activation, // pipeline transfers
+    gradient,
+    collective
+  };
   Kind kind = Kind::compute;
   Phase phase = Phase::forward;
+  std::optional<CollectiveKind> collective; // a collective's entry, flows and exit: which collective
   int gpu = -1;  // compute: the GPU; transfer: the sender
   int peer = -1; // transfer: the receiver
   int stage = -1;
   int micro_batch = -1;
   int chunk = 0;
+  int layer = -1;     // compute in a detailed graph: the stage's layer (0-based) the kernels belong to
   double seconds = 0; // compute or delay time
   double bytes = 0;   // transfer payload
   long entry = -1;    // a collective's exit task: its entry task (the collective's start)
 };
+static_assert(sizeof(Task) <= 56, "a step has millions of tasks: keep Task small");
 
 // Edges stored in vectors (not lists): a step has millions of them.
 using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task, boost::no_property,
