@@ -4,6 +4,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/framework/parameters.hpp"
+#include "simgpt/study/sweep.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <functional>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -31,6 +33,9 @@ struct Options {
   bool gate = false;
   bool write = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  // simgpt sweep
+  std::vector<std::string> grids, zips, parts;
+  std::string output, shard = "1/1";
 };
 
 simgpt::DataPaths data_paths(const Options& o) {
@@ -109,10 +114,11 @@ nlohmann::ordered_json simulate_row_by_id(const Options& o) {
   throw simgpt::InputError(dir, fmt::format("no validation row '{}'", o.row_id));
 }
 
-// The hidden `simgpt row`: validate and calibrate run each row in a new simgpt process (SimGrid
-// keeps one engine per process), which prints the outcome as one JSON object on stdout:
-// {"ok": result}, {"input_error": message, "where": where} or {"error": message}; exit status 0.
-int run_row(const Options& o) {
+// A hidden child subcommand: validate and calibrate run each row (`simgpt row`), and sweep each
+// configuration (`simgpt point`), in a new simgpt process (SimGrid keeps one engine per process),
+// which prints the outcome as one JSON object on stdout: {"ok": result}, {"input_error": message,
+// "where": where} or {"error": message}; exit status 0.
+int run_child(const Options& o, const std::function<nlohmann::ordered_json()>& simulate) {
   // Die with the parent: the kernel sends SIGKILL when the thread that spawned this process ends.
   // A parent that died before this call has already handed this process to another.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -123,7 +129,7 @@ int run_row(const Options& o) {
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   nlohmann::ordered_json out;
   try {
-    out = {{"ok", simulate_row_by_id(o)}};
+    out = {{"ok", simulate()}};
   } catch (const simgpt::InputError& e) {
     out = {{"input_error", e.message()}, {"where", e.where()}};
   } catch (const std::exception& e) {
@@ -131,6 +137,55 @@ int run_row(const Options& o) {
   }
   std::fputs((out.dump() + "\n").c_str(), result);
   return std::fclose(result) == 0 ? 0 : 1;
+}
+
+// One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
+nlohmann::ordered_json simulate_point(const Options& o) {
+  simgpt::Overrides overrides;
+  for (const std::string& s : o.sets)
+    overrides.push_back(simgpt::parse_override(s));
+  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, overrides), data_paths(o)).to_json();
+}
+
+// `--shard I/N`.
+std::pair<int, int> parse_shard(const std::string& text) {
+  int shard = 0, shards = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &shard, &slash, &shards, &extra) != 3 || slash != '/' || shards < 1 ||
+      shard < 1 || shard > shards)
+    throw simgpt::InputError("--shard " + simgpt::echo(text), "expected I/N with 1 <= I <= N, e.g. 2/8");
+  return {shard, shards};
+}
+
+int run_sweep(const Options& o, const CLI::App& sweep) {
+  if (o.platform.empty() || o.workload.empty() || o.output.empty())
+    throw simgpt::InputError("sweep", "--platform, --workload and -o are required (see simgpt sweep --help)");
+  simgpt::Sweep s{o.platform, o.workload, o.sets, {}, 1, 1};
+  for (const std::string& set : o.sets)
+    simgpt::check_override_key(simgpt::parse_override(set).first);
+  // --grid and --zip in the order given: a --zip joins the axis before it.
+  size_t grid = 0, zip = 0;
+  for (const CLI::Option* option : sweep.parse_order()) {
+    if (option->get_name() == "--grid")
+      s.grid.add(o.grids.at(grid++), false);
+    else if (option->get_name() == "--zip")
+      s.grid.add(o.zips.at(zip++), true);
+  }
+  std::tie(s.shard, s.shards) = parse_shard(o.shard);
+  simgpt::SweepRun run;
+  run.output = o.output;
+  run.format = o.format == "jsonl" ? simgpt::SweepFormat::jsonl : simgpt::SweepFormat::csv;
+  run.jobs = o.jobs;
+  run.timeout_s = o.timeout;
+  run.data_dir = o.data_dir;
+  run.progress = ::isatty(STDERR_FILENO) != 0;
+  const simgpt::SweepSummary summary = simgpt::run_sweep(s, run);
+  std::string statuses;
+  for (const auto& [status, count] : summary.statuses)
+    statuses += fmt::format(", {} {}", count, status);
+  std::cout << fmt::format("{} configurations, {} already in {}{}\n", summary.configurations,
+                           summary.already_written, o.output, statuses);
+  return 0;
 }
 
 } // namespace
@@ -163,6 +218,29 @@ int main(int argc, char** argv) {
   row->add_option("--tables", o.tables_dir, "directory of the validation tables (default: DATA/validation/tables)");
   row->add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
   row->add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
+  CLI::App* point = app.add_subcommand("point", "simulate one sweep configuration, its outcome as JSON")->group("");
+  point->add_option("--platform", o.platform)->required();
+  point->add_option("--workload", o.workload)->required();
+  point->add_option("--set", o.sets);
+  point->add_option("--data", o.data_dir);
+  point->add_option("--parent-pid", o.parent_pid);
+  CLI::App* sweep = app.add_subcommand("sweep", "simulate every configuration of a grid of workload keys, in parallel");
+  sweep->add_option("--platform", o.platform, "SimGrid platform XML");
+  sweep->add_option("--workload", o.workload, "workload YAML");
+  sweep->add_option("--set", o.sets, "override a workload key in every configuration: SECTION.KEY=VALUE");
+  sweep->add_option("--grid", o.grids, "an axis: KEY=V1,V2,... (any --set key, platform or workload; "
+                                       "`default` leaves the key as the workload has it)");
+  sweep->add_option("--zip", o.zips, "KEY=V1,V2,... advancing together with the axis before it");
+  sweep->add_option("-o,--output", o.output, "the CSV (or JSON lines) file; rerunning skips what it holds");
+  sweep->add_option("--format", o.format, "output format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
+  sweep->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  sweep->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
+      ->check(CLI::PositiveNumber);
+  sweep->add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
+  sweep->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  CLI::App* merge = sweep->add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
+  merge->add_option("parts", o.parts, "the shards' output files")->required();
+  merge->add_option("-o,--output", o.output, "the merged file")->required();
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -183,7 +261,16 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (row->parsed())
-      return run_row(o);
+      return run_child(o, [&] { return simulate_row_by_id(o); });
+    if (point->parsed())
+      return run_child(o, [&] { return simulate_point(o); });
+    if (merge->parsed()) {
+      const int64_t n = simgpt::merge_sweep_parts(o.parts, o.output);
+      std::cout << fmt::format("{} configurations written to {}\n", n, o.output);
+      return 0;
+    }
+    if (sweep->parsed())
+      return run_sweep(o, *sweep);
     return run_simulation(o);
   } catch (const simgpt::LimitError& e) {
     // Exit statuses (README): 0 a result, 1 a bug, 2 bad input, 3 a documented limit exceeded.

@@ -3,20 +3,14 @@
 // process; spawning (not forking) keeps that safe from their worker threads.
 #pragma once
 
+#include "core/child_process.hpp"
 #include "simgpt/validation/validation.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <stdexcept>
 #include <string>
 
 namespace simgpt {
-
-// The simulation process crashed, was killed, exited non-zero, printed no readable result or ran
-// past its timeout: the row could not be simulated for a reason outside its inputs.
-struct ProcessFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The executable that runs rows: process.executable, or this process's own when it is simgpt
 // (std::runtime_error otherwise).

@@ -1,6 +1,7 @@
 #include "simgpt/validation/validation.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/parallel.hpp"
 #include "validation/spawn.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/core/units.hpp"
@@ -9,14 +10,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <tuple>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
 #include <optional>
-#include <system_error>
 
 namespace simgpt {
 
@@ -293,34 +291,19 @@ namespace {
 void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process) {
   RowProcess resolved = process;
   resolved.executable = simgpt_executable(process); // once, and before any thread starts
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < runs.size(); i = next++) {
-      RowRun& run = runs[i];
-      if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
-        continue;
-      try {
-        run.result = RowPrediction::from_json(run_row_process(*run.table, *run.row, data, resolved));
-      } catch (const ProcessFailure& e) {
-        run.error = e.what();
-        run.process_failed = true;
-      } catch (const std::exception& e) {
-        run.error = e.what();
-      }
+  run_parallel(runs.size(), jobs, [&](size_t i) {
+    RowRun& run = runs[i];
+    if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
+      return;
+    try {
+      run.result = RowPrediction::from_json(run_row_process(*run.table, *run.row, data, resolved));
+    } catch (const ProcessFailure& e) {
+      run.error = e.what();
+      run.process_failed = true;
+    } catch (const std::exception& e) {
+      run.error = e.what();
     }
-  };
-  // No more threads than rows; when the system refuses a thread, the ones started (and this
-  // one) share the rows.
-  std::vector<std::thread> threads;
-  const size_t wanted = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, runs.size()));
-  try {
-    for (size_t j = 1; j < wanted; ++j)
-      threads.emplace_back(worker);
-  } catch (const std::system_error&) {
-  }
-  worker();
-  for (std::thread& t : threads)
-    t.join();
+  });
 }
 
 // One metric of one row: measured against predicted, or why it was not compared.

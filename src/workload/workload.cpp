@@ -267,30 +267,21 @@ void require_mapping(const YAML::Node& root, const std::string& section, const s
 }
 
 void apply_override(YAML::Node& root, const std::string& key, const std::string& value, const std::string& source) {
+  check_override_key(key);
   const std::string where = "--set " + echo(key);
-  auto dot = key.find('.');
   if (key == "framework") {
     root["framework"] = value;
     return;
   }
   // framework_options.SECTION.KEY: a profile key, checked when the profile is read.
-  if (key.starts_with("framework_options.") && key.size() > sizeof("framework_options.") - 1) {
+  if (key.starts_with("framework_options.")) {
     require_mapping(root, "framework_options", source, where);
     root["framework_options"][key.substr(sizeof("framework_options.") - 1)] = value;
     return;
   }
-  if (dot == std::string::npos)
-    throw InputError(where, fmt::format("expected SECTION.KEY=VALUE with SECTION one of: framework, framework_options, {}",
-                                        valid_names(schema())));
-  std::string section = key.substr(0, dot);
-  std::string name = key.substr(dot + 1);
-  auto sec = schema().find(section);
-  if (sec == schema().end())
-    throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, framework_options, {})",
-                                        echo(section), valid_names(schema())));
-  if (!sec->second.contains(name))
-    throw InputError(where, fmt::format("unknown key '{}' (valid keys of {}: {})", echo(name), section,
-                                        valid_names(sec->second)));
+  const auto dot = key.find('.');
+  const std::string section = key.substr(0, dot);
+  const std::string name = key.substr(dot + 1);
   require_mapping(root, section, source, where);
   YAML::Node parsed;
   try {
@@ -482,6 +473,25 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
     w.model.ffn_hidden = checked_mul(4, w.model.hidden).value_or(std::numeric_limits<int64_t>::max());
   check_consistency(w);
   return w;
+}
+
+void check_override_key(const std::string& key) {
+  const std::string where = "--set " + echo(key);
+  if (key == "framework" || (key.starts_with("framework_options.") && key.size() > sizeof("framework_options.") - 1))
+    return;
+  const auto dot = key.find('.');
+  if (dot == std::string::npos)
+    throw InputError(where, fmt::format("expected SECTION.KEY=VALUE with SECTION one of: framework, framework_options, {}",
+                                        valid_names(schema())));
+  const std::string section = key.substr(0, dot);
+  const std::string name = key.substr(dot + 1);
+  auto sec = schema().find(section);
+  if (sec == schema().end())
+    throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, framework_options, {})",
+                                        echo(section), valid_names(schema())));
+  if (!sec->second.contains(name))
+    throw InputError(where, fmt::format("unknown key '{}' (valid keys of {}: {})", echo(name), section,
+                                        valid_names(sec->second)));
 }
 
 Workload load_workload(const std::string& path, const Overrides& overrides) {

@@ -105,6 +105,9 @@ using Overrides = std::vector<std::pair<std::string, std::string>>;
 // Parses "KEY=VALUE"; throws InputError naming the option.
 std::pair<std::string, std::string> parse_override(const std::string& text);
 
+// Throws InputError (naming `--set KEY` and the valid keys) unless `key` is one --set accepts.
+void check_override_key(const std::string& key);
+
 // Reads and checks a workload file; throws InputError with the file, key and what is valid.
 Workload load_workload(const std::string& path, const Overrides& overrides = {});
 // Same, from YAML text (`source` names it in messages).

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# simgpt sweep: one line per configuration, in configuration order, whatever the interruption;
+# an interrupted sweep rerun, and a sharded sweep merged, give the uninterrupted sweep's file.
+set -u
+simgpt="$1"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() { # check DESCRIPTION COMMAND...: fails the test, with the description, unless COMMAND succeeds
+  local what="$1"
+  shift
+  "$@" || { echo "FAIL: $what"; fail=1; }
+}
+wait_for() { # wait_for SECONDS COMMAND...: polls COMMAND every 20 ms until it succeeds
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.02
+  done
+}
+lines_at_least() { [ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ]; }
+
+# GPipe on 12 nodes under network what-ifs; micro_batch 3 does not divide the batch (invalid),
+# and micro-batches of 16 do not fit a 16 GB V100 (oom).
+sweep=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml
+       --grid network.delay=default,1ms,10ms --zip network.bandwidth=default,5Gbps,1Gbps
+       --grid training.micro_batch=1,2,3,16)
+
+"$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/whole.csv" > "$tmp/out" 2>&1
+check "a sweep exits 0 ($(cat "$tmp/out"))" [ $? -eq 0 ]
+check "13 lines: a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 13 ]
+check "the header names the inputs and the report's fields" \
+  grep -qx 'config,network.delay,network.bandwidth,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason' "$tmp/whole.csv"
+check "lines in configuration order" [ "$(tail -n +2 "$tmp/whole.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 " ]
+check "an invalid configuration is a line with its reason" grep -q '^2,default,default,3,invalid,,,,,,,,,,.*micro_batch' "$tmp/whole.csv"
+check "an out-of-memory configuration is a line with status oom" grep -q '^3,default,default,16,oom,[0-9.]*,.*,true,' "$tmp/whole.csv"
+check "the default configuration's step time is simgpt's" \
+  [ "$(sed -n 2p "$tmp/whole.csv" | cut -d, -f6)" = \
+    "$("$simgpt" --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --format json | sed -n 's/^  "step_time_s": \(.*\),$/\1/p')" ]
+
+# Killed after a few lines, then rerun: the same file.
+"$simgpt" "${sweep[@]}" --jobs 1 -o "$tmp/killed.csv" > /dev/null 2>&1 &
+pid=$!
+check "the interrupted sweep wrote some lines" wait_for 20 lines_at_least "$tmp/killed.csv" 4
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null
+check "the kill came before the end" [ "$(wc -l < "$tmp/killed.csv")" -lt 13 ]
+printf '7,10ms,1Gb' >> "$tmp/killed.csv" # a line cut by the interruption
+"$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/killed.csv" > "$tmp/out" 2>&1
+check "the rerun skips the lines written ($(cat "$tmp/out"))" grep -q "12 configurations, [1-9][0-9]* already in" "$tmp/out"
+check "killed and rerun = uninterrupted" cmp -s "$tmp/whole.csv" "$tmp/killed.csv"
+
+# Three shards merged = the whole sweep; JSON lines carry the same configurations.
+for i in 1 2 3; do "$simgpt" "${sweep[@]}" --shard "$i/3" -o "$tmp/part$i.csv" > /dev/null 2>&1; done
+"$simgpt" sweep merge "$tmp/part3.csv" "$tmp/part1.csv" "$tmp/part2.csv" -o "$tmp/merged.csv" > /dev/null
+check "merged shards = the whole sweep" cmp -s "$tmp/whole.csv" "$tmp/merged.csv"
+"$simgpt" "${sweep[@]}" --format jsonl -o "$tmp/whole.jsonl" > /dev/null 2>&1
+check "JSON lines: 12 objects" [ "$(grep -c '^{"config":' "$tmp/whole.jsonl")" -eq 12 ]
+
+# Bad sweeps: one line, exit status 2.
+bad() { # bad DESCRIPTION PATTERN ARGS...
+  local what="$1" pattern="$2"
+  shift 2
+  "$simgpt" "$@" > "$tmp/out" 2>&1
+  local status=$?
+  check "$what -> status $status (want 2): $(cat "$tmp/out")" [ "$status" -eq 2 ]
+  check "$what: one line matching '$pattern'" [ "$(wc -l < "$tmp/out")" -eq 1 ]
+  check "$what: message" grep -q "$pattern" "$tmp/out"
+}
+base=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml -o "$tmp/bad.csv")
+bad "an unknown key" "unknown key 'delays'" "${base[@]}" --grid network.delays=1ms
+bad "a zip of another length" "has 2 values but is zipped with network.delay, which has 3" \
+  "${base[@]}" --grid network.delay=1ms,2ms,3ms --zip network.bandwidth=1Gbps,2Gbps
+bad "an empty value" "no empty value" "${base[@]}" --grid network.delay=1ms,,2ms
+bad "a key swept twice" "is swept twice" "${base[@]}" --grid network.delay=1ms --grid network.delay=2ms
+bad "a bad shard" "expected I/N" "${base[@]}" --grid network.delay=1ms --shard 4/3
+cp "$tmp/whole.csv" "$tmp/other.csv"
+bad "an output of another sweep" "holds another sweep's columns" \
+  sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --grid network.delay=1ms -o "$tmp/other.csv"
+exit $fail
