@@ -4,6 +4,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/framework/parameters.hpp"
+#include "simgpt/study/plot.hpp"
 #include "simgpt/study/sweep.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
@@ -36,6 +37,7 @@ struct Options {
   // simgpt sweep
   std::vector<std::string> grids, zips, parts;
   std::string output, shard = "1/1";
+  simgpt::PlotSpec plot; // simgpt plot
 };
 
 simgpt::DataPaths data_paths(const Options& o) {
@@ -188,6 +190,15 @@ int run_sweep(const Options& o, const CLI::App& sweep) {
   return 0;
 }
 
+// `simgpt plot`: the chart, and a line on stderr for each note (rows left out). The data files
+// are looked for only when --measured needs a validation table.
+int run_plot(const Options& o) {
+  const simgpt::DataPaths data = o.plot.measured.empty() ? simgpt::DataPaths{} : data_paths(o);
+  for (const std::string& note : simgpt::plot(o.plot, data))
+    std::cerr << "simgpt plot: " << note << "\n";
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -241,6 +252,22 @@ int main(int argc, char** argv) {
   CLI::App* merge = sweep->add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
   merge->add_option("-o,--output", o.output, "the merged file")->required();
+  CLI::App* plot = app.add_subcommand("plot", "chart a metric of a sweep's CSV against an input, as SVG (gnuplot)");
+  plot->add_option("csv", o.plot.csv, "the CSV simgpt sweep wrote")->required();
+  plot->add_option("--x", o.plot.x, "the column on the x axis (an input key)")->required();
+  plot->add_option("--y", o.plot.y, "the metric on the y axis (step_time_s, tokens_per_s, ...)")->required();
+  plot->add_option("--series", o.plot.series, "one line (or bar group) per value of this column");
+  plot->add_option("--where", o.plot.where, "keep the rows whose KEY is VALUE: KEY=VALUE (one KEY twice: either)");
+  plot->add_option("--measured", o.plot.measured, "overlay a validation table's measured values: its id or YAML file");
+  const auto set_kind = [&o](const std::string& kind) {
+    o.plot.kind = kind == "bar" ? simgpt::ChartKind::bar : simgpt::ChartKind::line;
+  };
+  plot->add_option_function<std::string>("--kind", set_kind, "line or bar (default line)")
+      ->check(CLI::IsMember({"line", "bar"}));
+  plot->add_flag("--logx", o.plot.log_x, "a log scale on a numeric x axis");
+  plot->add_option("--title", o.plot.title, "the chart's title");
+  plot->add_option("-o,--output", o.plot.output, "the SVG file to write")->required();
+  plot->add_option("--data", o.data_dir, "directory holding validation/tables/ (for --measured TABLE)");
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -271,6 +298,8 @@ int main(int argc, char** argv) {
     }
     if (sweep->parsed())
       return run_sweep(o, *sweep);
+    if (plot->parsed())
+      return run_plot(o);
     return run_simulation(o);
   } catch (const simgpt::LimitError& e) {
     // Exit statuses (README): 0 a result, 1 a bug, 2 bad input, 3 a documented limit exceeded.

@@ -1,0 +1,98 @@
+#include "study/gnuplot_script.hpp"
+
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace simgpt {
+namespace {
+
+// The share of a category's width its bars take, leaving a gap between groups.
+constexpr double kBarGroupWidth = 0.8;
+
+// Beyond these, tick labels would run into each other unless slanted.
+constexpr size_t kUprightCategories = 8;
+constexpr size_t kUprightLabelChars = 12;
+
+std::string categorical_ticks(const std::vector<std::string>& categories) {
+  std::string ticks;
+  bool slanted = categories.size() > kUprightCategories;
+  for (size_t i = 0; i < categories.size(); ++i) {
+    ticks += fmt::format("{}{} {}", i ? ", " : "", gnuplot_string(categories[i]), i);
+    slanted = slanted || categories[i].size() > kUprightLabelChars;
+  }
+  return fmt::format("set xrange [-0.5:{}]\nset xtics ({}){}\n", static_cast<double>(categories.size()) - 0.5,
+                     ticks, slanted ? " rotate by -30" : "");
+}
+
+std::string axes(const Chart& chart) {
+  std::string out;
+  if (!chart.title.empty())
+    out += "set title " + gnuplot_string(chart.title) + "\n";
+  out += "set xlabel " + gnuplot_string(chart.x_label) + "\n";
+  out += "set ylabel " + gnuplot_string(chart.y_label) + "\n";
+  if (!chart.x_categories.empty())
+    out += categorical_ticks(chart.x_categories);
+  else if (!chart.x_ticks.empty())
+    out += fmt::format("set xtics ({})\n", fmt::join(chart.x_ticks, ", "));
+  if (chart.log_x)
+    out += "set logscale x\n";
+  if (chart.kind == ChartKind::bar)
+    out += fmt::format("set boxwidth {} absolute\nset style fill solid 0.8 border -1\nset yrange [0:*]\n",
+                       kBarGroupWidth / chart.bar_slots);
+  return out;
+}
+
+// Where a line's points sit: a bar chart shifts each slot to its own bar within the group.
+double x_shift(const Chart& chart, int slot) {
+  if (chart.kind != ChartKind::bar)
+    return 0;
+  const double width = kBarGroupWidth / chart.bar_slots;
+  return -kBarGroupWidth / 2 + (slot + 0.5) * width;
+}
+
+std::string datablock(const Chart& chart, size_t index) {
+  const ChartLine& line = chart.lines[index];
+  std::string out = fmt::format("$line{} << EOD\n", index);
+  for (const auto& [x, y] : line.points)
+    out += fmt::format("{} {}\n", x + x_shift(chart, line.slot), y);
+  return out + "EOD\n";
+}
+
+std::string style(const Chart& chart, const ChartLine& line) {
+  const int colour = line.slot + 1; // gnuplot's line types count from 1
+  if (line.measured)
+    return fmt::format("with points pt 6 ps 1.6 lw 2 lc {}", colour);
+  if (chart.kind == ChartKind::bar)
+    return fmt::format("with boxes lc {}", colour);
+  return fmt::format("with linespoints pt 7 ps 0.8 lw 2 lc {}", colour);
+}
+
+} // namespace
+
+std::string gnuplot_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : one_line(text, 200)) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string gnuplot_script(const Chart& chart) {
+  std::string script = "set terminal svg size 900,540 fixed font \"Helvetica,12\" noenhanced background \"white\"\n"
+                       "set encoding utf8\nset key outside right top\nset grid\n";
+  script += axes(chart);
+  std::vector<std::string> plots;
+  for (size_t i = 0; i < chart.lines.size(); ++i) {
+    const ChartLine& line = chart.lines[i];
+    if (line.points.empty())
+      continue;
+    script += datablock(chart, i);
+    plots.push_back(fmt::format("$line{} using 1:2 {} title {}", i, style(chart, line), gnuplot_string(line.title)));
+  }
+  return script + fmt::format("plot {}\n", fmt::join(plots, ", \\\n     "));
+}
+
+} // namespace simgpt

@@ -1,0 +1,187 @@
+#include "simgpt/study/plot.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "study/chart.hpp"
+#include "study/gnuplot.hpp"
+#include "study/gnuplot_script.hpp"
+#include "study/input_value.hpp"
+#include "study/measured_overlay.hpp"
+#include "study/metric_unit.hpp"
+#include "study/sweep_table.hpp"
+#include "study/x_axis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+namespace simgpt {
+namespace {
+
+void check_spec(const PlotSpec& spec) {
+  if (spec.output.empty())
+    throw InputError("-o", "name the SVG file to write (-o FIG.svg)");
+  if (!spec.series.empty() && spec.series == spec.x)
+    throw InputError("--series", fmt::format("'{}' is already --x; choose another column", echo(spec.series)));
+}
+
+// The inputs the chart does not show that vary along with x within each line (a sweep's --zip:
+// delay and bandwidth together), for the x axis's label. Any other input that varies is refused:
+// points of different configurations would be drawn as one line.
+std::vector<std::string> inputs_along_x(const SweepTable& sweep, const PlotSpec& spec) {
+  std::vector<size_t> shown{sweep.column(spec.x, "--x")};
+  if (!spec.series.empty())
+    shown.push_back(sweep.column(spec.series, "--series"));
+  std::vector<std::string> along, hidden;
+  for (const auto& [input, values] : varying_inputs(sweep)) {
+    if (input == spec.x || input == spec.series)
+      continue;
+    if (determined_by(sweep, sweep.column(input, ""), shown)) {
+      along.push_back(input);
+      continue;
+    }
+    const std::vector<std::string> some(values.begin(), values.begin() + std::min<size_t>(values.size(), 4));
+    hidden.push_back(fmt::format("{} ({}{})", input, fmt::join(some, ", "), values.size() > 4 ? ", ..." : ""));
+  }
+  if (!hidden.empty())
+    throw InputError(sweep.source, fmt::format("{} {} across the rows but {} neither --x nor --series: keep one "
+                                               "value with --where KEY=VALUE, or plot it as --series",
+                                               fmt::join(hidden, ", "), hidden.size() > 1 ? "vary" : "varies",
+                                               hidden.size() > 1 ? "are" : "is"));
+  return along;
+}
+
+// The series value of each slot: one line (slot 0) without --series.
+std::vector<std::string> series_values(const SweepTable& sweep, const PlotSpec& spec) {
+  if (spec.series.empty())
+    return {""};
+  return ordered_values(sweep.values(sweep.column(spec.series, "--series")));
+}
+
+// "1 failed, 1 invalid": how many rows of each status.
+std::string status_counts(const std::map<std::string, int>& by_status) {
+  std::vector<std::string> parts;
+  for (const auto& [status, count] : by_status)
+    parts.push_back(fmt::format("{} {}", count, status.empty() ? "without a status" : status));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+int total(const std::map<std::string, int>& by_status) {
+  int sum = 0;
+  for (const auto& [status, count] : by_status)
+    sum += count;
+  return sum;
+}
+
+double metric_value(const SweepTable& sweep, size_t record, size_t column) {
+  const std::string& text = sweep.table.records[record][column];
+  const std::optional<double> value = si_value(text, QuantityKind::number);
+  if (!value)
+    throw InputError(fmt::format("{}:{}", sweep.source, sweep.table.record_lines[record]),
+                     fmt::format("{} is '{}', not a number; --y needs a numeric column", sweep.table.header[column],
+                                 echo(text)));
+  return *value;
+}
+
+// The slot of each record: its series value's place in `slots`; 0 for all without --series.
+std::vector<size_t> record_slots(const SweepTable& sweep, const PlotSpec& spec, const std::vector<std::string>& slots) {
+  if (spec.series.empty())
+    return std::vector<size_t>(sweep.table.records.size(), 0);
+  std::vector<size_t> out;
+  for (const std::string& value : sweep.values(sweep.column(spec.series, "--series")))
+    out.push_back(static_cast<size_t>(std::find(slots.begin(), slots.end(), value) - slots.begin()));
+  return out;
+}
+
+// The predicted lines, one per series value (slot). Rows without a value of the metric are left
+// out, with a note saying how many.
+std::vector<ChartLine> predicted_lines(const SweepTable& sweep, const PlotSpec& spec, const XAxis& axis,
+                                       const std::vector<std::string>& slots, std::vector<std::string>& notes) {
+  const size_t x = sweep.column(spec.x, "--x"), y = sweep.column(spec.y, "--y");
+  const size_t status = sweep.column("status", "");
+  std::vector<ChartLine> lines(slots.size());
+  for (size_t slot = 0; slot < slots.size(); ++slot)
+    lines[slot] = {spec.series.empty() ? "predicted" : spec.series + "=" + slots[slot], static_cast<int>(slot), false,
+                   {}};
+  const std::vector<size_t> slot_of = record_slots(sweep, spec, slots);
+  std::map<std::string, int> left_out; // by status
+  const auto& records = sweep.table.records;
+  for (size_t r = 0; r < records.size(); ++r) {
+    if (records[r][y].empty())
+      ++left_out[records[r][status]];
+    else
+      lines[slot_of[r]].points.emplace_back(*axis.position(records[r][x]), metric_value(sweep, r, y));
+  }
+  if (!left_out.empty() &&
+      std::all_of(lines.begin(), lines.end(), [](const ChartLine& l) { return l.points.empty(); }))
+    throw InputError(sweep.source, fmt::format("no row has a value of {} ({})", spec.y, status_counts(left_out)));
+  if (!left_out.empty())
+    notes.push_back(fmt::format("left out {} of {} rows without a {} value ({})", total(left_out), records.size(),
+                                spec.y, status_counts(left_out)));
+  for (ChartLine& line : lines)
+    std::stable_sort(line.points.begin(), line.points.end());
+  return lines;
+}
+
+void check_log_x(const PlotSpec& spec, const SweepTable& sweep, const XAxis& axis) {
+  if (!spec.log_x)
+    return;
+  if (spec.kind == ChartKind::bar || !axis.numeric())
+    throw InputError("--logx", fmt::format("needs a line chart with a numeric x axis; {}'s values are not all numbers "
+                                           "or quantities of one kind",
+                                           spec.x));
+  for (const std::string& value : sweep.values(sweep.column(spec.x, "--x")))
+    if (*axis.position(value) <= 0)
+      throw InputError("--logx", fmt::format("{} is {} here; a log scale needs values above 0", spec.x, echo(value)));
+}
+
+Chart chart_frame(const PlotSpec& spec, const XAxis& axis, size_t slots, const std::vector<std::string>& along_x) {
+  Chart chart;
+  chart.kind = spec.kind;
+  chart.title = spec.title;
+  chart.x_label = axis.label();
+  if (!along_x.empty())
+    chart.x_label += fmt::format("; {} {} with it", fmt::join(along_x, ", "), along_x.size() > 1 ? "vary" : "varies");
+  chart.y_label = with_unit(spec.y, metric_unit(spec.y));
+  chart.log_x = spec.log_x;
+  chart.x_categories = axis.categories();
+  chart.x_ticks = axis.value_ticks();
+  chart.bar_slots = static_cast<int>(slots);
+  return chart;
+}
+
+void write_file(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.close();
+  if (!out)
+    throw InputError(path, "cannot write the SVG file");
+}
+
+} // namespace
+
+std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
+  check_spec(spec);
+  SweepTable sweep = read_sweep_table(spec.csv);
+  // Every column named is checked before the rows are: a typo is reported as itself.
+  const size_t x = sweep.column(spec.x, "--x");
+  sweep.column(spec.y, "--y");
+  if (!spec.series.empty())
+    sweep.column(spec.series, "--series");
+  keep_records_where(sweep, spec.where);
+  const std::vector<std::string> along_x = inputs_along_x(sweep, spec);
+  const XAxis axis(spec.x, sweep.values(x), spec.kind == ChartKind::bar);
+  check_log_x(spec, sweep, axis);
+  const std::vector<std::string> slots = series_values(sweep, spec);
+  std::vector<std::string> notes;
+  Chart chart = chart_frame(spec, axis, slots.size(), along_x);
+  chart.lines = predicted_lines(sweep, spec, axis, slots, notes);
+  if (!spec.measured.empty())
+    if (const std::optional<std::string> note = add_measured(chart, {spec, sweep, axis, slots, along_x}, data))
+      notes.push_back(*note);
+  write_file(spec.output, run_gnuplot(gnuplot_script(chart)));
+  return notes;
+}
+
+} // namespace simgpt

@@ -1,0 +1,252 @@
+#include "simgpt/study/plot.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "study/gnuplot.hpp"
+#include "study/metric_unit.hpp"
+#include "study/x_axis.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace simgpt;
+
+namespace {
+
+// A directory of its own for each test, removed after it.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    path = (std::filesystem::temp_directory_path() / "simgpt-test-plot-XXXXXX").string();
+    REQUIRE(::mkdtemp(path.data()) != nullptr);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path + "/" + name, std::ios::binary) << text;
+    return path + "/" + name;
+  }
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What `simgpt sweep` writes: delay and bandwidth zipped, times dp 1 and 4; one failed and one
+// invalid configuration.
+const char* const kSweepCsv =
+    "config,network.delay,network.bandwidth,parallelism.dp,status,step_time_s,samples_per_s,tokens_per_s,"
+    "tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason\n"
+    "0,1ms,5Gbps,1,ok,15.3,4.18,8562,10.1,12.5,11,false,0.4,1.2,\n"
+    "1,5ms,2Gbps,1,ok,16.5,3.88,7944,9.4,12.5,11,false,1.5,1.2,\n"
+    "2,10ms,1Gbps,1,ok,22.1,2.9,5930,7,12.5,11,false,6.9,1.2,\n"
+    "3,50ms,1Gbps,1,failed,,,,,,,,,,\"timed out, after 600 s\"\n"
+    "4,1ms,5Gbps,4,ok,17.2,14.9,30500,9,12.9,11.4,false,1.9,1.2,\n"
+    "5,5ms,2Gbps,4,ok,21.5,11.9,24400,7.2,12.9,11.4,false,6.2,1.2,\n"
+    "6,10ms,1Gbps,4,ok,32.8,7.8,16000,4.7,12.9,11.4,false,17.5,1.2,\n"
+    "7,50ms,1Gbps,4,invalid,,,,,,,,,,\"bad \"\"value\"\"\"\n";
+
+PlotSpec spec_for(const ScratchDir& dir, const std::string& x, const std::string& y) {
+  PlotSpec spec;
+  spec.csv = dir.write("sweep.csv", kSweepCsv);
+  spec.x = x;
+  spec.y = y;
+  spec.output = dir.path + "/figure.svg";
+  return spec;
+}
+
+void require_svg(const std::string& svg) {
+  REQUIRE((svg.starts_with("<?xml") || svg.starts_with("<svg")));
+  const size_t end = svg.find_last_not_of(" \n");
+  REQUIRE(end != std::string::npos);
+  CHECK(svg.substr(0, end + 1).ends_with("</svg>"));
+}
+
+std::string input_error(const PlotSpec& spec) {
+  try {
+    plot(spec, DataPaths{});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("a line chart: the metric against a numeric input, one line per series value") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "step_time_s");
+  spec.series = "parallelism.dp";
+  spec.title = "GPipe under tc netem";
+  const std::vector<std::string> notes = plot(spec, DataPaths{});
+  CHECK(notes == std::vector<std::string>{"left out 2 of 8 rows without a step_time_s value (1 failed, 1 invalid)"});
+  const std::string svg = read_text(spec.output);
+  require_svg(svg);
+  CHECK_THAT(svg, Catch::Contains("network.delay (s); network.bandwidth varies with it"));
+  CHECK_THAT(svg, Catch::Contains("step_time_s (s)"));
+  CHECK_THAT(svg, Catch::Contains("parallelism.dp=1"));
+  CHECK_THAT(svg, Catch::Contains("parallelism.dp=4"));
+  CHECK_THAT(svg, Catch::Contains("GPipe under tc netem"));
+  CHECK_THAT(svg, Catch::Contains("> 0.01<")); // numeric ticks, in seconds
+
+  SECTION("the same inputs give the same bytes") {
+    const std::string first = svg;
+    plot(spec, DataPaths{});
+    CHECK(read_text(spec.output) == first);
+  }
+}
+
+TEST_CASE("a bar chart: one group per x value, one bar per series value") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "tokens_per_s");
+  spec.series = "parallelism.dp";
+  spec.kind = ChartKind::bar;
+  plot(spec, DataPaths{});
+  const std::string svg = read_text(spec.output);
+  require_svg(svg);
+  CHECK_THAT(svg, Catch::Contains("tokens_per_s (tokens/s)"));
+  CHECK_THAT(svg, Catch::Contains("parallelism.dp=4"));
+  for (const char* tick : {">1ms<", ">5ms<", ">10ms<", ">50ms<"}) // categories, as written
+    CHECK_THAT(svg, Catch::Contains(tick));
+}
+
+TEST_CASE("a --where filter keeps one value of an input the chart does not show") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "tflops_per_gpu");
+  spec.where = {"parallelism.dp=4"};
+  spec.log_x = true;
+  CHECK(plot(spec, DataPaths{}) == std::vector<std::string>{"left out 1 of 4 rows without a tflops_per_gpu value "
+                                                             "(1 invalid)"});
+  const std::string svg = read_text(spec.output);
+  CHECK_THAT(svg, Catch::Contains("tflops_per_gpu (TFLOP/s per GPU)"));
+  CHECK_THAT(svg, Catch::Contains("predicted"));
+}
+
+TEST_CASE("measured points of a validation table over the predicted lines") {
+  ScratchDir dir;
+  const DataPaths data = default_data_paths();
+  PlotSpec spec = spec_for(dir, "network.delay", "step_time_s");
+  spec.measured = "seed001-gpipe-dp";
+
+  SECTION("one measured set per series value; the rows at the platform's own delay have no place") {
+    spec.series = "parallelism.dp";
+    const std::vector<std::string> notes = plot(spec, data);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[1] == "measured (seed001-gpipe-dp): plotted 6 of 8 rows; left out 2 whose network.delay has no "
+                      "place on the x axis");
+    const std::string svg = read_text(spec.output);
+    CHECK_THAT(svg, Catch::Contains("measured parallelism.dp=1"));
+    CHECK_THAT(svg, Catch::Contains("measured parallelism.dp=4"));
+  }
+  SECTION("one measured set for one configuration: the table's workload has dp 4") {
+    spec.where = {"parallelism.dp=4"};
+    const std::vector<std::string> notes = plot(spec, data);
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[1] == "measured (seed001-gpipe-dp): plotted 3 of 8 rows; left out 4 whose parallelism.dp is not 4, "
+                      "1 whose network.delay has no place on the x axis");
+    CHECK_THAT(read_text(spec.output), Catch::Contains("measured (seed001-gpipe-dp)"));
+  }
+  SECTION("a table file by its path") {
+    spec.series = "parallelism.dp";
+    spec.measured = data.root + "/validation/tables/seed001-gpipe-dp.yaml";
+    plot(spec, data);
+    CHECK_THAT(read_text(spec.output), Catch::Contains("measured parallelism.dp=4"));
+  }
+  SECTION("a metric the table did not measure") {
+    spec.series = "parallelism.dp";
+    spec.y = "tokens_per_s";
+    CHECK_THROWS_WITH(plot(spec, data), "--measured seed001-gpipe-dp: no row measured tokens_per_s (the table's "
+                                        "rows measured: step_time_s)");
+  }
+}
+
+TEST_CASE("a malformed table file is named as given, not by the link it is read through") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "step_time_s");
+  spec.series = "parallelism.dp";
+  spec.measured = dir.write("mine.yaml", "table: mine\nplatform: a.xml\nworkload: {}\nrows: [{id: r, nonsense: 1}]\n");
+  const std::string message = input_error(spec);
+  CHECK_THAT(message, Catch::StartsWith(spec.measured));
+  CHECK_THAT(message, !Catch::Contains("simgpt-plot-"));
+}
+
+TEST_CASE("plot errors: a missing column lists the columns, a hidden input that varies is named") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "step_time");
+  CHECK_THAT(input_error(spec), Catch::StartsWith("--y: no column 'step_time' in ") &&
+                                    Catch::Contains("(columns: config, network.delay, network.bandwidth, "
+                                                    "parallelism.dp, status, step_time_s,"));
+  spec.y = "step_time_s";
+  CHECK_THAT(input_error(spec), Catch::EndsWith("sweep.csv: parallelism.dp (1, 4) varies across the rows but is "
+                                                "neither --x nor --series: keep one value with --where KEY=VALUE, "
+                                                "or plot it as --series"));
+  spec.where = {"parallelism.dp=2"};
+  CHECK_THAT(input_error(spec), Catch::StartsWith("--where: no row of "));
+  spec.where = {"parallelism.dp=4"};
+  spec.y = "reason";
+  CHECK_THAT(input_error(spec), Catch::EndsWith("sweep.csv:9: reason is 'bad \"value\"', not a number; --y needs a "
+                                                "numeric column"));
+  spec.y = "step_time_s";
+  spec.csv = dir.write("empty.csv", "config,network.delay,status,step_time_s\n");
+  CHECK_THAT(input_error(spec), Catch::EndsWith("empty.csv: has a header but no rows"));
+}
+
+TEST_CASE("an x axis is numeric when every value is a number or a quantity of one kind") {
+  const XAxis delay("network.delay", {"10ms", "1ms", "0"}, false);
+  CHECK(delay.numeric());
+  CHECK(delay.label() == "network.delay (s)");
+  CHECK(delay.position("10ms") == Approx(0.01));
+  CHECK(delay.categories().empty());
+  CHECK(XAxis("network.bandwidth", {"1Gbps", "10Gbps"}, false).label() == "network.bandwidth (B/s)");
+  CHECK(XAxis("network.bandwidth", {"1Gbps"}, false).position("1Gbps") == Approx(1.25e8));
+
+  const XAxis degrees("parallelism.dp", {"4", "1", "2"}, false);
+  CHECK(degrees.numeric());
+  CHECK(degrees.label() == "parallelism.dp");
+  CHECK(degrees.value_ticks() == std::vector<double>{1, 2, 4});
+
+  // `default` is not a quantity: categories in the order they came.
+  const XAxis with_default("network.delay", {"default", "10ms", "1ms", "10ms"}, false);
+  CHECK_FALSE(with_default.numeric());
+  CHECK(with_default.label() == "network.delay");
+  CHECK(with_default.categories() == std::vector<std::string>{"default", "10ms", "1ms"});
+  CHECK(with_default.position("1ms") == 2);
+  CHECK(with_default.position("0.001s") == 2); // the same quantity
+  CHECK_FALSE(with_default.position("5ms"));
+  CHECK_FALSE(XAxis("platform", {"a.xml", "b.xml"}, false).numeric());
+  CHECK_FALSE(XAxis("mixed", {"1ms", "5Gbps"}, false).numeric());
+
+  // Bars stand at categories; numeric ones in order of value.
+  const XAxis bars("network.delay", {"10ms", "1ms", "5ms"}, true);
+  CHECK_FALSE(bars.numeric());
+  CHECK(bars.categories() == std::vector<std::string>{"1ms", "5ms", "10ms"});
+}
+
+TEST_CASE("a metric's unit comes from its name") {
+  CHECK(metric_unit("step_time_s") == "s");
+  CHECK(metric_unit("critical_path.bubble_s") == "s");
+  CHECK(metric_unit("tokens_per_s") == "tokens/s");
+  CHECK(metric_unit("samples_per_s") == "samples/s");
+  CHECK(metric_unit("tflops_per_gpu") == "TFLOP/s per GPU");
+  CHECK(metric_unit("peak_memory_gib") == "GiB");
+  CHECK(metric_unit("oom") == "");
+  CHECK(with_unit("peak_memory_gib", "GiB") == "peak_memory_gib (GiB)");
+}
+
+TEST_CASE("without gnuplot, one line says what to install") {
+  CHECK(find_on_path("sh") != "");
+  CHECK(find_on_path("simgpt-no-such-program") == "");
+  CHECK_THROWS_WITH(run_gnuplot("plot x\n", "simgpt-no-such-program"),
+                    "simgpt-no-such-program not found on PATH: install gnuplot-nox (apt-get install gnuplot-nox)");
+}
+
+TEST_CASE("gnuplot's failure carries its message") {
+  CHECK_THROWS_WITH(run_gnuplot("set terminal svg\nset no_such_option\n"), Catch::Contains("gnuplot failed:"));
+}
