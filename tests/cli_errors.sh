@@ -53,6 +53,10 @@ expect 2 "FATPIPE" --platform "$tmp/flow_limit.xml" --workload "$tmp/ok.yaml"
 expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set framework_options.compute.fused=true
 expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
 expect 0 "" --platform $P --workload "$tmp/ok.yaml"
+expect 2 "missing/trace.json: cannot write the trace file" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/missing/trace.json"
+expect 2 "cannot write the trace file" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp"
+expect 0 "" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/trace.json"
+grep -q '"traceEvents"' "$tmp/trace.json" || { echo "FAIL: --trace wrote no trace events"; fail=1; }
 
 # Hostile inputs: overflowing integers, limits, YAML that yaml-cpp accepts silently, files that are
 # not files, units past range, values that would break the message's one line.

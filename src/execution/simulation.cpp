@@ -12,7 +12,9 @@
 #include "execution/cluster_topology.hpp"
 #include "execution/step_graph.hpp"
 #include "memory/timeline.hpp"
+#include "report/critical_path.hpp"
 #include "report/stage_breakdown.hpp"
+#include "report/trace.hpp"
 
 #include <fmt/format.h>
 
@@ -109,11 +111,15 @@ double simulate_transfer(const std::string& platform_path, int from, int to, dou
                            load_profile_of(data, profile_name, "transfer profile"), load_catalog(data));
 }
 
-Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data) {
-  return simulate(Platform::load(platform_path), w, load_workload_profile(w, data), load_catalog(data));
+Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data,
+                const SimulationOptions& options) {
+  return simulate(Platform::load(platform_path), w, load_workload_profile(w, data), load_catalog(data), options);
 }
 
-Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog) {
+Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
+                const SimulationOptions& options) {
+  const bool traced = !options.trace_path.empty();
+  std::ofstream trace = traced ? open_trace_file(options.trace_path) : std::ofstream(); // fails before the simulation
   Cluster cluster(platform, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
@@ -128,7 +134,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
 
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
-  const StepGraph step = build_step_graph(plan, ClusterTopology(cluster));
+  const StepGraph step = build_step_graph(plan, ClusterTopology(cluster), StepGraphOptions{.detailed = traced});
   const TaskGraph& graph = step.graph;
   const Timeline timeline = replay(graph, cluster);
   check_finite(graph, timeline, w.source + " on " + platform.path);
@@ -153,9 +159,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   r.p2p_bytes = step.p2p_bytes;
   for (const auto& [kind, count] : step.collectives)
     r.collectives.push_back({kind, count.count, count.first_gpu, count.bytes});
-  for (TaskId v : critical_path(graph, timeline))
-    (graph[v].kind == Task::Kind::compute ? r.critical_compute_s : r.critical_comm_s) +=
-        timeline.finish[v] - timeline.start[v];
+  r.critical_path = critical_path_report(graph, timeline, plan.pp);
   r.stages = stage_breakdown(graph, timeline, plan);
   add_memory(r.stages, graph, timeline, plan, w, profile, gpu);
   for (const StageReport& s : r.stages)
@@ -163,6 +167,8 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
       throw InputError(w.source + ": model", fmt::format("the peak memory of stage {} is not finite ({}); check the "
                                                          "model's sizes and the profile's memory factors", s.stage, s.memory.peak));
   judge_memory(r);
+  if (traced)
+    write_trace_file(trace, options.trace_path, graph, timeline, plan, memory_over_time(graph, timeline, plan, w, profile));
   return r;
 }
 

@@ -14,8 +14,8 @@ using Phase = Task::Phase;
 
 class Builder {
 public:
-  Builder(const ExecutionPlan& plan, const Topology& topology)
-      : plan_(plan), topology_(topology), tail_(static_cast<size_t>(plan.gpus())),
+  Builder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
+      : plan_(plan), topology_(topology), options_(options), tail_(static_cast<size_t>(plan.gpus())),
         waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
         grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())) {}
 
@@ -30,27 +30,52 @@ public:
   }
 
 private:
+  // Whose kernels these are: a task's labels. `layer` is -1 outside a detailed graph.
+  struct Slot {
+    Phase phase = Phase::forward;
+    int stage = -1, micro_batch = -1, chunk = 0, layer = -1;
+    bool same_task(const Slot& o) const {
+      return phase == o.phase && micro_batch == o.micro_batch && chunk == o.chunk && layer == o.layer;
+    }
+  };
   struct Pending {
     double seconds = 0;
-    Phase phase = Phase::forward;
-    int stage = -1, micro_batch = -1, chunk = 0;
+    Slot slot;
+  };
+  // One pass (forward or backward) of one micro-batch on virtual stage `v` of stage `s`, run by
+  // the tensor-parallel groups of all the stage's replicas.
+  struct Pass {
+    int s = 0, v = 0, micro_batch = 0, chunk = 0;
+    bool forward = true;
+    std::vector<std::vector<int>> groups;
+    Slot slot() const { return {forward ? Phase::forward : Phase::backward, s, micro_batch, chunk}; }
   };
   // Identifies one pass of one micro-batch on one GPU: (replica, virtual stage, micro-batch, tp rank, forward?).
   using StepKey = std::tuple<int, int, int, int, bool>;
 
   TaskGraph& g() { return out_.graph; }
 
-  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels merge into one task
-  // until something must synchronise with them (flush).
-  void run(int gpu, double seconds, Phase phase, int stage, int mb, int chunk) {
+  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels of one slot merge into
+  // one task until something must synchronise with them (flush).
+  void run(int gpu, double seconds, const Slot& slot) {
     Pending& p = pending_[static_cast<size_t>(gpu)];
-    if (p.seconds > 0 && (p.phase != phase || p.micro_batch != mb || p.chunk != chunk))
+    if (p.seconds > 0 && !p.slot.same_task(slot))
       flush(gpu);
     p.seconds += seconds;
-    p.phase = phase;
-    p.stage = stage;
-    p.micro_batch = mb;
-    p.chunk = chunk;
+    p.slot = slot;
+  }
+
+  // The slot of layer `l`'s kernels within a pass; `rerun`: the forward recompute reruns before
+  // the layer's backward. Both labels only in a detailed graph, so that the default graph merges
+  // as it always has.
+  Slot in_layer(const Slot& pass, int l, bool rerun = false) const {
+    if (!options_.detailed)
+      return pass;
+    Slot s = pass;
+    s.layer = l;
+    if (rerun)
+      s.phase = Phase::recompute;
+    return s;
   }
 
   // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
@@ -70,11 +95,12 @@ private:
     if (p.seconds > 0 || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
       Task t;
       t.kind = Task::Kind::compute;
-      t.phase = p.phase;
+      t.phase = p.slot.phase;
       t.gpu = gpu;
-      t.stage = p.stage;
-      t.micro_batch = p.micro_batch;
-      t.chunk = p.chunk;
+      t.stage = p.slot.stage;
+      t.micro_batch = p.slot.micro_batch;
+      t.chunk = p.slot.chunk;
+      t.layer = p.slot.layer;
       t.seconds = p.seconds;
       append(gpu, boost::add_vertex(t, g()));
     }
@@ -138,13 +164,12 @@ private:
   // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
   // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
   // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
-  void block(const std::vector<int>& group, double seconds, Phase phase, int stage, int mb, int chunk,
-             bool gathers_input = true) {
+  void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true) {
     const bool tp = group.size() > 1;
     if (tp && plan_.sequence_parallel && gathers_input)
       blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
     for (int gpu : group)
-      run(gpu, seconds, phase, stage, mb, chunk);
+      run(gpu, seconds, slot);
     if (tp)
       blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
                           plan_.activation_bytes);
@@ -258,98 +283,122 @@ private:
   // All replicas of stage s step through the schedule together, so that collectives across
   // replicas (ZeRO-3's gathers) can join their streams.
   void build_stage(int s) {
-    std::vector<std::vector<int>> groups;
+    Pass pass;
+    pass.s = s;
     for (int d = 0; d < plan_.dp; ++d)
-      groups.push_back(tp_group(s, d));
-    auto each_group = [&](const auto& fn) {
-      for (const std::vector<int>& group : groups)
-        fn(group);
-    };
+      pass.groups.push_back(tp_group(s, d));
+    for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
+      pass.v = step.chunk * plan_.pp + s;
+      pass.forward = step.pass == PipelineStep::Pass::forward;
+      pass.micro_batch = step.micro_batch;
+      pass.chunk = step.chunk;
+      begin_pass(pass);
+      begin_gathers(s, pass.v, pass.forward);
+      if (pass.forward)
+        forward_kernels(pass);
+      else
+        backward_kernels(pass);
+      end_pass(pass);
+    }
+  }
+
+  void run_all(const Pass& pass, double seconds, const Slot& slot) {
+    for (const std::vector<int>& group : pass.groups)
+      for (int gpu : group)
+        run(gpu, seconds, slot);
+  }
+
+  void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {
+    for (const std::vector<int>& group : pass.groups)
+      block(group, seconds, slot, gathers_input);
+  }
+
+  // Each GPU of the pass waits for its input from the neighbouring virtual stage, then pays the
+  // framework's host time per micro-batch.
+  void begin_pass(const Pass& pass) {
     const int V = plan_.pp * plan_.chunks;
+    const bool receives = pass.forward ? pass.v > 0 : pass.v < V - 1;
+    for (int d = 0; d < plan_.dp; ++d)
+      for (int t = 0; t < plan_.tp; ++t) {
+        const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+        flush(gpu);
+        if (receives) {
+          TaskId recv = marker(pass.forward ? Phase::activation : Phase::gradient);
+          waits_[static_cast<size_t>(gpu)].push_back(recv);
+          receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = recv;
+        }
+        run(gpu, plan_.microbatch_overhead_s, pass.slot());
+      }
+  }
+
+  void forward_kernels(const Pass& pass) {
+    const StageCost& c = plan_.stages[static_cast<size_t>(pass.v)];
+    const Slot slot = pass.slot();
+    if (pass.v == 0) {
+      use_weights(c.embedding_bytes);
+      block_all(pass, c.embedding_forward, slot, false);
+    }
+    for (int l = 0; l < c.layers; ++l) {
+      use_weights(plan_.layer.param_bytes);
+      block_all(pass, plan_.layer.attention_forward, in_layer(slot, l));
+      block_all(pass, plan_.layer.mlp_forward, in_layer(slot, l));
+    }
+    if (pass.v == plan_.pp * plan_.chunks - 1) {
+      use_weights(c.head_bytes);
+      run_all(pass, c.head_forward, slot);
+    }
+  }
+
+  // The backward runs the layers last to first (the order ZeRO-3's gathers follow too).
+  void backward_kernels(const Pass& pass) {
+    const StageCost& c = plan_.stages[static_cast<size_t>(pass.v)];
+    const Slot slot = pass.slot();
     const int M = plan_.micro_batches;
-    for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, M, plan_.chunks)) {
-      const int v = step.chunk * plan_.pp + s;
-      const bool forward = step.pass == PipelineStep::Pass::forward;
-      const StageCost& c = plan_.stages[static_cast<size_t>(v)];
-      const int mb = step.micro_batch;
-      const int chunk = step.chunk;
-      const Phase phase = forward ? Phase::forward : Phase::backward;
-      // Wait for the input from the neighbouring virtual stage.
-      const bool receives = forward ? v > 0 : v < V - 1;
-      for (int d = 0; d < plan_.dp; ++d)
-        for (int t = 0; t < plan_.tp; ++t) {
-          const int gpu = groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
-          flush(gpu);
-          if (receives) {
-            TaskId recv = marker(forward ? Phase::activation : Phase::gradient);
-            waits_[static_cast<size_t>(gpu)].push_back(recv);
-            receive_[{d, v, mb, t, forward}] = recv;
-          }
-          run(gpu, plan_.microbatch_overhead_s, phase, s, mb, chunk);
-        }
-      auto run_all = [&](double seconds) {
-        each_group([&](const std::vector<int>& group) {
-          for (int gpu : group)
-            run(gpu, seconds, phase, s, mb, chunk);
-        });
-      };
-      auto block_all = [&](double seconds, bool gathers_input = true) {
-        each_group([&](const std::vector<int>& group) { block(group, seconds, phase, s, mb, chunk, gathers_input); });
-      };
-      const bool last_backward = !forward && mb == M - 1;
-      begin_gathers(s, v, forward);
-      if (forward) {
-        if (v == 0) {
-          use_weights(c.embedding_bytes);
-          block_all(c.embedding_forward, false);
-        }
-        for (int l = 0; l < c.layers; ++l) {
-          use_weights(plan_.layer.param_bytes);
-          block_all(plan_.layer.attention_forward);
-          block_all(plan_.layer.mlp_forward);
-        }
-        if (v == V - 1) {
-          use_weights(c.head_bytes);
-          run_all(c.head_forward);
-        }
-      } else {
-        if (v == V - 1) {
-          use_weights(c.head_bytes);
-          run_all(c.head_backward);
-          if (last_backward)
-            gradients_final(groups, s, c.head_bytes);
-        }
-        for (int l = 0; l < c.layers; ++l) {
-          use_weights(plan_.layer.param_bytes);
-          if (plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || mb < M - 1)) {
-            block_all(plan_.layer.attention_forward);
-            block_all(plan_.layer.mlp_forward);
-          }
-          block_all(plan_.layer.mlp_backward);
-          run_all(plan_.layer.recompute_core);
-          block_all(plan_.layer.attention_backward);
-          if (last_backward)
-            gradients_final(groups, s, plan_.layer.grad_bytes);
-        }
-        if (v == 0) {
-          use_weights(c.embedding_bytes);
-          run_all(c.embedding_backward);
-          if (last_backward)
-            gradients_final(groups, s, c.embedding_bytes);
+    const bool last_backward = pass.micro_batch == M - 1;
+    const bool rerun = plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || pass.micro_batch < M - 1);
+    if (pass.v == plan_.pp * plan_.chunks - 1) {
+      use_weights(c.head_bytes);
+      run_all(pass, c.head_backward, slot);
+      if (last_backward)
+        gradients_final(pass.groups, pass.s, c.head_bytes);
+    }
+    for (int l = c.layers - 1; l >= 0; --l) {
+      use_weights(plan_.layer.param_bytes);
+      if (rerun) {
+        block_all(pass, plan_.layer.attention_forward, in_layer(slot, l, true));
+        block_all(pass, plan_.layer.mlp_forward, in_layer(slot, l, true));
+      }
+      block_all(pass, plan_.layer.mlp_backward, in_layer(slot, l));
+      // Selective recompute's attention core (nothing to run without it: no task split for it).
+      if (plan_.layer.recompute_core > 0)
+        run_all(pass, plan_.layer.recompute_core, in_layer(slot, l, true));
+      block_all(pass, plan_.layer.attention_backward, in_layer(slot, l));
+      if (last_backward)
+        gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
+    }
+    if (pass.v == 0) {
+      use_weights(c.embedding_bytes);
+      run_all(pass, c.embedding_backward, slot);
+      if (last_backward)
+        gradients_final(pass.groups, pass.s, c.embedding_bytes);
+    }
+  }
+
+  // The pass's output goes to the neighbouring virtual stage (connect_transfers adds the flows).
+  void end_pass(const Pass& pass) {
+    const int V = plan_.pp * plan_.chunks;
+    for (int d = 0; d < plan_.dp; ++d)
+      for (int t = 0; t < plan_.tp; ++t) {
+        const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+        const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
+        send_[key] = flush(gpu);
+        if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0)) {
+          // The sender's stream waits for its send to complete before going on.
+          TaskId sent = marker(pass.forward ? Phase::activation : Phase::gradient);
+          waits_[static_cast<size_t>(gpu)].push_back(sent);
+          sent_[key] = sent;
         }
       }
-      for (int d = 0; d < plan_.dp; ++d)
-        for (int t = 0; t < plan_.tp; ++t) {
-          const int gpu = groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
-          send_[{d, v, mb, t, forward}] = flush(gpu);
-          if (plan_.blocking_p2p && (forward ? v < V - 1 : v > 0)) {
-            // The sender's stream waits for its send to complete before going on.
-            TaskId sent = marker(forward ? Phase::activation : Phase::gradient);
-            waits_[static_cast<size_t>(gpu)].push_back(sent);
-            sent_[{d, v, mb, t, forward}] = sent;
-          }
-        }
-    }
   }
 
   // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
@@ -387,7 +436,7 @@ private:
           seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
         if (plan_.sharded_optimizer() && plan_.dp > 1)
           seconds /= plan_.dp;
-        run(gpu, seconds, Phase::optimizer, s, -1, 0);
+        run(gpu, seconds, {Phase::optimizer, s, -1, 0});
         flush(gpu);
       }
       if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3) {
@@ -499,6 +548,7 @@ private:
 
   const ExecutionPlan& plan_;
   const Topology& topology_;
+  const StepGraphOptions options_;
   std::vector<std::pair<int, TaskId>> after_sends_;
   std::map<std::vector<int>, std::pair<std::vector<Ring>, double>> rings_;
   std::map<int, TaskId> last_send_;
@@ -522,8 +572,8 @@ private:
 
 } // namespace
 
-StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology) {
-  return Builder(plan, topology).build();
+StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options) {
+  return Builder(plan, topology, options).build();
 }
 
 } // namespace simgpt

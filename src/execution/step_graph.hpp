@@ -34,6 +34,15 @@ struct StepGraph {
   double p2p_bytes = 0;
 };
 
-StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology);
+// How finely the graph records each GPU's kernels. By default consecutive kernels on a stream
+// merge into one task until something must synchronise with them (fewer tasks to replay), and
+// the forward rerun by recompute merges into the backward. A detailed graph (for traces) splits
+// compute tasks per layer (Task::layer) and gives the rerun its own phase (Phase::recompute):
+// the same dependencies and the same kernel times, only more tasks.
+struct StepGraphOptions {
+  bool detailed = false;
+};
+
+StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options = {});
 
 } // namespace simgpt

@@ -1,6 +1,11 @@
 #include "execution/task_graph.hpp"
 
+#include <boost/graph/topological_sort.hpp>
+#include <boost/range/iterator_range.hpp>
+
 #include <algorithm>
+#include <iterator>
+#include <limits>
 
 namespace simgpt {
 
@@ -16,14 +21,62 @@ std::optional<TaskId> last_finished_predecessor(const TaskGraph& g, const Timeli
   return last;
 }
 
+namespace {
+
+// Chains whose lengths differ by less than this fraction of the step are equally long: times
+// that are equal on paper can come out of the replay differing in their last bits.
+constexpr double kEquallyLong = 1e-9;
+
+// Of `tasks` (not empty), the one that ends the longest chain; of those as long (within
+// `tolerance`), the lowest id.
+template <class Tasks>
+TaskId end_of_longest(const Tasks& tasks, const std::vector<double>& length, double tolerance) {
+  double longest = length[*tasks.begin()];
+  for (TaskId u : tasks)
+    longest = std::max(longest, length[u]);
+  TaskId lowest = std::numeric_limits<TaskId>::max();
+  for (TaskId u : tasks)
+    if (length[u] >= longest - tolerance)
+      lowest = std::min(lowest, u);
+  return lowest;
+}
+
+} // namespace
+
+// Why the longest path is the chain that sets the step time: the replay starts each task when
+// its last predecessor finishes, and the tasks without one at 0. Walking back from the last task
+// to finish through the predecessor each task waited for therefore meets no gap, down to a task
+// that started at 0: that chain's durations add up to the makespan. No chain adds up to more, as
+// a chain's tasks run one after another within the step. So the longest path by durations,
+// found in O(V + E) by relaxing the tasks in topological order, is a chain whose durations sum
+// to the step time (a gap the replay left anyway would show as the sum falling short of it).
 std::vector<TaskId> critical_path(const TaskGraph& g, const Timeline& t) {
+  const size_t n = boost::num_vertices(g);
+  if (n == 0)
+    return {};
+  std::vector<TaskId> order;
+  order.reserve(n);
+  boost::topological_sort(g, std::back_inserter(order)); // last task first
+  const double tolerance = kEquallyLong * t.makespan();
+  // Per task: the length of the longest chain ending with it, and the predecessor that chain
+  // comes through (n: none, the chain starts with the task).
+  std::vector<double> length(n, 0);
+  std::vector<TaskId> via(n, n);
+  std::vector<TaskId> predecessors;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const TaskId v = *it;
+    predecessors.clear();
+    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e)
+      predecessors.push_back(boost::source(*e, g));
+    if (!predecessors.empty()) {
+      via[v] = end_of_longest(predecessors, length, tolerance);
+      length[v] = length[via[v]];
+    }
+    length[v] += std::max(0.0, t.finish[v] - t.start[v]);
+  }
   std::vector<TaskId> path;
-  if (t.finish.empty())
-    return path;
-  std::optional<TaskId> v =
-      static_cast<TaskId>(std::max_element(t.finish.begin(), t.finish.end()) - t.finish.begin());
-  for (; v; v = last_finished_predecessor(g, t, *v))
-    path.push_back(*v);
+  for (TaskId v = end_of_longest(boost::make_iterator_range(boost::vertices(g)), length, tolerance); v != n; v = via[v])
+    path.push_back(v);
   std::reverse(path.begin(), path.end());
   return path;
 }

@@ -36,7 +36,7 @@ struct Task {
   int stage = -1;
   int micro_batch = -1;
   int chunk = 0;
-  int layer = -1;     // compute in a detailed graph: the stage's layer (0-based) the kernels belong to
+  int layer = -1;     // compute in a detailed graph: the layer (0-based, within its model chunk) the kernels belong to
   double seconds = 0; // compute or delay time
   double bytes = 0;   // transfer payload
   long entry = -1;    // a collective's exit task: its entry task (the collective's start)
@@ -59,8 +59,10 @@ struct Timeline {
 // nullopt when `v` has none.
 std::optional<TaskId> last_finished_predecessor(const TaskGraph& g, const Timeline& t, TaskId v);
 
-// The longest chain of dependencies that ends at the last task to finish, walking back through
-// the predecessor that finished last (the one the task waited for).
+// The chain of dependencies that sets the step time: the longest path through the graph, each
+// task weighted by its replayed duration (finish - start), first task first. Chains whose
+// lengths differ by less than a billionth of the step are equally long (times equal on paper
+// can differ in their last bits after the replay); of those, the one through the lowest task ids.
 std::vector<TaskId> critical_path(const TaskGraph& g, const Timeline& t);
 
 } // namespace simgpt

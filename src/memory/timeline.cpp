@@ -75,14 +75,28 @@ struct ActivationPeak {
   int in_flight = 0;
 };
 
-// Activations alive over time on `gpu`: allocated when a micro-batch's forward starts, freed when
-// its backward ends (the same micro-batch may span several merged tasks).
-ActivationPeak activation_peak(int gpu, const StageFootprint& f, const TaskGraph& g, const Timeline& t,
-                               const ExecutionPlan& plan, const Workload& w, const Profile& profile) {
+// The compute tasks of each GPU, in task order.
+std::vector<std::vector<TaskId>> compute_tasks_by_gpu(const TaskGraph& g, int gpus) {
+  std::vector<std::vector<TaskId>> tasks(static_cast<size_t>(gpus));
+  for (TaskId v = 0; v < boost::num_vertices(g); ++v)
+    if (g[v].kind == Task::Kind::compute && g[v].gpu >= 0 && g[v].gpu < gpus)
+      tasks[static_cast<size_t>(g[v].gpu)].push_back(v);
+  return tasks;
+}
+
+// (time, order: frees first, bytes): a micro-batch's activations allocated or freed.
+using ActivationEvents = std::vector<std::tuple<double, int, double>>;
+
+// Activations alive over time on one GPU, from its compute tasks: allocated when a micro-batch's
+// forward starts, freed when its backward ends (the same micro-batch may span several tasks,
+// merged or per layer, its recompute included).
+ActivationEvents activation_events(const std::vector<TaskId>& gpu_tasks, const StageFootprint& f, const TaskGraph& g,
+                                   const Timeline& t, const ExecutionPlan& plan, const Workload& w,
+                                   const Profile& profile) {
   std::map<std::pair<int, int>, std::pair<double, double>> life; // (mb, chunk) -> (alloc, free)
-  for (TaskId v = 0; v < boost::num_vertices(g); ++v) {
+  for (TaskId v : gpu_tasks) {
     const Task& task = g[v];
-    if (task.kind != Task::Kind::compute || task.gpu != gpu || task.micro_batch < 0)
+    if (task.micro_batch < 0)
       continue;
     auto [it, fresh] = life.try_emplace({task.micro_batch, task.chunk}, t.start[v], 0.0);
     if (task.phase == Task::Phase::forward)
@@ -90,7 +104,7 @@ ActivationPeak activation_peak(int gpu, const StageFootprint& f, const TaskGraph
     else
       it->second.second = std::max(it->second.second, t.finish[v]);
   }
-  std::vector<std::tuple<double, int, double>> events; // time, order (frees first), bytes
+  ActivationEvents events;
   for (const auto& [key, span] : life) {
     double bytes = f.kept[static_cast<size_t>(key.second)];
     // A micro-batch that is not checkpointed keeps all its activations.
@@ -101,6 +115,10 @@ ActivationPeak activation_peak(int gpu, const StageFootprint& f, const TaskGraph
     events.emplace_back(span.second, 0, -bytes);
   }
   std::sort(events.begin(), events.end());
+  return events;
+}
+
+ActivationPeak activation_peak(const ActivationEvents& events) {
   ActivationPeak peak;
   double live = 0;
   int count = 0;
@@ -113,29 +131,47 @@ ActivationPeak activation_peak(int gpu, const StageFootprint& f, const TaskGraph
   return peak;
 }
 
-} // namespace
+// A stage's resident state on one of its GPUs: its weights, gradients and optimizer state.
+struct ResidentState {
+  double weights = 0, gradients = 0, optimizer_state = 0;
+  double gradients_at_activation_peak = 0; // those already allocated when the backward starts
+};
 
-void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                const Workload& w, const Profile& profile, const GpuSpec& gpu) {
+ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan, const Workload& w,
+                             const Profile& profile) {
   const StateBytes per_param = state_bytes_per_parameter(w.training);
   const bool sharded_state = plan.sharded_optimizer() && plan.dp > 1;
   const double dp = static_cast<double>(plan.dp);
   // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.
   const bool sharded_gradients = plan.zero >= 2 || (plan.dp_algorithm == DpAlgorithm::reduce_scatter && plan.dp > 1);
   const double gradient_share = per_param.gradients / (sharded_gradients ? dp : 1);
+  ResidentState state;
+  state.weights = f.params * per_param.weights / (plan.zero >= 3 ? dp : 1);
+  state.gradients = f.params * gradient_share;
+  state.optimizer_state = f.params * per_param.optimizer / (sharded_state ? dp : 1);
+  // Without a persistent buffer and without accumulation, a layer's gradients appear as its
+  // backward frees its activations: at the activation peak (the backward's start) only the
+  // gradients of the parameters outside the transformer layers (embedding, head) exist yet.
+  const bool gradients_grow = !profile.memory.persistent_gradients && plan.micro_batches == 1;
+  state.gradients_at_activation_peak = gradients_grow ? (f.params - f.layer_params) * gradient_share : state.gradients;
+  return state;
+}
+
+} // namespace
+
+void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
+                const Workload& w, const Profile& profile, const GpuSpec& gpu) {
+  const std::vector<std::vector<TaskId>> tasks = compute_tasks_by_gpu(g, plan.gpus());
   for (StageReport& r : stages) {
     MemoryReport& mem = r.memory;
     const StageFootprint f = stage_footprint(r.stage, plan, w, profile);
-    mem.weights = f.params * per_param.weights / (plan.zero >= 3 ? dp : 1);
-    mem.gradients = f.params * gradient_share;
-    mem.optimizer_state = f.params * per_param.optimizer / (sharded_state ? dp : 1);
-    // Without a persistent buffer and without accumulation, a layer's gradients appear as its
-    // backward frees its activations: at the activation peak (the backward's start) only the
-    // gradients of the parameters outside the transformer layers (embedding, head) exist yet.
-    const bool gradients_grow = !profile.memory.persistent_gradients && plan.micro_batches == 1;
-    const double gradients_at_activation_peak =
-        gradients_grow ? (f.params - f.layer_params) * gradient_share : mem.gradients;
-    const ActivationPeak peak = activation_peak(r.gpu, f, g, t, plan, w, profile);
+    const ResidentState state = resident_state(f, plan, w, profile);
+    mem.weights = state.weights;
+    mem.gradients = state.gradients;
+    mem.optimizer_state = state.optimizer_state;
+    const double gradients_at_activation_peak = state.gradients_at_activation_peak;
+    const ActivationPeak peak =
+        activation_peak(activation_events(tasks[static_cast<size_t>(r.gpu)], f, g, t, plan, w, profile));
     mem.activations = peak.bytes;
     mem.peak_time_s = peak.time_s;
     mem.in_flight = peak.in_flight;
@@ -158,6 +194,38 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
     mem.usable = profile.memory.context_bytes +
                  profile.memory.pool_fraction * std::max(0.0, gpu.memory_bytes - profile.memory.context_bytes);
   }
+}
+
+std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
+                                           const Workload& w, const Profile& profile) {
+  const std::vector<std::vector<TaskId>> tasks = compute_tasks_by_gpu(g, plan.gpus());
+  std::vector<MemorySeries> out(static_cast<size_t>(plan.gpus()));
+  for (int s = 0; s < plan.pp; ++s) {
+    const StageFootprint f = stage_footprint(s, plan, w, profile);
+    const ResidentState state = resident_state(f, plan, w, profile);
+    const double resident = state.weights + state.gradients_at_activation_peak + state.optimizer_state;
+    for (int d = 0; d < plan.dp; ++d)
+      for (int r = 0; r < plan.tp; ++r) {
+        MemorySeries& series = out[static_cast<size_t>(plan.gpu(s, d, r))];
+        series.gpu = plan.gpu(s, d, r);
+        series.stage = s;
+        series.points = {{0.0, resident}};
+        double live = 0;
+        int in_flight = 0;
+        for (const auto& [time, order, bytes] :
+             activation_events(tasks[static_cast<size_t>(series.gpu)], f, g, t, plan, w, profile)) {
+          live += bytes;
+          in_flight += bytes > 0 ? 1 : -1;
+          if (in_flight == 0)
+            live = 0; // no rounding residue once every micro-batch has freed its activations
+          // Events at one time (a free and the next allocation) make one point: the value after all.
+          if (series.points.back().time_s != time)
+            series.points.push_back({time, 0});
+          series.points.back().bytes = resident + live;
+        }
+      }
+  }
+  return out;
 }
 
 void judge_memory(Report& r) {

@@ -19,6 +19,26 @@ namespace simgpt {
 void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
                 const Workload& w, const Profile& profile, const GpuSpec& gpu);
 
+// One GPU's allocated memory over the replayed step, a point where it changes: the value from
+// `time_s` until the next point.
+struct MemoryPoint {
+  double time_s = 0;
+  double bytes = 0;
+};
+struct MemorySeries {
+  int gpu = 0;
+  int stage = 0;
+  std::vector<MemoryPoint> points; // from time 0, in time order
+};
+
+// Each GPU's memory over the step (indexed by GPU), as add_memory models its stage's first GPU:
+// resident state (weights, optimizer state and the gradients allocated when the backward
+// starts) plus the activations of the micro-batches alive at each moment, on the GPU's own
+// timeline. The transient working set, the optimizer's update copy and the framework's context
+// and allocator overhead count in the reported peak but have no place in time: not in the series.
+std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
+                                           const Workload& w, const Profile& profile);
+
 // The step's peak over GPUs and which stages exceed what their framework may use.
 void judge_memory(Report& r);
 

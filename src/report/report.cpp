@@ -17,6 +17,30 @@ double rounded(double x) {
   return std::stod(fmt::format("{:.9g}", x));
 }
 
+nlohmann::ordered_json critical_path_json(const CriticalPathReport& c) {
+  nlohmann::ordered_json j;
+  j["compute_s"] = rounded(c.compute_s);
+  j["bubble_s"] = rounded(c.bubble_s);
+  j["exposed_comm_s"] = rounded(c.exposed_comm_s);
+  auto& comm = j["comm_s"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, seconds] : c.comm_s)
+    comm[kind] = rounded(seconds);
+  j["other_s"] = rounded(c.other_s);
+  j["pacing_stage"] = c.pacing_stage;
+  auto& stages = j["stages"] = nlohmann::ordered_json::array();
+  for (const CriticalPathReport::Stage& s : c.stages)
+    stages.push_back({{"stage", s.stage}, {"compute_s", rounded(s.compute_s)}, {"bubble_s", rounded(s.bubble_s)}});
+  auto& top = j["top_tasks"] = nlohmann::ordered_json::array();
+  for (const CriticalPathReport::Task& t : c.top_tasks)
+    top.push_back({{"kind", t.kind},
+                   {"gpu", t.gpu},
+                   {"stage", t.stage},
+                   {"micro_batch", t.micro_batch},
+                   {"start_s", rounded(t.start_s)},
+                   {"duration_s", rounded(t.duration_s)}});
+  return j;
+}
+
 } // namespace
 
 nlohmann::ordered_json Report::to_json() const {
@@ -38,7 +62,7 @@ nlohmann::ordered_json Report::to_json() const {
   j["tflops_per_gpu"] = rounded(tflops_per_gpu);
   j["p2p_transfers"] = p2p_transfers;
   j["p2p_bytes"] = rounded(p2p_bytes);
-  j["critical_path"] = {{"compute_s", rounded(critical_compute_s)}, {"comm_s", rounded(critical_comm_s)}};
+  j["critical_path"] = critical_path_json(critical_path);
   auto& coll = j["collectives"] = nlohmann::ordered_json::object();
   for (const Collectives& c : collectives)
     coll[c.kind] = {{"count", c.count}, {"per_gpu", c.per_gpu}, {"bytes", rounded(c.bytes)}};
@@ -93,6 +117,24 @@ MemoryReport memory_from_json(const nlohmann::ordered_json& m) {
   return r;
 }
 
+CriticalPathReport critical_path_from_json(const nlohmann::ordered_json& j) {
+  CriticalPathReport c;
+  c.compute_s = j.at("compute_s").get<double>();
+  c.bubble_s = j.at("bubble_s").get<double>();
+  c.exposed_comm_s = j.at("exposed_comm_s").get<double>();
+  for (const auto& [kind, seconds] : j.at("comm_s").items())
+    c.comm_s[kind] = seconds.get<double>();
+  c.other_s = j.at("other_s").get<double>();
+  c.pacing_stage = j.at("pacing_stage").get<int>();
+  for (const auto& s : j.at("stages"))
+    c.stages.push_back({s.at("stage").get<int>(), s.at("compute_s").get<double>(), s.at("bubble_s").get<double>()});
+  for (const auto& t : j.at("top_tasks"))
+    c.top_tasks.push_back({t.at("kind").get<std::string>(), t.at("gpu").get<int>(), t.at("stage").get<int>(),
+                           t.at("micro_batch").get<int>(), t.at("start_s").get<double>(),
+                           t.at("duration_s").get<double>()});
+  return c;
+}
+
 StageReport stage_from_json(const nlohmann::ordered_json& s) {
   StageReport r;
   r.stage = s.at("stage").get<int>();
@@ -128,8 +170,7 @@ Report Report::from_json(const nlohmann::ordered_json& j) {
     r.tflops_per_gpu = j.at("tflops_per_gpu").get<double>();
     r.p2p_transfers = j.at("p2p_transfers").get<int>();
     r.p2p_bytes = j.at("p2p_bytes").get<double>();
-    r.critical_compute_s = j.at("critical_path").at("compute_s").get<double>();
-    r.critical_comm_s = j.at("critical_path").at("comm_s").get<double>();
+    r.critical_path = critical_path_from_json(j.at("critical_path"));
     for (const auto& [kind, c] : j.at("collectives").items())
       r.collectives.push_back({kind, c.at("count").get<int>(), c.at("per_gpu").get<int>(), c.at("bytes").get<double>()});
     r.peak_memory_bytes = j.at("peak_memory_gib").get<double>() * kGiB;
@@ -153,6 +194,28 @@ std::string num(double x, int digits) {
     return fmt::format("{:.4g}", x);
   return fmt::format("{:.{}f}", x, digits);
 }
+
+std::string or_dash(int x) { return x < 0 ? "-" : std::to_string(x); }
+
+// step = compute + bubble + exposed communication by kind (+ other, when there is any), then
+// the path's longest tasks.
+std::string critical_path_text(const CriticalPathReport& c, double step_time_s) {
+  std::string out = fmt::format("  critical    {} s = {} compute (pacing stage {}) + {} bubble", num(step_time_s, 3),
+                                num(c.compute_s, 3), c.pacing_stage, num(c.bubble_s, 3));
+  for (const auto& [kind, seconds] : c.comm_s)
+    out += fmt::format(" + {} {}", num(seconds, 3), kind);
+  if (c.other_s != 0)
+    out += fmt::format(" + {} other", num(c.other_s, 3));
+  out += "\n";
+  if (c.top_tasks.empty())
+    return out;
+  out += fmt::format("  {:<11} {:<13} {:>4} {:>6} {:>12} {:>9} {:>11}\n", "", "longest tasks", "gpu", "stage",
+                     "micro-batch", "start s", "duration s");
+  for (const CriticalPathReport::Task& t : c.top_tasks)
+    out += fmt::format("  {:<11} {:<13} {:>4} {:>6} {:>12} {:>9} {:>11}\n", "", t.kind, or_dash(t.gpu),
+                       or_dash(t.stage), or_dash(t.micro_batch), num(t.start_s, 3), num(t.duration_s, 3));
+  return out;
+}
 } // namespace
 
 std::string Report::to_text() const {
@@ -166,8 +229,7 @@ std::string Report::to_text() const {
   out += fmt::format("  p2p         {} transfers, {} MB\n", p2p_transfers, num(p2p_bytes / 1e6, 1));
   for (const Collectives& c : collectives)
     out += fmt::format("  {:<11} {} per step ({} on GPU 0), {} MB sent\n", c.kind, c.count, c.per_gpu, num(c.bytes / 1e6, 1));
-  out += fmt::format("  critical    {} s compute, {} s communication\n", num(critical_compute_s, 3),
-                     num(critical_comm_s, 3));
+  out += critical_path_text(critical_path, step_time_s);
   constexpr double GiB = 1024.0 * 1024 * 1024;
   out += fmt::format("  memory      peak {} GiB on stage {} ({} GiB of live tensors){}\n",
                      num(peak_memory_bytes / GiB, 2), peak_memory_stage, num(peak_allocated_bytes / GiB, 2),

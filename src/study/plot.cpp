@@ -175,7 +175,13 @@ std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   check_log_x(spec, sweep, axis);
   const std::vector<std::string> slots = series_values(sweep, spec);
   std::vector<std::string> notes;
-  Chart chart = chart_frame(spec, axis, slots.size(), along_x);
+  // The x label names the inputs x alone determines (zipped with it); those that follow the
+  // series (zipped with it) belong to its lines, not to the axis.
+  std::vector<std::string> with_x;
+  for (const std::string& input : along_x)
+    if (determined_by(sweep, sweep.column(input, ""), {sweep.column(spec.x, "--x")}))
+      with_x.push_back(input);
+  Chart chart = chart_frame(spec, axis, slots.size(), with_x);
   chart.lines = predicted_lines(sweep, spec, axis, slots, notes);
   if (!spec.measured.empty())
     if (const std::optional<std::string> note = add_measured(chart, {spec, sweep, axis, slots, along_x}, data))

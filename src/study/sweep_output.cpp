@@ -33,6 +33,14 @@ const nlohmann::ordered_json* metric(const nlohmann::ordered_json& report, const
   }
 }
 
+// The report rounds to 9 significant digits; written so, since nlohmann's shortest form is not
+// always the shortest (16.1888223 prints as 16.188822300000002).
+std::string csv_number(const nlohmann::ordered_json* v) {
+  if (v == nullptr || !(v->is_number() || v->is_boolean()))
+    return "";
+  return v->is_number_float() ? fmt::format("{:.9g}", v->get<double>()) : v->dump();
+}
+
 std::string csv_inputs(int64_t config, const std::vector<std::string>& inputs) {
   std::string line = std::to_string(config);
   for (const std::string& v : inputs)
@@ -88,7 +96,7 @@ std::string sweep_line(const SweepResult& r, const std::vector<std::string>& key
   std::string line = csv_inputs(r.config, r.inputs) + r.status;
   for (const std::string& m : sweep_metric_columns()) {
     const nlohmann::ordered_json* v = metric(r.report, m);
-    line += "," + (v != nullptr && (v->is_number() || v->is_boolean()) ? v->dump() : std::string());
+    line += "," + csv_number(v);
   }
   return line + "," + csv_field(r.reason) + "\n";
 }

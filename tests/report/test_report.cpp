@@ -35,6 +35,15 @@ Report sample() {
   r.peak_memory_bytes = s.memory.peak;
   r.oom_stages = {1};
   r.oom = true;
+  CriticalPathReport& c = r.critical_path;
+  c.pacing_stage = 1;
+  c.stages = {{0, 0.2, 0.7}, {1, 0.7, 0.2}};
+  c.compute_s = 0.7;
+  c.bubble_s = 0.2;
+  c.comm_s = {{"p2p", 0.1}, {"allreduce", 0.234567891234}};
+  c.exposed_comm_s = 0.334567891234;
+  c.top_tasks.push_back({"backward", 4, 1, 15, 0.9, 0.05});
+  c.top_tasks.push_back({"allreduce", -1, -1, -1, 1.1, 0.04});
   return r;
 }
 
@@ -49,6 +58,23 @@ TEST_CASE("a report read back from its JSON writes the same JSON") {
   CHECK(back.collectives[0].kind == "allreduce");
   CHECK(back.stages.at(0).memory.peak == Approx(sample().stages[0].memory.peak).epsilon(1e-8));
   CHECK(back.oom);
+  const CriticalPathReport& c = back.critical_path;
+  CHECK(c.pacing_stage == 1);
+  CHECK(c.stages.size() == 2);
+  CHECK(c.comm_s.at("allreduce") == Approx(0.234567891));
+  CHECK(c.top_tasks.at(1).kind == "allreduce");
+  CHECK(c.top_tasks.at(0).micro_batch == 15);
+}
+
+TEST_CASE("the text report spells the step out along the critical path") {
+  const std::string text = sample().to_text();
+  CHECK(text.find("1.235 s = 0.700 compute (pacing stage 1) + 0.200 bubble + 0.235 allreduce + 0.100 p2p\n") !=
+        std::string::npos);
+  CHECK(text.find(" other\n") == std::string::npos);
+  CHECK(text.find("backward         4      1           15") != std::string::npos);
+  Report gap = sample();
+  gap.critical_path.other_s = 0.2;
+  CHECK(gap.to_text().find("+ 0.200 other\n") != std::string::npos);
 }
 
 TEST_CASE("a report of another schema or with a missing field is refused") {
@@ -66,11 +92,11 @@ TEST_CASE("absurd numbers print compactly in the text report") {
   Report r = sample();
   r.step_time_s = 1e300;
   r.samples_per_s = std::numeric_limits<double>::quiet_NaN();
-  r.critical_comm_s = std::numeric_limits<double>::infinity();
+  r.critical_path.comm_s["p2p"] = std::numeric_limits<double>::infinity();
   const std::string text = r.to_text();
   CHECK(text.find("step time   1e+300 s") != std::string::npos);
   CHECK(text.find("nan samples/s") != std::string::npos);
-  CHECK(text.find("inf s communication") != std::string::npos);
+  CHECK(text.find("+ inf p2p") != std::string::npos);
   CHECK(text.size() < sample().to_text().size() + 100);
   CHECK(sample().to_text().find("step time   1.235 s") != std::string::npos);
 }

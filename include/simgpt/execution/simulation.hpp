@@ -18,10 +18,20 @@
 
 namespace simgpt {
 
+// What a simulation writes beside its report.
+struct SimulationOptions {
+  // A Chrome trace-event JSON file of the replayed step (Perfetto, chrome://tracing): each GPU's
+  // compute slices per layer, pipeline transfers, collectives and memory. Empty: none. The
+  // traced step is built per layer, so its report may differ in the last digits from an
+  // untraced run's (the same kernels' times, summed in another order).
+  std::string trace_path;
+};
+
 // Simulates one step of `workload` on `platform` with the framework `profile` (the workload's
 // framework, its options applied) and the GPUs of `catalog`. Throws InputError for inputs that
-// cannot be simulated. One call per process (see above).
-Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog);
+// cannot be simulated (and for a trace path that cannot be written). One call per process (see above).
+Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
+                const SimulationOptions& options = {});
 
 // Seconds one point-to-point transfer of `bytes` from GPU `from` to GPU `to` takes with a
 // profile's transfer settings: what a user measures before trusting the network model.
@@ -48,7 +58,8 @@ GpuCatalog load_catalog(const DataPaths& data);
 Profile load_workload_profile(const Workload& workload, const DataPaths& data);
 
 // The same as the object call, from files: what the `simgpt` command runs.
-Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data);
+Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data,
+                const SimulationOptions& options = {});
 double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
                          const std::string& profile, const DataPaths& data);
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,35 @@ struct StageReport {
   double idle_s = 0;      // idle otherwise: pipeline bubble and the tail after the stage finished
 };
 
+// The step time attributed along the critical path (the chain of tasks that sets it). Compute on
+// a stage's GPUs is that stage's; from stage s's view the path's compute on other stages is
+// pipeline bubble (time s waits for the pipeline), so for every stage
+// compute + bubble + exposed communication + other = the step time.
+struct CriticalPathReport {
+  struct Stage {
+    int stage = 0;
+    double compute_s = 0; // path compute on this stage's GPUs
+    double bubble_s = 0;  // path compute on the other stages' GPUs
+  };
+  struct Task {
+    std::string kind; // forward, backward, recompute, optimizer, p2p, allreduce, ...
+    int gpu = -1;     // a transfer's sender; -1 for a collective's latency
+    int stage = -1;   // -1 for collectives
+    int micro_batch = -1;
+    double start_s = 0;
+    double duration_s = 0;
+  };
+  // The pacing stage's view: the stage with the most compute on the path (the lowest on a tie).
+  int pacing_stage = 0;
+  double compute_s = 0;
+  double bubble_s = 0;
+  double exposed_comm_s = 0;            // the sum of comm_s
+  std::map<std::string, double> comm_s; // p2p (pipeline transfers) and each collective, by name
+  double other_s = 0;                   // the rest: gaps between the path's tasks (none expected)
+  std::vector<Stage> stages;
+  std::vector<Task> top_tasks; // the five longest on the path, longest first
+};
+
 struct Report {
   std::string platform;
   std::string workload;
@@ -42,8 +72,7 @@ struct Report {
   double tflops_per_gpu = 0;
   double p2p_bytes = 0;     // bytes moved by pipeline transfers
   int p2p_transfers = 0;
-  double critical_compute_s = 0; // on the critical path
-  double critical_comm_s = 0;    // transfers and collective latencies on the critical path
+  CriticalPathReport critical_path;
   struct Collectives {
     std::string kind;
     int count = 0;     // over all groups
@@ -67,6 +96,7 @@ struct Report {
 };
 
 // The version of Report's JSON form; it changes when a field changes meaning or is removed.
-inline constexpr const char* kReportSchema = "simgpt.report/1";
+// 2: critical_path attributes the step time (its compute_s is the pacing stage's, no longer all).
+inline constexpr const char* kReportSchema = "simgpt.report/2";
 
 } // namespace simgpt

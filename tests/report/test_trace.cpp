@@ -1,0 +1,185 @@
+// The Chrome trace of a step (--trace): what Perfetto and chrome://tracing need to draw it right.
+#include "validation/isolate.hpp"
+#include "simgpt/execution/schedule.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+using namespace simgpt;
+
+namespace {
+
+// GPT-3 XL on a p3.16xlarge: 4 stages of 2 tensor ranks, 1F1B over 8 micro-batches, recompute.
+const Overrides kFourStages{{"framework", "generic"},          {"parallelism.pp", "4"},
+                            {"parallelism.tp", "2"},           {"parallelism.schedule", "1f1b"},
+                            {"training.global_batch", "8"},    {"training.micro_batch", "1"},
+                            {"training.recompute", "full"}};
+
+// Simulates with a trace into a file of its own; returns the file's text.
+std::string traced_run(const Overrides& o, const std::string& name) {
+  const DataPaths data = default_data_paths();
+  const std::string path = "/tmp/simgpt_test_trace_" + std::to_string(::getpid()) + "_" + name + ".json";
+  run_isolated([&] {
+    const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
+    simulate(data.root + "/platforms/p3_16xlarge.xml", w, data, SimulationOptions{path});
+    return nlohmann::ordered_json();
+  });
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  return text.str();
+}
+
+// Trace times are microseconds with three decimals: whole nanoseconds, compared exactly.
+std::int64_t ns(const nlohmann::json& micros) { return std::llround(micros.get<double>() * 1000); }
+
+struct Slice {
+  std::int64_t start, end;
+  std::string name;
+  nlohmann::json args;
+};
+using Track = std::pair<int, int>; // pid, tid
+
+std::map<Track, std::vector<Slice>> slices_by_track(const nlohmann::json& events) {
+  std::map<Track, std::vector<Slice>> tracks;
+  for (const auto& e : events)
+    if (e["ph"] == "X") {
+      REQUIRE(e.contains("ts"));
+      REQUIRE(e.contains("dur"));
+      REQUIRE(e.contains("pid"));
+      REQUIRE(e.contains("tid"));
+      REQUIRE(e["dur"].get<double>() >= 0);
+      tracks[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back(
+          {ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"].get<std::string>(), e["args"]});
+    }
+  for (auto& [track, slices] : tracks)
+    std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+      return std::tie(a.start, a.end) < std::tie(b.start, b.end);
+    });
+  return tracks;
+}
+
+std::map<Track, std::string> thread_names(const nlohmann::json& events) {
+  std::map<Track, std::string> names;
+  for (const auto& e : events)
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      names[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"].get<std::string>();
+  return names;
+}
+
+// A compute track's forward and backward passes in order: (forward?, micro-batch), one entry per
+// pass however many per-layer slices it has.
+std::vector<std::pair<bool, int>> passes(const std::vector<Slice>& slices) {
+  std::vector<std::pair<bool, int>> out;
+  for (const Slice& s : slices) {
+    if (s.name != "forward" && s.name != "backward")
+      continue;
+    const std::pair<bool, int> pass{s.name == "forward", s.args["micro_batch"].get<int>()};
+    if (out.empty() || out.back() != pass)
+      out.push_back(pass);
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a 4-stage 1F1B trace is valid JSON whose tracks, passes and flows a viewer can draw") {
+  const std::string text = traced_run(kFourStages, "1f1b");
+  const nlohmann::json trace = nlohmann::json::parse(text); // throws on invalid JSON
+  REQUIRE(trace["displayTimeUnit"] == "ms");
+  const nlohmann::json& events = trace["traceEvents"];
+  const auto tracks = slices_by_track(events);
+  const auto names = thread_names(events);
+  const std::set<std::string> kinds{"forward",  "backward", "recompute",  "optimizer", "p2p send",
+                                    "p2p recv", "broadcast", "all-reduce", "reduce",    "reduce-scatter", "all-gather"};
+  std::set<std::string> seen;
+  for (const auto& [track, slices] : tracks) {
+    INFO("GPU " << track.first << " track " << track.second);
+    REQUIRE(names.count(track) == 1);
+    // No two slices of a track overlap (tracks of concurrent communication are split).
+    for (size_t i = 1; i < slices.size(); ++i)
+      CHECK(slices[i].start >= slices[i - 1].end);
+    for (const Slice& s : slices) {
+      CHECK(kinds.count(s.name) == 1);
+      seen.insert(s.name);
+    }
+  }
+  // Full recompute, tensor-parallel all-reduces, no data parallelism.
+  CHECK(seen == std::set<std::string>{"forward", "backward", "recompute", "optimizer", "p2p send", "p2p recv",
+                                      "all-reduce"});
+  // Each stage's GPUs run 1F1B: warm-up forwards, then one forward and one backward, then the rest.
+  int compute_tracks = 0;
+  for (const auto& [track, slices] : tracks) {
+    if (names.at(track) != "compute")
+      continue;
+    ++compute_tracks;
+    const int stage = slices.front().args["stage"].get<int>();
+    std::vector<std::pair<bool, int>> expected;
+    for (const PipelineStep& step : stage_schedule(Schedule::one_f_one_b, stage, 4, 8, 1))
+      expected.emplace_back(step.pass == PipelineStep::Pass::forward, step.micro_batch);
+    INFO("GPU " << track.first << " stage " << stage);
+    CHECK(passes(slices) == expected);
+    for (const Slice& s : slices)
+      if (s.name != "optimizer")
+        CHECK((s.args.contains("micro_batch") && s.args.contains("chunk")));
+  }
+  CHECK(compute_tracks == 8);
+  // Every flow starts once and finishes once, each end inside a slice of its track.
+  std::map<std::int64_t, std::pair<int, int>> flows; // id -> (starts, finishes)
+  for (const auto& e : events)
+    if (e["ph"] == "s" || e["ph"] == "f") {
+      auto& [starts, finishes] = flows[e["id"].get<std::int64_t>()];
+      (e["ph"] == "s" ? starts : finishes) += 1;
+      const auto& on = tracks.at({e["pid"].get<int>(), e["tid"].get<int>()});
+      const std::int64_t t = ns(e["ts"]);
+      CHECK(std::any_of(on.begin(), on.end(), [&](const Slice& s) { return s.start <= t && t <= s.end; }));
+    }
+  CHECK(flows.size() == 2 /*directions*/ * 3 /*stage boundaries*/ * 8 /*micro-batches*/ * 2 /*tensor ranks*/);
+  for (const auto& [id, ends] : flows)
+    CHECK(ends == std::make_pair(1, 1));
+  // A memory counter per GPU that rises above the resident state while activations are kept.
+  std::map<int, std::pair<double, double>> memory; // pid -> (first, max)
+  for (const auto& e : events)
+    if (e["ph"] == "C") {
+      const double gib = e["args"]["GiB"].get<double>();
+      auto [it, fresh] = memory.try_emplace(e["pid"].get<int>(), gib, gib);
+      it->second.second = std::max(it->second.second, gib);
+    }
+  CHECK(memory.size() == 8);
+  for (const auto& [gpu, range] : memory)
+    CHECK(range.second > range.first);
+}
+
+TEST_CASE("the same step gives the same trace, byte for byte") {
+  // Data-parallel replicas: gradient all-reduces beside the pipeline.
+  const Overrides o{{"framework", "generic"},       {"parallelism.pp", "4"}, {"parallelism.dp", "2"},
+                    {"training.global_batch", "16"}, {"training.micro_batch", "1"}};
+  const std::string first = traced_run(o, "a"), second = traced_run(o, "b");
+  REQUIRE(first.size() > 1000);
+  CHECK(first == second);
+}
+
+TEST_CASE("an unwritable trace path is an input error naming it, raised before simulating") {
+  const DataPaths data = default_data_paths();
+  const std::string path = "/nonexistent-simgpt-dir/trace.json";
+  CHECK_THROWS_WITH(run_isolated([&] {
+                      const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", kFourStages);
+                      simulate(data.root + "/platforms/p3_16xlarge.xml", w, data, SimulationOptions{path});
+                      return nlohmann::ordered_json();
+                    }),
+                    Catch::Contains(path));
+}
