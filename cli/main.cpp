@@ -6,6 +6,7 @@
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/study/plot.hpp"
 #include "simgpt/study/sweep.hpp"
+#include "simgpt/system/platform_generator.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -160,6 +161,23 @@ std::pair<int, int> parse_shard(const std::string& text) {
   return {shard, shards};
 }
 
+// `simgpt platform`: the preset's values, then the options given, in the library's order.
+struct PlatformCli {
+  std::string preset;
+  std::map<std::string, std::string> values; // by option name, bound to CLI11
+};
+
+int run_platform(const Options& o, const CLI::App& cmd, const PlatformCli& p) {
+  const simgpt::DataPaths data = data_paths(o);
+  std::vector<std::pair<std::string, std::string>> given;
+  for (const simgpt::PlatformOption& option : simgpt::platform_options())
+    if (cmd.count(std::string("--") + option.name) > 0)
+      given.emplace_back(option.name, p.values.at(option.name));
+  const simgpt::PlatformSpec spec = simgpt::platform_spec(data.root + "/platforms/presets.yaml", p.preset, given);
+  std::cout << simgpt::write_platform(spec, simgpt::load_catalog(data), o.output) << "\n";
+  return 0;
+}
+
 int run_sweep(const Options& o, const CLI::App& sweep) {
   if (o.platform.empty() || o.workload.empty() || o.output.empty())
     throw simgpt::InputError("sweep", "--platform, --workload and -o are required (see simgpt sweep --help)");
@@ -270,6 +288,13 @@ int main(int argc, char** argv) {
   plot->add_option("--title", o.plot.title, "the chart's title");
   plot->add_option("-o,--output", o.plot.output, "the SVG file to write")->required();
   plot->add_option("--data", o.data_dir, "directory holding validation/tables/ (for --measured TABLE)");
+  CLI::App* platform = app.add_subcommand("platform", "write a SimGrid platform file: GPU nodes joined by a network");
+  PlatformCli platform_cli;
+  platform->add_option("--preset", platform_cli.preset, "a node of platforms/presets.yaml (p3.16xlarge, dgx-a100, ...)");
+  for (const simgpt::PlatformOption& option : simgpt::platform_options())
+    platform->add_option(std::string("--") + option.name, platform_cli.values[option.name], option.help);
+  platform->add_option("-o,--output", o.output, "the platform file to write")->required();
+  platform->add_option("--data", o.data_dir, "directory holding platforms/ (presets.yaml, gpus.yaml)");
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -302,6 +327,8 @@ int main(int argc, char** argv) {
       return run_sweep(o, *sweep);
     if (plot->parsed())
       return run_plot(o);
+    if (platform->parsed())
+      return run_platform(o, *platform, platform_cli);
     return run_simulation(o);
   } catch (const simgpt::LimitError& e) {
     // Exit statuses (README): 0 a result, 1 a bug, 2 bad input, 3 a documented limit exceeded.

@@ -16,7 +16,8 @@ sed 's|<prop id="role" value="nic"/>|<prop id="role" value="nic"/><prop id="flow
 sed '0,/bandwidth="[^"]*"/s//bandwidth="0Bps"/' platforms/p3_2xlarge_x2.xml > "$tmp/zero_bw.xml"
 sed '0,/bandwidth="[^"]*"/s//bandwidth="-5GBps"/' platforms/p3_2xlarge_x2.xml > "$tmp/neg_bw.xml"
 sed '0,/latency="[^"]*"/s//latency="-1us"/' platforms/p3_2xlarge_x2.xml > "$tmp/neg_lat.xml"
-grep -v '<route src="gpu-1" dst="gpu-0"' platforms/p3_2xlarge_x2.xml > "$tmp/no_route.xml"
+# Without the switch's route into node 0, node 1 cannot reach it (SimGrid's Floyd routing throws).
+grep -v '<zoneRoute src="switch" dst="node-0"' platforms/p3_2xlarge_x2.xml > "$tmp/no_route.xml"
 # 2000 framework options: each is a lookup in the profile's YAML maps.
 { cat workloads/gpt3xl.yaml; echo 'framework_options:'; for i in $(seq 2000); do echo "  compute.k$i: 1"; done; } > "$tmp/options.yaml"
 
@@ -113,6 +114,20 @@ done <<'TABLE'
 2|neg_bw.xml: link pcie-0.* bandwidth|--platform "$tmp/neg_bw.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|neg_lat.xml: link pcie-0.* latency|--platform "$tmp/neg_lat.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|no_route.xml: no route from gpu-1 to gpu-0|--platform "$tmp/no_route.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|--preset: unknown preset 'p9'.*dgx-a100|platform --preset p9 --nodes 2 -o "$tmp/p.xml"
+2|--gpu: is required|platform --nodes 2 -o "$tmp/p.xml"
+2|--nodes: is required|platform --preset dgx-a100 -o "$tmp/p.xml"
+2|--nodes: '0' is not a positive integer|platform --preset dgx-a100 --nodes 0 -o "$tmp/p.xml"
+2|--fabric: unknown fabric 'warp'|platform --preset dgx-a100 --nodes 2 --fabric warp -o "$tmp/p.xml"
+2|--topology: unknown topology 'ring'|platform --preset dgx-a100 --nodes 2 --topology ring -o "$tmp/p.xml"
+2|--nic-bandwidth: 'fast' is not a bandwidth|platform --preset dgx-a100 --nodes 2 --nic-bandwidth fast -o "$tmp/p.xml"
+2|--nics-per-node.*at most one NIC per GPU|platform --preset dgx-a100 --nodes 2 --nics-per-node 9 -o "$tmp/p.xml"
+2|--fabric nvlink-cube-mesh: needs 8 GPUs|platform --preset p3.16xlarge --nodes 2 --gpus-per-node 4 -o "$tmp/p.xml"
+2|--gpu: unknown GPU 'Z100'|platform --preset dgx-a100 --nodes 2 --gpu Z100 -o "$tmp/p.xml"
+2|missing/p.xml: cannot write the platform file|platform --preset dgx-a100 --nodes 2 -o "$tmp/missing/p.xml"
+2|output.*required|platform --preset dgx-a100 --nodes 2
+3|--topology: 2048 nodes.*fat-tree|platform --preset p3.2xlarge --nodes 2048 -o "$tmp/p.xml"
+3|--nodes.*65536 GPUs|platform --preset dgx-a100 --nodes 9000 -o "$tmp/p.xml"
 2|network.bandwidth.*too small|"${W[@]}" --set network.bandwidth=1e-300bps
 2|network.bandwidth.*too small|"${W[@]}" --set network.bandwidth=0Gbps
 2|network.delay.*at most 1h|"${W[@]}" --set network.delay=3601

@@ -81,6 +81,9 @@ void Cluster::start_engine(const Profile& profile) {
   simgrid::s4u::Engine::set_config("network/TCP-gamma", profile.tcp_window_bytes);
   try {
     engine_->load_platform(path_);
+    // Routes are read before the simulation runs, and zones routed by Floyd (between the nodes of
+    // a generated platform) compute theirs when sealed, which run() would do only then.
+    engine_->seal_platform();
   } catch (const std::exception& e) {
     throw InputError(path_, fmt::format("not a valid SimGrid platform: {}", e.what()));
   }
@@ -165,7 +168,7 @@ std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> Cluster::ap
     if (duplex->get_property("flow_limit") != nullptr)
       throw InputError(path_ + ": link " + duplex->get_name() + " property flow_limit",
                        "is not read: cap each flow with a FATPIPE link on the routes between servers "
-                       "(see platforms/gen_platforms.py)");
+                       "(simgpt platform --flow-cap)");
     nics->insert(duplex->get_link_up());
     nics->insert(duplex->get_link_down());
     // tc netem delay D rate R on the node's outgoing interface: the UP direction.

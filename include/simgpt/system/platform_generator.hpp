@@ -1,0 +1,77 @@
+// `simgpt platform`: writes a SimGrid platform file for a cluster of GPU nodes, routed by zones
+// so that its size grows with the nodes, not with the pairs of GPUs. Part of the system domain.
+//
+// The file has one zone per node (its GPUs, the intra-node fabric, one NIC per group of GPUs
+// and a gateway router) inside a cluster-level network (a star through one switch, or a
+// two-level fat tree), and keeps the conventions the simulator relies on (platforms/README.md):
+// hosts gpu-0, gpu-1, ... with properties gpu and node; split-duplex links; NIC links with
+// property role=nic whose UP direction is the node's outgoing traffic.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace simgpt {
+
+class GpuCatalog;
+
+// How a node's GPUs reach each other.
+enum class Fabric {
+  nvlink_cube_mesh, // 8 GPUs, NVLink hybrid cube-mesh (DGX-1V, p3.16xlarge); other pairs via PCIe and the CPUs
+  nvlink_mesh,      // a direct NVLink link between every pair
+  nvswitch,         // one port per GPU into a non-blocking NVSwitch
+  pcie,             // through PCIe and the host
+};
+
+struct NetworkTopology {
+  enum class Kind { star, fat_tree } kind = Kind::star;
+  int leaf_nodes = 0;          // fat tree: nodes under each leaf switch
+  double oversubscription = 1; // fat tree: a leaf's downlink capacity over its uplink capacity
+};
+
+// A cluster to generate. Rates and delays are text as SimGrid reads it ("25GBps", "1us").
+struct PlatformSpec {
+  std::string preset; // the preset it starts from, named in the file's comment (empty: none)
+  int nodes = 0;
+  int gpus_per_node = 1;
+  std::string gpu; // a model of platforms/gpus.yaml
+  Fabric fabric = Fabric::pcie;
+  std::string fabric_bandwidth, fabric_latency;     // per NVLink link, NVSwitch port, or PCIe link
+  std::string pcie_bandwidth, pcie_latency;         // each GPU's PCIe link to its NIC (not with fabric pcie)
+  std::string cpu_link_bandwidth, cpu_link_latency; // cube-mesh: the CPU socket interconnect
+  int nics_per_node = 1;                            // GPU i of a node uses NIC i * nics / gpus
+  std::string nic_bandwidth, nic_latency;
+  std::string flow_cap; // the most one flow gets between nodes (AWS: 10Gbps); empty: a NIC's rate
+  NetworkTopology topology;
+};
+
+// The options of `simgpt platform` that set a PlatformSpec field, by name ("nodes",
+// "fabric-bandwidth", ...), with their help; presets use the same names with '_' for '-'.
+struct PlatformOption {
+  const char* name;
+  const char* help;
+};
+const std::vector<PlatformOption>& platform_options();
+
+// Sets one field from its option's text. Throws InputError naming `where` for an unknown name
+// or a malformed value.
+void set_platform_option(PlatformSpec& spec, const std::string& name, const std::string& value,
+                         const std::string& where);
+
+// A named preset of `presets_file` (platforms/presets.yaml): a node's hardware, with its source.
+// Throws InputError for an unknown name, listing the known ones.
+PlatformSpec load_platform_preset(const std::string& presets_file, const std::string& name);
+
+// The preset (if `preset` is not empty), then each option in order.
+PlatformSpec platform_spec(const std::string& presets_file, const std::string& preset,
+                           const std::vector<std::pair<std::string, std::string>>& options);
+
+// The platform file's text. Throws InputError for an incomplete or inconsistent spec (naming the
+// option), LimitError past 65536 GPUs or a file larger than simgpt reads (16 MiB).
+std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog);
+
+// Writes platform_xml to `path`; returns a one-line summary for the user.
+std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path);
+
+} // namespace simgpt

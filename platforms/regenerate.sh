@@ -1,0 +1,21 @@
+#!/bin/sh
+# Writes every platform file of this folder with `simgpt platform` (presets: presets.yaml, GPU
+# models: gpus.yaml, both read from this checkout). The output is deterministic: do not edit the
+# XML by hand; change the presets or the generator and rerun.
+#
+#   platforms/regenerate.sh build/simgpt            # rewrites platforms/*.xml
+#   platforms/regenerate.sh build/simgpt /tmp/out   # writes them into /tmp/out instead
+set -eu
+simgpt=${1:?usage: platforms/regenerate.sh SIMGPT [OUTPUT_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+out=${2:-$here}
+platform() { # FILE PRESET NODES
+  "$simgpt" platform --data "$here/.." --preset "$2" --nodes "$3" -o "$out/$1" > /dev/null
+}
+platform p3_2xlarge_x2.xml p3.2xlarge 2      # the two-node transfer test
+platform p3_2xlarge_x12.xml p3.2xlarge 12    # seed 001 pipeline runs
+platform p3_2xlarge_x48.xml p3.2xlarge 48    # seed 001 GPipe + data parallel
+platform p3_16xlarge.xml p3.16xlarge 1
+platform p3_16xlarge_x2.xml p3.16xlarge 2
+platform p3_16xlarge_x6.xml p3.16xlarge 6
+platform v100_32gb_x16_nvswitch.xml v100-nvswitch-16 1   # seed 000's server

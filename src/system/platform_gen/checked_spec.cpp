@@ -1,0 +1,77 @@
+#include "system/platform_gen/checked_spec.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/system/gpu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace simgpt::platform_gen {
+namespace {
+
+// A value the generator needs: missing, it names the option and an example.
+const std::string& required(const std::string& value, const char* option, const char* example) {
+  if (value.empty())
+    throw InputError(fmt::format("--{}", option), fmt::format("is required (e.g. {}, or use --preset)", example));
+  return value;
+}
+
+void check_counts(const PlatformSpec& s) {
+  if (s.nodes < 1)
+    throw InputError("--nodes", "is required (the number of nodes, e.g. 4)");
+  if (static_cast<long>(s.nodes) * s.gpus_per_node > kMaxPlatformGpus)
+    throw LimitError("--nodes", fmt::format("{} nodes x {} GPUs exceed the limit of {} GPUs", s.nodes,
+                                            s.gpus_per_node, kMaxPlatformGpus));
+  if (s.nics_per_node > s.gpus_per_node)
+    throw InputError("--nics-per-node", fmt::format("{} NICs for {} GPUs: at most one NIC per GPU (a GPU uses one NIC)",
+                                                    s.nics_per_node, s.gpus_per_node));
+  if (s.fabric == Fabric::nvlink_cube_mesh && s.gpus_per_node != 8)
+    throw InputError("--fabric nvlink-cube-mesh", fmt::format("needs 8 GPUs per node (DGX-1's hybrid cube-mesh), "
+                                                              "not {}; use nvlink-mesh or nvswitch",
+                                                              s.gpus_per_node));
+}
+
+void check_topology(const PlatformSpec& s) {
+  const NetworkTopology& t = s.topology;
+  int widest = s.nodes; // zones on one switch
+  if (t.kind == NetworkTopology::Kind::fat_tree) {
+    if (t.leaf_nodes < 1 || !(t.oversubscription >= 1))
+      throw InputError("--topology", "a fat tree needs at least 1 node per leaf and an oversubscription of at least 1");
+    widest = std::max(std::min(t.leaf_nodes, s.nodes), (s.nodes + t.leaf_nodes - 1) / t.leaf_nodes);
+  }
+  if (widest > kMaxZonesPerSwitch)
+    throw LimitError("--topology", fmt::format("{} nodes or leaves on one switch: at most {} (SimGrid's routing "
+                                               "between them loads in time growing with their cube); use "
+                                               "--topology fat-tree:LEAF_NODES with about the square root of {}",
+                                               widest, kMaxZonesPerSwitch, s.nodes));
+}
+
+} // namespace
+
+CheckedSpec check_spec(const PlatformSpec& s, const GpuCatalog& catalog) {
+  check_counts(s);
+  check_topology(s);
+  catalog.at(required(s.gpu, "gpu", "V100-SXM2-16GB"), "--gpu");
+  CheckedSpec c{s, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  c.fabric_bandwidth = bandwidth_text(required(s.fabric_bandwidth, "fabric-bandwidth", "25GBps"), "--fabric-bandwidth");
+  c.fabric_latency = delay_text(required(s.fabric_latency, "fabric-latency", "1us"), "--fabric-latency");
+  if (s.fabric == Fabric::pcie) {
+    c.pcie_bandwidth = c.fabric_bandwidth;
+    c.pcie_latency = c.fabric_latency;
+  } else {
+    c.pcie_bandwidth = bandwidth_text(required(s.pcie_bandwidth, "pcie-bandwidth", "12GBps"), "--pcie-bandwidth");
+    c.pcie_latency = delay_text(required(s.pcie_latency, "pcie-latency", "1us"), "--pcie-latency");
+  }
+  if (s.fabric == Fabric::nvlink_cube_mesh) {
+    c.cpu_link_bandwidth =
+        bandwidth_text(required(s.cpu_link_bandwidth, "cpu-link-bandwidth", "20GBps"), "--cpu-link-bandwidth");
+    c.cpu_link_latency = delay_text(required(s.cpu_link_latency, "cpu-link-latency", "1us"), "--cpu-link-latency");
+  }
+  c.nic_bandwidth = bandwidth_text(required(s.nic_bandwidth, "nic-bandwidth", "25Gbps"), "--nic-bandwidth");
+  c.nic_latency = delay_text(required(s.nic_latency, "nic-latency", "25us"), "--nic-latency");
+  c.flow_cap = s.flow_cap.empty() ? c.nic_bandwidth : bandwidth_text(s.flow_cap, "--flow-cap");
+  return c;
+}
+
+} // namespace simgpt::platform_gen

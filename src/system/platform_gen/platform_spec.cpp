@@ -1,0 +1,144 @@
+// The options of `simgpt platform` and how each sets a PlatformSpec field.
+#include "simgpt/system/platform_generator.hpp"
+
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace simgpt {
+namespace {
+
+int positive_int(const std::string& text, const std::string& where) {
+  int value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value < 1)
+    throw InputError(where, fmt::format("'{}' is not a positive integer", echo(text)));
+  return value;
+}
+
+Fabric fabric_named(const std::string& text, const std::string& where) {
+  static const std::map<std::string, Fabric> names{{"nvlink-cube-mesh", Fabric::nvlink_cube_mesh},
+                                                   {"nvlink-mesh", Fabric::nvlink_mesh},
+                                                   {"nvswitch", Fabric::nvswitch},
+                                                   {"pcie", Fabric::pcie}};
+  auto it = names.find(text);
+  if (it == names.end())
+    throw InputError(where, fmt::format("unknown fabric '{}' (use nvlink-cube-mesh, nvlink-mesh, nvswitch or pcie)",
+                                        echo(text)));
+  return it->second;
+}
+
+// "star", "fat-tree:16" or "fat-tree:16:2".
+NetworkTopology topology_named(const std::string& text, const std::string& where) {
+  if (text == "star")
+    return {};
+  const std::string prefix = "fat-tree:";
+  const std::string usage = "use star or fat-tree:LEAF_NODES[:OVERSUBSCRIPTION], e.g. fat-tree:16 or fat-tree:16:2";
+  if (text.rfind(prefix, 0) != 0)
+    throw InputError(where, fmt::format("unknown topology '{}' ({})", echo(text), usage));
+  NetworkTopology t;
+  t.kind = NetworkTopology::Kind::fat_tree;
+  const std::string rest = text.substr(prefix.size());
+  const size_t colon = rest.find(':');
+  t.leaf_nodes = positive_int(rest.substr(0, colon), where + " leaf nodes");
+  if (colon != std::string::npos) {
+    const std::string ratio = rest.substr(colon + 1);
+    auto [ptr, ec] = std::from_chars(ratio.data(), ratio.data() + ratio.size(), t.oversubscription);
+    if (ec != std::errc() || ptr != ratio.data() + ratio.size() || !std::isfinite(t.oversubscription) ||
+        !(t.oversubscription >= 1))
+      throw InputError(where, fmt::format("'{}' is not an oversubscription of at least 1 ({})", echo(ratio), usage));
+  }
+  return t;
+}
+
+using Setter = std::function<void(PlatformSpec&, const std::string&, const std::string&)>;
+
+Setter text_field(std::string PlatformSpec::*field) {
+  return [field](PlatformSpec& s, const std::string& v, const std::string& where) {
+    if (v.empty())
+      throw InputError(where, "is empty");
+    s.*field = v;
+  };
+}
+
+Setter int_field(int PlatformSpec::*field) {
+  return [field](PlatformSpec& s, const std::string& v, const std::string& where) { s.*field = positive_int(v, where); };
+}
+
+struct OptionEntry {
+  PlatformOption option;
+  Setter set;
+};
+
+const std::vector<OptionEntry>& entries() {
+  static const std::vector<OptionEntry> table{
+      {{"nodes", "nodes (servers) in the cluster"}, int_field(&PlatformSpec::nodes)},
+      {{"gpus-per-node", "GPUs in each node"}, int_field(&PlatformSpec::gpus_per_node)},
+      {{"gpu", "GPU model of platforms/gpus.yaml, e.g. A100-SXM4-80GB"}, text_field(&PlatformSpec::gpu)},
+      {{"fabric", "how a node's GPUs connect: nvlink-cube-mesh, nvlink-mesh, nvswitch or pcie"},
+       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.fabric = fabric_named(v, w); }},
+      {{"fabric-bandwidth", "per direction: of one NVLink (cube-mesh), of each pair's link (mesh), of each GPU's "
+                            "NVSwitch port, or of each GPU's PCIe link (pcie)"},
+       text_field(&PlatformSpec::fabric_bandwidth)},
+      {{"fabric-latency", "latency of each fabric link, e.g. 1us"}, text_field(&PlatformSpec::fabric_latency)},
+      {{"pcie-bandwidth", "each GPU's PCIe link on its way to its NIC (not with --fabric pcie)"},
+       text_field(&PlatformSpec::pcie_bandwidth)},
+      {{"pcie-latency", "latency of each GPU's PCIe link"}, text_field(&PlatformSpec::pcie_latency)},
+      {{"cpu-link-bandwidth", "nvlink-cube-mesh: the CPU socket interconnect that pairs without NVLink cross"},
+       text_field(&PlatformSpec::cpu_link_bandwidth)},
+      {{"cpu-link-latency", "nvlink-cube-mesh: latency of the CPU socket interconnect"},
+       text_field(&PlatformSpec::cpu_link_latency)},
+      {{"nics-per-node", "NICs per node (at most one per GPU); GPU i uses NIC i * nics / gpus"},
+       int_field(&PlatformSpec::nics_per_node)},
+      {{"nic-bandwidth", "each NIC's rate per direction, e.g. 200Gbps"}, text_field(&PlatformSpec::nic_bandwidth)},
+      {{"nic-latency", "each NIC's latency (a transfer between nodes crosses two)"},
+       text_field(&PlatformSpec::nic_latency)},
+      {{"flow-cap", "the most one flow gets between nodes, e.g. 10Gbps (AWS TCP); none: a NIC's rate"},
+       [](PlatformSpec& s, const std::string& v, const std::string& w) {
+         if (v.empty())
+           throw InputError(w, "is empty (none: no cap beyond a NIC's rate)");
+         s.flow_cap = v == "none" ? "" : v;
+       }},
+      {{"topology", "network between nodes: star (one switch) or fat-tree:LEAF_NODES[:OVERSUBSCRIPTION]"},
+       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.topology = topology_named(v, w); }},
+  };
+  return table;
+}
+
+} // namespace
+
+const std::vector<PlatformOption>& platform_options() {
+  static const std::vector<PlatformOption> options = [] {
+    std::vector<PlatformOption> out;
+    for (const OptionEntry& e : entries())
+      out.push_back(e.option);
+    return out;
+  }();
+  return options;
+}
+
+void set_platform_option(PlatformSpec& spec, const std::string& name, const std::string& value,
+                         const std::string& where) {
+  for (const OptionEntry& e : entries())
+    if (name == e.option.name)
+      return e.set(spec, value, where);
+  std::string known;
+  for (const OptionEntry& e : entries())
+    known += (known.empty() ? "" : ", ") + std::string(e.option.name);
+  throw InputError(where, fmt::format("unknown platform option '{}' (known: {})", echo(name), known));
+}
+
+PlatformSpec platform_spec(const std::string& presets_file, const std::string& preset,
+                           const std::vector<std::pair<std::string, std::string>>& options) {
+  PlatformSpec spec = preset.empty() ? PlatformSpec{} : load_platform_preset(presets_file, preset);
+  for (const auto& [name, value] : options)
+    set_platform_option(spec, name, value, "--" + name);
+  return spec;
+}
+
+} // namespace simgpt

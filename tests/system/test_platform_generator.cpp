@@ -1,0 +1,217 @@
+#include "simgpt/system/platform_generator.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "system/cluster.hpp"
+#include "validation/isolate.hpp"
+
+#include <catch2/catch.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+
+using namespace simgpt;
+
+namespace {
+
+const GpuCatalog& catalog() {
+  static const GpuCatalog c = GpuCatalog::load(default_data_paths().catalog());
+  return c;
+}
+
+std::string presets() { return default_data_paths().root + "/platforms/presets.yaml"; }
+
+PlatformSpec preset(const std::string& name, int nodes) {
+  PlatformSpec s = load_platform_preset(presets(), name);
+  s.nodes = nodes;
+  return s;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+// The platform written to a file of this test process (ctest runs test cases in parallel).
+std::string written(const PlatformSpec& spec, const std::string& name) {
+  const std::string path = "/tmp/simgpt_test_platform_" + name + "_" + std::to_string(::getpid()) + ".xml";
+  write_platform(spec, catalog(), path);
+  return path;
+}
+
+// The links of the route from one host to another, "name_UP" style, as SimGrid resolves them.
+std::string route_links(const std::string& platform, const std::string& from, const std::string& to) {
+  return run_isolated([&] {
+           int argc = 1;
+           char name[] = "test";
+           char* argv[] = {name, nullptr};
+           simgrid::s4u::Engine e(&argc, argv);
+           e.load_platform(platform);
+           e.seal_platform();
+           std::vector<simgrid::s4u::Link*> links;
+           e.host_by_name(from)->route_to(e.host_by_name(to), links, nullptr);
+           std::string out;
+           for (const auto* l : links)
+             out += l->get_name() + " ";
+           return nlohmann::ordered_json(out);
+         })
+      .get<std::string>();
+}
+
+} // namespace
+
+TEST_CASE("a generated platform has one zone per node, joined by zone routes: no route per pair of GPUs") {
+  const std::string xml = platform_xml(preset("dgx-a100", 3), catalog());
+  CHECK(count(xml, "<zone id=\"node-") == 3);
+  CHECK(count(xml, "<router id=\"node-") == 3);
+  CHECK(count(xml, "<host ") == 24);
+  // Inside each node: every ordered pair of its 8 GPUs, and each GPU to and from the gateway.
+  CHECK(count(xml, "<route ") == 3 * (8 * 7 + 2 * 8));
+  // Between nodes: each node into and out of the switch.
+  CHECK(count(xml, "<zoneRoute ") == 3 * 2);
+  CHECK(count(xml, "src=\"gpu-0\" dst=\"gpu-8\"") == 0);
+  // Linear in the nodes.
+  const size_t bigger = platform_xml(preset("dgx-a100", 30), catalog()).size();
+  CHECK(bigger < 11 * xml.size());
+}
+
+TEST_CASE("GPU i of a node reaches other nodes through NIC i * nics / gpus") {
+  PlatformSpec s = preset("dgx-a100", 2);
+  s.nics_per_node = 4;
+  const std::string xml = platform_xml(s, catalog());
+  CHECK(count(xml, "role\" value=\"nic\"") == 8);
+  // Node 1 has NICs 4-7; its GPU 3 (gpu-11) uses the second, nic-5.
+  CHECK(xml.find(R"(<route src="gpu-11" dst="node-1-gw" symmetrical="NO"><link_ctn id="pcie-11" direction="UP"/>)"
+                 R"(<link_ctn id="nic-5" direction="UP"/></route>)") != std::string::npos);
+  const std::string path = written(s, "rails");
+  CHECK(route_links(path, "gpu-3", "gpu-14") == "pcie-3_UP nic-1_UP flow-cap flow-cap nic-7_DOWN pcie-14_DOWN ");
+  CHECK(route_links(path, "gpu-3", "gpu-5") == "nvswitch-port-3_UP nvswitch-port-5_DOWN ");
+}
+
+TEST_CASE("the simulator reads a generated platform: GPUs, routes, the NICs' what-if on their UP direction, rings") {
+  const std::string path = written(preset("dgx-a100", 2), "cluster");
+  auto out = run_isolated([&] {
+    NetworkWhatIf slow;
+    slow.delay_s = 1e-3;
+    Cluster cluster(Platform::load(path), catalog(), slow, Profile{});
+    cluster.check_routes(16);
+    return nlohmann::ordered_json{{"gpus", cluster.gpus().size()},
+                                  {"node", cluster.gpus()[9].node},
+                                  {"latency", cluster.route_latency(0, 9)},
+                                  {"back", cluster.route_latency(9, 0)},
+                                  {"bandwidth", cluster.route_bandwidth(0, 9)},
+                                  {"rings", cluster.rings({0, 1, 2, 3, 4, 5, 6, 7}).size()}};
+  });
+  CHECK(out["gpus"] == 16);
+  CHECK(out["node"] == 1);
+  // Two PCIe links and two NICs of 1 us each, and the delay on the sender's NIC only.
+  CHECK(out["latency"].get<double>() == Approx(4e-6 + 1e-3));
+  CHECK(out["back"].get<double>() == Approx(4e-6 + 1e-3));
+  CHECK(out["bandwidth"].get<double>() == Approx(200e9 / 8));
+  CHECK(out["rings"].get<size_t>() >= 1);
+}
+
+TEST_CASE("the p3 presets keep the numbers of simgpt's first platforms") {
+  const std::string xml = platform_xml(preset("p3.16xlarge", 2), catalog());
+  for (const char* link : {R"(<link id="pcie-0" bandwidth="12GBps" latency="1us")",
+                           R"(<link id="nic-1" bandwidth="25Gbps" latency="25us")",
+                           R"(<link id="sys-0" bandwidth="20GBps" latency="1us")",
+                           R"(<link id="nvlink-0-3" bandwidth="50GBps" latency="1us")",
+                           R"(<link id="nvlink-8-9" bandwidth="25GBps" latency="1us")",
+                           R"(<link id="flow-cap" bandwidth="10Gbps" latency="0" sharing_policy="FATPIPE">)"})
+    CHECK(xml.find(link) != std::string::npos);
+  // Per node, 6 NVLinks per GPU (24 in all) over 16 pairs: 8 pairs with two, 8 with one.
+  CHECK(count(xml, "<link id=\"nvlink-") == 2 * 16);
+  CHECK(count(xml, "bandwidth=\"50GBps\"") == 2 * 8);
+  const std::string small = platform_xml(preset("p3.2xlarge", 2), catalog());
+  CHECK(small.find(R"(<link id="nic-0" bandwidth="10Gbps" latency="25us")") != std::string::npos);
+}
+
+TEST_CASE("every preset names its source and generates a platform") {
+  for (const char* name : {"p3.2xlarge", "p3.16xlarge", "p4d.24xlarge", "p5.48xlarge", "dgx-a100", "dgx-h100",
+                           "v100-nvswitch-16"}) {
+    const PlatformSpec s = preset(name, 2);
+    CHECK(s.preset == name);
+    CHECK_NOTHROW(platform_xml(s, catalog()));
+  }
+  CHECK(preset("p4d.24xlarge", 1).nics_per_node == 4);
+  CHECK(preset("v100-nvswitch-16", 1).gpus_per_node == 16);
+  CHECK_THROWS_WITH(load_platform_preset(presets(), "p9"), Catch::Contains("unknown preset 'p9'") &&
+                                                                 Catch::Contains("dgx-h100"));
+}
+
+TEST_CASE("options override the preset's values") {
+  const PlatformSpec s = platform_spec(presets(), "dgx-h100", {{"nodes", "4"}, {"nic-bandwidth", "200Gbps"},
+                                                               {"flow-cap", "none"}, {"topology", "fat-tree:2:2"}});
+  CHECK(s.nodes == 4);
+  CHECK(s.gpu == "H100-SXM5-80GB");
+  CHECK(s.nic_bandwidth == "200Gbps");
+  CHECK(s.flow_cap.empty());
+  CHECK(s.topology.kind == NetworkTopology::Kind::fat_tree);
+  CHECK(s.topology.leaf_nodes == 2);
+  CHECK(s.topology.oversubscription == 2);
+}
+
+TEST_CASE("a fat tree puts leaf_nodes nodes under each leaf, whose uplink carries their NICs over the oversubscription") {
+  PlatformSpec s = preset("dgx-a100", 5);
+  s.topology = {NetworkTopology::Kind::fat_tree, 2, 2};
+  const std::string xml = platform_xml(s, catalog());
+  CHECK(count(xml, "<zone id=\"pod-") == 3);
+  // 2 nodes x 8 NICs x 200 Gbps, oversubscribed 2:1.
+  CHECK(xml.find(R"(<link id="uplink-2" bandwidth="1600Gbps" latency="0")") != std::string::npos);
+  const std::string path = written(s, "fat_tree");
+  CHECK(route_links(path, "gpu-0", "gpu-39") ==
+        "pcie-0_UP nic-0_UP flow-cap uplink-0_UP uplink-2_DOWN flow-cap nic-39_DOWN pcie-39_DOWN ");
+  CHECK(route_links(path, "gpu-0", "gpu-9") == "pcie-0_UP nic-0_UP flow-cap flow-cap nic-9_DOWN pcie-9_DOWN ");
+}
+
+TEST_CASE("an incomplete or inconsistent platform is refused, naming the option") {
+  const std::vector<std::pair<std::function<void(PlatformSpec&)>, const char*>> cases{
+      {[](PlatformSpec& s) { s.nodes = 0; }, "--nodes"},
+      {[](PlatformSpec& s) { s.gpu = ""; }, "--gpu: is required"},
+      {[](PlatformSpec& s) { s.gpu = "Z100"; }, "unknown GPU 'Z100'"},
+      {[](PlatformSpec& s) { s.fabric = Fabric::nvlink_cube_mesh; }, "needs 8 GPUs per node"},
+      {[](PlatformSpec& s) { s.nics_per_node = 5; }, "at most one NIC per GPU"},
+      {[](PlatformSpec& s) { s.nic_bandwidth = "fast"; }, "--nic-bandwidth"},
+      {[](PlatformSpec& s) { s.nic_bandwidth = "0Gbps"; }, "not a positive bandwidth"},
+      {[](PlatformSpec& s) { s.nic_latency = "-1us"; }, "--nic-latency"},
+      {[](PlatformSpec& s) { s.pcie_bandwidth = ""; }, "--pcie-bandwidth: is required"},
+  };
+  for (const auto& [change, message] : cases) {
+    PlatformSpec s = preset("p4d.24xlarge", 2);
+    s.gpus_per_node = 4;
+    s.fabric = Fabric::nvlink_mesh;
+    change(s);
+    CHECK_THROWS_AS(platform_xml(s, catalog()), InputError);
+    CHECK_THROWS_WITH(platform_xml(s, catalog()), Catch::Contains(message));
+  }
+}
+
+TEST_CASE("malformed options are refused, naming the option and what is valid") {
+  PlatformSpec s;
+  CHECK_THROWS_WITH(set_platform_option(s, "fabric", "warp", "--fabric"), Catch::Contains("nvswitch"));
+  CHECK_THROWS_WITH(set_platform_option(s, "topology", "ring", "--topology"), Catch::Contains("fat-tree:LEAF_NODES"));
+  CHECK_THROWS_WITH(set_platform_option(s, "topology", "fat-tree:0", "--topology"), Catch::Contains("positive"));
+  CHECK_THROWS_WITH(set_platform_option(s, "topology", "fat-tree:4:0.5", "--topology"), Catch::Contains("at least 1"));
+  CHECK_THROWS_WITH(set_platform_option(s, "nodes", "2x", "--nodes"), Catch::Contains("--nodes"));
+  CHECK_THROWS_WITH(set_platform_option(s, "colour", "red", "--colour"), Catch::Contains("gpus-per-node"));
+  CHECK_THROWS_WITH(set_platform_option(s, "flow-cap", "", "--flow-cap"), Catch::Contains("empty"));
+}
+
+TEST_CASE("platforms past the limits are refused as limits") {
+  PlatformSpec s = preset("dgx-a100", 9000);
+  CHECK_THROWS_AS(platform_xml(s, catalog()), LimitError);
+  s = preset("p3.2xlarge", 2048);
+  CHECK_THROWS_WITH(platform_xml(s, catalog()), Catch::Contains("fat-tree"));
+  CHECK_THROWS_AS(platform_xml(s, catalog()), LimitError);
+  s.topology = {NetworkTopology::Kind::fat_tree, 64, 1};
+  CHECK_NOTHROW(platform_xml(s, catalog()));
+  CHECK_THROWS_AS(write_platform(preset("p3.2xlarge", 1), catalog(), "/nonexistent/dir/p.xml"), InputError);
+}
