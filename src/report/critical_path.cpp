@@ -63,40 +63,90 @@ std::vector<CriticalPathReport::Task> longest_tasks(const TaskGraph& g, const Ti
   return top;
 }
 
+// Each stage's compute stream: the intervals its first GPU (the lowest id) computes, in order.
+// One stream runs one task at a time, so they do not overlap and their ends are sorted too.
+struct Stream {
+  std::vector<double> start, finish;
+  // How long the stream computes within [a, b].
+  double busy(double a, double b) const {
+    double total = 0;
+    for (auto i = static_cast<size_t>(std::upper_bound(finish.begin(), finish.end(), a) - finish.begin());
+         i < start.size() && start[i] < b; ++i)
+      total += std::max(0.0, std::min(b, finish[i]) - std::max(a, start[i]));
+    return total;
+  }
+};
+
+std::vector<Stream> stage_streams(const TaskGraph& g, const Timeline& t, int stages) {
+  std::vector<int> first_gpu(static_cast<size_t>(stages), -1);
+  for (TaskId v = 0; v < boost::num_vertices(g); ++v) {
+    const Task& task = g[v];
+    if (is_compute(task) && on_stage(task, stages)) {
+      int& gpu = first_gpu[static_cast<size_t>(task.stage)];
+      gpu = gpu < 0 ? task.gpu : std::min(gpu, task.gpu);
+    }
+  }
+  std::vector<std::vector<std::pair<double, double>>> intervals(static_cast<size_t>(stages));
+  for (TaskId v = 0; v < boost::num_vertices(g); ++v) {
+    const Task& task = g[v];
+    if (is_compute(task) && on_stage(task, stages) && task.gpu == first_gpu[static_cast<size_t>(task.stage)] &&
+        duration(t, v) > 0)
+      intervals[static_cast<size_t>(task.stage)].emplace_back(t.start[v], t.finish[v]);
+  }
+  std::vector<Stream> streams(static_cast<size_t>(stages));
+  for (size_t s = 0; s < intervals.size(); ++s) {
+    std::sort(intervals[s].begin(), intervals[s].end());
+    for (const auto& [a, b] : intervals[s]) {
+      streams[s].start.push_back(a);
+      streams[s].finish.push_back(b);
+    }
+  }
+  return streams;
+}
+
 } // namespace
 
 CriticalPathReport critical_path_report(const TaskGraph& g, const Timeline& t, int stages) {
   const double step = t.makespan();
   const std::vector<TaskId> path = critical_path(g, t);
+  stages = std::max(stages, 0);
+  const std::vector<Stream> streams = stage_streams(g, t, stages);
 
   CriticalPathReport r;
-  std::vector<double> stage_compute(static_cast<size_t>(std::max(stages, 0)), 0);
+  r.stages.resize(static_cast<size_t>(stages));
+  for (int s = 0; s < stages; ++s)
+    r.stages[static_cast<size_t>(s)].stage = s;
   double compute = 0; // on every stage's GPUs
   for (TaskId v : path) {
     const Task& task = g[v];
     const double d = duration(t, v);
     if (d <= 0)
       continue;
-    if (is_compute(task)) {
-      compute += d;
-      if (on_stage(task, stages))
-        stage_compute[static_cast<size_t>(task.stage)] += d;
-    } else if (is_communication(task)) {
+    if (is_communication(task)) {
       r.comm_s[kind_name(task)] += d;
       r.exposed_comm_s += d;
+      continue;
+    }
+    if (!is_compute(task))
+      continue;
+    compute += d;
+    // From each stage's view: its own compute, or another stage's, during which it computed too
+    // (off the path) or waited for the pipeline (bubble).
+    for (int s = 0; s < stages; ++s) {
+      CriticalPathReport::Stage& view = r.stages[static_cast<size_t>(s)];
+      const double busy = task.stage == s ? d : streams[static_cast<size_t>(s)].busy(t.start[v], t.finish[v]);
+      view.compute_s += busy;
+      view.bubble_s += d - busy;
     }
   }
-  for (int s = 0; s < stages; ++s) {
-    const double own = stage_compute[static_cast<size_t>(s)];
-    r.stages.push_back({s, own, compute - own});
-    if (own > stage_compute[static_cast<size_t>(r.pacing_stage)])
-      r.pacing_stage = s;
-  }
+  for (const CriticalPathReport::Stage& view : r.stages)
+    if (view.bubble_s < r.stages[static_cast<size_t>(r.pacing_stage)].bubble_s)
+      r.pacing_stage = view.stage;
   if (!r.stages.empty()) {
     r.compute_s = r.stages[static_cast<size_t>(r.pacing_stage)].compute_s;
     r.bubble_s = r.stages[static_cast<size_t>(r.pacing_stage)].bubble_s;
   } else {
-    r.bubble_s = compute; // no stage to call it its own
+    r.compute_s = compute; // no pipeline: nothing to wait for
   }
   // Gaps between the path's tasks (the replay leaves none: see critical_path) and tasks that are
   // neither compute nor communication; below a billionth of the step it is rounding.

@@ -35,8 +35,8 @@ struct StageReport {
 struct CriticalPathReport {
   struct Stage {
     int stage = 0;
-    double compute_s = 0; // path compute on this stage's GPUs
-    double bubble_s = 0;  // path compute on the other stages' GPUs
+    double compute_s = 0; // path compute on this stage, or on another while this stage computes too
+    double bubble_s = 0;  // path compute on other stages while this stage waits for the pipeline
   };
   struct Task {
     std::string kind; // forward, backward, recompute, optimizer, p2p, allreduce, ...
@@ -46,7 +46,7 @@ struct CriticalPathReport {
     double start_s = 0;
     double duration_s = 0;
   };
-  // The pacing stage's view: the stage with the most compute on the path (the lowest on a tie).
+  // The pacing stage's view: the stage that waits least on the path (the lowest on a tie).
   int pacing_stage = 0;
   double compute_s = 0;
   double bubble_s = 0;
