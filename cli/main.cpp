@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ struct Options {
   double timeout = 600;
   bool gate = false;
   bool write = false;
+  bool check = false; // simgpt calibrate --check
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   // simgpt sweep
   std::vector<std::string> grids, zips, parts;
@@ -82,6 +84,20 @@ int run_validate(const Options& o) {
 int run_calibrate(const Options& o) {
   const simgpt::DataPaths data = data_paths(o);
   const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
+  if (o.check) {
+    // What pins each parameter; exit 1 when a parameter lacks the rows a fit needs.
+    const simgpt::CalibrationSupport support = simgpt::calibration_support(o.profile, tables, data);
+    for (const auto& [key, moved] : support.parameters)
+      std::cout << fmt::format("{}: {} row(s) of {} configuration(s): {}\n", key, moved.rows.size(),
+                               moved.configurations, fmt::join(moved.rows, ", "));
+    try {
+      simgpt::require_support(support, "profile " + o.profile);
+    } catch (const simgpt::InputError& e) {
+      std::cout << e.what() << "\n";
+      return 1;
+    }
+    return 0;
+  }
   const simgpt::CalibrationResult r = simgpt::calibrate_profile(o.profile, tables, data);
   std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
   // Durations show their SI unit; sizes and rates print as bare SI numbers, as they always have.
@@ -239,6 +255,8 @@ int main(int argc, char** argv) {
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
   calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
   calibrate->add_flag("--write", o.write, "write the fitted values into the profile file");
+  calibrate->add_flag("--check", o.check, "only list the rows that move each parameter; exit 1 unless each has "
+                                          "3 rows of 2 configurations");
   CLI::App* parameters =
       app.add_subcommand("profile-parameters", "list the profile parameters calibrate can fit (README's table)");
   parameters->add_option("--format", o.format, "output format")->check(CLI::IsMember({"markdown"}));

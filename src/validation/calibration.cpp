@@ -1,13 +1,19 @@
 #include "simgpt/validation/calibration.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/parallel.hpp"
 #include "validation/spawn.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <set>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -90,14 +96,93 @@ double golden_section(const ProfileParameter& p, double& value, Loss loss) {
   return value;
 }
 
+// Each row's error under `trial`, the rows simulated one per core at a time (each in its own
+// process); an error in a row's simulation is rethrown.
+std::vector<double> row_errors(const std::vector<CalibrationRow>& rows, const DataPaths& trial,
+                               const RowProcess& process) {
+  std::vector<double> out(rows.size());
+  std::vector<std::exception_ptr> failed(rows.size());
+  run_parallel(rows.size(), std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
+    try {
+      out[i] = row_error(rows[i], RowPrediction::from_json(run_row_process(*rows[i].table, *rows[i].row, trial, process)));
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : failed)
+    if (e)
+      std::rethrow_exception(e);
+  return out;
+}
+
+// What a calibration row measures under: its table and its row's overrides (and a transfer's
+// size). Rows of one configuration (a time and a memory of one run, say) pin a parameter once.
+std::string configuration(const CalibrationRow& c) {
+  std::vector<std::string> set;
+  for (const auto& [key, value] : c.row->set)
+    set.push_back(key + "=" + value);
+  std::sort(set.begin(), set.end());
+  return fmt::format("{} {} {}", c.table->id, fmt::join(set, ","), c.row->bytes);
+}
+
+// The parameter's value moved by a tenth of its range (of its log range where it is searched so),
+// towards the farther end: a probe of whether a row's prediction depends on it.
+double probe_value(const ProfileParameter& p, double value) {
+  auto to = [&](double x) { return p.log_scale ? std::log(x) : x; };
+  auto from = [&](double y) { return p.log_scale ? std::exp(y) : y; };
+  const double step = (to(p.max) - to(p.min)) / 10;
+  const double y = to(std::clamp(value, p.min, p.max));
+  return from(y + step <= to(p.max) ? y + step : y - step);
+}
+
 } // namespace
 
-CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
-                                    const DataPaths& data, const RowProcess& process) {
+CalibrationSupport calibration_support(const std::string& name, const std::vector<ValidationTable>& tables,
+                                       const DataPaths& data, const RowProcess& process) {
   const std::string file = data.profiles() + "/" + name + ".yaml";
   const Profile profile = load_profile(data.profiles(), name, "--profile");
   if (profile.fitted.empty() || profile.calibration_rows.empty())
     throw InputError(file + ": calibration", "declares no fitted parameters or no calibration rows");
+  std::vector<CalibrationRow> rows;
+  for (const std::string& entry : profile.calibration_rows)
+    rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
+  RowProcess resolved = process;
+  resolved.executable = simgpt_executable(process);
+  auto errors = [&](const DataPaths& trial) { return row_errors(rows, trial, resolved); };
+  const std::vector<double> at_value = errors(data);
+  CalibrationSupport support;
+  for (const std::string& key : profile.fitted) {
+    const ProfileParameter& p = find_profile_parameter(key, file + ": calibration.fitted");
+    DataPaths trial = data;
+    trial.profile_overrides.emplace_back(key, probe_value(p, get_profile_parameter(profile, key)));
+    const std::vector<double> probed = errors(trial);
+    CalibrationSupport::Parameter& moved = support.parameters[key];
+    std::set<std::string> configurations;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (std::abs(probed[i] - at_value[i]) > 1e-6) {
+        moved.rows.push_back(row_name(rows[i]));
+        configurations.insert(configuration(rows[i]));
+      }
+    moved.configurations = static_cast<int>(configurations.size());
+  }
+  return support;
+}
+
+void require_support(const CalibrationSupport& support, const std::string& where) {
+  for (const auto& [key, moved] : support.parameters)
+    if (static_cast<int>(moved.rows.size()) < kMinCalibrationRows || moved.configurations < kMinCalibrationConfigurations)
+      throw InputError(where, fmt::format("{} moves {} of the declared rows ({}), of {} configuration(s): a fitted "
+                                          "parameter needs at least {} rows of at least {} configurations (model "
+                                          "sizes or settings) that move it, or it fits one table and not the next run",
+                                          key, moved.rows.size(), moved.rows.empty() ? "none" : fmt::format("{}", fmt::join(moved.rows, ", ")),
+                                          moved.configurations, kMinCalibrationRows, kMinCalibrationConfigurations));
+}
+
+CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
+                                    const DataPaths& data, const RowProcess& process) {
+  const std::string file = data.profiles() + "/" + name + ".yaml";
+  require_support(calibration_support(name, tables, data, process), file + ": calibration");
+  const Profile profile = load_profile(data.profiles(), name, "--profile");
   std::vector<CalibrationRow> rows;
   for (const std::string& entry : profile.calibration_rows)
     rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
@@ -108,9 +193,10 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   RowProcess resolved = process;
   resolved.executable = simgpt_executable(process);
   auto errors = [&] {
+    const std::vector<double> e = row_errors(rows, trial, resolved);
     std::map<std::string, double> out;
-    for (const CalibrationRow& c : rows)
-      out[row_name(c)] = row_error(c, RowPrediction::from_json(run_row_process(*c.table, *c.row, trial, resolved)));
+    for (size_t i = 0; i < rows.size(); ++i)
+      out[row_name(rows[i])] = e[i];
     return out;
   };
   auto loss = [&] {

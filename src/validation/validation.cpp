@@ -175,8 +175,13 @@ std::map<std::string, Threshold> load_thresholds(const std::string& path) {
   std::map<std::string, Threshold> out;
   for (const std::string& table : root.keys()) {
     YamlReader t = root.map(table);
-    t.only({"median", "max"});
-    out[table] = {t.number("median", 0), t.number("max", 0)};
+    t.only({"median", "max", "status", "reason"});
+    Threshold limit{t.number("median", 0), t.number("max", 0), t.text_or("status", ""), t.text_or("reason", "")};
+    if (!limit.status.empty() && limit.status != "known-gap")
+      throw InputError(path + ": " + table + ".status", "expected known-gap (or no status)");
+    if (limit.status == "known-gap" && limit.reason.empty())
+      throw InputError(path + ": " + table + ".reason", "a known gap says what is known of its cause");
+    out[table] = std::move(limit);
   }
   return out;
 }
@@ -412,18 +417,23 @@ int summary_rank(const std::string& k) {
                                                            : 0;
 }
 
-// Per-table statistics, and step time and memory over calibration and held-out rows.
+// Per-table statistics over held-out rows (a row a profile was fitted on says nothing of how the
+// fit transfers, so the gate's thresholds judge the others), and step time and memory over
+// calibration and held-out rows.
 void summarize_cases(ValidationReport& report) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const CaseResult*>> by_table;
-  std::vector<const CaseResult*> fitted, held_out, fitted_memory, held_out_memory;
+  std::vector<const CaseResult*> fitted, held_out, fitted_transfer, held_out_transfer, fitted_memory, held_out_memory;
   for (const CaseResult& c : report.cases) {
     const std::string key = summary_key(c);
     if (!by_table.contains(key))
       order.push_back(key);
-    by_table[key].push_back(&c);
-    if (c.metric == "step_time_s" || c.metric == "transfer_s")
+    if (!is_flagged(c, "calibration"))
+      by_table[key].push_back(&c);
+    if (c.metric == "step_time_s")
       (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
+    if (c.metric == "transfer_s") // a transfer is not a step: reported apart
+      (is_flagged(c, "calibration") ? fitted_transfer : held_out_transfer).push_back(&c);
     if (c.metric == "peak_mem_gb")
       (is_flagged(c, "calibration") ? fitted_memory : held_out_memory).push_back(&c);
   }
@@ -433,6 +443,8 @@ void summarize_cases(ValidationReport& report) {
     report.tables.push_back(summarize(name, by_table[name]));
   report.calibration = summarize("calibration rows", fitted);
   report.held_out = summarize("held-out rows", held_out);
+  report.calibration_transfer = summarize("calibration rows:transfer", fitted_transfer);
+  report.held_out_transfer = summarize("held-out rows:transfer", held_out_transfer);
   report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
   report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
 }
@@ -454,6 +466,8 @@ void apply_gate(ValidationReport& report, const std::vector<RowRun>& runs,
         report.gate_failures.push_back(fmt::format("{}: no such table", table));
       continue;
     }
+    if (limit.status == "known-gap")
+      report.known_gaps.push_back({table, limit.reason, it->median_abs});
     if (it->compared == 0)
       report.gate_failures.push_back(fmt::format("{}: no row was simulated", table));
     else if (it->median_abs > limit.median || it->max_abs > limit.max)
@@ -508,6 +522,8 @@ nlohmann::ordered_json ValidationReport::to_json() const {
     ts.push_back(summary(s));
   j["calibration"] = summary(calibration);
   j["held_out"] = summary(held_out);
+  j["calibration_transfer"] = summary(calibration_transfer);
+  j["held_out_transfer"] = summary(held_out_transfer);
   j["calibration_memory"] = summary(calibration_memory);
   j["held_out_memory"] = summary(held_out_memory);
   auto& fs = j["fastest"] = nlohmann::ordered_json::array();
@@ -519,6 +535,9 @@ nlohmann::ordered_json ValidationReport::to_json() const {
                   {"predicted_fastest", f.predicted_fastest},
                   {"agrees", f.agrees()},
                   {"measured_regret_pct", f.measured_regret_pct}});
+  auto& gaps = j["known_gaps"] = nlohmann::ordered_json::array();
+  for (const KnownGap& g : known_gaps)
+    gaps.push_back({{"table", g.table}, {"median_abs_pct", g.median_abs}, {"reason", g.reason}});
   j["gate_failures"] = gate_failures;
   return j;
 }
@@ -537,7 +556,8 @@ std::string summary_table(const ValidationReport& r, bool markdown) {
   std::vector<const TableSummary*> all;
   for (const TableSummary& s : r.tables)
     all.push_back(&s);
-  for (const TableSummary* s : {&r.calibration, &r.held_out, &r.calibration_memory, &r.held_out_memory})
+  for (const TableSummary* s : {&r.calibration, &r.held_out, &r.calibration_transfer, &r.held_out_transfer,
+                                &r.calibration_memory, &r.held_out_memory})
     all.push_back(s);
   for (const TableSummary* s : all) {
     const std::string rho = s->spearman ? fmt::format("{:.2f}", *s->spearman) : "-";
@@ -551,7 +571,23 @@ std::string summary_table(const ValidationReport& r, bool markdown) {
 
 } // namespace
 
-std::string ValidationReport::to_markdown() const { return summary_table(*this, true); }
+namespace {
+
+// Tables whose residual has no mechanism yet, with what is known of it.
+std::string known_gaps_section(const ValidationReport& r, bool markdown) {
+  if (r.known_gaps.empty())
+    return "";
+  std::string out = markdown ? "\nKnown gaps (no mechanism yet; their thresholds still gate):\n\n"
+                             : "\nknown gaps (no mechanism yet; their thresholds still gate)\n";
+  for (const KnownGap& g : r.known_gaps)
+    out += markdown ? fmt::format("- `{}` (median {:.1f}%): {}\n", g.table, g.median_abs, g.reason)
+                    : fmt::format("  {} (median {:.1f}%): {}\n", g.table, g.median_abs, g.reason);
+  return out;
+}
+
+} // namespace
+
+std::string ValidationReport::to_markdown() const { return summary_table(*this, true) + known_gaps_section(*this, true); }
 
 std::string ValidationReport::to_text() const {
   std::string out;
@@ -580,6 +616,7 @@ std::string ValidationReport::to_text() const {
                          f.predicted_fastest, f.measured_regret_pct, f.agrees() ? "" : "  differs");
   }
   out += summary_table(*this, false);
+  out += known_gaps_section(*this, false);
   for (const std::string& f : gate_failures)
     out += "GATE FAILED: " + f + "\n";
   return out;

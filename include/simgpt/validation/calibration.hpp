@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace simgpt {
 
@@ -15,7 +16,29 @@ struct CalibrationResult {
   std::map<std::string, double> error_pct; // calibration row -> signed error at the fit
 };
 
-// Minimises the mean squared relative step-time error over the profile's calibration rows,
+// A fit transfers to runs it was not fitted on only when each parameter is pinned by several
+// rows of several configurations: one table's constant is worse than none.
+inline constexpr int kMinCalibrationRows = 3;
+inline constexpr int kMinCalibrationConfigurations = 2;
+
+// Which declared calibration rows each fitted parameter moves: a row's prediction changes when
+// the parameter alone moves by a tenth of its range. Configurations: distinct (table, row
+// overrides, transfer size) among those rows.
+struct CalibrationSupport {
+  struct Parameter {
+    std::vector<std::string> rows;
+    int configurations = 0;
+  };
+  std::map<std::string, Parameter> parameters;
+};
+CalibrationSupport calibration_support(const std::string& profile, const std::vector<ValidationTable>& tables,
+                                       const DataPaths& data, const RowProcess& process = {});
+
+// Throws InputError (at `where`) naming the first parameter that moves fewer than
+// kMinCalibrationRows rows or kMinCalibrationConfigurations configurations.
+void require_support(const CalibrationSupport& support, const std::string& where);
+
+// Refuses (InputError) a profile whose parameters lack support (above); then minimises the mean squared relative step-time error over the profile's calibration rows,
 // one parameter at a time (golden-section search within each parameter's physical range). Each
 // trial simulation runs in its own process, as in validate.
 CalibrationResult calibrate_profile(const std::string& profile, const std::vector<ValidationTable>& tables,
