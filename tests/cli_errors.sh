@@ -20,17 +20,36 @@ sed '0,/latency="[^"]*"/s//latency="-1us"/' platforms/p3_2xlarge_x2.xml > "$tmp/
 grep -v '<zoneRoute src="switch" dst="node-0"' platforms/p3_2xlarge_x2.xml > "$tmp/no_route.xml"
 # 2000 framework options: each is a lookup in the profile's YAML maps.
 { cat workloads/gpt3xl.yaml; echo 'framework_options:'; for i in $(seq 2000); do echo "  compute.k$i: 1"; done; } > "$tmp/options.yaml"
+# 200,000 options (4 MB): past the YAML file limit, refused before yaml-cpp builds their tree.
+{ cat workloads/gpt3xl.yaml; echo 'framework_options:'; seq 200000 | sed 's/.*/  compute.k&: 1/'; } > "$tmp/options_200k.yaml"
+# The costliest tree under the limit: a flow list of 130,000 numbers (yaml-cpp: about 1 us and 500 bytes each).
+{ cat workloads/gpt3xl.yaml; printf 'junk: ['; yes 1, | head -n 130000 | tr -d '\n'; echo '1]'; } > "$tmp/list.yaml"
+# Platforms SimGrid 3.32 hangs on (a missing route in a Dijkstra zone), aborts on (a host in a None
+# zone, a route declared twice, <include>) or routes with a free hop (a missing route inside a node).
+sed 's/<zone id="node-1" routing="Full">/<zone id="node-1" routing="Dijkstra">/' platforms/p3_2xlarge_x2.xml \
+  | grep -v '<route src="node-1-gw" dst="gpu-1"' > "$tmp/dijkstra.xml"
+sed 's/<zone id="node-0" routing="Full">/<zone id="node-0" routing="None">/' platforms/p3_2xlarge_x2.xml > "$tmp/none_zone.xml"
+sed '0,/ symmetrical="NO"/s///' platforms/p3_2xlarge_x2.xml > "$tmp/twice.xml"
+sed 's|<zone id="links" routing="None">|<include file="more.xml"/><zone id="links" routing="None">|' \
+  platforms/p3_2xlarge_x2.xml > "$tmp/include.xml"
+grep -v '<route src="node-1-gw" dst="gpu-1"' platforms/p3_2xlarge_x2.xml > "$tmp/no_leg.xml"
+# A Floyd zone of 1201 hosts: SimGrid computes its routes in time growing with their cube (minutes).
+{ echo '<platform version="4.1"><zone id="flat" routing="Floyd">'; seq 0 1200 | sed 's|.*|<host id="gpu-&" speed="1Gf"/>|'
+  echo '</zone></platform>'; } > "$tmp/floyd.xml"
 
+# Refusals must be quick: 2 s, and 5 s at most for any run, times SIMGPT_TEST_SLOWDOWN (1; the
+# sanitizer build, scripts/sanitize.sh, runs several times slower).
+slowdown=${SIMGPT_TEST_SLOWDOWN:-1}
 expect() { # expect STATUS PATTERN ARGS...
   local status="$1" pattern="$2"
   shift 2
   local start=$(date +%s%N)
-  timeout 5 "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err"
+  timeout $((5 * slowdown)) "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err"
   local got=$?
   local ms=$(( ($(date +%s%N) - start) / 1000000 ))
   local lines
   lines=$(wc -l < "$tmp/err")
-  if [ "$got" -ne "$status" ] || { [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/err"; } || { [ "$status" -ge 2 ] && [ "$lines" -ne 1 ]; } || { [ "$status" -ge 2 ] && [ "$ms" -gt 2000 ]; }; then
+  if [ "$got" -ne "$status" ] || { [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/err"; } || { [ "$status" -ge 2 ] && [ "$lines" -ne 1 ]; } || { [ "$status" -ge 2 ] && [ "$ms" -gt $((2000 * slowdown)) ]; }; then
     echo "FAIL: simgpt $(echo "$*" | head -c 300) -> status $got (want $status) in $ms ms, stderr:"
     head -c 2000 "$tmp/err"; fail=1
   fi
@@ -99,7 +118,7 @@ done <<'TABLE'
 2|fifo.yaml: is not a regular file|--platform $P --workload "$tmp/fifo.yaml"
 2|dir.yaml: is a directory|--platform $P --workload "$tmp/dir.yaml"
 2|/dev/zero: is not a regular file|--platform $P --workload /dev/zero
-3|big.yaml.*16 MiB|--platform $P --workload "$tmp/big.yaml"
+3|big.yaml.*256 KiB|--platform $P --workload "$tmp/big.yaml"
 2|fifo.yaml: is not a regular file|--platform "$tmp/fifo.yaml" --workload "$tmp/ok.yaml"
 2|/dev/zero: is not a regular file|--platform /dev/zero --workload "$tmp/ok.yaml"
 2|dir.yaml: is a directory|--platform "$tmp/dir.yaml" --workload "$tmp/ok.yaml"
@@ -114,6 +133,12 @@ done <<'TABLE'
 2|neg_bw.xml: link pcie-0.* bandwidth|--platform "$tmp/neg_bw.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|neg_lat.xml: link pcie-0.* latency|--platform "$tmp/neg_lat.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|no_route.xml: no route from gpu-1 to gpu-0|--platform "$tmp/no_route.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|dijkstra.xml:19: zone 'node-1' routing=.Dijkstra.: simgpt accepts zones routed Full or Floyd|--platform "$tmp/dijkstra.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|none_zone.xml:.*zone 'node-0' is routed None but holds <host> 'gpu-0'|--platform "$tmp/none_zone.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|twice.xml:.*zone 'node-0' declares the route from 'node-0-gw' to 'gpu-0' twice|--platform "$tmp/twice.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|include.xml:.*<include> was removed|--platform "$tmp/include.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|no_leg.xml: no route from gpu-0 to gpu-1: zone 'node-1' has no route from 'node-1-gw' to 'gpu-1'|--platform "$tmp/no_leg.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+3|floyd.xml:1102: zone 'flat' routed Floyd holds more than 1100 hosts|--platform "$tmp/floyd.xml" --workload "$tmp/ok.yaml"
 2|--preset: unknown preset 'p9'.*dgx-a100|platform --preset p9 --nodes 2 -o "$tmp/p.xml"
 2|--gpu: is required|platform --nodes 2 -o "$tmp/p.xml"
 2|--nodes: is required|platform --preset dgx-a100 -o "$tmp/p.xml"
@@ -133,6 +158,8 @@ done <<'TABLE'
 2|network.delay.*at most 1h|"${W[@]}" --set network.delay=3601
 2|network.delay.*at most 1h|"${W[@]}" --set network.delay=61min
 3|framework_options.*limit of 1000|--platform $P --workload "$tmp/options.yaml"
+3|options_200k.yaml: is .* bytes; a workload file may be at most 256 KiB|--platform $P --workload "$tmp/options_200k.yaml"
+2|list.yaml: junk: unknown section|--platform $P --workload "$tmp/list.yaml"
 2|training.precision: 'x\{80\}\.\.\.'|"${W[@]}" --set "training.precision=$long"
 2|unknown key 'x\{80\}\.\.\.'|"${W[@]}" --set "network.$long=1"
 TABLE

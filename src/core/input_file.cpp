@@ -10,7 +10,13 @@
 
 namespace simgpt {
 
-void check_input_file(const std::string& path, const std::string& kind) {
+std::string size_limit_text(std::uintmax_t max_bytes) {
+  if (max_bytes % (1u << 20) == 0)
+    return fmt::format("{} MiB", max_bytes >> 20);
+  return fmt::format("{} KiB", max_bytes >> 10);
+}
+
+void check_input_file(const std::string& path, const std::string& kind, std::uintmax_t max_bytes) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec); // follows symlinks, never opens
@@ -23,13 +29,13 @@ void check_input_file(const std::string& path, const std::string& kind) {
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec)
     throw InputError(path, fmt::format("cannot read the {} file", kind));
-  if (size > kMaxInputFileBytes)
-    throw LimitError(path, fmt::format("is {} bytes; a {} file may be at most 16 MiB ({} bytes)", size, kind,
-                                       kMaxInputFileBytes));
+  if (size > max_bytes)
+    throw LimitError(path, fmt::format("is {} bytes; a {} file may be at most {} ({} bytes)", size, kind,
+                                       size_limit_text(max_bytes), max_bytes));
 }
 
-std::string read_input_file(const std::string& path, const std::string& kind) {
-  check_input_file(path, kind);
+std::string read_input_file(const std::string& path, const std::string& kind, std::uintmax_t max_bytes) {
+  check_input_file(path, kind, max_bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(path, fmt::format("cannot read the {} file", kind));
@@ -38,8 +44,9 @@ std::string read_input_file(const std::string& path, const std::string& kind) {
   // Stops one chunk past the limit: the file may have grown since it was checked.
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxInputFileBytes)
-      throw LimitError(path, fmt::format("a {} file may be at most 16 MiB ({} bytes)", kind, kMaxInputFileBytes));
+    if (text.size() > max_bytes)
+      throw LimitError(path, fmt::format("a {} file may be at most {} ({} bytes)", kind, size_limit_text(max_bytes),
+                                         max_bytes));
   }
   return text;
 }

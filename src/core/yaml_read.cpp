@@ -13,7 +13,7 @@
 namespace simgpt {
 
 YamlReader YamlReader::file(const std::string& path) {
-  const std::string text = read_input_file(path, "YAML");
+  const std::string text = read_input_file(path, "YAML", kMaxYamlFileBytes);
   try {
     YAML::Node root = YAML::Load(text);
     if (!root.IsMap())

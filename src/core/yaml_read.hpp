@@ -12,8 +12,8 @@
 
 namespace simgpt {
 
-// More YAML nodes than any simgpt file holds (a 16 MiB file of one-character items holds about
-// 8 million; simgpt's own hold a few thousand): the limit bounds the time a walk of the tree
+// More YAML nodes than any simgpt file holds (a file of kMaxYamlFileBytes holds at most about
+// 130,000; simgpt's own hold a few thousand): the limit bounds the time a walk of the tree
 // takes when aliases repeat nodes.
 inline constexpr size_t kMaxYamlNodes = size_t{1} << 22;
 

@@ -94,7 +94,7 @@ double simulate_transfer(const Platform& platform, int from, int to, double byte
   const auto n = static_cast<int>(cluster.gpus().size());
   if (from < 0 || to < 0 || from >= n || to >= n || from == to)
     throw InputError(platform.path, fmt::format("a transfer needs two distinct GPUs among its {}", n));
-  cluster.route_latency(from, to); // throws, naming the hosts, if the pair has no route
+  cluster.check_route(from, to); // throws, naming the hosts, if the route misses a hop
   TaskGraph g;
   Task t;
   t.kind = Task::Kind::transfer;
@@ -113,11 +113,13 @@ double simulate_transfer(const std::string& platform_path, int from, int to, dou
 
 Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data,
                 const SimulationOptions& options) {
+  check_workload(w); // before its profile is loaded: the workload's own errors come first
   return simulate(Platform::load(platform_path), w, load_workload_profile(w, data), load_catalog(data), options);
 }
 
 Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
                 const SimulationOptions& options) {
+  check_workload(w); // a Workload filled in C++ meets the rules parse_workload applies to a file
   const bool traced = !options.trace_path.empty();
   std::ofstream trace = traced ? open_trace_file(options.trace_path) : std::ofstream(); // fails before the simulation
   Cluster cluster(platform, catalog, w.network, profile);

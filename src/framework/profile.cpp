@@ -3,6 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
 #include "simgpt/framework/parameters.hpp"
+#include "simgpt/workload/workload.hpp"
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>
@@ -87,11 +88,11 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (options.empty())
     return read_profile(root, name);
   // Each option is written into the profile's YAML maps, whose lookups are linear: 200k options
-  // would take minutes. A profile has a few dozen keys, so more than kMaxOptions is never valid.
-  constexpr size_t kMaxOptions = 1000;
-  if (options.size() > kMaxOptions)
+  // would take minutes. parse_workload refuses more than kMaxFrameworkOptions already; this is for
+  // options a library user passes in.
+  if (options.size() > kMaxFrameworkOptions)
     throw LimitError(where + "_options", fmt::format("{} options exceed the limit of {} (a profile has a few dozen keys)",
-                                                     options.size(), kMaxOptions));
+                                                     options.size(), kMaxFrameworkOptions));
   apply_options(root, options, where + "_options");
   try {
     return read_profile(root, name);

@@ -56,7 +56,9 @@ std::map<size_t, std::vector<std::string>> parse_filters(const SweepTable& sweep
 
 bool passes(const std::vector<std::string>& record, const std::map<size_t, std::vector<std::string>>& allowed) {
   return std::all_of(allowed.begin(), allowed.end(), [&](const auto& column_values) {
-    const auto& [column, values] = column_values;
+    // Not a structured binding: clang 14 (scripts/fuzz.sh) cannot capture one in a lambda.
+    const size_t column = column_values.first;
+    const auto& values = column_values.second;
     return std::any_of(values.begin(), values.end(),
                        [&](const std::string& v) { return same_value(record[column], v); });
   });

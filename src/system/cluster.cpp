@@ -2,6 +2,10 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
+#include "system/simgrid_abort.hpp"
+#include "core/input_file.hpp"
+#include "system/platform_xml_check.hpp"
+#include "system/route_check.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -79,11 +83,20 @@ void Cluster::start_engine(const Profile& profile) {
   simgrid::s4u::Engine::set_config("network/crosstraffic:0");
   // The per-flow TCP window: rate <= window / (2 x route latency). 0 disables the cap.
   simgrid::s4u::Engine::set_config("network/TCP-gamma", profile.tcp_window_bytes);
+  // SimGrid aborts or crashes on some platforms instead of throwing: those are refused first.
+  check_platform_xml(path_, read_input_file(path_, "platform"));
   try {
-    engine_->load_platform(path_);
-    // Routes are read before the simulation runs, and zones routed by Floyd (between the nodes of
-    // a generated platform) compute theirs when sealed, which run() would do only then.
-    engine_->seal_platform();
+    // Any other SimGrid abort while it reads the file (system/simgrid_abort) is an InputError
+    // too, after which its engine cannot even be destroyed: it is left to the process's exit.
+    catch_simgrid_abort(path_, [this] {
+      engine_->load_platform(path_);
+      // Routes are read before the simulation runs, and zones routed by Floyd (between the nodes of
+      // a generated platform) compute theirs when sealed, which run() would do only then.
+      engine_->seal_platform();
+    });
+  } catch (const InputError&) {
+    (void)engine_.release();
+    throw;
   } catch (const std::exception& e) {
     throw InputError(path_, fmt::format("not a valid SimGrid platform: {}", e.what()));
   }
@@ -103,24 +116,19 @@ void Cluster::check_links() const {
   }
 }
 
-// Every pair of the GPUs a job uses must be routed: checked once, before the simulation, so
-// a missing route is one line naming both hosts, not a SimGrid abort mid-run. Past 1024 GPUs
-// (a million pairs) each GPU is checked to and from its neighbours and gpu-0 only.
+// Every pair of the GPUs a job uses must be routed, every hop with links: checked once, before the
+// simulation, so a missing route is one line naming both hosts, not a SimGrid abort mid-run or a
+// free hop. Per pair of zones and gateway (system/route_check), so complete at any size.
 void Cluster::check_routes(int64_t used) const {
-  const auto n = static_cast<size_t>(std::min<int64_t>(used, static_cast<int64_t>(gpus_.size())));
-  auto check = [&](size_t a, size_t b) {
-    if (a != b)
-      route(gpus_[a], gpus_[b], nullptr, path_);
-  };
-  if (n <= 1024) {
-    for (size_t a = 0; a < n; ++a)
-      for (size_t b = 0; b < n; ++b)
-        check(a, b);
-    return;
-  }
-  for (size_t a = 0; a < n; ++a) {
-    check(a, 0), check(0, a), check(a, (a + 1) % n), check((a + 1) % n, a);
-  }
+  const auto n = static_cast<size_t>(std::clamp<int64_t>(used, 0, static_cast<int64_t>(gpus_.size())));
+  std::vector<simgrid::s4u::Host*> hosts;
+  for (size_t i = 0; i < n; ++i)
+    hosts.push_back(gpus_[i].host);
+  check_all_routes(hosts, path_);
+}
+
+void Cluster::check_route(int from, int to) const {
+  simgpt::check_route(gpus_[static_cast<size_t>(from)].host, gpus_[static_cast<size_t>(to)].host, path_);
 }
 
 // GPU hosts are named gpu-0, gpu-1, ... and carry a 'gpu' property (a catalog model) and an

@@ -51,8 +51,11 @@ public:
   // The rings NCCL would spread a collective over the group (nccl_rings of its links).
   std::vector<Ring> rings(const std::vector<int>& gpus) const;
   const std::string& path() const { return path_; }
-  // Throws InputError naming the hosts if two of the first `used` GPUs have no route.
+  // Throws InputError naming the hosts if two of the first `used` GPUs have no route, or a route
+  // with a hop that has no link.
   void check_routes(int64_t used) const;
+  // The same for the route from GPU `from` to GPU `to`.
+  void check_route(int from, int to) const;
 
 private:
   void start_engine(const Profile& profile);

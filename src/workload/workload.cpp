@@ -5,6 +5,7 @@
 #include "core/checked_int.hpp"
 #include "core/input_file.hpp"
 #include "core/yaml_read.hpp"
+#include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -49,33 +50,6 @@ namespace {
 // Reads one key of the workload; `where` is "file: section.key".
 using KeyReader = std::function<void(const YAML::Node&, Workload&, const std::string& where)>;
 
-// Documented upper limits (README, "Exit status and limits"), generously above real models (GPT-3
-// 175B: 96 layers, hidden 12288, seq_len 2048; the 1T model of Narayanan et al. 2021: 128 layers,
-// hidden 25600, 3072 GPUs). Beyond them simgpt refuses at once (LimitError, exit status 3) rather
-// than run out of memory or time, or overflow the products below.
-struct Limit {
-  int64_t max;
-  const char* why;
-};
-// The task graph, the replay's actors and the per-GPU memory timelines grow with the GPU count.
-constexpr Limit kMaxGpus{65536, "the task graph and the simulated hosts grow with the GPUs of the job"};
-// Every stage's kernels and tasks are generated per layer.
-constexpr Limit kMaxLayers{1024, "the kernels and tasks simulated grow with the layers"};
-// The schedule has tasks and memory events per micro-batch, stage and layer.
-constexpr Limit kMaxMicroBatches{65536, "the schedule's tasks grow with the micro-batches per step"};
-// Sizes and FLOPs grow with hidden^2 (and micro_batch * seq_len * hidden must fit in 64 bits).
-constexpr Limit kMaxHidden{131072, "weights and FLOPs grow with hidden squared"};
-// The MLP's width: 4x the hidden limit, as ffn_hidden is 4 * hidden by default.
-constexpr Limit kMaxFfnHidden{524288, "the MLP's weights and FLOPs grow with ffn_hidden * hidden"};
-// The attention scores grow with seq_len^2 (per micro-batch and head).
-constexpr Limit kMaxSeqLen{1048576, "attention scores and their memory grow with seq_len squared"};
-// The embedding, the LM head and the logits grow with the vocabulary.
-constexpr Limit kMaxVocab{4194304, "the embedding, head and logits grow with the vocabulary"};
-
-[[noreturn]] void refuse_limit(const std::string& where, const std::string& what, const Limit& limit) {
-  throw LimitError(where, fmt::format("{} exceeds simgpt's limit of {} ({})", what, limit.max, limit.why));
-}
-
 // An integer >= min; above `limit` (when given) a LimitError. A number too large for 64 bits is
 // refused as such, not as "not an integer".
 int64_t read_int(const YAML::Node& node, const std::string& where, int64_t min, const Limit* limit = nullptr) {
@@ -92,10 +66,7 @@ int64_t read_int(const YAML::Node& node, const std::string& where, int64_t min, 
                                           echo(text), min, std::numeric_limits<int64_t>::max()));
     throw InputError(where, fmt::format("'{}' is not an integer (expected an integer >= {})", echo(text), min));
   }
-  if (value < min)
-    throw InputError(where, fmt::format("{} is out of range (expected an integer >= {})", value, min));
-  if (limit && value > limit->max)
-    refuse_limit(where, std::to_string(value), *limit);
+  check_int(value, where, min, limit);
   return value;
 }
 
@@ -229,19 +200,14 @@ const std::map<std::string, Section>& schema() {
                                                     {"pp-tp-dp", RankOrder::pp_tp_dp}});
          }}}},
       {"network",
-       // Past an hour per hop or below 1 bps a step takes years: no what-if simgpt can answer,
-       // and such values only drive SimGrid's clock to inf or its solver to zero rates.
+       // Each bounded by check_delay and check_bandwidth (why: check_workload.cpp).
        {{"delay", [](auto& n, Workload& w, auto& at) {
-           const double d = read_quantity(n, at, parse_duration);
-           if (!(d <= 3600))
-             throw InputError(at, fmt::format("{:.4g} s is too large (expected at most 1h)", d));
-           w.network.delay_s = d;
+           w.network.delay_s = read_quantity(n, at, parse_duration);
+           check_delay(*w.network.delay_s, at);
          }},
         {"bandwidth", [](auto& n, Workload& w, auto& at) {
-           double bw = read_quantity(n, at, parse_bandwidth);
-           if (!(bw * 8 >= 1))
-             throw InputError(at, fmt::format("{:.4g} bps is too small (expected at least 1bps, e.g. 1Gbps)", bw * 8));
-           w.network.bandwidth_Bps = bw;
+           w.network.bandwidth_Bps = read_quantity(n, at, parse_bandwidth);
+           check_bandwidth(*w.network.bandwidth_Bps, at);
          }}}},
   };
   return sections;
@@ -294,116 +260,6 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
   root[section][name] = parsed;
 }
 
-// The products the plan counts or divides with, checked before any is used (each factor is >= 1):
-// a wrapped dp*tp*pp or micro_batch*dp can be 0 and crash a later division, a wrapped count print
-// a wrong number. Beyond a limit: LimitError; past 64 bits with no limit of its own: InputError.
-void check_products(const Workload& w) {
-  const std::string& f = w.source;
-  const auto& m = w.model;
-  const auto& t = w.training;
-  const auto& p = w.parallelism;
-  std::optional<int64_t> gpus = checked_mul(p.dp, p.tp);
-  gpus = gpus ? checked_mul(*gpus, p.pp) : gpus;
-  if (!gpus || *gpus > kMaxGpus.max)
-    refuse_limit(f + ": parallelism", fmt::format("dp*tp*pp = {}*{}*{} GPUs", p.dp, p.tp, p.pp), kMaxGpus);
-  if (!checked_mul(p.pp, p.chunks))
-    throw InputError(f + ": parallelism.chunks", fmt::format("pp * chunks = {} * {} does not fit in 64 bits (it "
-                                                             "must be at most the model's {} layers)",
-                                                             p.pp, p.chunks, m.layers));
-  const std::optional<int64_t> replica_batch = checked_mul(t.micro_batch, p.dp);
-  if (!replica_batch)
-    throw InputError(f + ": training.micro_batch",
-                     fmt::format("micro_batch * dp = {} * {} does not fit in 64 bits (it must divide global_batch {})",
-                                 t.micro_batch, p.dp, t.global_batch));
-  if (t.global_batch / *replica_batch > kMaxMicroBatches.max)
-    refuse_limit(f + ": training.global_batch",
-                 fmt::format("global_batch / (micro_batch * dp) = {} / ({} * {}) = {} micro-batches per step",
-                             t.global_batch, t.micro_batch, p.dp, t.global_batch / *replica_batch),
-                 kMaxMicroBatches);
-  // The largest tensor of one micro-batch, in elements: the model counts some of these in int64_t.
-  const int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab});
-  std::optional<int64_t> elements = checked_mul(t.micro_batch, m.seq_len);
-  elements = elements ? checked_mul(*elements, widest) : elements;
-  if (!elements)
-    throw InputError(f + ": training.micro_batch",
-                     fmt::format("micro_batch * seq_len * {} = {} * {} * {} elements does not fit in 64 bits",
-                                 widest == m.hidden ? "hidden" : widest == m.vocab ? "vocab" : "ffn_hidden",
-                                 t.micro_batch, m.seq_len, widest));
-}
-
-void check_consistency(const Workload& w) {
-  const std::string& f = w.source;
-  const auto& m = w.model;
-  const auto& t = w.training;
-  const auto& p = w.parallelism;
-  const std::pair<const char*, int64_t> required[] = {
-      {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads}, {"seq_len", m.seq_len}, {"vocab", m.vocab}};
-  for (const auto& [key, value] : required)
-    if (value == 0)
-      throw InputError(f + ": model." + key, "is required (a positive integer)");
-  if (t.global_batch == 0)
-    throw InputError(f + ": training.global_batch", "is required (a positive integer)");
-  check_products(w);
-  if (m.hidden % m.heads != 0)
-    throw InputError(f + ": model.heads",
-                     fmt::format("{} heads do not divide hidden {} (heads must divide hidden)", m.heads, m.hidden));
-  int64_t layer_groups = p.pp * (p.schedule == Schedule::interleaved ? p.chunks : 1);
-  if (p.partition == Partition::listed) {
-    if (static_cast<int64_t>(p.stage_layers.size()) != layer_groups)
-      throw InputError(f + ": parallelism.partition",
-                       fmt::format("lists {} stages but the plan has {} (pp{})", p.stage_layers.size(), layer_groups,
-                                   p.schedule == Schedule::interleaved ? " * chunks" : ""));
-    int64_t sum = 0;
-    for (int64_t n : p.stage_layers)
-      if (!checked_add(sum, n) || (sum += n) > m.layers) // every entry is >= 1: past layers is wrong already
-        throw InputError(f + ": parallelism.partition",
-                         fmt::format("the listed stages hold more than the model's {} layers", m.layers));
-    if (sum != m.layers)
-      throw InputError(f + ": parallelism.partition",
-                       fmt::format("the listed stages hold {} layers but the model has {}", sum, m.layers));
-  } else if (m.layers < layer_groups) {
-    throw InputError(f + ": parallelism.pp", fmt::format("{} layers cannot fill {} pipeline stages{}", m.layers,
-                                                        layer_groups,
-                                                        p.schedule == Schedule::interleaved ? " x chunks" : ""));
-  }
-  if (p.partition == Partition::uniform && m.layers % layer_groups != 0)
-    throw InputError(f + ": parallelism.pp",
-                     fmt::format("{} layers cannot be split evenly into {} pipeline stages{} (layers must be a "
-                                 "multiple of pp{}, or set parallelism.partition to balanced or a list)",
-                                 m.layers, layer_groups, p.schedule == Schedule::interleaved ? " x chunks" : "",
-                                 p.schedule == Schedule::interleaved ? " * chunks" : ""));
-  if (t.global_batch % (t.micro_batch * p.dp) != 0)
-    throw InputError(f + ": training.global_batch",
-                     fmt::format("global_batch {} is not divisible by micro_batch * dp = {} * {}", t.global_batch,
-                                 t.micro_batch, p.dp));
-  if (p.schedule != Schedule::interleaved && p.chunks != 1)
-    throw InputError(f + ": parallelism.chunks", "chunks applies to the interleaved schedule only (use 1)");
-  if (p.schedule == Schedule::interleaved && p.chunks < 2)
-    throw InputError(f + ": parallelism.chunks", "the interleaved schedule needs chunks >= 2");
-  if (p.schedule == Schedule::interleaved && w.micro_batches() % p.pp != 0)
-    throw InputError(f + ": training.micro_batch",
-                     fmt::format("the interleaved schedule needs the number of micro-batches ({}) to be a multiple "
-                                 "of pp ({})",
-                                 w.micro_batches(), p.pp));
-  if (m.heads % p.tp != 0)
-    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide heads {}", p.tp, m.heads));
-  if (m.ffn_hidden % p.tp != 0)
-    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide ffn_hidden {}", p.tp, m.ffn_hidden));
-  // FlashAttention's kernels take fp16 and bf16 only (Dao et al. 2022; Dao 2023).
-  if (m.attention == Attention::flash && t.precision == Precision::fp32)
-    throw InputError(f + ": model.attention",
-                     "flash needs training.precision fp16 or bf16 (FlashAttention has no fp32 kernels); "
-                     "use attention: standard for fp32");
-  if (p.zero > 0 && p.dp == 1)
-    throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
-  if (p.sequence_parallel && p.tp == 1)
-    throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
-  if (w.placement.gpus && *w.placement.gpus != w.gpus())
-    throw InputError(f + ": placement.gpus",
-                     fmt::format("the plan dp*tp*pp = {}*{}*{} uses {} GPUs, not {}", p.dp, p.tp, p.pp, w.gpus(),
-                                 *w.placement.gpus));
-}
-
 } // namespace
 
 std::pair<std::string, std::string> parse_override(const std::string& text) {
@@ -414,6 +270,9 @@ std::pair<std::string, std::string> parse_override(const std::string& text) {
 }
 
 Workload parse_workload(const std::string& yaml_text, const std::string& source, const Overrides& overrides) {
+  if (yaml_text.size() > kMaxYamlFileBytes)
+    throw LimitError(source, fmt::format("is {} bytes; a workload may be at most {} ({} bytes)", yaml_text.size(),
+                                         size_limit_text(kMaxYamlFileBytes), kMaxYamlFileBytes));
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -444,6 +303,7 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
         continue;
       if (!entry.second.IsMap())
         throw InputError(at, "expected a mapping of profile keys to values, e.g. compute.fused_elementwise: false");
+      check_option_count(entry.second.size(), at);
       for (const auto& item : entry.second) {
         if (!item.second.IsScalar())
           throw InputError(at + "." + item.first.as<std::string>(), "expected a single value");
@@ -471,7 +331,7 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   }
   if (w.model.ffn_hidden == 0) // hidden <= kMaxHidden, so 4 * hidden fits; checked all the same
     w.model.ffn_hidden = checked_mul(4, w.model.hidden).value_or(std::numeric_limits<int64_t>::max());
-  check_consistency(w);
+  check_workload(w);
   return w;
 }
 
@@ -495,7 +355,7 @@ void check_override_key(const std::string& key) {
 }
 
 Workload load_workload(const std::string& path, const Overrides& overrides) {
-  return parse_workload(read_input_file(path, "workload"), path, overrides);
+  return parse_workload(read_input_file(path, "workload", kMaxYamlFileBytes), path, overrides);
 }
 
 } // namespace simgpt

@@ -2,6 +2,7 @@
 // settings, the execution plan and the network what-if. Loading validates every key.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <map>
@@ -99,6 +100,10 @@ struct Workload {
   int64_t micro_batches() const { return training.global_batch / (training.micro_batch * parallelism.dp); }
 };
 
+// The most framework_options a workload may set: a profile has a few dozen keys, so more is never
+// valid, and each option is written into the profile's YAML tree, whose lookups are linear.
+inline constexpr size_t kMaxFrameworkOptions = 1000;
+
 // KEY=VALUE overrides in dotted form, applied after the file is read: "parallelism.pp=4".
 using Overrides = std::vector<std::pair<std::string, std::string>>;
 
@@ -108,9 +113,15 @@ std::pair<std::string, std::string> parse_override(const std::string& text);
 // Throws InputError (naming `--set KEY` and the valid keys) unless `key` is one --set accepts.
 void check_override_key(const std::string& key);
 
+// Checks a workload as parse_workload checks a file's: every key's range and limit, then the
+// plan's products and consistency. Throws InputError (LimitError past a documented limit) naming
+// `source` (or "workload" when it is empty) and the key. simulate() calls it, so a Workload
+// filled in C++ is held to the same rules as one read from YAML.
+void check_workload(const Workload& workload);
+
 // Reads and checks a workload file; throws InputError with the file, key and what is valid.
 Workload load_workload(const std::string& path, const Overrides& overrides = {});
-// Same, from YAML text (`source` names it in messages).
+// Same, from YAML text (`source` names it in messages); past 256 KiB a LimitError.
 Workload parse_workload(const std::string& yaml_text, const std::string& source, const Overrides& overrides = {});
 
 } // namespace simgpt

@@ -1,0 +1,231 @@
+// check_workload: the rules every workload meets before it is simulated, whether parse_workload
+// read it from YAML or a library user filled it in C++.
+#include "simgpt/workload/workload.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "core/checked_int.hpp"
+#include "workload/workload_limits.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace simgpt {
+
+[[noreturn]] void refuse_limit(const std::string& where, const std::string& what, const Limit& limit) {
+  throw LimitError(where, fmt::format("{} exceeds simgpt's limit of {} ({})", what, limit.max, limit.why));
+}
+
+// Throws unless min <= value; above `limit` (when given) a LimitError.
+void check_int(int64_t value, const std::string& where, int64_t min, const Limit* limit) {
+  if (value < min)
+    throw InputError(where, fmt::format("{} is out of range (expected an integer >= {})", value, min));
+  if (limit && value > limit->max)
+    refuse_limit(where, std::to_string(value), *limit);
+}
+
+// Past an hour per hop or below 1 bps a step takes years: no what-if simgpt can answer, and such
+// values only drive SimGrid's clock to inf or its solver to zero rates. parse_duration and
+// parse_bandwidth refuse negative, non-finite and past-1e15 values; these repeat that for a
+// Workload filled in C++.
+void check_delay(double d, const std::string& where) {
+  if (!(d >= 0))
+    throw InputError(where, fmt::format("{:.4g} s is not a delay (expected 0 to 1h, e.g. 10ms)", d));
+  if (!(d <= 3600))
+    throw InputError(where, fmt::format("{:.4g} s is too large (expected at most 1h)", d));
+}
+void check_bandwidth(double bw, const std::string& where) {
+  if (!(bw * 8 >= 1))
+    throw InputError(where, fmt::format("{:.4g} bps is too small (expected at least 1bps, e.g. 1Gbps)", bw * 8));
+  if (!(bw <= 1e15))
+    throw InputError(where, fmt::format("{:.4g} B/s is too large (a bandwidth may be at most 1e15 B/s)", bw));
+}
+
+// Refused as soon as the workload's mapping is seen, before its options are copied or applied.
+void check_option_count(size_t options, const std::string& where) {
+  if (options > kMaxFrameworkOptions)
+    throw LimitError(where, fmt::format("{} options exceed the limit of {} (a profile has a few dozen keys)", options,
+                                        kMaxFrameworkOptions));
+}
+
+namespace {
+
+// The products the plan counts or divides with, checked before any is used (each factor is >= 1):
+// a wrapped dp*tp*pp or micro_batch*dp can be 0 and crash a later division, a wrapped count print
+// a wrong number. Beyond a limit: LimitError; past 64 bits with no limit of its own: InputError.
+void check_products(const Workload& w, const std::string& f) {
+  const auto& m = w.model;
+  const auto& t = w.training;
+  const auto& p = w.parallelism;
+  std::optional<int64_t> gpus = checked_mul(p.dp, p.tp);
+  gpus = gpus ? checked_mul(*gpus, p.pp) : gpus;
+  if (!gpus || *gpus > kMaxGpus.max)
+    refuse_limit(f + ": parallelism", fmt::format("dp*tp*pp = {}*{}*{} GPUs", p.dp, p.tp, p.pp), kMaxGpus);
+  if (!checked_mul(p.pp, p.chunks))
+    throw InputError(f + ": parallelism.chunks", fmt::format("pp * chunks = {} * {} does not fit in 64 bits (it "
+                                                             "must be at most the model's {} layers)",
+                                                             p.pp, p.chunks, m.layers));
+  const std::optional<int64_t> replica_batch = checked_mul(t.micro_batch, p.dp);
+  if (!replica_batch)
+    throw InputError(f + ": training.micro_batch",
+                     fmt::format("micro_batch * dp = {} * {} does not fit in 64 bits (it must divide global_batch {})",
+                                 t.micro_batch, p.dp, t.global_batch));
+  if (t.global_batch / *replica_batch > kMaxMicroBatches.max)
+    refuse_limit(f + ": training.global_batch",
+                 fmt::format("global_batch / (micro_batch * dp) = {} / ({} * {}) = {} micro-batches per step",
+                             t.global_batch, t.micro_batch, p.dp, t.global_batch / *replica_batch),
+                 kMaxMicroBatches);
+  // The largest tensor of one micro-batch, in elements: the model counts some of these in int64_t.
+  const int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab});
+  std::optional<int64_t> elements = checked_mul(t.micro_batch, m.seq_len);
+  elements = elements ? checked_mul(*elements, widest) : elements;
+  if (!elements)
+    throw InputError(f + ": training.micro_batch",
+                     fmt::format("micro_batch * seq_len * {} = {} * {} * {} elements does not fit in 64 bits",
+                                 widest == m.hidden ? "hidden" : widest == m.vocab ? "vocab" : "ffn_hidden",
+                                 t.micro_batch, m.seq_len, widest));
+}
+
+// The keys without a default. ffn_hidden's default (4 * hidden) is filled in by parse_workload,
+// so only a Workload filled in C++ can leave it 0.
+void check_required(const Workload& w, const std::string& f) {
+  const auto& m = w.model;
+  const std::pair<const char*, int64_t> required[] = {{"model.layers", m.layers},   {"model.hidden", m.hidden},
+                                                      {"model.heads", m.heads},     {"model.seq_len", m.seq_len},
+                                                      {"model.vocab", m.vocab},     {"model.ffn_hidden", m.ffn_hidden},
+                                                      {"training.global_batch", w.training.global_batch}};
+  for (const auto& [key, value] : required)
+    if (value == 0)
+      throw InputError(f + ": " + key, "is required (a positive integer)");
+}
+
+// An enum value as C++ can cast any integer to it; the readers only ever set declared ones.
+template <typename Enum>
+void check_enum(Enum value, Enum last, const std::string& where) {
+  const auto v = static_cast<std::underlying_type_t<Enum>>(value);
+  if (v < 0 || v > static_cast<std::underlying_type_t<Enum>>(last))
+    throw InputError(where, fmt::format("{} is not one of the key's values", v));
+}
+
+// What each key's reader checks (schema() above), for a Workload that was not read from YAML.
+void check_ranges(const Workload& w, const std::string& f) {
+  const auto at = [&f](const char* key) { return f + ": " + key; };
+  const auto& m = w.model;
+  const auto& t = w.training;
+  const auto& p = w.parallelism;
+  check_int(m.layers, at("model.layers"), 1, &kMaxLayers);
+  check_int(m.hidden, at("model.hidden"), 1, &kMaxHidden);
+  check_int(m.heads, at("model.heads"), 1);
+  check_int(m.seq_len, at("model.seq_len"), 1, &kMaxSeqLen);
+  check_int(m.vocab, at("model.vocab"), 1, &kMaxVocab);
+  check_int(m.ffn_hidden, at("model.ffn_hidden"), 1, &kMaxFfnHidden);
+  check_enum(m.head, Head::classifier, at("model.head"));
+  check_enum(m.attention, Attention::flash, at("model.attention"));
+  check_int(t.global_batch, at("training.global_batch"), 1);
+  check_int(t.micro_batch, at("training.micro_batch"), 1);
+  check_enum(t.precision, Precision::bf16, at("training.precision"));
+  check_enum(t.recompute, Recompute::selective, at("training.recompute"));
+  check_enum(t.optimizer, Optimizer::sgd_momentum, at("training.optimizer"));
+  check_int(p.dp, at("parallelism.dp"), 1, &kMaxGpus);
+  check_int(p.tp, at("parallelism.tp"), 1, &kMaxGpus);
+  check_int(p.pp, at("parallelism.pp"), 1, &kMaxGpus);
+  check_enum(p.schedule, Schedule::interleaved, at("parallelism.schedule"));
+  check_int(p.chunks, at("parallelism.chunks"), 1);
+  check_int(p.zero, at("parallelism.zero"), 0);
+  if (p.zero > 3)
+    throw InputError(at("parallelism.zero"), fmt::format("{} is out of range (expected 0, 1, 2 or 3)", p.zero));
+  check_enum(p.dp_algorithm, DpAlgorithm::parameter_server, at("parallelism.dp_algorithm"));
+  check_enum(p.partition, Partition::listed, at("parallelism.partition"));
+  if (p.partition == Partition::listed)
+    for (int64_t layers : p.stage_layers) // the partition's sum check counts on every stage holding a layer
+      check_int(layers, at("parallelism.partition"), 1);
+  if (w.placement.gpus)
+    check_int(*w.placement.gpus, at("placement.gpus"), 1, &kMaxGpus);
+  check_enum(w.placement.order, RankOrder::pp_tp_dp, at("placement.order"));
+  if (w.network.delay_s)
+    check_delay(*w.network.delay_s, at("network.delay"));
+  if (w.network.bandwidth_Bps)
+    check_bandwidth(*w.network.bandwidth_Bps, at("network.bandwidth"));
+  if (w.framework.empty())
+    throw InputError(at("framework"), "expected a profile name, e.g. megatron");
+  check_option_count(w.framework_options.size(), at("framework_options"));
+}
+
+void check_consistency(const Workload& w, const std::string& f) {
+  const auto& m = w.model;
+  const auto& t = w.training;
+  const auto& p = w.parallelism;
+  check_products(w, f);
+  if (m.hidden % m.heads != 0)
+    throw InputError(f + ": model.heads",
+                     fmt::format("{} heads do not divide hidden {} (heads must divide hidden)", m.heads, m.hidden));
+  int64_t layer_groups = p.pp * (p.schedule == Schedule::interleaved ? p.chunks : 1);
+  if (p.partition == Partition::listed) {
+    if (static_cast<int64_t>(p.stage_layers.size()) != layer_groups)
+      throw InputError(f + ": parallelism.partition",
+                       fmt::format("lists {} stages but the plan has {} (pp{})", p.stage_layers.size(), layer_groups,
+                                   p.schedule == Schedule::interleaved ? " * chunks" : ""));
+    int64_t sum = 0;
+    for (int64_t n : p.stage_layers)
+      if (!checked_add(sum, n) || (sum += n) > m.layers) // every entry is >= 1: past layers is wrong already
+        throw InputError(f + ": parallelism.partition",
+                         fmt::format("the listed stages hold more than the model's {} layers", m.layers));
+    if (sum != m.layers)
+      throw InputError(f + ": parallelism.partition",
+                       fmt::format("the listed stages hold {} layers but the model has {}", sum, m.layers));
+  } else if (m.layers < layer_groups) {
+    throw InputError(f + ": parallelism.pp", fmt::format("{} layers cannot fill {} pipeline stages{}", m.layers,
+                                                        layer_groups,
+                                                        p.schedule == Schedule::interleaved ? " x chunks" : ""));
+  }
+  if (p.partition == Partition::uniform && m.layers % layer_groups != 0)
+    throw InputError(f + ": parallelism.pp",
+                     fmt::format("{} layers cannot be split evenly into {} pipeline stages{} (layers must be a "
+                                 "multiple of pp{}, or set parallelism.partition to balanced or a list)",
+                                 m.layers, layer_groups, p.schedule == Schedule::interleaved ? " x chunks" : "",
+                                 p.schedule == Schedule::interleaved ? " * chunks" : ""));
+  if (t.global_batch % (t.micro_batch * p.dp) != 0)
+    throw InputError(f + ": training.global_batch",
+                     fmt::format("global_batch {} is not divisible by micro_batch * dp = {} * {}", t.global_batch,
+                                 t.micro_batch, p.dp));
+  if (p.schedule != Schedule::interleaved && p.chunks != 1)
+    throw InputError(f + ": parallelism.chunks", "chunks applies to the interleaved schedule only (use 1)");
+  if (p.schedule == Schedule::interleaved && p.chunks < 2)
+    throw InputError(f + ": parallelism.chunks", "the interleaved schedule needs chunks >= 2");
+  if (p.schedule == Schedule::interleaved && w.micro_batches() % p.pp != 0)
+    throw InputError(f + ": training.micro_batch",
+                     fmt::format("the interleaved schedule needs the number of micro-batches ({}) to be a multiple "
+                                 "of pp ({})",
+                                 w.micro_batches(), p.pp));
+  if (m.heads % p.tp != 0)
+    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide heads {}", p.tp, m.heads));
+  if (m.ffn_hidden % p.tp != 0)
+    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide ffn_hidden {}", p.tp, m.ffn_hidden));
+  // FlashAttention's kernels take fp16 and bf16 only (Dao et al. 2022; Dao 2023).
+  if (m.attention == Attention::flash && t.precision == Precision::fp32)
+    throw InputError(f + ": model.attention",
+                     "flash needs training.precision fp16 or bf16 (FlashAttention has no fp32 kernels); "
+                     "use attention: standard for fp32");
+  if (p.zero > 0 && p.dp == 1)
+    throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
+  if (p.sequence_parallel && p.tp == 1)
+    throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
+  if (w.placement.gpus && *w.placement.gpus != w.gpus())
+    throw InputError(f + ": placement.gpus",
+                     fmt::format("the plan dp*tp*pp = {}*{}*{} uses {} GPUs, not {}", p.dp, p.tp, p.pp, w.gpus(),
+                                 *w.placement.gpus));
+}
+
+} // namespace
+
+void check_workload(const Workload& w) {
+  const std::string f = w.source.empty() ? "workload" : w.source;
+  check_required(w, f);
+  check_ranges(w, f);
+  check_consistency(w, f);
+}
+
+} // namespace simgpt

@@ -1,0 +1,137 @@
+// check_workload holds a Workload filled in C++ to the rules parse_workload applies to a file.
+#include "simgpt/core/error.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+using namespace simgpt;
+
+namespace {
+
+// GPT-3 XL on 8 pipeline stages, as a library user would fill it in.
+Workload valid() {
+  Workload w;
+  w.source = "api";
+  w.model = {.layers = 24, .hidden = 2048, .heads = 16, .seq_len = 2048, .vocab = 50257, .ffn_hidden = 8192};
+  w.training.global_batch = 64;
+  w.parallelism.pp = 8;
+  return w;
+}
+
+enum class Refusal { none, input, limit };
+
+// What check_workload makes of valid() changed by `edit`, and its message.
+std::pair<Refusal, std::string> check(const std::function<void(Workload&)>& edit) {
+  Workload w = valid();
+  edit(w);
+  try {
+    check_workload(w);
+  } catch (const LimitError& e) {
+    return {Refusal::limit, e.what()};
+  } catch (const InputError& e) {
+    return {Refusal::input, e.what()};
+  }
+  return {Refusal::none, ""};
+}
+
+} // namespace
+
+TEST_CASE("check_workload accepts what parse_workload accepts") {
+  CHECK(check([](Workload&) {}).first == Refusal::none);
+  const Workload parsed = parse_workload("model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}\n"
+                                         "training: {global_batch: 64}\nparallelism: {pp: 8}\n",
+                                         "w.yaml");
+  CHECK_NOTHROW(check_workload(parsed));
+}
+
+TEST_CASE("check_workload refuses out-of-range keys as the file's readers do") {
+  using R = Refusal;
+  const std::pair<std::function<void(Workload&)>, std::pair<R, const char*>> cases[] = {
+      {[](Workload& w) { w.model.layers = 0; }, {R::input, "api: model.layers: is required"}},
+      {[](Workload& w) { w.model.ffn_hidden = 0; }, {R::input, "api: model.ffn_hidden: is required"}},
+      {[](Workload& w) { w.model.layers = 1025; }, {R::limit, "model.layers: 1025 exceeds simgpt's limit of 1024"}},
+      {[](Workload& w) { w.model.hidden = -2048; }, {R::input, "model.hidden: -2048 is out of range"}},
+      {[](Workload& w) { w.model.vocab = 4194305; }, {R::limit, "model.vocab"}},
+      {[](Workload& w) { w.training.micro_batch = 0; }, {R::input, "training.micro_batch: 0 is out of range"}},
+      {[](Workload& w) { w.training.global_batch = -64; }, {R::input, "training.global_batch"}},
+      {[](Workload& w) { w.parallelism.dp = -1; }, {R::input, "parallelism.dp: -1 is out of range"}},
+      {[](Workload& w) { w.parallelism.tp = 65537; }, {R::limit, "parallelism.tp"}},
+      {[](Workload& w) { w.parallelism.zero = 4; }, {R::input, "parallelism.zero"}},
+      {[](Workload& w) { w.parallelism.chunks = 0; }, {R::input, "parallelism.chunks"}},
+      {[](Workload& w) { w.parallelism.schedule = static_cast<Schedule>(7); },
+       {R::input, "parallelism.schedule: 7 is not one of the key's values"}},
+      {[](Workload& w) { w.training.precision = static_cast<Precision>(-1); }, {R::input, "training.precision"}},
+      {[](Workload& w) {
+         w.parallelism.partition = Partition::listed;
+         w.parallelism.stage_layers = {25, 0, 0, 0, 0, 0, 0, -1};
+       },
+       {R::input, "parallelism.partition: 0 is out of range"}},
+      {[](Workload& w) { w.placement.gpus = 0; }, {R::input, "placement.gpus"}},
+      {[](Workload& w) { w.network.delay_s = -0.01; }, {R::input, "network.delay"}},
+      {[](Workload& w) { w.network.delay_s = std::nan(""); }, {R::input, "network.delay"}},
+      {[](Workload& w) { w.network.delay_s = 3601; }, {R::input, "network.delay: 3601 s is too large"}},
+      {[](Workload& w) { w.network.bandwidth_Bps = 0; }, {R::input, "network.bandwidth"}},
+      {[](Workload& w) { w.network.bandwidth_Bps = std::numeric_limits<double>::infinity(); },
+       {R::input, "network.bandwidth"}},
+      {[](Workload& w) { w.framework.clear(); }, {R::input, "api: framework: expected a profile name"}},
+      {[](Workload& w) {
+         for (int i = 0; i < 1001; ++i)
+           w.framework_options["compute.k" + std::to_string(i)] = "1";
+       },
+       {R::limit, "framework_options: 1001 options exceed the limit of 1000"}},
+  };
+  for (const auto& [edit, expected] : cases) {
+    const auto [refusal, message] = check(edit);
+    INFO(message);
+    CHECK(refusal == expected.first);
+    CHECK_THAT(message, Catch::Contains(expected.second));
+  }
+}
+
+TEST_CASE("check_workload checks the plan's products and consistency") {
+  CHECK_THAT(check([](Workload& w) { w.parallelism.dp = w.parallelism.tp = w.parallelism.pp = 65536; }).second,
+             Catch::Contains("dp*tp*pp"));
+  CHECK(check([](Workload& w) { w.parallelism.dp = w.parallelism.tp = w.parallelism.pp = 65536; }).first ==
+        Refusal::limit);
+  CHECK_THAT(check([](Workload& w) {
+               w.training.micro_batch = std::numeric_limits<int64_t>::max() / 2;
+               w.parallelism.dp = 4;
+               w.parallelism.pp = 2;
+             }).second,
+             Catch::Contains("training.micro_batch") && Catch::Contains("64 bits"));
+  CHECK_THAT(check([](Workload& w) { w.parallelism.tp = 3; }).second, Catch::Contains("does not divide heads"));
+  CHECK_THAT(check([](Workload& w) { w.training.global_batch = 63, w.training.micro_batch = 2; }).second,
+             Catch::Contains("not divisible"));
+  CHECK_THAT(check([](Workload& w) {
+               w.parallelism.partition = Partition::listed;
+               w.parallelism.stage_layers = {3, 3, 3};
+             }).second,
+             Catch::Contains("lists 3 stages but the plan has 8"));
+}
+
+TEST_CASE("a workload without a source is named 'workload' in messages") {
+  Workload w = valid();
+  w.source.clear();
+  w.model.layers = 2000;
+  CHECK_THROWS_WITH(check_workload(w), Catch::StartsWith("workload: model.layers"));
+}
+
+TEST_CASE("parse_workload refuses YAML text past 256 KiB before parsing it") {
+  const std::string big = "model: [" + std::string(300 << 10, '1') + "]\n";
+  CHECK_THROWS_AS(parse_workload(big, "big.yaml"), LimitError);
+  CHECK_THROWS_WITH(parse_workload(big, "big.yaml"), Catch::Contains("at most 256 KiB"));
+}
+
+TEST_CASE("parse_workload refuses more than 1000 framework_options as it reads them") {
+  std::string text = "model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}\n"
+                     "training: {global_batch: 64}\nframework_options:\n";
+  for (int i = 0; i < 1001; ++i)
+    text += "  compute.k" + std::to_string(i) + ": 1\n";
+  CHECK_THROWS_AS(parse_workload(text, "w.yaml"), LimitError);
+  CHECK_THROWS_WITH(parse_workload(text, "w.yaml"), Catch::Contains("w.yaml: framework_options: 1001 options"));
+}
