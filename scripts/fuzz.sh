@@ -52,8 +52,11 @@ for t in "${targets[@]}"; do
   artifacts="$out/$t/artifacts/"
   mkdir -p "$corpus" "$artifacts"
   cp tests/fuzz/corpus/"$t"/* "$corpus"/
+  # A target's dictionary (tests/fuzz/<target>.dict: the tokens of its input language), if any.
+  dict=()
+  [ ! -f tests/fuzz/"$t".dict ] || dict=(-dict=tests/fuzz/"$t".dict)
   echo "fuzz: $t for ${fuzz_time}s"
-  if ! build-fuzz/fuzz_"$t" "${fuzz_options[@]}" -max_total_time="$fuzz_time" -artifact_prefix="$artifacts" \
+  if ! build-fuzz/fuzz_"$t" "${fuzz_options[@]}" "${dict[@]}" -max_total_time="$fuzz_time" -artifact_prefix="$artifacts" \
        "$corpus" >"$out/$t.log" 2>&1; then
     echo "fuzz: $t found a problem (log: $root/$out/$t.log)" >&2
     grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*terminate called)' "$out/$t.log" >&2 || true
