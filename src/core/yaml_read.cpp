@@ -33,38 +33,52 @@ std::string parse_error_message(const YAML::ParserException& e) {
 
 namespace {
 
+// Nesting deeper than yaml-cpp's parser allows (its depth guard), counted with aliases followed.
+constexpr int kMaxYamlDepth = 2000;
+// Key paths are for messages, which show their first 80 characters (echo): longer ones stop growing.
+constexpr size_t kMaxPathChars = 256;
+
 // A depth-first walk of a YAML tree that refuses what yaml-cpp accepts silently. Aliases let a
 // small file name the same node many times over ("billion laughs"); the walk counts every visit.
+// yaml-cpp also lets an alias name the node it is in ("a: &x [*x]", found by tests/fuzz/workload.cpp),
+// a tree with no end: the walk refuses to follow aliases deeper than the parser lets a file nest.
 class KeyCheck {
 public:
   explicit KeyCheck(std::string file) : file_(std::move(file)) {}
 
-  void walk(const YAML::Node& node, const std::string& path) {
+  void walk(const YAML::Node& node, const std::string& path, int depth = 0) {
     if (++visits_ > kMaxYamlNodes)
       throw LimitError(file_, fmt::format("holds more than {} YAML nodes (aliases counted each time they are "
                                           "used); simgpt's data files hold a few thousand",
                                           kMaxYamlNodes));
+    if (depth > kMaxYamlDepth)
+      throw InputError(at(path.empty() ? "(top level)" : path),
+                       fmt::format("malformed YAML: lists or mappings nested more than {} levels deep once aliases are "
+                                   "followed, or an alias inside the node it names",
+                                   kMaxYamlDepth));
     size_t i = 0;
     if (node.IsSequence())
       for (const auto& item : node)
-        walk(item, fmt::format("{}[{}]", path, i++));
+        walk(item, path.size() >= kMaxPathChars ? path : fmt::format("{}[{}]", path, i++), depth + 1);
     if (node.IsMap())
-      walk_map(node, path);
+      walk_map(node, path, depth);
   }
 
 private:
-  void walk_map(const YAML::Node& node, const std::string& path) {
+  void walk_map(const YAML::Node& node, const std::string& path, int depth) {
     std::set<std::string> seen;
     for (const auto& entry : node) {
       if (!entry.first.IsScalar())
         throw InputError(at(path.empty() ? "(top level)" : path),
                          "a key is a list or mapping; keys must be plain names");
       const std::string key = entry.first.Scalar();
-      const std::string key_path = path.empty() ? key : path + "." + key;
+      const std::string key_path = path.size() >= kMaxPathChars ? path
+                                   : path.empty()                ? key.substr(0, kMaxPathChars)
+                                                                 : (path + "." + key).substr(0, kMaxPathChars);
       // yaml-cpp keeps both entries and lookups see only one: the other would be ignored silently.
       if (!seen.insert(key).second)
         throw InputError(at(key_path), "duplicated key (each key may appear once in a mapping)");
-      walk(entry.second, key_path);
+      walk(entry.second, key_path, depth + 1);
     }
   }
   std::string at(const std::string& path) const { return file_ + ": " + echo(path); }

@@ -51,6 +51,13 @@ TEST_CASE("aliases that repeat nodes past the limit are refused quickly") {
   CHECK_THROWS_AS(check_keys(YAML::Load(yaml), "f.yaml"), LimitError);
 }
 
+// Found by tests/fuzz/workload.cpp (tests/fuzz/regressions/workload-1): yaml-cpp lets an alias name
+// the node it is in, and the walk recursed until the stack overflowed.
+TEST_CASE("an alias inside the node it names is refused rather than followed forever") {
+  for (const char* yaml : {"a: &x [*x]\n", "a: &x\n  b: *x\n", "model:\n  la{ers: &a\n   4hidden: *a\n  hea1, 2]\n"})
+    CHECK_THROWS_WITH(check_keys(YAML::Load(yaml), "f.yaml"), Catch::Contains("an alias inside the node it names"));
+}
+
 TEST_CASE("one_line escapes control characters and bounds the length") {
   CHECK(one_line(std::string("a\nb\0c\t\x7f", 7), 80) == "a\\nb\\x00c\\t\\x7f");
   CHECK(echo(std::string(81, 'z')) == std::string(80, 'z') + "...");
