@@ -2,8 +2,9 @@
 # Fuzzes simgpt's input parsers with libFuzzer (tests/fuzz/*.cpp, one target each): builds them
 # with clang++ and ASan/UBSan in build-fuzz/, replays every saved regression input
 # (tests/fuzz/regressions/<target>-<n>) once, then runs each target for a bounded time on a copy
-# of its seed corpus (tests/fuzz/corpus/<target>/). Exits non-zero on any finding and prints the
-# path of the input that caused it.
+# of its seed corpus (tests/fuzz/corpus/<target>/), with its dictionary (tests/fuzz/<target>.dict)
+# if it has one. Exits non-zero on any finding and prints the path of the input that caused it.
+# CI (.ci/run) runs it with the default time.
 #   FUZZ_TIME=SECONDS   time per target (default 60)
 # Installs clang and libFuzzer (Debian 12: clang-14, libclang-rt-14-dev) if missing; needs what
 # scripts/setup.sh installs for the library itself.

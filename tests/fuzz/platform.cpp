@@ -86,7 +86,6 @@ State& state() {
         std::abort();
       st.shared = static_cast<uint8_t*>(m);
     }
-    std::atexit([] { std::remove(state().path.c_str()); });
     return st;
   }();
   return s;
@@ -169,6 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
       std::abort();
+  std::remove(st.path.c_str()); // libFuzzer leaves without running atexit handlers
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     if (WIFSIGNALED(status))
       std::fprintf(stderr, "fuzz_platform: the checks' child process died of signal %d\n", WTERMSIG(status));
