@@ -1,5 +1,5 @@
-// The step graph's view of a SimGrid cluster: NCCL's rings over its links and its routes'
-// latencies. Internal: it takes the Cluster.
+// The step graph's view of a SimGrid cluster: NCCL's rings over its links, its routes'
+// latencies and the links they share. Internal: it takes the Cluster.
 #pragma once
 
 #include "execution/step_graph.hpp"
@@ -12,6 +12,10 @@ public:
   explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
   std::vector<Ring> rings(const std::vector<int>& gpus) const override { return cluster_.rings(gpus); }
   double route_latency(int a, int b) const override { return cluster_.route_latency(a, b); }
+  std::optional<std::vector<const void*>> shared_links(int a, int b) const override {
+    const auto links = cluster_.shared_links(a, b);
+    return std::vector<const void*>(links.begin(), links.end());
+  }
 
 private:
   const Cluster& cluster_;

@@ -65,6 +65,37 @@ void all_to_all(TaskGraph& g, CollectiveKind kind, const std::vector<int>& membe
 
 } // namespace
 
+int ring_steps(CollectiveKind kind, int members) {
+  return kind == CollectiveKind::allreduce ? 2 * (members - 1) : members - 1;
+}
+
+RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rings, double bytes, double step_latency_s) {
+  RingCollective out;
+  const int n = rings.empty() ? 0 : static_cast<int>(rings.front().gpus.size());
+  if (n < 2)
+    return out;
+  out.exit_latency_s = (ring_steps(kind, n) - 1) * step_latency_s;
+  const double per_member = bytes_sent_per_member(kind, n, bytes);
+  const bool chain = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
+  // NCCL runs its rings in both directions (channels on opposite link directions): half the
+  // data goes round each way, so duplex point-to-point links carry it at twice one ring's
+  // rate, while a shared NIC still sends all of it.
+  const bool both_ways = !chain && n > 2;
+  const std::vector<int> steps_to = both_ways ? std::vector<int>{1, n - 1} : std::vector<int>{1};
+  for (const Ring& ring : rings) {
+    const double sent = ring.share * (both_ways ? per_member / 2 : per_member);
+    for (int i = 0; i < (chain ? n - 1 : n); ++i) {
+      const int from = ring.gpus[static_cast<size_t>(i)];
+      for (int step : steps_to) {
+        const int to = ring.gpus[static_cast<size_t>((i + step) % n)];
+        // A reduce runs the chain towards its first GPU, a broadcast away from it.
+        out.flows.push_back(kind == CollectiveKind::reduce ? CollectiveFlow{to, from, sent} : CollectiveFlow{from, to, sent});
+      }
+    }
+  }
+  return out;
+}
+
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s) {
   if (rings.empty())
@@ -86,7 +117,6 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
     return c;
   }
   const bool two_phases = kind == CollectiveKind::allreduce;
-  const int steps = kind == CollectiveKind::allreduce ? 2 * (n - 1) : n - 1;
   if (algorithm == CollectiveAlgorithm::direct) {
     // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
     const double shard = bytes / n;
@@ -99,26 +129,12 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
       all_to_all(g, kind, members, shard, c.entry, c.exit);
     }
   } else {
-    c.exit = add_delay(g, kind, (steps - 1) * step_latency_s);
-    const double per_member = bytes_sent_per_member(kind, n, bytes);
-    const bool chain = kind == CollectiveKind::broadcast || kind == CollectiveKind::reduce;
-    // NCCL runs its rings in both directions (channels on opposite link directions): half the
-    // data goes round each way, so duplex point-to-point links carry it at twice one ring's
-    // rate, while a shared NIC still sends all of it.
-    const bool both_ways = !chain && n > 2;
-    const std::vector<int> steps_to = both_ways ? std::vector<int>{1, n - 1} : std::vector<int>{1};
-    for (const Ring& ring : rings) {
-      const double sent = ring.share * (both_ways ? per_member / 2 : per_member);
-      for (int i = 0; i < (chain ? n - 1 : n); ++i) {
-        const int from = ring.gpus[static_cast<size_t>(i)];
-        for (int step : steps_to) {
-          const int to = ring.gpus[static_cast<size_t>((i + step) % n)];
-          // A reduce runs the chain towards its first GPU, a broadcast away from it.
-          TaskId f = kind == CollectiveKind::reduce ? add_flow(g, kind, to, from, sent) : add_flow(g, kind, from, to, sent);
-          boost::add_edge(c.entry, f, g);
-          boost::add_edge(f, c.exit, g);
-        }
-      }
+    const RingCollective ring = ring_collective(kind, rings, bytes, step_latency_s);
+    c.exit = add_delay(g, kind, ring.exit_latency_s);
+    for (const CollectiveFlow& flow : ring.flows) {
+      TaskId f = add_flow(g, kind, flow.from, flow.to, flow.bytes);
+      boost::add_edge(c.entry, f, g);
+      boost::add_edge(f, c.exit, g);
     }
   }
   g[c.exit].entry = static_cast<long>(c.entry);

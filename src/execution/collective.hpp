@@ -34,6 +34,23 @@ struct CollectiveTasks {
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s);
 
+// The ring algorithm's steps: 2(n-1) for all-reduce, n-1 for the others.
+int ring_steps(CollectiveKind kind, int members);
+
+// One point-to-point flow of a collective.
+struct CollectiveFlow {
+  int from = -1, to = -1;
+  double bytes = 0;
+};
+
+// The flows of a ring collective, as add_collective lays them out (all start together once every
+// member has arrived), and the latency its exit adds after them: (steps - 1) x `step_latency_s`.
+struct RingCollective {
+  std::vector<CollectiveFlow> flows;
+  double exit_latency_s = 0;
+};
+RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rings, double bytes, double step_latency_s);
+
 // Bytes each member sends for one collective (for reports): the bandwidth term above.
 double bytes_sent_per_member(CollectiveKind kind, int members, double bytes);
 

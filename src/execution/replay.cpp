@@ -7,7 +7,11 @@
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include "execution/collective.hpp"
+
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 
 namespace simgpt {
@@ -17,8 +21,8 @@ namespace s4u = simgrid::s4u;
 
 class Replayer {
 public:
-  Replayer(const TaskGraph& g, Cluster& cluster)
-      : g_(g), cluster_(cluster), waiting_(boost::num_vertices(g)), live_(boost::num_vertices(g)) {
+  Replayer(const TaskGraph& g, Cluster& cluster, const std::vector<std::vector<Ring>>& isolated)
+      : g_(g), cluster_(cluster), isolated_(isolated), waiting_(boost::num_vertices(g)), live_(boost::num_vertices(g)) {
     timeline_.start.assign(boost::num_vertices(g), -1);
     timeline_.finish.assign(boost::num_vertices(g), -1);
     for (TaskId v = 0; v < boost::num_vertices(g); ++v)
@@ -42,8 +46,11 @@ public:
     Replayer* self = current();
     if (self == nullptr)
       return;
-    const auto id = reinterpret_cast<std::uintptr_t>(activity.get_data<void>()) - 1;
-    self->finished(static_cast<TaskId>(id), activity.get_start_time(), s4u::Engine::get_clock());
+    const auto id = static_cast<TaskId>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()) - 1);
+    if (self->g_[id].kind == Task::Kind::isolated_collective)
+      self->flow_finished(id);
+    else
+      self->finished(id, activity.get_start_time(), s4u::Engine::get_clock());
   }
 
 private:
@@ -63,15 +70,61 @@ private:
       simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
       return;
     }
-    s4u::Host* host = cluster_.gpus()[static_cast<size_t>(t.gpu)].host;
-    {
-      s4u::Host* peer = cluster_.gpus()[static_cast<size_t>(t.peer)].host;
-      s4u::CommPtr comm = s4u::Comm::sendto_init(host, peer);
-      comm->set_payload_size(static_cast<uint64_t>(t.bytes));
-      comm->set_data(tag);
-      live_[v] = comm;
-      comm->start();
+    if (t.kind == Task::Kind::isolated_collective) {
+      start_isolated(v);
+      return;
     }
+    live_[v] = start_flow(t.gpu, t.peer, t.bytes, tag);
+  }
+
+  s4u::CommPtr start_flow(int from, int to, double bytes, void* tag) {
+    s4u::CommPtr comm = s4u::Comm::sendto_init(cluster_.gpus()[static_cast<size_t>(from)].host,
+                                               cluster_.gpus()[static_cast<size_t>(to)].host);
+    comm->set_payload_size(static_cast<uint64_t>(bytes));
+    comm->set_data(tag);
+    comm->start();
+    return comm;
+  }
+
+  using CollectiveKey = std::tuple<int, CollectiveKind, double>; // group, kind, bytes
+
+  static CollectiveKey key_of(const Task& t) { return {t.peer, *t.collective, t.bytes}; }
+
+  // The first of its kind runs its flows; the others wait as long as it did.
+  void start_isolated(TaskId v) {
+    const Task& t = g_[v];
+    const double now = s4u::Engine::get_clock();
+    if (auto known = flow_seconds_.find(key_of(t)); known != flow_seconds_.end()) {
+      simgrid::kernel::timer::Timer::set(now + known->second + t.seconds,
+                                         [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
+      return;
+    }
+    const RingCollective ring = ring_collective(*t.collective, isolated_.at(static_cast<size_t>(t.peer)), t.bytes, 0);
+    Running& running = running_[v];
+    running.start = now;
+    running.flows_left = ring.flows.size();
+    void* tag = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v) + 1);
+    for (const CollectiveFlow& flow : ring.flows)
+      running.comms.push_back(start_flow(flow.from, flow.to, flow.bytes, tag));
+    if (ring.flows.empty())
+      all_flows_done(v);
+  }
+
+  void flow_finished(TaskId v) {
+    if (--running_.at(v).flows_left == 0)
+      all_flows_done(v);
+  }
+
+  // The step latencies follow the flows; the comms are released with the task, once SimGrid no
+  // longer signals them.
+  void all_flows_done(TaskId v) {
+    const Task& t = g_[v];
+    const double start = running_.at(v).start, now = s4u::Engine::get_clock();
+    flow_seconds_.emplace(key_of(t), now - start);
+    simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, start] {
+      running_.erase(v);
+      finished(v, start, s4u::Engine::get_clock());
+    });
   }
 
   void finished(TaskId v, double start_time, double now) {
@@ -87,8 +140,17 @@ private:
     }
   }
 
+  struct Running {
+    double start = 0;
+    size_t flows_left = 0;
+    std::vector<s4u::CommPtr> comms;
+  };
+
   const TaskGraph& g_;
   Cluster& cluster_;
+  const std::vector<std::vector<Ring>>& isolated_;
+  std::map<TaskId, Running> running_;              // isolated collectives running their flows
+  std::map<CollectiveKey, double> flow_seconds_;  // what their flows took
   std::vector<int> waiting_;
   std::vector<s4u::ActivityPtr> live_;
   std::vector<s4u::ActivityPtr> graveyard_;
@@ -97,13 +159,13 @@ private:
 
 } // namespace
 
-Timeline replay(const TaskGraph& g, Cluster& cluster) {
+Timeline replay(const TaskGraph& g, Cluster& cluster, const std::vector<std::vector<Ring>>& isolated) {
   static const bool connected = [] {
     s4u::Activity::on_completion_cb(&Replayer::on_completion);
     return true;
   }();
   (void)connected;
-  return Replayer(g, cluster).run();
+  return Replayer(g, cluster, isolated).run();
 }
 
 } // namespace simgpt

@@ -8,7 +8,10 @@
 
 namespace simgpt {
 
-// A task's `gpu` and `peer` index the cluster's GPUs.
-Timeline replay(const TaskGraph& g, Cluster& cluster);
+// A task's `gpu` and `peer` index the cluster's GPUs. An isolated collective (a task of kind
+// isolated_collective over the group `isolated[peer]`) runs its ring flows the first time a
+// group meets a (kind, bytes) and is one timer of the time they took from then on: its links
+// carry nothing else (StepGraphOptions), so every repeat takes the same time.
+Timeline replay(const TaskGraph& g, Cluster& cluster, const std::vector<std::vector<Ring>>& isolated = {});
 
 } // namespace simgpt

@@ -136,9 +136,10 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
 
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
-  const StepGraph step = build_step_graph(plan, ClusterTopology(cluster), StepGraphOptions{.detailed = traced});
+  const StepGraph step = build_step_graph(
+      plan, ClusterTopology(cluster), {.detailed = traced, .isolate_collectives = options.isolate_collectives});
   const TaskGraph& graph = step.graph;
-  const Timeline timeline = replay(graph, cluster);
+  const Timeline timeline = replay(graph, cluster, step.isolated);
   check_finite(graph, timeline, w.source + " on " + platform.path);
 
   Report r;

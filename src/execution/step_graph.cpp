@@ -17,7 +17,13 @@ public:
   Builder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
       : plan_(plan), topology_(topology), options_(options), tail_(static_cast<size_t>(plan.gpus())),
         waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
-        grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())) {}
+        grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())),
+        stream_(static_cast<size_t>(plan.gpus())) {
+    for (size_t i = 0; i < stream_.size(); ++i)
+      stream_[i] = static_cast<int>(i);
+    if (options_.isolate_collectives && !options_.detailed && plan_.tp > 1)
+      find_isolated_groups();
+  }
 
   StepGraph build() {
     for (int s = 0; s < plan_.pp; ++s) {
@@ -58,6 +64,8 @@ private:
   // Appends `seconds` of kernels to a GPU's stream; consecutive kernels of one slot merge into
   // one task until something must synchronise with them (flush).
   void run(int gpu, double seconds, const Slot& slot) {
+    if (stream(gpu) != gpu)
+      return; // the group's first GPU runs the same kernels for all of it
     Pending& p = pending_[static_cast<size_t>(gpu)];
     if (p.seconds > 0 && !p.slot.same_task(slot))
       flush(gpu);
@@ -78,6 +86,12 @@ private:
     return s;
   }
 
+  // The GPU whose compute stream `gpu`'s kernels run on: its own, or in an isolated
+  // tensor-parallel group the group's first GPU's (StepGraphOptions).
+  int stream(int gpu) const { return stream_[static_cast<size_t>(gpu)]; }
+  std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
+  std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
+
   // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
   void append(int gpu, TaskId id) {
     const auto i = static_cast<size_t>(gpu);
@@ -90,8 +104,16 @@ private:
   }
 
   // Ends the current merged task; returns the stream's tail.
+  //
+  // For a GPU of an isolated group other than the first, with no kernels pending, the stream's
+  // tail is where its work so far ends: what the stream was told to wait for belongs to the
+  // next kernels, so no task is made for it.
   TaskId flush(int gpu) {
+    const bool shares_stream = stream(gpu) != gpu;
+    gpu = stream(gpu);
     Pending& p = pending_[static_cast<size_t>(gpu)];
+    if (shares_stream && p.seconds <= 0 && tail_[static_cast<size_t>(gpu)])
+      return *tail_[static_cast<size_t>(gpu)];
     if (p.seconds > 0 || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
       Task t;
       t.kind = Task::Kind::compute;
@@ -122,9 +144,8 @@ private:
     return latency + plan_.collective_step_overhead_s;
   }
 
-  CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring) {
-    // A group's ring and latency are the same every time: search them once.
+  // A group's rings and step latency: the same every time, so searched once.
+  const std::pair<std::vector<Ring>, double>& group_rings(const std::vector<int>& gpus) {
     auto known = rings_.find(gpus);
     if (known == rings_.end()) {
       std::vector<Ring> rings = topology_.rings(gpus);
@@ -133,24 +154,118 @@ private:
         latency = std::max(latency, step_latency(r.gpus));
       known = rings_.emplace(gpus, std::make_pair(std::move(rings), latency)).first;
     }
-    const auto& [rings, latency] = known->second;
-    CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
+    return known->second;
+  }
+
+  void count_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
     CollectiveCount& count = out_.collectives[to_string(kind)];
     count.count += 1;
     count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
     count.bytes += bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
+  }
+
+  CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring) {
+    const auto& [rings, latency] = group_rings(gpus);
+    CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
+    count_collective(gpus, kind, bytes);
     return c;
+  }
+
+  // Finds the tensor-parallel groups whose flows' links (their rings', both ways) no other
+  // communication of the step uses: no other group's collectives, no data-parallel collective,
+  // no pipeline transfer. Their collectives then meet nothing on the network, so each is replayed
+  // whole, and their GPUs share one compute stream.
+  void find_isolated_groups() {
+    constexpr int kOthers = -1, kSeveral = -2;
+    std::map<const void*, int> user; // per shared link: the tp group using it, kOthers or kSeveral
+    std::vector<std::vector<const void*>> links_of(static_cast<size_t>(plan_.pp * plan_.dp)); // per tp group
+    bool known = true;
+    auto use = [&](int id, int a, int b) {
+      const auto links = a == b ? std::optional<std::vector<const void*>>(std::vector<const void*>{})
+                                : topology_.shared_links(a, b);
+      if (!links) {
+        known = false;
+        return;
+      }
+      for (const void* link : *links) {
+        if (auto [it, inserted] = user.emplace(link, id); !inserted && it->second != id)
+          it->second = kSeveral;
+        if (id >= 0)
+          links_of[static_cast<size_t>(id)].push_back(link);
+      }
+    };
+    auto use_rings = [&](int id, const std::vector<int>& gpus) {
+      for (const Ring& r : group_rings(gpus).first)
+        for (size_t i = 0; i < r.gpus.size(); ++i) {
+          const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
+          use(id, a, b);
+          use(id, b, a);
+        }
+    };
+    std::vector<std::vector<int>> groups;
+    for (int s = 0; s < plan_.pp; ++s)
+      for (int d = 0; d < plan_.dp; ++d) {
+        groups.push_back(tp_group(s, d));
+        use_rings(static_cast<int>(groups.size()) - 1, groups.back());
+      }
+    for (int s = 0; s < plan_.pp; ++s)
+      for (int t = 0; t < plan_.tp; ++t) {
+        if (plan_.dp > 1 && dp_collective_algorithm() == CollectiveAlgorithm::direct) {
+          for (int a : dp_group(s, t))
+            for (int b : dp_group(s, t))
+              use(kOthers, a, b);
+        } else if (plan_.dp > 1) {
+          use_rings(kOthers, dp_group(s, t));
+        }
+        // Pipeline transfers to the next stage (the last stage's go back to the first with chunks).
+        if (plan_.pp > 1 && (s + 1 < plan_.pp || plan_.chunks > 1))
+          for (int d = 0; d < plan_.dp; ++d) {
+            const int a = plan_.gpu(s, d, t), b = plan_.gpu((s + 1) % plan_.pp, d, t);
+            use(kOthers, a, b);
+            use(kOthers, b, a);
+          }
+      }
+    if (!known)
+      return;
+    std::vector<bool> alone(groups.size(), true);
+    for (size_t id = 0; id < groups.size(); ++id)
+      for (const void* link : links_of[id])
+        alone[id] = alone[id] && user.at(link) == static_cast<int>(id);
+    for (size_t id = 0; id < groups.size(); ++id) {
+      if (!alone[id])
+        continue;
+      isolated_index_[groups[id]] = static_cast<int>(out_.isolated.size());
+      out_.isolated.push_back(group_rings(groups[id]).first);
+      for (int gpu : groups[id])
+        stream_[static_cast<size_t>(gpu)] = groups[id].front();
+    }
   }
 
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it.
   void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+    if (auto isolated = isolated_index_.find(gpus); isolated != isolated_index_.end()) {
+      // One task on the group's one stream: what all its GPUs wait for.
+      flush(gpus.front());
+      Task t;
+      t.kind = Task::Kind::isolated_collective;
+      t.phase = Phase::collective;
+      t.collective = kind;
+      t.gpu = gpus.front();
+      t.peer = isolated->second;
+      t.bytes = bytes;
+      t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * group_rings(gpus).second;
+      append(gpus.front(), boost::add_vertex(t, g()));
+      count_collective(gpus, kind, bytes);
+      return;
+    }
     for (int gpu : gpus)
       flush(gpu);
     CollectiveTasks c = collective(gpus, kind, bytes);
     for (int gpu : gpus) {
-      boost::add_edge(*tail_[static_cast<size_t>(gpu)], c.entry, g());
-      tail_[static_cast<size_t>(gpu)] = c.exit;
+      boost::add_edge(*tail(gpu), c.entry, g());
+      tail(gpu) = c.exit;
     }
   }
 
@@ -233,7 +348,7 @@ private:
     for (int t = 0; t < plan_.tp; ++t)
       for (int gpu : dp_group(p.stage, t)) {
         flush(gpu);
-        waits_[static_cast<size_t>(gpu)].push_back(p.done[j][static_cast<size_t>(t)]);
+        waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
       }
   }
 
@@ -318,17 +433,19 @@ private:
   void begin_pass(const Pass& pass) {
     const int V = plan_.pp * plan_.chunks;
     const bool receives = pass.forward ? pass.v > 0 : pass.v < V - 1;
-    for (int d = 0; d < plan_.dp; ++d)
-      for (int t = 0; t < plan_.tp; ++t) {
-        const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
+    // In three rounds, so that a stream shared by an isolated group waits for all its GPUs'
+    // inputs before the pass's first kernels.
+    for (const std::vector<int>& group : pass.groups)
+      for (int gpu : group)
         flush(gpu);
-        if (receives) {
+    if (receives)
+      for (int d = 0; d < plan_.dp; ++d)
+        for (int t = 0; t < plan_.tp; ++t) {
           TaskId recv = marker(pass.forward ? Phase::activation : Phase::gradient);
-          waits_[static_cast<size_t>(gpu)].push_back(recv);
+          waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
           receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = recv;
         }
-        run(gpu, plan_.microbatch_overhead_s, pass.slot());
-      }
+    run_all(pass, plan_.microbatch_overhead_s, pass.slot());
   }
 
   void forward_kernels(const Pass& pass) {
@@ -395,7 +512,7 @@ private:
         if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0)) {
           // The sender's stream waits for its send to complete before going on.
           TaskId sent = marker(pass.forward ? Phase::activation : Phase::gradient);
-          waits_[static_cast<size_t>(gpu)].push_back(sent);
+          waits(gpu).push_back(sent);
           sent_[key] = sent;
         }
       }
@@ -418,19 +535,22 @@ private:
   }
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
+  // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
+  // ranks share one stream, whose optimizer waits for every rank's gradients.
   void synchronise_and_update(int s) {
+    std::vector<std::vector<int>> members(static_cast<size_t>(plan_.tp));
     for (int t = 0; t < plan_.tp; ++t) {
-      std::vector<int> members;
-      for (int d = 0; d < plan_.dp; ++d)
-        members.push_back(plan_.gpu(s, d, t));
-      for (int gpu : members)
+      members[static_cast<size_t>(t)] = dp_group(s, t);
+      for (int gpu : members[static_cast<size_t>(t)])
         flush(gpu);
       if (plan_.dp > 1)
-        synchronise_gradients(members);
+        synchronise_gradients(members[static_cast<size_t>(t)]);
+    }
+    for (const std::vector<int>& group : members) {
       double params = 0;
-      for (const auto& point : grad_points_[static_cast<size_t>(members[0])])
+      for (const auto& point : grad_points_[static_cast<size_t>(group[0])])
         params += point.second;
-      for (int gpu : members) {
+      for (int gpu : group) {
         double seconds = 0;
         for (int c = 0; c < plan_.chunks; ++c)
           seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
@@ -441,9 +561,9 @@ private:
       }
       if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3) {
         // Each replica updated its shard: gather the new weights.
-        CollectiveTasks c = collective(members, CollectiveKind::allgather, params);
-        for (int gpu : members)
-          boost::add_edge(*tail_[static_cast<size_t>(gpu)], c.entry, g());
+        CollectiveTasks c = collective(group, CollectiveKind::allgather, params);
+        for (int gpu : group)
+          boost::add_edge(*tail(gpu), c.entry, g());
       }
     }
   }
@@ -456,7 +576,7 @@ private:
         if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
           after_sends_.emplace_back(gpu, rs->second);
         if (const auto& tail = dp_stream_[static_cast<size_t>(gpu)])
-          waits_[static_cast<size_t>(gpu)].push_back(*tail);
+          waits(gpu).push_back(*tail);
       }
       return;
     }
@@ -474,7 +594,7 @@ private:
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
         const bool early = plan_.dp_overlap;
-        TaskId ready = early ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail_[static_cast<size_t>(gpu)];
+        TaskId ready = early ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail(gpu);
         boost::add_edge(ready, c.entry, g());
         // Communication leaves a GPU in the order it was issued: the pipeline sends issued
         // before the synchronisation go first.
@@ -488,7 +608,7 @@ private:
     }
     if (previous)
       for (int gpu : members)
-        waits_[static_cast<size_t>(gpu)].push_back(*previous);
+        waits(gpu).push_back(*previous);
   }
 
   // Point-to-point transfers between neighbouring virtual stages, serialised per direction.
@@ -568,6 +688,8 @@ private:
   GatherPass gathers_;
   std::vector<std::optional<TaskId>> dp_stream_;
   std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
+  std::vector<int> stream_;                   // per GPU: the GPU whose compute stream it runs on
+  std::map<std::vector<int>, int> isolated_index_; // isolated tp group -> index in StepGraph::isolated
 };
 
 } // namespace

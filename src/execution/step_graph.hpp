@@ -8,6 +8,7 @@
 #include "execution/task_graph.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ public:
   virtual ~Topology() = default;
   virtual std::vector<Ring> rings(const std::vector<int>& gpus) const = 0;
   virtual double route_latency(int a, int b) const = 0;
+  // Identifiers of the links on the route from a to b that flows share (FATPIPE links, which cap
+  // each flow but are never used up, left out); nullopt when unknown, as nothing can then be
+  // proved to use links alone.
+  virtual std::optional<std::vector<const void*>> shared_links(int, int) const { return std::nullopt; }
 };
 
 struct CollectiveCount {
@@ -32,6 +37,9 @@ struct StepGraph {
   std::map<std::string, CollectiveCount> collectives; // by kind, per step
   int p2p_transfers = 0;
   double p2p_bytes = 0;
+  // The rings of each group whose collectives run alone on their links, indexed by the `peer` of
+  // their Task::Kind::isolated_collective tasks.
+  std::vector<std::vector<Ring>> isolated;
 };
 
 // How finely the graph records each GPU's kernels. By default consecutive kernels on a stream
@@ -39,8 +47,16 @@ struct StepGraph {
 // the forward rerun by recompute merges into the backward. A detailed graph (for traces) splits
 // compute tasks per layer (Task::layer) and gives the rerun its own phase (Phase::recompute):
 // the same dependencies and the same kernel times, only more tasks.
+//
+// A tensor-parallel group whose links no other communication of the step uses (inside an
+// NVSwitch node, say) has each collective as one task, replayed whole (replay.hpp), and its GPUs'
+// compute streams as one stream, that of its first GPU: the GPUs run the same kernels between
+// collectives that join them all, so they stay in lockstep. The same times, with a tenth of the
+// tasks; `isolate_collectives` false (and a detailed graph, whose trace shows every GPU and flow)
+// keeps every GPU's stream and every flow.
 struct StepGraphOptions {
   bool detailed = false;
+  bool isolate_collectives = true;
 };
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options = {});

@@ -17,7 +17,11 @@ struct Task {
   enum class Kind : std::uint8_t {
     compute,  // kernels on one GPU's compute stream
     transfer, // one point-to-point flow over the platform's route
-    delay     // a fixed time that uses no resource (collective step latencies, joins)
+    delay,    // a fixed time that uses no resource (collective step latencies, joins)
+    // A whole collective over a group whose links no other communication of the step uses
+    // (StepGraph::isolated): `collective` says which, `peer` indexes the group, `gpu` is its
+    // first member, `bytes` the buffer per member, `seconds` the step latencies after its flows.
+    isolated_collective
   };
   enum class Phase : std::uint8_t {
     forward,

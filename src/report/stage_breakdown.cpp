@@ -9,7 +9,7 @@ namespace {
 // span from its entry (all members arrived) to its exit; a marker passes on what it waited for.
 double comm_seconds(const TaskGraph& g, const Timeline& t, TaskId u) {
   const Task& task = g[u];
-  if (task.kind == Task::Kind::transfer)
+  if (task.kind == Task::Kind::transfer || task.kind == Task::Kind::isolated_collective)
     return t.finish[u] - t.start[u];
   if (task.kind != Task::Kind::delay)
     return 0;

@@ -227,6 +227,14 @@ double Cluster::route_latency(int a, int b) const {
   return latency;
 }
 
+std::vector<const simgrid::s4u::Link*> Cluster::shared_links(int a, int b) const {
+  std::vector<const simgrid::s4u::Link*> out;
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
+    if (l->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::FATPIPE)
+      out.push_back(l);
+  return out;
+}
+
 GroupLinks Cluster::links(const std::vector<int>& gpus) const {
   GroupLinks group;
   group.gpus = gpus;

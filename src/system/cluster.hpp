@@ -46,6 +46,8 @@ public:
   // The narrowest link's bandwidth and the latency of the route from GPU a to GPU b.
   double route_bandwidth(int a, int b) const;
   double route_latency(int a, int b) const;
+  // The links of the route from GPU a to GPU b that flows share: all but FATPIPE links.
+  std::vector<const simgrid::s4u::Link*> shared_links(int a, int b) const;
   // The group's routes and direct links, for the ring search (system/rings).
   GroupLinks links(const std::vector<int>& gpus) const;
   // The rings NCCL would spread a collective over the group (nccl_rings of its links).

@@ -122,13 +122,13 @@ double replay_time(const ExecutionPlan& plan, const CollectiveKind* lone = nullp
   return run_isolated([&] {
            GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
            Cluster cluster(Platform::load(platform), catalog, {}, Profile{});
-           TaskGraph g;
+           StepGraph step;
            if (lone)
-             add_collective(g, *lone, CollectiveAlgorithm::ring, cluster.rings({0, 1}), plan.layer.param_bytes,
-                            cluster.route_latency(0, 1));
+             add_collective(step.graph, *lone, CollectiveAlgorithm::ring, cluster.rings({0, 1}),
+                            plan.layer.param_bytes, cluster.route_latency(0, 1));
            else
-             g = build_step_graph(plan, ClusterTopology(cluster)).graph;
-           return nlohmann::ordered_json(replay(g, cluster).makespan());
+             step = build_step_graph(plan, ClusterTopology(cluster));
+           return nlohmann::ordered_json(replay(step.graph, cluster, step.isolated).makespan());
          })
       .get<double>();
 }

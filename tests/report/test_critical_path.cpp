@@ -167,7 +167,7 @@ nlohmann::ordered_json replayed(const std::string& platform, const Overrides& o)
     const ExecutionPlan plan = make_plan(w, cost, profile);
     const StepGraph step = build_step_graph(plan, ClusterTopology(cluster));
     const TaskGraph& g = step.graph;
-    const Timeline t = replay(g, cluster);
+    const Timeline t = replay(g, cluster, step.isolated);
     const double makespan = t.makespan();
     auto is_chain = [&](const std::vector<TaskId>& path) {
       if (path.empty() || t.start[path.front()] != 0 || t.finish[path.back()] < makespan * (1 - 1e-9))

@@ -25,6 +25,9 @@ struct SimulationOptions {
   // traced step is built per layer, so its report may differ in the last digits from an
   // untraced run's (the same kernels' times, summed in another order).
   std::string trace_path;
+  // Collectives over links nothing else uses replayed whole, their group's GPUs on one stream
+  // (the same times with fewer tasks); false replays every collective's flows, to check that.
+  bool isolate_collectives = true;
 };
 
 // Simulates one step of `workload` on `platform` with the framework `profile` (the workload's

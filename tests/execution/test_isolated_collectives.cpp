@@ -1,0 +1,161 @@
+// Collectives whose links nothing else uses are replayed whole, their group's GPUs on one stream
+// (StepGraphOptions::isolate_collectives): the same report as replaying every flow, with fewer tasks.
+#include "execution/step_graph.hpp"
+#include "validation/isolate.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/system/platform_generator.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+using namespace simgpt;
+
+namespace {
+
+// A DGX A100-like pair of nodes from the preset: NVSwitch ports inside a node, a PCIe link and a
+// NIC per GPU between nodes.
+std::string dgx_pair() {
+  static const std::string path = [] {
+    const DataPaths data = default_data_paths();
+    const std::string p = "/tmp/simgpt_test_dgx_pair_" + std::to_string(::getpid()) + ".xml";
+    write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100", {{"nodes", "2"}}),
+                   load_catalog(data), p);
+    return p;
+  }();
+  return path;
+}
+
+nlohmann::ordered_json simulate_with(const std::string& platform, const Overrides& o, bool isolate) {
+  const DataPaths data = default_data_paths();
+  return run_isolated([&] {
+    Workload w = load_workload(data.root + "/workloads/gpt3_175b.yaml", o);
+    SimulationOptions options;
+    options.isolate_collectives = isolate;
+    return simulate(platform, w, data, options).to_json();
+  });
+}
+
+void check_same_report(const std::string& platform, const Overrides& o) {
+  const auto whole = simulate_with(platform, o, true);
+  const auto flows = simulate_with(platform, o, false);
+  REQUIRE(whole.contains("step_time_s"));
+  CHECK(whole["step_time_s"].get<double>() == Approx(flows["step_time_s"].get<double>()).epsilon(1e-9));
+  // Stage breakdown and memory, to the printed digits.
+  CHECK(whole["stages"] == flows["stages"]);
+  for (const char* key : {"compute_s", "bubble_s", "exposed_comm_s"})
+    CHECK(whole["critical_path"][key].get<double>() ==
+          Approx(flows["critical_path"][key].get<double>()).epsilon(1e-9).margin(1e-12));
+  CHECK(whole["collectives"] == flows["collectives"]);
+}
+
+Overrides small(std::vector<std::pair<std::string, std::string>> extra) {
+  Overrides o = {{"model.layers", "8"}, {"training.global_batch", "16"}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("tensor-parallel groups inside NVSwitch nodes give the same report whole as flow by flow") {
+  SECTION("tp 8, pp 2, 1F1B") {
+    check_same_report(dgx_pair(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "2"}, {"parallelism.dp", "1"}}));
+  }
+  SECTION("tp 4, pp 2, dp 2, sequence parallel, selective recompute, ZeRO-1") {
+    check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "2"}, {"parallelism.dp", "2"},
+                                         {"parallelism.sequence_parallel", "true"}, {"parallelism.zero", "1"},
+                                         {"training.recompute", "selective"}}));
+  }
+  SECTION("tp 4, pp 2, dp 2, ZeRO-3") {
+    check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "2"}, {"parallelism.dp", "2"},
+                                         {"parallelism.zero", "3"}}));
+  }
+  SECTION("tp 4, pp 4, interleaved with 2 chunks") {
+    check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "4"}, {"parallelism.dp", "1"},
+                                         {"parallelism.schedule", "interleaved"}, {"parallelism.chunks", "2"}}));
+  }
+}
+
+namespace {
+
+// Eight GPUs per node. Inside a node a flow leaves by its GPU's switch port and enters by the
+// other's; between nodes it goes through both GPUs' NICs or, with `through_ports`, through
+// their switch ports as well (so pipeline transfers meet the tensor-parallel rings).
+class SwitchedNodes : public Topology {
+public:
+  explicit SwitchedNodes(bool through_ports) : through_ports_(through_ports) {}
+  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
+  double route_latency(int, int) const override { return 1e-6; }
+  std::optional<std::vector<const void*>> shared_links(int a, int b) const override {
+    std::vector<const void*> links;
+    if (a / 8 == b / 8 || through_ports_) {
+      links.push_back(&port_up_[static_cast<size_t>(a)]);
+      links.push_back(&port_down_[static_cast<size_t>(b)]);
+    }
+    if (a / 8 != b / 8) {
+      links.push_back(&nic_up_[static_cast<size_t>(a)]);
+      links.push_back(&nic_down_[static_cast<size_t>(b)]);
+    }
+    return links;
+  }
+
+private:
+  bool through_ports_;
+  char port_up_[64] = {}, port_down_[64] = {}, nic_up_[64] = {}, nic_down_[64] = {};
+};
+
+ExecutionPlan plan_of(int dp, int tp, int pp) {
+  ExecutionPlan p;
+  p.dp = dp;
+  p.tp = tp;
+  p.pp = pp;
+  p.micro_batches = 4;
+  p.layer = {1e-3, 1e-3, 2e-3, 2e-3, 0, 1e6, 1e6};
+  for (int s = 0; s < pp; ++s) {
+    StageCost c;
+    c.layers = 2;
+    c.optimizer_s = 1e-3;
+    p.stages.push_back(c);
+  }
+  p.activation_bytes = 1e6;
+  return p;
+}
+
+size_t count(const StepGraph& g, Task::Kind kind) {
+  size_t n = 0;
+  for (TaskId v = 0; v < boost::num_vertices(g.graph); ++v)
+    n += g.graph[v].kind == kind ? 1 : 0;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("a tensor-parallel group is isolated only when no other communication uses its links") {
+  const ExecutionPlan p = plan_of(2, 8, 2); // 32 GPUs: one tp group per node
+  const StepGraph alone = build_step_graph(p, SwitchedNodes(false));
+  const StepGraph flows = build_step_graph(p, SwitchedNodes(false), {.isolate_collectives = false});
+  CHECK(alone.isolated.size() == 4);
+  CHECK(count(alone, Task::Kind::isolated_collective) > 0);
+  // Only the data-parallel and pipeline flows are left as transfers.
+  CHECK(count(alone, Task::Kind::transfer) < count(flows, Task::Kind::transfer) / 10);
+  CHECK(boost::num_vertices(alone.graph) < boost::num_vertices(flows.graph) / 5);
+  // The same collectives, counted alike.
+  CHECK(alone.collectives.at("allreduce").count == flows.collectives.at("allreduce").count);
+  CHECK(alone.p2p_transfers == flows.p2p_transfers);
+
+  // Pipeline and gradient flows through the switch ports share the rings' links: nothing isolated.
+  const StepGraph shared = build_step_graph(p, SwitchedNodes(true));
+  CHECK(shared.isolated.empty());
+  CHECK(count(shared, Task::Kind::isolated_collective) == 0);
+  CHECK(boost::num_vertices(shared.graph) == boost::num_vertices(flows.graph));
+}
+
+TEST_CASE("a topology that cannot name its links isolates nothing") {
+  class Unknown : public Topology {
+  public:
+    std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
+    double route_latency(int, int) const override { return 1e-6; }
+  };
+  CHECK(build_step_graph(plan_of(1, 4, 2), Unknown()).isolated.empty());
+}
