@@ -22,13 +22,12 @@ std::string write_platform(int nodes) {
         << "<link id=\"nic-" << i
         << "\" bandwidth=\"10Gbps\" latency=\"25us\" sharing_policy=\"SPLITDUPLEX\"><prop id=\"role\" "
            "value=\"nic\"/></link>\n";
-  for (int i = 0; i + 1 < nodes; ++i)
-    for (int j : {i + 1, i}) {
-      int a = j == i ? i + 1 : i;
-      int b = j;
-      out << "<route src=\"gpu-" << a << "\" dst=\"gpu-" << b << "\" symmetrical=\"NO\"><link_ctn id=\"nic-" << a
-          << "\" direction=\"UP\"/><link_ctn id=\"nic-" << b << "\" direction=\"DOWN\"/></route>\n";
-    }
+  // Every pair routed: simgpt checks all routes among the GPUs a job uses before it simulates.
+  for (int a = 0; a < nodes; ++a)
+    for (int b = 0; b < nodes; ++b)
+      if (a != b)
+        out << "<route src=\"gpu-" << a << "\" dst=\"gpu-" << b << "\" symmetrical=\"NO\"><link_ctn id=\"nic-" << a
+            << "\" direction=\"UP\"/><link_ctn id=\"nic-" << b << "\" direction=\"DOWN\"/></route>\n";
   out << "</zone></platform>\n";
   return path;
 }

@@ -29,6 +29,7 @@ namespace {
 struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::string trace; // --trace FILE.json
+  simgpt::SimulationOptions::Fidelity fidelity = simgpt::SimulationOptions::Fidelity::symmetric;
   std::vector<std::string> sets;
   std::string row_id, tables_dir;        // simgpt row
   std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
@@ -55,7 +56,8 @@ int run_simulation(const Options& o) {
   for (const std::string& s : o.sets)
     overrides.push_back(simgpt::parse_override(s));
   const simgpt::Workload w = simgpt::load_workload(o.workload, overrides);
-  const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o), simgpt::SimulationOptions{o.trace});
+  const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o),
+      simgpt::SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
   std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
   return 0;
 }
@@ -245,6 +247,12 @@ int main(int argc, char** argv) {
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
+  app.add_option("--fidelity", o.fidelity,
+                 "symmetric: alike data-parallel replicas and tensor ranks' transfers on links of their own "
+                 "simulated once; full: every one")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, simgpt::SimulationOptions::Fidelity>{
+          {"symmetric", simgpt::SimulationOptions::Fidelity::symmetric},
+          {"full", simgpt::SimulationOptions::Fidelity::full}}));
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
   validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");

@@ -16,6 +16,9 @@ public:
     const auto links = cluster_.shared_links(a, b);
     return std::vector<const void*>(links.begin(), links.end());
   }
+  std::optional<std::vector<double>> route_signature(int a, int b) const override {
+    return cluster_.route_signature(a, b);
+  }
 
 private:
   const Cluster& cluster_;

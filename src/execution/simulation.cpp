@@ -137,7 +137,10 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const StepGraph step = build_step_graph(
-      plan, ClusterTopology(cluster), {.detailed = traced, .isolate_collectives = options.isolate_collectives});
+      plan, ClusterTopology(cluster),
+      {.detailed = traced,
+       .isolate_collectives = options.isolate_collectives,
+       .symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric});
   const TaskGraph& graph = step.graph;
   const Timeline timeline = replay(graph, cluster, step.isolated);
   check_finite(graph, timeline, w.source + " on " + platform.path);
@@ -158,6 +161,9 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+  r.fidelity.mode = options.fidelity == SimulationOptions::Fidelity::symmetric && !traced ? "symmetric" : "full";
+  r.fidelity.replicas_simulated = step.replicas_simulated;
+  r.fidelity.rank_transfers_shared = step.transfers_shared_by_ranks;
   r.p2p_transfers = step.p2p_transfers;
   r.p2p_bytes = step.p2p_bytes;
   for (const auto& [kind, count] : step.collectives)

@@ -18,11 +18,15 @@ public:
       : plan_(plan), topology_(topology), options_(options), tail_(static_cast<size_t>(plan.gpus())),
         waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
         grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())),
-        stream_(static_cast<size_t>(plan.gpus())) {
+        stream_(static_cast<size_t>(plan.gpus())), owner_(static_cast<size_t>(plan.gpus())), replicas_(plan.dp) {
     for (size_t i = 0; i < stream_.size(); ++i)
-      stream_[i] = static_cast<int>(i);
+      stream_[i] = owner_[i] = static_cast<int>(i);
     if (options_.isolate_collectives && !options_.detailed && plan_.tp > 1)
       find_isolated_groups();
+    if (options_.symmetric && !options_.detailed)
+      find_symmetry();
+    out_.replicas_simulated = replicas_;
+    out_.transfers_shared_by_ranks = ranks_share_transfers_;
   }
 
   StepGraph build() {
@@ -88,7 +92,12 @@ private:
 
   // The GPU whose compute stream `gpu`'s kernels run on: its own, or in an isolated
   // tensor-parallel group the group's first GPU's (StepGraphOptions).
-  int stream(int gpu) const { return stream_[static_cast<size_t>(gpu)]; }
+  int stream(int gpu) const { return stream_[static_cast<size_t>(owner(gpu))]; }
+  // The GPU whose simulated work stands for `gpu`'s: its own, or in a symmetric graph the same
+  // rank's of the first replica.
+  int owner(int gpu) const { return owner_[static_cast<size_t>(gpu)]; }
+  // How many replicas each simulated one stands for (counted in the reports).
+  int replica_weight() const { return plan_.dp / replicas_; }
   std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
   std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
 
@@ -157,18 +166,19 @@ private:
     return known->second;
   }
 
-  void count_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+  // `times`: how many groups' alike collectives this one stands for.
+  void count_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1) {
     CollectiveCount& count = out_.collectives[to_string(kind)];
-    count.count += 1;
+    count.count += times;
     count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
-    count.bytes += bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
+    count.bytes += times * bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
   }
 
   CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring) {
+                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1) {
     const auto& [rings, latency] = group_rings(gpus);
     CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
-    count_collective(gpus, kind, bytes);
+    count_collective(gpus, kind, bytes, times);
     return c;
   }
 
@@ -242,6 +252,92 @@ private:
     }
   }
 
+  // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).
+  std::vector<std::vector<std::vector<std::pair<int, int>>>> pipeline_routes() const {
+    std::vector<std::vector<std::vector<std::pair<int, int>>>> out(
+        static_cast<size_t>(plan_.dp), std::vector<std::vector<std::pair<int, int>>>(static_cast<size_t>(plan_.tp)));
+    for (int s = 0; s < plan_.pp; ++s)
+      if (plan_.pp > 1 && (s + 1 < plan_.pp || plan_.chunks > 1))
+        for (int d = 0; d < plan_.dp; ++d)
+          for (int t = 0; t < plan_.tp; ++t) {
+            const int a = plan_.gpu(s, d, t), b = plan_.gpu((s + 1) % plan_.pp, d, t);
+            if (a != b) {
+              out[static_cast<size_t>(d)][static_cast<size_t>(t)].emplace_back(a, b);
+              out[static_cast<size_t>(d)][static_cast<size_t>(t)].emplace_back(b, a);
+            }
+          }
+    return out;
+  }
+
+  // Whether the routes of each key's list use links no other key's use, and are alike (the same
+  // links' rates in the same order) to the first key's, position by position.
+  bool disjoint_and_alike(const std::vector<std::vector<std::pair<int, int>>>& routes) const {
+    std::map<const void*, size_t> user;
+    for (size_t k = 0; k < routes.size(); ++k) {
+      if (routes[k].size() != routes.front().size())
+        return false;
+      for (size_t i = 0; i < routes[k].size(); ++i) {
+        const auto [a, b] = routes[k][i];
+        const auto links = topology_.shared_links(a, b);
+        const auto signature = topology_.route_signature(a, b);
+        const auto [a0, b0] = routes.front()[i];
+        if (!links || !signature || signature != topology_.route_signature(a0, b0))
+          return false;
+        for (const void* link : *links)
+          if (auto [it, inserted] = user.emplace(link, k); !inserted && it->second != k)
+            return false;
+      }
+    }
+    return true;
+  }
+
+  // Symmetric graphs (StepGraphOptions::symmetric): the first replica stands for the others when
+  // their pipeline transfers use disjoint, alike routes; the first tensor rank's transfers stand
+  // for the other ranks' when the ranks' streams are one (isolated groups) and their pipeline and
+  // gradient routes are disjoint and alike.
+  void find_symmetry() {
+    const auto routes = pipeline_routes();
+    if (plan_.dp > 1) {
+      std::vector<std::vector<std::pair<int, int>>> per_replica;
+      for (const auto& replica : routes) {
+        per_replica.emplace_back();
+        for (const auto& rank : replica)
+          per_replica.back().insert(per_replica.back().end(), rank.begin(), rank.end());
+      }
+      if (disjoint_and_alike(per_replica)) {
+        replicas_ = 1;
+        for (int s = 0; s < plan_.pp; ++s)
+          for (int d = 0; d < plan_.dp; ++d)
+            for (int t = 0; t < plan_.tp; ++t)
+              owner_[static_cast<size_t>(plan_.gpu(s, d, t))] = plan_.gpu(s, 0, t);
+      }
+    }
+    if (plan_.tp > 1 && plan_.pp > 1 && out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp)) {
+      std::vector<std::vector<std::pair<int, int>>> per_rank(static_cast<size_t>(plan_.tp));
+      for (int t = 0; t < plan_.tp; ++t) {
+        auto& mine = per_rank[static_cast<size_t>(t)];
+        for (const auto& replica : routes)
+          mine.insert(mine.end(), replica[static_cast<size_t>(t)].begin(), replica[static_cast<size_t>(t)].end());
+        for (int s = 0; s < plan_.pp && plan_.dp > 1; ++s) {
+          const std::vector<int> members = dp_group(s, t);
+          if (dp_collective_algorithm() == CollectiveAlgorithm::direct) {
+            for (int a : members)
+              for (int b : members)
+                if (a != b)
+                  mine.emplace_back(a, b);
+            continue;
+          }
+          for (const Ring& r : group_rings(members).first)
+            for (size_t i = 0; i < r.gpus.size(); ++i) {
+              mine.emplace_back(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]);
+              mine.emplace_back(r.gpus[(i + 1) % r.gpus.size()], r.gpus[i]);
+            }
+        }
+      }
+      ranks_share_transfers_ = disjoint_and_alike(per_rank);
+    }
+  }
+
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it.
   void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
@@ -257,12 +353,12 @@ private:
       t.bytes = bytes;
       t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * group_rings(gpus).second;
       append(gpus.front(), boost::add_vertex(t, g()));
-      count_collective(gpus, kind, bytes);
+      count_collective(gpus, kind, bytes, replica_weight());
       return;
     }
     for (int gpu : gpus)
       flush(gpu);
-    CollectiveTasks c = collective(gpus, kind, bytes);
+    CollectiveTasks c = collective(gpus, kind, bytes, CollectiveAlgorithm::ring, replica_weight());
     for (int gpu : gpus) {
       boost::add_edge(*tail(gpu), c.entry, g());
       tail(gpu) = c.exit;
@@ -388,7 +484,7 @@ private:
       const std::vector<int> members = dp_group(s, t);
       CollectiveTasks c = collective(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm());
       for (int gpu : members) {
-        boost::add_edge(grad_points_[static_cast<size_t>(gpu)].back().first, c.entry, g());
+        boost::add_edge(grad_points_[static_cast<size_t>(owner(gpu))].back().first, c.entry, g());
         on_dp_stream(gpu, c);
         last_reduce_scatter_[gpu] = c.entry;
       }
@@ -400,7 +496,7 @@ private:
   void build_stage(int s) {
     Pass pass;
     pass.s = s;
-    for (int d = 0; d < plan_.dp; ++d)
+    for (int d = 0; d < replicas_; ++d)
       pass.groups.push_back(tp_group(s, d));
     for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
       pass.v = step.chunk * plan_.pp + s;
@@ -439,8 +535,13 @@ private:
       for (int gpu : group)
         flush(gpu);
     if (receives)
-      for (int d = 0; d < plan_.dp; ++d)
+      for (int d = 0; d < static_cast<int>(pass.groups.size()); ++d)
         for (int t = 0; t < plan_.tp; ++t) {
+          // Ranks whose transfers are the first rank's arrive with it.
+          if (t > 0 && ranks_share_transfers_) {
+            receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
+            continue;
+          }
           TaskId recv = marker(pass.forward ? Phase::activation : Phase::gradient);
           waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
           receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = recv;
@@ -504,12 +605,12 @@ private:
   // The pass's output goes to the neighbouring virtual stage (connect_transfers adds the flows).
   void end_pass(const Pass& pass) {
     const int V = plan_.pp * plan_.chunks;
-    for (int d = 0; d < plan_.dp; ++d)
+    for (int d = 0; d < static_cast<int>(pass.groups.size()); ++d)
       for (int t = 0; t < plan_.tp; ++t) {
         const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
         const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
         send_[key] = flush(gpu);
-        if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0)) {
+        if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !(t > 0 && ranks_share_transfers_)) {
           // The sender's stream waits for its send to complete before going on.
           TaskId sent = marker(pass.forward ? Phase::activation : Phase::gradient);
           waits(gpu).push_back(sent);
@@ -594,7 +695,7 @@ private:
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
         const bool early = plan_.dp_overlap;
-        TaskId ready = early ? grad_points_[static_cast<size_t>(gpu)][i].first : *tail(gpu);
+        TaskId ready = early ? grad_points_[static_cast<size_t>(owner(gpu))][i].first : *tail(gpu);
         boost::add_edge(ready, c.entry, g());
         // Communication leaves a GPU in the order it was issued: the pipeline sends issued
         // before the synchronisation go first.
@@ -617,18 +718,28 @@ private:
     std::map<std::pair<int, int>, TaskId> last_on_link;
     // Issue order on each link follows the sender's schedule: walk senders' steps in order.
     for (int s = 0; s < plan_.pp; ++s)
-      for (int d = 0; d < plan_.dp; ++d)
+      for (int d = 0; d < replicas_; ++d)
         for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
           const bool forward = step.pass == PipelineStep::Pass::forward;
           const int v = step.chunk * plan_.pp + s;
           const int to = forward ? v + 1 : v - 1;
           if (to < 0 || to >= V)
             continue;
+          std::optional<TaskId> first_rank; // the first tensor rank's transfer
           for (int t = 0; t < plan_.tp; ++t) {
             const StepKey from_key{d, v, step.micro_batch, t, forward};
             const TaskId producer = send_.at(from_key);
             const TaskId consumer = receive_.at({d, to, step.micro_batch, t, forward});
             const int src = plan_.gpu(s, d, t), dst = plan_.gpu(to % plan_.pp, d, t);
+            if (src != dst) {
+              out_.p2p_transfers += replica_weight();
+              out_.p2p_bytes += replica_weight() * plan_.activation_bytes / plan_.tp;
+            }
+            if (src != dst && first_rank && ranks_share_transfers_) {
+              // The first rank's transfer, receive and send markers stand for this rank's.
+              last_send_[src] = *first_rank;
+              continue;
+            }
             TaskId done = producer;
             if (src != dst) {
               Task x;
@@ -647,8 +758,7 @@ private:
               if (auto prev = last_on_link.find(link); prev != last_on_link.end())
                 boost::add_edge(prev->second, done, g());
               last_on_link[link] = done;
-              out_.p2p_transfers += 1;
-              out_.p2p_bytes += x.bytes;
+              first_rank = done;
             }
             boost::add_edge(done, consumer, g());
             if (src != dst)
@@ -689,6 +799,9 @@ private:
   std::vector<std::optional<TaskId>> dp_stream_;
   std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
   std::vector<int> stream_;                   // per GPU: the GPU whose compute stream it runs on
+  std::vector<int> owner_;                    // per GPU: the GPU whose simulated work stands for its
+  int replicas_;                              // replicas simulated
+  bool ranks_share_transfers_ = false;        // the first tensor rank's transfers stand for all ranks'
   std::map<std::vector<int>, int> isolated_index_; // isolated tp group -> index in StepGraph::isolated
 };
 

@@ -24,6 +24,9 @@ public:
   // each flow but are never used up, left out); nullopt when unknown, as nothing can then be
   // proved to use links alone.
   virtual std::optional<std::vector<const void*>> shared_links(int, int) const { return std::nullopt; }
+  // The bandwidth and latency of every link on the route from a to b, in order (what makes two
+  // routes alike); nullopt when unknown.
+  virtual std::optional<std::vector<double>> route_signature(int, int) const { return std::nullopt; }
 };
 
 struct CollectiveCount {
@@ -40,6 +43,11 @@ struct StepGraph {
   // The rings of each group whose collectives run alone on their links, indexed by the `peer` of
   // their Task::Kind::isolated_collective tasks.
   std::vector<std::vector<Ring>> isolated;
+  // What a symmetric graph simulates (StepGraphOptions::symmetric): the data-parallel replicas
+  // whose streams and pipeline transfers it holds (all of them otherwise), and whether tensor
+  // ranks other than the first take their pipeline transfers' times from the first's.
+  int replicas_simulated = 0;
+  bool transfers_shared_by_ranks = false;
 };
 
 // How finely the graph records each GPU's kernels. By default consecutive kernels on a stream
@@ -54,9 +62,19 @@ struct StepGraph {
 // collectives that join them all, so they stay in lockstep. The same times, with a tenth of the
 // tasks; `isolate_collectives` false (and a detailed graph, whose trace shows every GPU and flow)
 // keeps every GPU's stream and every flow.
+//
+// A symmetric graph simulates the first data-parallel replica only, when the replicas' pipeline
+// transfers use disjoint, alike links (each replica on its own nodes): the others run the same
+// kernels and transfers at the same times. Their data-parallel collectives keep every flow, so a
+// NIC the first replica shares with them still carries all of its load. Tensor ranks whose
+// pipeline and gradient flows use disjoint, alike links (a rail-optimised node: a NIC per GPU)
+// send their pipeline transfers as the first rank does, so only its flows are replayed. Both are
+// approximations only where replicas or ranks are not in lockstep; reports count every replica's
+// and rank's collectives and transfers as the full graph does.
 struct StepGraphOptions {
   bool detailed = false;
   bool isolate_collectives = true;
+  bool symmetric = false;
 };
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options = {});

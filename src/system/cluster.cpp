@@ -235,6 +235,16 @@ std::vector<const simgrid::s4u::Link*> Cluster::shared_links(int a, int b) const
   return out;
 }
 
+std::vector<double> Cluster::route_signature(int a, int b) const {
+  std::vector<double> out;
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_)) {
+    out.push_back(l->get_bandwidth());
+    out.push_back(l->get_latency());
+    out.push_back(l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE ? 1 : 0);
+  }
+  return out;
+}
+
 GroupLinks Cluster::links(const std::vector<int>& gpus) const {
   GroupLinks group;
   group.gpus = gpus;

@@ -48,6 +48,8 @@ public:
   double route_latency(int a, int b) const;
   // The links of the route from GPU a to GPU b that flows share: all but FATPIPE links.
   std::vector<const simgrid::s4u::Link*> shared_links(int a, int b) const;
+  // Each link's bandwidth, latency and whether it is a FATPIPE, on the route from GPU a to GPU b.
+  std::vector<double> route_signature(int a, int b) const;
   // The group's routes and direct links, for the ring search (system/rings).
   GroupLinks links(const std::vector<int>& gpus) const;
   // The rings NCCL would spread a collective over the group (nccl_rings of its links).

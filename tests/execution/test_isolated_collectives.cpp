@@ -1,5 +1,6 @@
 // Collectives whose links nothing else uses are replayed whole, their group's GPUs on one stream
 // (StepGraphOptions::isolate_collectives): the same report as replaying every flow, with fewer tasks.
+// Symmetric graphs (StepGraphOptions::symmetric) against full ones.
 #include "execution/step_graph.hpp"
 #include "validation/isolate.hpp"
 #include "simgpt/execution/simulation.hpp"
@@ -27,19 +28,45 @@ std::string dgx_pair() {
   return path;
 }
 
-nlohmann::ordered_json simulate_with(const std::string& platform, const Overrides& o, bool isolate) {
+// Eight DGX A100-like nodes, each with one NIC for its eight GPUs: replicas and tensor ranks
+// then share their node's NIC for pipeline transfers and gradient synchronisation.
+std::string dgx_eight_one_nic() {
+  static const std::string path = [] {
+    const DataPaths data = default_data_paths();
+    const std::string p = "/tmp/simgpt_test_dgx_eight_" + std::to_string(::getpid()) + ".xml";
+    write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100",
+                                 {{"nodes", "8"}, {"nics-per-node", "1"}}),
+                   load_catalog(data), p);
+    return p;
+  }();
+  return path;
+}
+
+// Eight DGX A100-like nodes as sold: a NIC per GPU.
+std::string dgx_eight() {
+  static const std::string path = [] {
+    const DataPaths data = default_data_paths();
+    const std::string p = "/tmp/simgpt_test_dgx_eight_rails_" + std::to_string(::getpid()) + ".xml";
+    write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100", {{"nodes", "8"}}),
+                   load_catalog(data), p);
+    return p;
+  }();
+  return path;
+}
+
+nlohmann::ordered_json simulate_with(const std::string& platform, const Overrides& o, bool isolate,
+                                     SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::full) {
   const DataPaths data = default_data_paths();
   return run_isolated([&] {
     Workload w = load_workload(data.root + "/workloads/gpt3_175b.yaml", o);
     SimulationOptions options;
     options.isolate_collectives = isolate;
+    options.fidelity = fidelity;
     return simulate(platform, w, data, options).to_json();
   });
 }
 
-void check_same_report(const std::string& platform, const Overrides& o) {
-  const auto whole = simulate_with(platform, o, true);
-  const auto flows = simulate_with(platform, o, false);
+void check_same(const nlohmann::ordered_json& whole, const nlohmann::ordered_json& flows) {
   REQUIRE(whole.contains("step_time_s"));
   CHECK(whole["step_time_s"].get<double>() == Approx(flows["step_time_s"].get<double>()).epsilon(1e-9));
   // Stage breakdown and memory, to the printed digits.
@@ -48,6 +75,22 @@ void check_same_report(const std::string& platform, const Overrides& o) {
     CHECK(whole["critical_path"][key].get<double>() ==
           Approx(flows["critical_path"][key].get<double>()).epsilon(1e-9).margin(1e-12));
   CHECK(whole["collectives"] == flows["collectives"]);
+  CHECK(whole["p2p_transfers"] == flows["p2p_transfers"]);
+  CHECK(whole["p2p_bytes"] == flows["p2p_bytes"]);
+}
+
+void check_same_report(const std::string& platform, const Overrides& o) {
+  check_same(simulate_with(platform, o, true), simulate_with(platform, o, false));
+}
+
+// Symmetric against full; returns the symmetric run's fidelity.
+nlohmann::ordered_json check_symmetric(const std::string& platform, const Overrides& o) {
+  const auto symmetric = simulate_with(platform, o, true, SimulationOptions::Fidelity::symmetric);
+  const auto full = simulate_with(platform, o, true, SimulationOptions::Fidelity::full);
+  CHECK(full["fidelity"]["mode"] == "full");
+  CHECK(full["fidelity"]["replicas_simulated"] == full["dp"]);
+  check_same(symmetric, full);
+  return symmetric["fidelity"];
 }
 
 Overrides small(std::vector<std::pair<std::string, std::string>> extra) {
@@ -74,6 +117,33 @@ TEST_CASE("tensor-parallel groups inside NVSwitch nodes give the same report who
   SECTION("tp 4, pp 4, interleaved with 2 chunks") {
     check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "4"}, {"parallelism.dp", "1"},
                                          {"parallelism.schedule", "interleaved"}, {"parallelism.chunks", "2"}}));
+  }
+}
+
+TEST_CASE("symmetric graphs give the full graph's report on 64 GPUs, with NICs per GPU or shared") {
+  SECTION("tp 8, pp 4, dp 2 on rails: one replica, the first rank's transfers") {
+    const auto f = check_symmetric(dgx_eight(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "4"},
+                                                       {"parallelism.dp", "2"}, {"model.layers", "16"}}));
+    CHECK(f["replicas_simulated"] == 1);
+    CHECK(f["rank_transfers_shared"] == true);
+  }
+  SECTION("tp 8, pp 2, dp 4, ZeRO-3 on rails") {
+    const auto f = check_symmetric(dgx_eight(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "2"},
+                                                       {"parallelism.dp", "4"}, {"parallelism.zero", "3"},
+                                                       {"training.global_batch", "32"}}));
+    CHECK(f["replicas_simulated"] == 1);
+  }
+  SECTION("tp 8, pp 4, dp 2 with one NIC a node: ranks share it, so every rank's transfers run") {
+    const auto f = check_symmetric(dgx_eight_one_nic(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "4"},
+                                                               {"parallelism.dp", "2"}, {"model.layers", "16"}}));
+    CHECK(f["replicas_simulated"] == 1);
+    CHECK(f["rank_transfers_shared"] == false);
+  }
+  SECTION("tp 4, pp 2, dp 8 with one NIC a node: two replicas a node share it, so all are simulated") {
+    const auto f = check_symmetric(dgx_eight_one_nic(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "2"},
+                                                               {"parallelism.dp", "8"},
+                                                               {"training.global_batch", "64"}}));
+    CHECK(f["replicas_simulated"] == 8);
   }
 }
 

@@ -28,6 +28,11 @@ struct SimulationOptions {
   // Collectives over links nothing else uses replayed whole, their group's GPUs on one stream
   // (the same times with fewer tasks); false replays every collective's flows, to check that.
   bool isolate_collectives = true;
+  // Symmetric: data-parallel replicas, and tensor ranks' pipeline transfers, that are alike and
+  // use links of their own are simulated once (execution/step_graph.hpp says when); the report
+  // still counts all. Full: every GPU's stream and every transfer.
+  enum class Fidelity { symmetric, full };
+  Fidelity fidelity = Fidelity::symmetric;
 };
 
 // Simulates one step of `workload` on `platform` with the framework `profile` (the workload's
