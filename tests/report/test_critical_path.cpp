@@ -259,3 +259,20 @@ TEST_CASE("GPipe and 1F1B with equal stages have the textbook bubble (p - 1)(t_f
   // The pacing stage computes all its eight micro-batches on the path.
   CHECK(run["critical_path"]["compute_s"].get<double>() == Approx(8 * per_micro_batch).epsilon(0.05));
 }
+
+TEST_CASE("interleaved 1F1B's bubble is (p - 1)(t_forward + t_backward) / chunks") {
+  // Narayanan et al. 2021, section 2.2.2: with v model chunks per stage, each micro-batch's
+  // forward and backward on a chunk take 1/v of the stage's, and the fill and drain v times less.
+  const auto [pp, chunks, micro_batches] = GENERATE(std::make_tuple(4, 2, 8), std::make_tuple(4, 3, 8),
+                                                    std::make_tuple(2, 2, 4), std::make_tuple(2, 3, 8));
+  CAPTURE(pp, chunks, micro_batches);
+  const auto run = replayed("p3_16xlarge.xml", {{"framework", "generic"},
+                                                {"parallelism.pp", std::to_string(pp)},
+                                                {"parallelism.schedule", "interleaved"},
+                                                {"parallelism.chunks", std::to_string(chunks)},
+                                                {"training.global_batch", std::to_string(micro_batches)}});
+  const double per_micro_batch = run["forward_s"].get<double>() + run["backward_s"].get<double>();
+  CHECK(run["critical_path"]["bubble_s"].get<double>() ==
+        Approx((pp - 1) * per_micro_batch / chunks).epsilon(0.03));
+  CHECK(run["critical_path"]["compute_s"].get<double>() == Approx(micro_batches * per_micro_batch).epsilon(0.05));
+}

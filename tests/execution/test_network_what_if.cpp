@@ -1,0 +1,79 @@
+// The network what-if (`network.delay`, `network.bandwidth`) models `tc netem delay D rate R` on
+// each node's outgoing inter-node interface: it slows what leaves a node, never what stays in it.
+#include "validation/isolate.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/framework/profile.hpp"
+#include "simgpt/system/gpu.hpp"
+#include "simgpt/system/platform.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+
+using namespace simgpt;
+
+namespace {
+
+// Two nodes of two V100s: an NVLink inside each node, a 10 Gbps NIC per node between them.
+std::string two_by_two() {
+  static const std::string path = [] {
+    const std::string p = "/tmp/simgpt_test_two_by_two_" + std::to_string(::getpid()) + ".xml";
+    std::ofstream out(p);
+    out << R"(<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><zone id="z" routing="Full">
+<host id="gpu-0" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="0"/></host>
+<host id="gpu-1" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="0"/></host>
+<host id="gpu-2" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="1"/></host>
+<host id="gpu-3" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="1"/></host>
+<link id="nvlink-0" bandwidth="25GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+<link id="nvlink-1" bandwidth="25GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+<link id="nic-0" bandwidth="10Gbps" latency="25us" sharing_policy="SPLITDUPLEX"><prop id="role" value="nic"/></link>
+<link id="nic-1" bandwidth="10Gbps" latency="25us" sharing_policy="SPLITDUPLEX"><prop id="role" value="nic"/></link>
+<route src="gpu-0" dst="gpu-1"><link_ctn id="nvlink-0" direction="UP"/></route>
+<route src="gpu-2" dst="gpu-3"><link_ctn id="nvlink-1" direction="UP"/></route>
+)";
+    for (int a : {0, 1})
+      for (int b : {2, 3})
+        out << "<route src=\"gpu-" << a << "\" dst=\"gpu-" << b << "\" symmetrical=\"NO\"><link_ctn id=\"nic-0\" "
+            << "direction=\"UP\"/><link_ctn id=\"nic-1\" direction=\"DOWN\"/></route>\n"
+            << "<route src=\"gpu-" << b << "\" dst=\"gpu-" << a << "\" symmetrical=\"NO\"><link_ctn id=\"nic-1\" "
+            << "direction=\"UP\"/><link_ctn id=\"nic-0\" direction=\"DOWN\"/></route>\n";
+    out << "</zone></platform>\n";
+    return p;
+  }();
+  return path;
+}
+
+double transfer_s(int from, int to, double bytes, const NetworkWhatIf& network) {
+  return run_isolated([&] {
+           const DataPaths data = default_data_paths();
+           return nlohmann::ordered_json(simulate_transfer(Platform::load(two_by_two()), from, to, bytes, network,
+                                                           Profile{}, load_catalog(data)));
+         })
+      .get<double>();
+}
+
+} // namespace
+
+TEST_CASE("network.delay is paid once by what leaves a node, in either direction, and not inside a node") {
+  const double bytes = 64e6;
+  const NetworkWhatIf delayed{.delay_s = 0.010, .bandwidth_Bps = std::nullopt};
+  // Inside a node: unchanged.
+  CHECK(transfer_s(0, 1, bytes, delayed) == Approx(transfer_s(0, 1, bytes, {})).epsilon(1e-9));
+  CHECK(transfer_s(3, 2, bytes, delayed) == Approx(transfer_s(3, 2, bytes, {})).epsilon(1e-9));
+  // Between nodes: one delay each way (the sender's egress), not two (ingress is not delayed).
+  // The profile sets no TCP window, so the delay cannot lower the rate.
+  CHECK(transfer_s(0, 2, bytes, delayed) - transfer_s(0, 2, bytes, {}) == Approx(0.010).epsilon(1e-6));
+  CHECK(transfer_s(3, 1, bytes, delayed) - transfer_s(3, 1, bytes, {}) == Approx(0.010).epsilon(1e-6));
+}
+
+TEST_CASE("network.bandwidth caps what leaves a node, not what stays in it") {
+  const double bytes = 64e6;
+  const NetworkWhatIf capped{.delay_s = std::nullopt, .bandwidth_Bps = 1e9 / 8}; // 1 Gbps
+  CHECK(transfer_s(0, 1, bytes, capped) == Approx(transfer_s(0, 1, bytes, {})).epsilon(1e-9));
+  // 64 MB at 1 Gbps, plus the route's 50 us.
+  CHECK(transfer_s(0, 2, bytes, capped) == Approx(bytes / (1e9 / 8) + 50e-6).epsilon(1e-6));
+}
