@@ -5,9 +5,9 @@
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/workload/workload.hpp"
 
-#include <catch2/catch.hpp>
+#include "support/scratch_file.hpp"
 
-#include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -38,7 +38,7 @@ std::map<std::pair<int, Task::Phase>, double> compute_seconds(const TaskGraph& g
 // The step time of GPT-3 XL on a p3.16xlarge with `o`, traced (detailed graph) or not.
 double step_time(const Overrides& o, bool traced) {
   const DataPaths data = default_data_paths();
-  const std::string trace = traced ? "/tmp/simgpt_test_detailed_" + std::to_string(::getpid()) + ".json" : "";
+  const std::string trace = traced ? testing::scratch_path("detailed", ".json") : "";
   const double t = run_isolated([&] {
                      const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
                      return nlohmann::ordered_json(

@@ -6,51 +6,38 @@
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/system/platform_generator.hpp"
 #include "simgpt/workload/workload.hpp"
+#include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
-
-#include <unistd.h>
 
 using namespace simgpt;
 
 namespace {
 
-// A DGX A100-like pair of nodes from the preset: NVSwitch ports inside a node, a PCIe link and a
-// NIC per GPU between nodes.
+// DGX A100-like nodes from the preset (NVSwitch ports inside a node, a PCIe link and a NIC per
+// GPU between nodes), with `options` (simgpt platform's).
+std::string dgx(const std::string& stem, const std::vector<std::pair<std::string, std::string>>& options) {
+  const DataPaths data = default_data_paths();
+  const std::string path = testing::scratch_path(stem, ".xml");
+  write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100", options), load_catalog(data), path);
+  return path;
+}
+
 std::string dgx_pair() {
-  static const std::string path = [] {
-    const DataPaths data = default_data_paths();
-    const std::string p = "/tmp/simgpt_test_dgx_pair_" + std::to_string(::getpid()) + ".xml";
-    write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100", {{"nodes", "2"}}),
-                   load_catalog(data), p);
-    return p;
-  }();
+  static const std::string path = dgx("dgx_pair", {{"nodes", "2"}});
   return path;
 }
 
-// Eight DGX A100-like nodes, each with one NIC for its eight GPUs: replicas and tensor ranks
-// then share their node's NIC for pipeline transfers and gradient synchronisation.
-std::string dgx_eight_one_nic() {
-  static const std::string path = [] {
-    const DataPaths data = default_data_paths();
-    const std::string p = "/tmp/simgpt_test_dgx_eight_" + std::to_string(::getpid()) + ".xml";
-    write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100",
-                                 {{"nodes", "8"}, {"nics-per-node", "1"}}),
-                   load_catalog(data), p);
-    return p;
-  }();
-  return path;
-}
-
-// Eight DGX A100-like nodes as sold: a NIC per GPU.
+// Eight nodes as sold: a NIC per GPU.
 std::string dgx_eight() {
-  static const std::string path = [] {
-    const DataPaths data = default_data_paths();
-    const std::string p = "/tmp/simgpt_test_dgx_eight_rails_" + std::to_string(::getpid()) + ".xml";
-    write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100", {{"nodes", "8"}}),
-                   load_catalog(data), p);
-    return p;
-  }();
+  static const std::string path = dgx("dgx_eight_rails", {{"nodes", "8"}});
+  return path;
+}
+
+// Eight nodes, each with one NIC for its eight GPUs: replicas and tensor ranks then share their
+// node's NIC for pipeline transfers and gradient synchronisation.
+std::string dgx_eight_one_nic() {
+  static const std::string path = dgx("dgx_eight_one_nic", {{"nodes", "8"}, {"nics-per-node", "1"}});
   return path;
 }
 

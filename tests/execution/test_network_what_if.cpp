@@ -5,12 +5,9 @@
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform.hpp"
+#include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
-
-#include <unistd.h>
-
-#include <fstream>
 
 using namespace simgpt;
 
@@ -19,9 +16,7 @@ namespace {
 // Two nodes of two V100s: an NVLink inside each node, a 10 Gbps NIC per node between them.
 std::string two_by_two() {
   static const std::string path = [] {
-    const std::string p = "/tmp/simgpt_test_two_by_two_" + std::to_string(::getpid()) + ".xml";
-    std::ofstream out(p);
-    out << R"(<?xml version="1.0"?>
+    std::string xml = R"(<?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1"><zone id="z" routing="Full">
 <host id="gpu-0" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="0"/></host>
@@ -35,14 +30,13 @@ std::string two_by_two() {
 <route src="gpu-0" dst="gpu-1"><link_ctn id="nvlink-0" direction="UP"/></route>
 <route src="gpu-2" dst="gpu-3"><link_ctn id="nvlink-1" direction="UP"/></route>
 )";
-    for (int a : {0, 1})
-      for (int b : {2, 3})
-        out << "<route src=\"gpu-" << a << "\" dst=\"gpu-" << b << "\" symmetrical=\"NO\"><link_ctn id=\"nic-0\" "
-            << "direction=\"UP\"/><link_ctn id=\"nic-1\" direction=\"DOWN\"/></route>\n"
-            << "<route src=\"gpu-" << b << "\" dst=\"gpu-" << a << "\" symmetrical=\"NO\"><link_ctn id=\"nic-1\" "
-            << "direction=\"UP\"/><link_ctn id=\"nic-0\" direction=\"DOWN\"/></route>\n";
-    out << "</zone></platform>\n";
-    return p;
+    for (const std::string a : {"0", "1"})
+      for (const std::string b : {"2", "3"})
+        xml += "<route src=\"gpu-" + a + "\" dst=\"gpu-" + b + "\" symmetrical=\"NO\"><link_ctn id=\"nic-0\" " +
+               "direction=\"UP\"/><link_ctn id=\"nic-1\" direction=\"DOWN\"/></route>\n" + "<route src=\"gpu-" + b +
+               "\" dst=\"gpu-" + a + "\" symmetrical=\"NO\"><link_ctn id=\"nic-1\" " +
+               "direction=\"UP\"/><link_ctn id=\"nic-0\" direction=\"DOWN\"/></route>\n";
+    return testing::scratch_file("two_by_two", ".xml", xml + "</zone></platform>\n");
   }();
   return path;
 }

@@ -6,9 +6,9 @@
 
 #include "support/two_node_platform.hpp"
 
-#include <catch2/catch.hpp>
+#include "support/scratch_file.hpp"
 
-#include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -65,7 +65,7 @@ TEST_CASE("transfers sharing one NIC share its bandwidth") {
 }
 
 TEST_CASE("a platform that does not load is an input error, not a crash") {
-  const std::string path = "/tmp/simgpt_test_broken_" + std::to_string(::getpid()) + ".xml";
+  const std::string path = testing::scratch_path("broken", ".xml");
   std::ofstream(path) << "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"gpu-0\"";
   auto attempt = [&] {
     run_isolated([&] {

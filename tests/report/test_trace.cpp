@@ -4,9 +4,9 @@
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/workload/workload.hpp"
 
-#include <catch2/catch.hpp>
+#include "support/scratch_file.hpp"
 
-#include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -31,7 +31,7 @@ const Overrides kFourStages{{"framework", "generic"},          {"parallelism.pp"
 // Simulates with a trace into a file of its own; returns the file's text.
 std::string traced_run(const Overrides& o, const std::string& name) {
   const DataPaths data = default_data_paths();
-  const std::string path = "/tmp/simgpt_test_trace_" + std::to_string(::getpid()) + "_" + name + ".json";
+  const std::string path = testing::scratch_path("trace_" + name, ".json");
   run_isolated([&] {
     const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
     simulate(data.root + "/platforms/p3_16xlarge.xml", w, data, SimulationOptions{path});

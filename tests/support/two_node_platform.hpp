@@ -2,18 +2,14 @@
 // way). Written once per test process under its pid, as ctest runs test cases in parallel.
 #pragma once
 
-#include <unistd.h>
+#include "support/scratch_file.hpp"
 
-#include <fstream>
 #include <string>
 
 namespace simgpt::testing {
 
 inline std::string two_node_platform() {
-  static const std::string path = [] {
-    const std::string p = "/tmp/simgpt_test_two_nodes_" + std::to_string(::getpid()) + ".xml";
-    std::ofstream out(p);
-    out << R"(<?xml version="1.0"?>
+  static const std::string path = scratch_file("two_nodes", ".xml", R"(<?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1"><zone id="z" routing="Full">
 <host id="gpu-0" speed="1Gf"><prop id="gpu" value="V100-SXM2-16GB"/><prop id="node" value="0"/></host>
@@ -23,9 +19,7 @@ inline std::string two_node_platform() {
 <route src="gpu-0" dst="gpu-1" symmetrical="NO"><link_ctn id="nic-0" direction="UP"/><link_ctn id="nic-1" direction="DOWN"/></route>
 <route src="gpu-1" dst="gpu-0" symmetrical="NO"><link_ctn id="nic-1" direction="UP"/><link_ctn id="nic-0" direction="DOWN"/></route>
 </zone></platform>
-)";
-    return p;
-  }();
+)");
   return path;
 }
 

@@ -5,12 +5,13 @@
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"
 
+#include "support/scratch_file.hpp"
+
 #include <catch2/catch.hpp>
+
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
-#include <unistd.h>
-
 #include <fstream>
 #include <functional>
 #include <string>
@@ -41,7 +42,7 @@ size_t count(const std::string& text, const std::string& what) {
 
 // The platform written to a file of this test process (ctest runs test cases in parallel).
 std::string written(const PlatformSpec& spec, const std::string& name) {
-  const std::string path = "/tmp/simgpt_test_platform_" + name + "_" + std::to_string(::getpid()) + ".xml";
+  const std::string path = testing::scratch_path("platform_" + name, ".xml");
   write_platform(spec, catalog(), path);
   return path;
 }

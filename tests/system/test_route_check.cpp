@@ -6,8 +6,9 @@
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"
 
+#include "support/scratch_file.hpp"
+
 #include <catch2/catch.hpp>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -27,8 +28,7 @@ std::string dgx_platform(int nodes, const std::string& cut = "") {
   PlatformSpec spec = load_platform_preset(default_data_paths().root + "/platforms/presets.yaml", "dgx-a100");
   spec.nodes = nodes;
   const std::string xml = platform_xml(spec, catalog());
-  const std::string path = "/tmp/simgpt_test_routes_" + std::to_string(::getpid()) + "_" + std::to_string(nodes) +
-                           (cut.empty() ? "" : "_cut") + ".xml";
+  const std::string path = testing::scratch_path("routes_" + std::to_string(nodes) + (cut.empty() ? "" : "_cut"), ".xml");
   std::ofstream out(path);
   size_t start = 0;
   while (start < xml.size()) {
