@@ -5,6 +5,7 @@
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/workload/workload.hpp"
 
+#include "support/flat_topology.hpp"
 #include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,14 +16,9 @@
 #include <set>
 
 using namespace simgpt;
+using testing::FlatTopology;
 
 namespace {
-
-class FlatTopology : public Topology {
-public:
-  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
-  double route_latency(int, int) const override { return 1e-6; }
-};
 
 // Compute seconds per (GPU, phase), recompute counted as backward: what both graphs must agree on.
 std::map<std::pair<int, Task::Phase>, double> compute_seconds(const TaskGraph& g) {

@@ -6,6 +6,7 @@
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/system/platform_generator.hpp"
 #include "simgpt/workload/workload.hpp"
+#include "support/flat_topology.hpp"
 #include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -139,11 +140,9 @@ namespace {
 // Eight GPUs per node. Inside a node a flow leaves by its GPU's switch port and enters by the
 // other's; between nodes it goes through both GPUs' NICs or, with `through_ports`, through
 // their switch ports as well (so pipeline transfers meet the tensor-parallel rings).
-class SwitchedNodes : public Topology {
+class SwitchedNodes : public testing::FlatTopology {
 public:
   explicit SwitchedNodes(bool through_ports) : through_ports_(through_ports) {}
-  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
-  double route_latency(int, int) const override { return 1e-6; }
   std::optional<std::vector<const void*>> shared_links(int a, int b) const override {
     std::vector<const void*> links;
     if (a / 8 == b / 8 || through_ports_) {
@@ -162,22 +161,7 @@ private:
   char port_up_[64] = {}, port_down_[64] = {}, nic_up_[64] = {}, nic_down_[64] = {};
 };
 
-ExecutionPlan plan_of(int dp, int tp, int pp) {
-  ExecutionPlan p;
-  p.dp = dp;
-  p.tp = tp;
-  p.pp = pp;
-  p.micro_batches = 4;
-  p.layer = {1e-3, 1e-3, 2e-3, 2e-3, 0, 1e6, 1e6};
-  for (int s = 0; s < pp; ++s) {
-    StageCost c;
-    c.layers = 2;
-    c.optimizer_s = 1e-3;
-    p.stages.push_back(c);
-  }
-  p.activation_bytes = 1e6;
-  return p;
-}
+ExecutionPlan plan_of(int dp, int tp, int pp) { return testing::small_plan(dp, tp, pp, 4, 2); }
 
 size_t count(const StepGraph& g, Task::Kind kind) {
   size_t n = 0;
@@ -209,10 +193,5 @@ TEST_CASE("a tensor-parallel group is isolated only when no other communication 
 }
 
 TEST_CASE("a topology that cannot name its links isolates nothing") {
-  class Unknown : public Topology {
-  public:
-    std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
-    double route_latency(int, int) const override { return 1e-6; }
-  };
-  CHECK(build_step_graph(plan_of(1, 4, 2), Unknown()).isolated.empty());
+  CHECK(build_step_graph(plan_of(1, 4, 2), testing::FlatTopology()).isolated.empty());
 }

@@ -1,33 +1,13 @@
 #include "execution/step_graph.hpp"
+#include "support/flat_topology.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace simgpt;
+using testing::FlatTopology;
+using testing::small_plan;
 
 namespace {
-
-class FlatTopology : public Topology {
-public:
-  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return {{gpus, 1.0}}; }
-  double route_latency(int, int) const override { return 1e-6; }
-};
-
-ExecutionPlan small_plan(int dp, int tp, int pp, int micro_batches, int layers_per_stage) {
-  ExecutionPlan p;
-  p.dp = dp;
-  p.tp = tp;
-  p.pp = pp;
-  p.micro_batches = micro_batches;
-  p.layer = {1e-3, 1e-3, 2e-3, 2e-3, 0, 1e6, 1e6};
-  for (int s = 0; s < pp; ++s) {
-    StageCost c;
-    c.layers = layers_per_stage;
-    c.optimizer_s = 1e-3;
-    p.stages.push_back(c);
-  }
-  p.activation_bytes = 1e6;
-  return p;
-}
 
 int count(const StepGraph& g, const std::string& kind) {
   auto it = g.collectives.find(kind);
