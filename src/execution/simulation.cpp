@@ -163,7 +163,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
   r.fidelity.mode = options.fidelity == SimulationOptions::Fidelity::symmetric && !traced ? "symmetric" : "full";
   r.fidelity.replicas_simulated = step.replicas_simulated;
-  r.fidelity.rank_transfers_shared = step.transfers_shared_by_ranks;
+  r.fidelity.tensor_ranks_simulated = step.tensor_ranks_simulated;
   r.p2p_transfers = step.p2p_transfers;
   r.p2p_bytes = step.p2p_bytes;
   for (const auto& [kind, count] : step.collectives)

@@ -26,7 +26,7 @@ public:
     if (options_.symmetric && !options_.detailed)
       find_symmetry();
     out_.replicas_simulated = replicas_;
-    out_.transfers_shared_by_ranks = ranks_share_transfers_;
+    out_.tensor_ranks_simulated = first_rank_stands_in_ ? 1 : plan_.tp;
   }
 
   StepGraph build() {
@@ -98,6 +98,10 @@ private:
   int owner(int gpu) const { return owner_[static_cast<size_t>(gpu)]; }
   // How many replicas each simulated one stands for (counted in the reports).
   int replica_weight() const { return plan_.dp / replicas_; }
+  // Whether tensor rank t's communication is the first rank's (in a symmetric graph), and how many
+  // ranks' alike collectives one simulated collective stands for.
+  bool stands_in(int t) const { return t > 0 && first_rank_stands_in_; }
+  int rank_weight() const { return first_rank_stands_in_ ? plan_.tp : 1; }
   std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
   std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
 
@@ -292,9 +296,9 @@ private:
   }
 
   // Symmetric graphs (StepGraphOptions::symmetric): the first replica stands for the others when
-  // their pipeline transfers use disjoint, alike routes; the first tensor rank's transfers stand
-  // for the other ranks' when the ranks' streams are one (isolated groups) and their pipeline and
-  // gradient routes are disjoint and alike.
+  // their pipeline transfers use disjoint, alike routes; the first tensor rank's pipeline
+  // transfers and data-parallel collectives stand for the other ranks' when the ranks' streams are
+  // one (isolated groups) and their pipeline and gradient routes are disjoint and alike.
   void find_symmetry() {
     const auto routes = pipeline_routes();
     if (plan_.dp > 1) {
@@ -312,7 +316,7 @@ private:
               owner_[static_cast<size_t>(plan_.gpu(s, d, t))] = plan_.gpu(s, 0, t);
       }
     }
-    if (plan_.tp > 1 && plan_.pp > 1 && out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp)) {
+    if (plan_.tp > 1 && (plan_.pp > 1 || plan_.dp > 1) && out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp)) {
       std::vector<std::vector<std::pair<int, int>>> per_rank(static_cast<size_t>(plan_.tp));
       for (int t = 0; t < plan_.tp; ++t) {
         auto& mine = per_rank[static_cast<size_t>(t)];
@@ -334,7 +338,7 @@ private:
             }
         }
       }
-      ranks_share_transfers_ = disjoint_and_alike(per_rank);
+      first_rank_stands_in_ = disjoint_and_alike(per_rank);
     }
   }
 
@@ -455,8 +459,13 @@ private:
     GatherPass& p = gathers_;
     std::vector<TaskId> exits;
     for (int t = 0; t < plan_.tp; ++t) {
+      if (stands_in(t)) {
+        exits.push_back(exits.front());
+        continue;
+      }
       const std::vector<int> members = dp_group(p.stage, t);
-      CollectiveTasks c = collective(members, CollectiveKind::allgather, p.bytes[p.done.size()]);
+      CollectiveTasks c = collective(members, CollectiveKind::allgather, p.bytes[p.done.size()],
+                                     CollectiveAlgorithm::ring, rank_weight());
       for (int gpu : members) {
         boost::add_edge(flush(gpu), c.entry, g());
         on_dp_stream(gpu, c);
@@ -480,9 +489,10 @@ private:
   void reduce_scatter_now(int s, double bytes) {
     if (!zero3() || bytes <= 0)
       return;
-    for (int t = 0; t < plan_.tp; ++t) {
+    for (int t = 0; t < plan_.tp && !stands_in(t); ++t) {
       const std::vector<int> members = dp_group(s, t);
-      CollectiveTasks c = collective(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm());
+      CollectiveTasks c =
+          collective(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm(), rank_weight());
       for (int gpu : members) {
         boost::add_edge(grad_points_[static_cast<size_t>(owner(gpu))].back().first, c.entry, g());
         on_dp_stream(gpu, c);
@@ -538,7 +548,7 @@ private:
       for (int d = 0; d < static_cast<int>(pass.groups.size()); ++d)
         for (int t = 0; t < plan_.tp; ++t) {
           // Ranks whose transfers are the first rank's arrive with it.
-          if (t > 0 && ranks_share_transfers_) {
+          if (stands_in(t)) {
             receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
             continue;
           }
@@ -610,7 +620,7 @@ private:
         const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
         const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
         send_[key] = flush(gpu);
-        if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !(t > 0 && ranks_share_transfers_)) {
+        if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stands_in(t)) {
           // The sender's stream waits for its send to complete before going on.
           TaskId sent = marker(pass.forward ? Phase::activation : Phase::gradient);
           waits(gpu).push_back(sent);
@@ -644,10 +654,11 @@ private:
       members[static_cast<size_t>(t)] = dp_group(s, t);
       for (int gpu : members[static_cast<size_t>(t)])
         flush(gpu);
-      if (plan_.dp > 1)
+      if (plan_.dp > 1 && !stands_in(t))
         synchronise_gradients(members[static_cast<size_t>(t)]);
     }
-    for (const std::vector<int>& group : members) {
+    for (int t = 0; t < plan_.tp; ++t) {
+      const std::vector<int>& group = members[static_cast<size_t>(t)];
       double params = 0;
       for (const auto& point : grad_points_[static_cast<size_t>(group[0])])
         params += point.second;
@@ -660,9 +671,9 @@ private:
         run(gpu, seconds, {Phase::optimizer, s, -1, 0});
         flush(gpu);
       }
-      if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3) {
+      if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stands_in(t)) {
         // Each replica updated its shard: gather the new weights.
-        CollectiveTasks c = collective(group, CollectiveKind::allgather, params);
+        CollectiveTasks c = collective(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
         for (int gpu : group)
           boost::add_edge(*tail(gpu), c.entry, g());
       }
@@ -691,7 +702,7 @@ private:
       const bool last = i + 1 == first.size();
       if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
         continue;
-      CollectiveTasks c = collective(members, kind, bucket, algorithm);
+      CollectiveTasks c = collective(members, kind, bucket, algorithm, rank_weight());
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
         const bool early = plan_.dp_overlap;
@@ -735,7 +746,7 @@ private:
               out_.p2p_transfers += replica_weight();
               out_.p2p_bytes += replica_weight() * plan_.activation_bytes / plan_.tp;
             }
-            if (src != dst && first_rank && ranks_share_transfers_) {
+            if (src != dst && first_rank && first_rank_stands_in_) {
               // The first rank's transfer, receive and send markers stand for this rank's.
               last_send_[src] = *first_rank;
               continue;
@@ -801,7 +812,7 @@ private:
   std::vector<int> stream_;                   // per GPU: the GPU whose compute stream it runs on
   std::vector<int> owner_;                    // per GPU: the GPU whose simulated work stands for its
   int replicas_;                              // replicas simulated
-  bool ranks_share_transfers_ = false;        // the first tensor rank's transfers stand for all ranks'
+  bool first_rank_stands_in_ = false;         // the first tensor rank's communication stands for all ranks'
   std::map<std::vector<int>, int> isolated_index_; // isolated tp group -> index in StepGraph::isolated
 };
 

@@ -44,10 +44,10 @@ struct StepGraph {
   // their Task::Kind::isolated_collective tasks.
   std::vector<std::vector<Ring>> isolated;
   // What a symmetric graph simulates (StepGraphOptions::symmetric): the data-parallel replicas
-  // whose streams and pipeline transfers it holds (all of them otherwise), and whether tensor
-  // ranks other than the first take their pipeline transfers' times from the first's.
+  // whose streams and pipeline transfers it holds, and the tensor ranks whose pipeline transfers
+  // and data-parallel collectives it holds (all of them otherwise).
   int replicas_simulated = 0;
-  bool transfers_shared_by_ranks = false;
+  int tensor_ranks_simulated = 0;
 };
 
 // How finely the graph records each GPU's kernels. By default consecutive kernels on a stream
@@ -68,7 +68,8 @@ struct StepGraph {
 // kernels and transfers at the same times. Their data-parallel collectives keep every flow, so a
 // NIC the first replica shares with them still carries all of its load. Tensor ranks whose
 // pipeline and gradient flows use disjoint, alike links (a rail-optimised node: a NIC per GPU)
-// send their pipeline transfers as the first rank does, so only its flows are replayed. Both are
+// send their pipeline transfers and synchronise their gradients as the first rank does, so only
+// its flows are replayed. Both are
 // approximations only where replicas or ranks are not in lockstep; reports count every replica's
 // and rank's collectives and transfers as the full graph does.
 struct StepGraphOptions {

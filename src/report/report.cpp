@@ -57,7 +57,7 @@ nlohmann::ordered_json Report::to_json() const {
   j["micro_batches"] = micro_batches;
   j["fidelity"] = {{"mode", fidelity.mode},
                    {"replicas_simulated", fidelity.replicas_simulated},
-                   {"rank_transfers_shared", fidelity.rank_transfers_shared}};
+                   {"tensor_ranks_simulated", fidelity.tensor_ranks_simulated}};
   j["step_time_s"] = rounded(step_time_s);
   j["samples_per_s"] = rounded(samples_per_s);
   j["tokens_per_s"] = rounded(tokens_per_s);
@@ -168,7 +168,7 @@ Report Report::from_json(const nlohmann::ordered_json& j) {
     r.micro_batches = j.at("micro_batches").get<int>();
     r.fidelity.mode = j.at("fidelity").at("mode").get<std::string>();
     r.fidelity.replicas_simulated = j.at("fidelity").at("replicas_simulated").get<int>();
-    r.fidelity.rank_transfers_shared = j.at("fidelity").at("rank_transfers_shared").get<bool>();
+    r.fidelity.tensor_ranks_simulated = j.at("fidelity").at("tensor_ranks_simulated").get<int>();
     r.step_time_s = j.at("step_time_s").get<double>();
     r.samples_per_s = j.at("samples_per_s").get<double>();
     r.tokens_per_s = j.at("tokens_per_s").get<double>();
@@ -231,8 +231,9 @@ std::string Report::to_text() const {
                      tp, pp, gpus, schedule, micro_batches, framework);
   out += fmt::format("  step time   {} s\n", num(step_time_s, 3));
   if (fidelity.mode == "symmetric")
-    out += fmt::format("  fidelity    symmetric: {} of {} data-parallel replicas simulated{}\n", fidelity.replicas_simulated,
-                       dp, fidelity.rank_transfers_shared ? ", tensor ranks' pipeline transfers as the first's" : "");
+    out += fmt::format("  fidelity    symmetric: {} of {} data-parallel replicas, the communication of {} of {} tensor "
+                       "ranks simulated\n",
+                       fidelity.replicas_simulated, dp, fidelity.tensor_ranks_simulated, tp);
   else
     out += fmt::format("  fidelity    full: every replica and transfer simulated\n");
   out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",

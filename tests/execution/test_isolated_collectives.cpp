@@ -113,7 +113,7 @@ TEST_CASE("symmetric graphs give the full graph's report on 64 GPUs, with NICs p
     const auto f = check_symmetric(dgx_eight(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "4"},
                                                        {"parallelism.dp", "2"}, {"model.layers", "16"}}));
     CHECK(f["replicas_simulated"] == 1);
-    CHECK(f["rank_transfers_shared"] == true);
+    CHECK(f["tensor_ranks_simulated"] == 1);
   }
   SECTION("tp 8, pp 2, dp 4, ZeRO-3 on rails") {
     const auto f = check_symmetric(dgx_eight(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "2"},
@@ -125,7 +125,7 @@ TEST_CASE("symmetric graphs give the full graph's report on 64 GPUs, with NICs p
     const auto f = check_symmetric(dgx_eight_one_nic(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "4"},
                                                                {"parallelism.dp", "2"}, {"model.layers", "16"}}));
     CHECK(f["replicas_simulated"] == 1);
-    CHECK(f["rank_transfers_shared"] == false);
+    CHECK(f["tensor_ranks_simulated"] == 8);
   }
   SECTION("tp 4, pp 2, dp 8 with one NIC a node: two replicas a node share it, so all are simulated") {
     const auto f = check_symmetric(dgx_eight_one_nic(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "2"},

@@ -65,12 +65,12 @@ struct Report {
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1;
   int micro_batches = 0;
-  // What was simulated (SimulationOptions::fidelity): the mode asked for, how many data-parallel
-  // replicas it simulated, and whether the first tensor rank's pipeline transfers stood for all.
+  // What was simulated (SimulationOptions::fidelity): the mode asked for, the data-parallel
+  // replicas simulated, and the tensor ranks whose transfers and collectives were simulated.
   struct Fidelity {
     std::string mode = "full";
     int replicas_simulated = 1;
-    bool rank_transfers_shared = false;
+    int tensor_ranks_simulated = 1;
   } fidelity;
   double step_time_s = 0;
   double samples_per_s = 0;
