@@ -69,7 +69,8 @@ int ring_steps(CollectiveKind kind, int members) {
   return kind == CollectiveKind::allreduce ? 2 * (members - 1) : members - 1;
 }
 
-RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rings, double bytes, double step_latency_s) {
+RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rings, double bytes,
+                               double step_latency_s) {
   RingCollective out;
   const int n = rings.empty() ? 0 : static_cast<int>(rings.front().gpus.size());
   if (n < 2)
@@ -89,7 +90,8 @@ RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rin
       for (int step : steps_to) {
         const int to = ring.gpus[static_cast<size_t>((i + step) % n)];
         // A reduce runs the chain towards its first GPU, a broadcast away from it.
-        out.flows.push_back(kind == CollectiveKind::reduce ? CollectiveFlow{to, from, sent} : CollectiveFlow{from, to, sent});
+        out.flows.push_back(kind == CollectiveKind::reduce ? CollectiveFlow{to, from, sent}
+                                                           : CollectiveFlow{from, to, sent});
       }
     }
   }

@@ -67,7 +67,8 @@ private:
       // too: a GPU's stream runs one task at a time (the step graph chains them), so an Exec
       // activity would share nothing, and SimGrid 3.32 scans every running activity when one ends.
       const double now = s4u::Engine::get_clock();
-      simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
+      simgrid::kernel::timer::Timer::set(now + t.seconds,
+                                         [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
       return;
     }
     if (t.kind == Task::Kind::isolated_collective) {

@@ -175,7 +175,8 @@ private:
     CollectiveCount& count = out_.collectives[to_string(kind)];
     count.count += times;
     count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
-    count.bytes += times * bytes_sent_per_member(kind, static_cast<int>(gpus.size()), bytes) * static_cast<double>(gpus.size());
+    const auto n = static_cast<int>(gpus.size());
+    count.bytes += times * bytes_sent_per_member(kind, n, bytes) * n;
   }
 
   CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
@@ -316,7 +317,8 @@ private:
               owner_[static_cast<size_t>(plan_.gpu(s, d, t))] = plan_.gpu(s, 0, t);
       }
     }
-    if (plan_.tp > 1 && (plan_.pp > 1 || plan_.dp > 1) && out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp)) {
+    const bool all_isolated = out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp);
+    if (plan_.tp > 1 && (plan_.pp > 1 || plan_.dp > 1) && all_isolated) {
       std::vector<std::vector<std::pair<int, int>>> per_rank(static_cast<size_t>(plan_.tp));
       for (int t = 0; t < plan_.tp; ++t) {
         auto& mine = per_rank[static_cast<size_t>(t)];
@@ -549,7 +551,8 @@ private:
         for (int t = 0; t < plan_.tp; ++t) {
           // Ranks whose transfers are the first rank's arrive with it.
           if (stands_in(t)) {
-            receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
+            receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] =
+                receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
             continue;
           }
           TaskId recv = marker(pass.forward ? Phase::activation : Phase::gradient);
@@ -673,7 +676,8 @@ private:
       }
       if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stands_in(t)) {
         // Each replica updated its shard: gather the new weights.
-        CollectiveTasks c = collective(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
+        CollectiveTasks c =
+            collective(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
         for (int gpu : group)
           boost::add_edge(*tail(gpu), c.entry, g());
       }
