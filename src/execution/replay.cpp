@@ -9,8 +9,11 @@
 
 #include "execution/collective.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <stdexcept>
 
@@ -49,6 +52,8 @@ public:
     const auto id = static_cast<TaskId>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()) - 1);
     if (self->g_[id].kind == Task::Kind::isolated_collective)
       self->flow_finished(id);
+    else if (streamed(self->g_[id]))
+      self->bytes_left(id);
     else
       self->finished(id, activity.get_start_time(), s4u::Engine::get_clock());
   }
@@ -75,16 +80,142 @@ private:
       start_isolated(v);
       return;
     }
-    live_[v] = start_flow(t.gpu, t.peer, t.bytes, tag);
+    if (!streamed(t)) {
+      live_[v] = start_flow(t.gpu, t.peer, t.bytes, tag);
+      return;
+    }
+    const double ramp = slow_start(t);
+    if (ramp <= 0) {
+      live_[v] = start_flow(t.gpu, t.peer, t.bytes, tag, false);
+      return;
+    }
+    // The sockets ramp up before the message goes at the route's rate; its time counts from now.
+    const double now = s4u::Engine::get_clock();
+    ramp_start_[v] = now;
+    simgrid::kernel::timer::Timer::set(now + ramp, [this, v, tag] {
+      live_[v] = start_flow(g_[v].gpu, g_[v].peer, g_[v].bytes, tag, false);
+    });
   }
 
-  s4u::CommPtr start_flow(int from, int to, double bytes, void* tag) {
+  // TCP's slow start when a connection restarts after idling (Linux net/ipv4/tcp_output.c,
+  // tcp_slow_start_after_idle_check and tcp_cwnd_restart, on by default with the sysctl
+  // net.ipv4.tcp_slow_start_after_idle; RFC 5681 section 4.1): when a socket has sent nothing for
+  // longer than its retransmission timeout (RTO: the round trip plus TCP_RTO_MIN, 200 ms), its
+  // congestion window is halved for each further RTO of idleness, down to the initial window (10
+  // segments); a new connection starts there too. From a window w below the route's bandwidth-delay
+  // product (rate x round trip) the window doubles each round trip, so the message's first
+  // bytes - w go out in log2(bdp / w) round trips instead of (bdp - w) / rate: the difference is
+  // the time this returns, spent before the message's bytes go at the route's rate. A message
+  // shorter than the ramp takes log2(bytes / w + 1) round trips. Back-to-back messages on a busy
+  // connection keep its window. Only flows through a NIC are TCP (Cluster::tcp_path).
+  double slow_start(const Task& t) {
+    const double now = s4u::Engine::get_clock();
+    Connection& c = connections_[{t.gpu, t.peer}];
+    if (!c.path)
+      c.path = cluster_.tcp_path(t.gpu, t.peer);
+    const TcpPath& p = *c.path;
+    ++c.sending;
+    if (!p.tcp || p.rate_Bps <= 0 || p.rtt_s <= 0)
+      return 0;
+    const double bdp = p.rate_Bps * p.rtt_s;
+    if (c.sending == 1) {
+      constexpr double kRtoMin = 0.200; // TCP_RTO_MIN, include/net/tcp.h
+      const double rto = p.rtt_s + kRtoMin;
+      if (c.window <= 0) {
+        c.window = p.initial_window_bytes;
+      } else if (const double idle = now - c.last_left; idle > rto) {
+        // tcp_cwnd_restart: while ((delta -= rto) > 0 && cwnd > restart) cwnd >>= 1;
+        const double halvings = std::ceil(idle / rto) - 1;
+        const int shifts = static_cast<int>(std::min(halvings, 60.0));
+        c.window = std::max(std::min(p.initial_window_bytes, c.window), std::ldexp(c.window, -shifts));
+      }
+    }
+    if (c.window >= bdp)
+      return 0;
+    const double ramp_bytes = bdp - c.window;
+    double lost = 0;
+    if (t.bytes >= ramp_bytes) {
+      lost = std::log2(bdp / c.window) * p.rtt_s - ramp_bytes / p.rate_Bps;
+      c.window = bdp;
+    } else {
+      lost = std::log2(t.bytes / c.window + 1) * p.rtt_s - t.bytes / p.rate_Bps;
+      c.window += t.bytes;
+    }
+    return std::max(0.0, lost);
+  }
+
+  s4u::CommPtr start_flow(int from, int to, double bytes, void* tag, bool with_latency = true) {
     s4u::CommPtr comm = s4u::Comm::sendto_init(cluster_.gpus()[static_cast<size_t>(from)].host,
                                                cluster_.gpus()[static_cast<size_t>(to)].host);
     comm->set_payload_size(static_cast<uint64_t>(bytes));
     comm->set_data(tag);
+    // SimGrid starts a host-to-host comm at once (its model's communicate() runs in start()),
+    // so the factor applies to this comm alone.
+    cluster_.set_flow_latency(with_latency);
     comm->start();
+    cluster_.set_flow_latency(true);
     return comm;
+  }
+
+  // Point-to-point messages stream over a long-lived connection per pair of peers: NCCL
+  // connects each pair once and its proxy keeps up to NCCL_STEPS (8) chunks of a send in flight
+  // on it, the next operation's steps continuing the same connection's step counter
+  // (NVIDIA/nccl src/transport/net.cc sendProxyProgress, src/transport/net_socket.cc);
+  // PyTorch's ProcessGroupNCCL caches one communicator per (low rank, high rank) pair for
+  // send/recv (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp getKeySendRecv), and Gloo one
+  // TCP pair per peer. On such a connection a message's bytes follow the previous message's
+  // onto the wire as soon as those have left: TCP does not wait a round trip per message, only
+  // the window (bytes in flight per round trip) bounds the rate, which SimGrid's TCP-gamma
+  // bound keeps (system/cluster). So a transfer is replayed as its bytes (a comm without the
+  // route's latency) and then that latency (a timer): a transfer queued behind it on the same
+  // (sender, receiver) link (StepGraph's connect_transfers chains them) starts when its bytes
+  // have left, and a burst of k messages pays the one-way delay once (pipeline fill and
+  // drain) while the messages still share the bandwidth. A lone message takes latency + bytes /
+  // rate as before, plus its TCP ramp when its connection starts or restarts (slow_start).
+  // Collective flows keep SimGrid's latency (their exit task adds the other ring steps').
+  static bool streamed(const Task& t) { return t.kind == Task::Kind::transfer && !t.collective; }
+  bool same_stream(TaskId v, TaskId w) const {
+    const Task& a = g_[v];
+    const Task& b = g_[w];
+    return streamed(a) && streamed(b) && a.gpu == b.gpu && a.peer == b.peer;
+  }
+
+  double route_latency(int from, int to) {
+    auto [at, added] = latency_.try_emplace({from, to}, 0.0);
+    if (added)
+      at->second = cluster_.route_latency(from, to);
+    return at->second;
+  }
+
+  // A streamed transfer's last byte has left its sender: the next message on its link may go;
+  // the receiver has it one route latency later.
+  void bytes_left(TaskId v) {
+    const Task& t = g_[v];
+    Connection& c = connections_[{t.gpu, t.peer}];
+    --c.sending;
+    c.last_left = s4u::Engine::get_clock();
+    for (auto [e, end] = boost::out_edges(v, g_); e != end; ++e) {
+      TaskId w = boost::target(*e, g_);
+      if (same_stream(v, w) && --waiting_[w] == 0)
+        start(w);
+    }
+    const double now = s4u::Engine::get_clock();
+    simgrid::kernel::timer::Timer::set(now + route_latency(t.gpu, t.peer), [this, v] {
+      // Its time is counted from what it waited for last (the previous message's arrival when
+      // it was queued behind it), so a chain of tasks on the critical path adds up to the step
+      // (task_graph's critical_path) and a burst's messages do not overlap in the reports.
+      const double now = s4u::Engine::get_clock();
+      double start = live_[v] ? live_[v]->get_start_time() : now;
+      if (auto ramp = ramp_start_.find(v); ramp != ramp_start_.end()) {
+        start = ramp->second;
+        ramp_start_.erase(ramp);
+      }
+      for (auto [e, end] = boost::in_edges(v, g_); e != end; ++e) {
+        const double f = timeline_.finish[boost::source(*e, g_)];
+        start = std::max(start, f < 0 ? now : f);
+      }
+      finished(v, std::min(start, now), now);
+    });
   }
 
   using CollectiveKey = std::tuple<int, CollectiveKind, double>; // group, kind, bytes
@@ -136,6 +267,8 @@ private:
     graveyard_.push_back(std::move(live_[v]));
     for (auto [e, end] = boost::out_edges(v, g_); e != end; ++e) {
       TaskId w = boost::target(*e, g_);
+      if (same_stream(v, w))
+        continue; // released when v's bytes left (bytes_left)
       if (--waiting_[w] == 0)
         start(w);
     }
@@ -152,6 +285,17 @@ private:
   const std::vector<std::vector<Ring>>& isolated_;
   std::map<TaskId, Running> running_;              // isolated collectives running their flows
   std::map<CollectiveKey, double> flow_seconds_;  // what their flows took
+  std::map<std::pair<int, int>, double> latency_; // route latency per (sender, receiver)
+  // A (sender, receiver) connection's TCP state: its path, messages sending, when the last one's
+  // bytes left, and its congestion window (0: not used yet).
+  struct Connection {
+    std::optional<TcpPath> path;
+    int sending = 0;
+    double last_left = 0;
+    double window = 0;
+  };
+  std::map<std::pair<int, int>, Connection> connections_;
+  std::map<TaskId, double> ramp_start_; // streamed transfers ramping up: when they became ready
   std::vector<int> waiting_;
   std::vector<s4u::ActivityPtr> live_;
   std::vector<s4u::ActivityPtr> graveyard_;

@@ -139,13 +139,14 @@ Profile read_profile(const YamlReader& root, const std::string& name) {
   }
   if (root.has("p2p")) {
     YamlReader n = root.map("p2p");
-    n.only({"backend", "bandwidth_efficiency", "tcp_window", "blocking", "max_rate"});
+    n.only({"backend", "bandwidth_efficiency", "tcp_window", "tcp_initial_window", "blocking", "max_rate"});
     p.p2p_max_rate_Bps = n.quantity_or("max_rate", 0, parse_bandwidth);
     p.p2p_backend = n.text_or("backend", p.p2p_backend);
     if (p.p2p_backend != "nccl" && p.p2p_backend != "gloo")
       throw InputError(n.where("backend"), fmt::format("'{}' is not valid (expected nccl or gloo)", p.p2p_backend));
     p.bandwidth_efficiency = n.number_or("bandwidth_efficiency", 1.0, 0.01, 1.0);
     p.tcp_window_bytes = n.quantity_or("tcp_window", 0, parse_bytes);
+    p.tcp_initial_window_bytes = n.quantity_or("tcp_initial_window", 0, parse_bytes);
     p.p2p_blocking = n.boolean_or("blocking", false);
   }
   if (root.has("collectives")) {

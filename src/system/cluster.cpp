@@ -197,6 +197,11 @@ void Cluster::set_transfer_rates(std::shared_ptr<const std::unordered_set<const 
                                  const Profile& profile) {
   const double efficiency = profile.bandwidth_efficiency;
   const double max_rate = profile.p2p_max_rate_Bps;
+  nics_ = nics;
+  efficiency_ = efficiency;
+  max_rate_ = max_rate;
+  tcp_window_ = profile.tcp_window_bytes;
+  tcp_initial_window_ = profile.tcp_initial_window_bytes;
   engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(
       [efficiency, max_rate, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                    const std::vector<simgrid::s4u::Link*>& links,
@@ -210,6 +215,41 @@ void Cluster::set_transfer_rates(std::shared_ptr<const std::unordered_set<const 
         }
         return through_nic ? std::min(efficiency, cap / bottleneck) : 1.0;
       });
+  // SimGrid 3.32's CM02 multiplies a flow's latency by this factor when the flow starts, after it
+  // has taken the route's unfactored latency for the TCP-gamma bound and the sharing weight
+  // (NetworkCm02Model::comm_action_set_bounds): see set_flow_latency.
+  engine_->get_netzone_root()->get_network_model()->set_lat_factor_cb(
+      [factor = latency_factor_](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                 const std::vector<simgrid::s4u::Link*>&,
+                                 const std::unordered_set<simgrid::s4u::NetZone*>&) { return *factor; });
+}
+
+// A flow through a NIC is TCP. Its payload rate alone on the route is what SimGrid gives it: the
+// bottleneck link, or the TCP-gamma bound window / (2 x latency), times the bandwidth factor of
+// set_transfer_rates. Its round trip is the route's latency there and back (the ACKs cross the
+// receiver's uplink, which network.delay slows too). Its initial window is the profile's
+// p2p.tcp_initial_window (the profiles give its sources); without one it is not ramped.
+TcpPath Cluster::tcp_path(int from, int to) const {
+  TcpPath p;
+  double latency = 0;
+  const auto links = route(gpus_[static_cast<size_t>(from)], gpus_[static_cast<size_t>(to)], &latency, path_);
+  double bottleneck = std::numeric_limits<double>::infinity();
+  for (const simgrid::s4u::Link* l : links) {
+    bottleneck = std::min(bottleneck, l->get_bandwidth());
+    p.tcp = p.tcp || (nics_ && nics_->contains(l));
+  }
+  if (!p.tcp || tcp_initial_window_ <= 0) {
+    p.tcp = false;
+    return p;
+  }
+  const double factor = std::min(efficiency_, max_rate_ > 0 ? max_rate_ / bottleneck : efficiency_);
+  double bound = bottleneck;
+  if (tcp_window_ > 0 && latency > 0)
+    bound = std::min(bound, tcp_window_ / (2 * latency));
+  p.rate_Bps = factor * bound;
+  p.rtt_s = latency + route_latency(to, from);
+  p.initial_window_bytes = tcp_initial_window_;
+  return p;
 }
 
 Cluster::~Cluster() = default;

@@ -23,6 +23,17 @@ class Link;
 
 namespace simgpt {
 
+// What a point-to-point flow from one GPU to another sees of TCP (system/cluster.cpp explains):
+// whether it crosses a NIC (TCP sockets; NVLink and PCIe flows are not TCP), its payload rate
+// alone on the route, its round trip, and the bytes its sockets may send in their first round
+// trip after a (re)start.
+struct TcpPath {
+  bool tcp = false;
+  double rate_Bps = 0;
+  double rtt_s = 0;
+  double initial_window_bytes = 0;
+};
+
 struct GpuHost {
   simgrid::s4u::Host* host = nullptr;
   const GpuSpec* gpu = nullptr;
@@ -55,6 +66,13 @@ public:
   // The rings NCCL would spread a collective over the group (nccl_rings of its links).
   std::vector<Ring> rings(const std::vector<int>& gpus) const;
   const std::string& path() const { return path_; }
+  // Whether flows started from now on pay their route's latency (true, SimGrid's CM02 as
+  // configured) or carry their bytes alone (false): a point-to-point message on a long-lived
+  // connection, whose latency the replay adds after its bytes have left (execution/replay). Either
+  // way the TCP window's bound (window / (2 x route latency)) and CM02's bandwidth share (in
+  // proportion to 1 / route latency) are those of the whole route.
+  void set_flow_latency(bool paid) { *latency_factor_ = paid ? 1.0 : kLatencyFree; }
+  TcpPath tcp_path(int from, int to) const;
   // Throws InputError naming the hosts if two of the first `used` GPUs have no route, or a route
   // with a hop that has no link.
   void check_routes(int64_t used) const;
@@ -69,8 +87,18 @@ private:
   void set_transfer_rates(std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics,
                           const Profile& profile);
 
+  // The factor a flow's latency is multiplied by when it carries its bytes alone. Not 0: SimGrid
+  // 3.32's CM02 gives a flow with no latency left a bandwidth share of weight 1 instead of
+  // 1 / route latency (NetworkCm02Model::comm_action_set_variable), which would starve or favour
+  // it against the other flows on its links. What is left, a billionth of the route's latency
+  // (50 ps at 50 ms), is far below any task's time.
+  static constexpr double kLatencyFree = 1e-9;
+
   std::string path_;
   std::unique_ptr<simgrid::s4u::Engine> engine_;
+  std::shared_ptr<double> latency_factor_ = std::make_shared<double>(1.0);
+  std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics_;
+  double efficiency_ = 1, max_rate_ = 0, tcp_window_ = 0, tcp_initial_window_ = 0;
   std::vector<GpuHost> gpus_;
 };
 

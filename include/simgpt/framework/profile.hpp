@@ -43,6 +43,10 @@ struct Profile {
   std::string p2p_backend = "nccl";
   double bandwidth_efficiency = 1.0; // payload fraction of link bandwidth (headers, protocol)
   double tcp_window_bytes = 0;       // per-flow window (0: unlimited); rate <= window / round trip
+  // The congestion window a point-to-point connection through a NIC (TCP) restarts from, over all
+  // its sockets: sockets x Linux's 10 initial segments x the MSS (execution/replay's slow start).
+  // 0: no slow start (not TCP, or not modelled).
+  double tcp_initial_window_bytes = 0;
   bool p2p_blocking = false;         // the sender's compute stream waits for each send to complete
   double p2p_max_rate_Bps = 0;       // the backend's own throughput ceiling per transfer (0: none),
                                      // e.g. a CPU-bound socket protocol
