@@ -4,6 +4,8 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/framework/parameters.hpp"
+#include "simgpt/planner/plan_output.hpp"
+#include "simgpt/planner/planner.hpp"
 #include "simgpt/study/plot.hpp"
 #include "simgpt/study/sweep.hpp"
 #include "simgpt/system/platform_generator.hpp"
@@ -21,6 +23,7 @@
 #include <csignal>
 #include <functional>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -43,6 +46,11 @@ struct Options {
   std::vector<std::string> grids, zips, parts;
   std::string output, shard = "1/1";
   simgpt::PlotSpec plot; // simgpt plot
+  // simgpt plan
+  std::string gpus, objective = "step_time";
+  std::vector<std::string> searches;
+  int top = 5;
+  bool exhaustive = false;
 };
 
 simgpt::DataPaths data_paths(const Options& o) {
@@ -227,6 +235,43 @@ int run_sweep(const Options& o, const CLI::App& sweep) {
   return 0;
 }
 
+// `simgpt plan`: the ranking on stdout, every candidate in the CSV of -o.
+int run_plan(const Options& o) {
+  if (o.platform.empty() || o.workload.empty())
+    throw simgpt::InputError("plan", "--platform and --workload are required (see simgpt plan --help)");
+  simgpt::PlanRequest request;
+  request.platform = o.platform;
+  request.workload = o.workload;
+  request.sets = o.sets;
+  for (const std::string& search : o.searches)
+    request.space.restrict(search);
+  request.gpus = o.gpus;
+  request.objective = simgpt::parse_objective(o.objective);
+  request.exhaustive = o.exhaustive;
+  request.jobs = o.jobs;
+  request.timeout_s = o.timeout;
+  request.data_dir = o.data_dir;
+  request.progress = ::isatty(STDERR_FILENO) != 0;
+  if (!o.output.empty()) { // refused before the search, not after it; a file made to check is removed
+    const bool existed = ::access(o.output.c_str(), F_OK) == 0;
+    const bool writable = std::ofstream(o.output, std::ios::app).good();
+    if (!existed)
+      std::remove(o.output.c_str());
+    if (!writable)
+      throw simgpt::InputError("-o " + simgpt::echo(o.output), "cannot be written");
+  }
+  const simgpt::PlanResult result = simgpt::plan(request);
+  if (!o.output.empty()) {
+    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+    out << simgpt::plan_csv(result);
+    out.close();
+    if (!out)
+      throw simgpt::InputError("-o " + simgpt::echo(o.output), "cannot be written");
+  }
+  std::cout << simgpt::plan_text(result, o.top);
+  return 0;
+}
+
 // `simgpt plot`: the chart, and a line on stderr for each note (rows left out). The data files
 // are looked for only when --measured needs a validation table.
 int run_plot(const Options& o) {
@@ -298,6 +343,22 @@ int main(int argc, char** argv) {
   CLI::App* merge = sweep->add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
   merge->add_option("-o,--output", o.output, "the merged file")->required();
+  CLI::App* plan = app.add_subcommand("plan", "find the fastest parallel plan that fits, by simulating candidates");
+  plan->add_option("--platform", o.platform, "SimGrid platform XML");
+  plan->add_option("--workload", o.workload, "workload YAML: the model, global batch and fixed settings");
+  plan->add_option("--set", o.sets, "override a workload key that is not searched: SECTION.KEY=VALUE");
+  plan->add_option("--gpus", o.gpus, "GPUs the job uses: N or a list N1,N2,... (default: all the platform's)");
+  plan->add_option("--search", o.searches, "search only these values of a key: KEY=V1,V2,... (parallelism.dp, "
+                                           "tp, pp, schedule, chunks, zero, sequence_parallel, training.micro_batch, "
+                                           "recompute, placement.order)");
+  plan->add_option("--objective", o.objective, "step_time, tokens_per_s or tokens_per_s_per_gpu (default step_time)");
+  plan->add_option("--top", o.top, "plans listed (default 5)")->check(CLI::PositiveNumber);
+  plan->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  plan->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
+      ->check(CLI::PositiveNumber);
+  plan->add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
+  plan->add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
+  plan->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   CLI::App* plot = app.add_subcommand("plot", "chart a metric of a sweep's CSV against an input, as SVG (gnuplot)");
   plot->add_option("csv", o.plot.csv, "the CSV simgpt sweep wrote")->required();
   plot->add_option("--x", o.plot.x, "the column on the x axis (an input key)")->required();
@@ -353,6 +414,8 @@ int main(int argc, char** argv) {
       return run_sweep(o, *sweep);
     if (plot->parsed())
       return run_plot(o);
+    if (plan->parsed())
+      return run_plan(o);
     if (platform->parsed())
       return run_platform(o, *platform, platform_cli);
     return run_simulation(o);

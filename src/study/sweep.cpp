@@ -3,13 +3,13 @@
 #include "core/child_process.hpp"
 #include "core/parallel.hpp"
 #include "simgpt/core/error.hpp"
+#include "study/point_process.hpp"
 #include "study/progress_bar.hpp"
 #include "study/sweep_file.hpp"
 #include "study/sweep_output.hpp"
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -19,45 +19,28 @@
 namespace simgpt {
 namespace {
 
-// `simgpt point`: one configuration's simulation, its outcome printed as one JSON object.
-std::vector<std::string> point_arguments(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
-                                         const std::vector<std::string>& values) {
-  std::string platform = sweep.platform, workload = sweep.workload;
-  std::vector<std::string> sets = sweep.sets;
-  for (size_t k = 0; k < keys.size(); ++k) {
-    if (values[k] == kDefaultValue)
-      continue;
-    if (keys[k] == "platform")
-      platform = values[k];
-    else if (keys[k] == "workload")
-      workload = values[k];
-    else
-      sets.push_back(keys[k] + "=" + values[k]);
-  }
-  std::vector<std::string> args{"simgpt", "point", "--platform", platform, "--workload", workload,
-                                "--parent-pid", std::to_string(::getpid())};
-  if (!run.data_dir.empty())
-    args.insert(args.end(), {"--data", run.data_dir});
-  for (const std::string& s : sets)
-    args.insert(args.end(), {"--set", s});
-  return args;
-}
-
+// The configuration's platform, workload and overrides, simulated in a `simgpt point` process.
 SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
                            int64_t config) {
   SweepResult r;
   r.config = config;
   r.inputs = sweep.grid.values(config);
-  try {
-    r.report = run_simgpt_child(run.executable, point_arguments(sweep, run, keys, r.inputs), run.timeout_s);
-    r.status = r.report.value("oom", false) ? "oom" : "ok";
-  } catch (const InputError& e) {
-    r.status = "invalid";
-    r.reason = e.what();
-  } catch (const std::exception& e) {
-    r.status = "failed";
-    r.reason = one_line(e.what(), 1024);
+  std::string platform = sweep.platform, workload = sweep.workload;
+  std::vector<std::string> sets = sweep.sets;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (r.inputs[k] == kDefaultValue)
+      continue;
+    if (keys[k] == "platform")
+      platform = r.inputs[k];
+    else if (keys[k] == "workload")
+      workload = r.inputs[k];
+    else
+      sets.push_back(keys[k] + "=" + r.inputs[k]);
   }
+  PointOutcome outcome = run_point(platform, workload, sets, PointProcess{run.executable, run.data_dir, run.timeout_s});
+  r.status = std::move(outcome.status);
+  r.report = std::move(outcome.report);
+  r.reason = std::move(outcome.reason);
   return r;
 }
 

@@ -44,4 +44,28 @@ TEST_CASE("the fastest configuration of each table row, measured and predicted")
   CHECK(checks[1].configurations == 2);
   CHECK(checks[1].agrees());
   CHECK(checks[1].measured_regret_pct == 0);
+  // Without out-of-memory predictions, the planner picks the predicted fastest.
+  CHECK(checks[0].planner_pick == "mb1-t4p2");
+  CHECK(checks[0].planner_regret_pct == Approx(checks[0].measured_regret_pct));
+}
+
+TEST_CASE("the planner's pick in a table row is the predicted fastest that the simulation says fits") {
+  std::vector<CaseResult> cases = {step("mb1-t8", "1", 10, 11), step("mb1-p8", "1", 8, 9), step("mb1-t4p2", "1", 9, 8.5),
+                                   step("mb2-t8", "2", 7, 6)};
+  const auto oom = [](const std::string& row, double predicted) {
+    CaseResult c = step(row, "1", 0, predicted);
+    c.metric = "oom";
+    return c;
+  };
+  cases.push_back(oom("mb1-t4p2", 1)); // predicted fastest, but predicted not to fit
+  cases.push_back(oom("mb1-p8", 0));
+  auto checks = fastest_per_row(cases);
+  REQUIRE(checks.size() == 1);
+  CHECK(checks[0].predicted_fastest == "mb1-t4p2");
+  CHECK(checks[0].planner_pick == "mb1-p8");
+  CHECK(checks[0].planner_regret_pct == 0);
+  cases.push_back(oom("mb1-p8", 1));
+  cases.push_back(oom("mb1-t8", 1));
+  checks = fastest_per_row(cases);
+  CHECK(checks[0].planner_pick.empty()); // nothing fits: no pick
 }

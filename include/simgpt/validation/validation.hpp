@@ -77,6 +77,10 @@ struct FastestCheck {
   // Measured step time of the predicted-fastest configuration over the measured fastest, minus one:
   // what following the prediction costs (0 when they agree).
   double measured_regret_pct = 0;
+  // What `simgpt plan` picks among the row's configurations: the predicted fastest of those the
+  // simulation says fit (empty when none does), and the measured cost of following it.
+  std::string planner_pick;
+  double planner_regret_pct = 0;
   bool agrees() const { return measured_fastest == predicted_fastest; }
 };
 

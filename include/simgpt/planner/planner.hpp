@@ -1,0 +1,79 @@
+// `simgpt plan`: the fastest plan that fits, found by simulation. Every candidate of the search
+// space is checked by the workload's rules, its memory estimated statically and its step time
+// bounded from below; the survivors are simulated, each in its own `simgpt point` process, in
+// order of their bound, until the bound of the next one shows it cannot beat the best simulated.
+#pragma once
+
+#include "simgpt/planner/search_space.hpp"
+#include "simgpt/report/report.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simgpt {
+
+// What "fastest" means: the step time (tokens per second ranks the same at a fixed global
+// batch), or tokens per second per GPU, which lets a smaller job win when --gpus lists several.
+enum class PlanObjective { step_time, tokens_per_s, tokens_per_s_per_gpu };
+
+PlanObjective parse_objective(const std::string& text); // throws InputError naming --objective
+const char* to_string(PlanObjective o);
+
+struct PlanRequest {
+  std::string platform, workload;
+  std::vector<std::string> sets; // KEY=VALUE overrides of the workload before the search
+  SearchSpace space;             // the keys' values; its job sizes come from `gpus`
+  std::string gpus;              // --gpus: "N" or "N1,N2,..."; empty: the platform's GPU count
+  PlanObjective objective = PlanObjective::step_time;
+  bool exhaustive = false;       // simulate every valid candidate: no memory, symmetry or bound pruning
+  bool neighbours = true;        // simulate the winner's neighbours the bound pruned, to cost each key
+  unsigned jobs = 1;
+  double timeout_s = 600;
+  std::string executable;        // the simgpt that simulates; empty: this process's own
+  std::string data_dir;          // --data; empty: the default data paths
+  bool progress = false;         // a progress bar on stderr
+};
+
+// What became of a candidate.
+enum class PlanStatus {
+  ok,        // simulated; fits
+  oom,       // simulated; does not fit
+  invalid,   // refused by the workload's rules (or by its simulation as bad input)
+  failed,    // the simulation crashed or ran past the timeout
+  memory,    // pruned: its static memory estimate, a lower bound, exceeds the GPU's usable memory
+  symmetric, // pruned: the same simulation as an earlier candidate
+  bound,     // pruned: its step-time lower bound is no better than a plan already simulated
+};
+const char* to_string(PlanStatus s);
+
+struct PlanRow {
+  int64_t index = 0; // in the search space's order
+  PlanCandidate candidate;
+  PlanStatus status = PlanStatus::invalid;
+  double step_lower_bound_s = 0;  // for valid candidates
+  double static_peak_bytes = 0;   // for valid candidates
+  std::shared_ptr<const Report> report; // ok and oom (shared: rows are copied, reports are large)
+  std::string reason;             // invalid, failed and pruned: why
+  int64_t gpus() const { return candidate.gpus(); }
+};
+
+struct PlanResult {
+  std::string platform, workload, gpu_model;
+  int64_t platform_gpus = 0;
+  int64_t global_batch = 0, seq_len = 0;
+  PlanObjective objective = PlanObjective::step_time;
+  std::vector<PlanRow> rows;   // every candidate, in the search space's order
+  std::vector<int64_t> ranked; // indices of the ok rows, best first (ties: lower index first)
+  double wall_s = 0;           // not printed in the CSV: it is not a function of the inputs
+};
+
+// The row's objective as a cost to minimise: the step time, or GPU-seconds per step.
+double plan_cost(const PlanRow& row, PlanObjective objective);
+double plan_cost_lower_bound(const PlanRow& row, PlanObjective objective);
+
+// Runs the search. Throws InputError for bad input (unreadable files, a search that leaves no
+// candidate), LimitError past a documented limit.
+PlanResult plan(const PlanRequest& request);
+
+} // namespace simgpt

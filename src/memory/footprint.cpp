@@ -1,0 +1,103 @@
+#include "memory/footprint.hpp"
+
+#include "simgpt/memory/memory.hpp"
+#include "simgpt/model/model.hpp"
+
+#include <algorithm>
+
+namespace simgpt {
+
+StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workload& w, const Profile& profile) {
+  const auto& m = w.model;
+  const auto& par = w.parallelism;
+  const double layer_kept =
+      layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
+                             w.training.precision, profile.dropout, profile.memory.recompute_kept,
+                             profile.memory.replicated_kept, plan.softmax_fp32);
+  const double layer_full =
+      layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
+                             w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
+                             plan.softmax_fp32);
+  // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
+  const bool recompute =
+      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute);
+  const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
+  const int V = plan.pp * plan.chunks;
+  StageFootprint f;
+  f.kept.resize(static_cast<size_t>(plan.chunks));
+  f.full.resize(f.kept.size());
+  for (int c = 0; c < plan.chunks; ++c) {
+    const int v = c * plan.pp + stage;
+    const StageCost& cost = plan.stages[static_cast<size_t>(v)];
+    const auto ci = static_cast<size_t>(c);
+    f.params += cost.parameters;
+    f.layer_params += cost.layers * layer_parameters(m, par.tp);
+    f.full[ci] = cost.layers * layer_full;
+    if (stage_checkpoint) {
+      // One checkpoint spans the stage's layers: it keeps their input once, and recomputing it
+      // for the backward materialises all its layers' activations at once.
+      f.kept[ci] = layer_kept;
+      f.transient = std::max(f.transient, f.full[ci] - layer_kept);
+    } else {
+      f.kept[ci] = cost.layers * layer_kept;
+      // Recomputing a layer for its backward materialises all its activations again.
+      if (recompute)
+        f.transient = std::max(f.transient, layer_full - layer_kept / std::max(1, cost.layers));
+    }
+    // The LM head's logits (vocabulary-parallel) and what the loss derives from them.
+    if (v == V - 1 && m.head == Head::lm)
+      f.transient = std::max(f.transient, profile.memory.logits_bytes *
+                                              static_cast<double>(w.training.micro_batch * m.seq_len) *
+                                              static_cast<double>(m.vocab) / static_cast<double>(par.tp));
+  }
+  // ZeRO-3 prefetch: while a layer computes, the gathered (unsharded) weights of the next
+  // `zero3_prefetch_layers` layers are already allocated (FSDP's BACKWARD_PRE holds the current
+  // and next unit's parameters at its peak; DeepSpeed's prefetch bucket likewise).
+  if (plan.zero >= 3 && plan.dp > 1)
+    f.transient += plan.zero3_prefetch_layers * plan.layer.param_bytes;
+  return f;
+}
+
+ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan, const Workload& w,
+                             const Profile& profile) {
+  const StateBytes per_param = state_bytes_per_parameter(w.training);
+  const bool sharded_state = plan.sharded_optimizer() && plan.dp > 1;
+  const double dp = static_cast<double>(plan.dp);
+  // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.
+  const bool sharded_gradients = plan.zero >= 2 || (plan.dp_algorithm == DpAlgorithm::reduce_scatter && plan.dp > 1);
+  const double gradient_share = per_param.gradients / (sharded_gradients ? dp : 1);
+  ResidentState state;
+  state.weights = f.params * per_param.weights / (plan.zero >= 3 ? dp : 1);
+  state.gradients = f.params * gradient_share;
+  state.optimizer_state = f.params * per_param.optimizer / (sharded_state ? dp : 1);
+  // Without a persistent buffer and without accumulation, a layer's gradients appear as its
+  // backward frees its activations: at the activation peak (the backward's start) only the
+  // gradients of the parameters outside the transformer layers (embedding, head) exist yet.
+  const bool gradients_grow = !profile.memory.persistent_gradients && plan.micro_batches == 1;
+  state.gradients_at_activation_peak = gradients_grow ? (f.params - f.layer_params) * gradient_share : state.gradients;
+  return state;
+}
+
+
+bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const Profile& profile, const GpuSpec& gpu) {
+  // The peak is either during the backward (activations) or at the optimizer step, when all
+  // gradients exist and the update may allocate new state.
+  const double update = profile.memory.update_copy * mem.weights;
+  const bool at_update = update + mem.gradients > mem.activations + mem.transient + gradients_at_activation_peak;
+  if (at_update) {
+    mem.activations = 0;
+    mem.transient = update;
+    mem.in_flight = 0;
+  } else {
+    mem.gradients = gradients_at_activation_peak;
+  }
+  const double allocated = mem.weights + mem.gradients + mem.optimizer_state + mem.activations + mem.transient;
+  mem.framework = profile.memory.context_bytes + profile.memory.allocator_overhead * allocated;
+  mem.peak = allocated + mem.framework;
+  mem.capacity = gpu.memory_bytes;
+  mem.usable = profile.memory.context_bytes +
+               profile.memory.pool_fraction * std::max(0.0, gpu.memory_bytes - profile.memory.context_bytes);
+  return at_update;
+}
+
+} // namespace simgpt

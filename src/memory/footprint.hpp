@@ -1,0 +1,45 @@
+// What a pipeline stage's GPU holds, before any timeline: its parameters, the activations one
+// micro-batch keeps, its resident state, and how a peak is composed from them. Shared by the
+// replayed memory (timeline) and the planner's static estimate (static_peak), so that both
+// count bytes the same way; internal.
+#pragma once
+
+#include "simgpt/execution/plan.hpp"
+#include "simgpt/framework/profile.hpp"
+#include "simgpt/report/report.hpp"
+#include "simgpt/system/gpu.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <vector>
+
+namespace simgpt {
+
+// What one stage's layers hold: parameters, and per model chunk the activations a micro-batch
+// keeps for its backward (`kept`) or would keep without recompute (`full`).
+struct StageFootprint {
+  double params = 0;
+  double layer_params = 0; // of its transformer layers alone
+  std::vector<double> kept, full;
+  double transient = 0;    // the largest working set beyond the kept activations
+};
+
+StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workload& w, const Profile& profile);
+
+// A stage's resident state on one of its GPUs: its weights, gradients and optimizer state.
+struct ResidentState {
+  double weights = 0, gradients = 0, optimizer_state = 0;
+  double gradients_at_activation_peak = 0; // those already allocated when the backward starts
+};
+
+ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan, const Workload& w,
+                             const Profile& profile);
+
+// Completes `mem`, whose weights, gradients (all of them), optimizer state, activations and
+// transient are set, into the stage's peak: either during the backward (the activations, with
+// `gradients_at_activation_peak` of the gradients) or at the optimizer step, when all gradients
+// exist and the update may allocate a copy of the weights; then the framework's context and
+// allocator overhead, capacity and usable memory. Returns true when the peak is the optimizer
+// step's (its activations and in-flight count are then 0).
+bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const Profile& profile, const GpuSpec& gpu);
+
+} // namespace simgpt

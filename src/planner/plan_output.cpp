@@ -1,0 +1,160 @@
+#include "simgpt/planner/plan_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+
+namespace simgpt {
+namespace {
+
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+// RFC 4180: a field holding a comma, quote or line break is quoted, its quotes doubled.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos)
+    return text;
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(double v) { return fmt::format("{:.9g}", v); }
+
+// The GPU with the least room left: what the plan has to spare.
+double headroom_bytes(const Report& r) {
+  double room = std::numeric_limits<double>::infinity();
+  for (const StageReport& s : r.stages)
+    room = std::min(room, s.memory.usable - s.memory.peak);
+  return r.stages.empty() ? 0 : room;
+}
+
+double share(double part, double step) { return step > 0 ? part / step : 0; }
+
+double tokens_per_s_per_gpu(const Report& r) { return r.tokens_per_s / std::max(1, r.gpus); }
+
+std::string describe(const PlanCandidate& c) {
+  std::string s = fmt::format("dp{} tp{} pp{} mb{} {} {}", c.dp, c.tp, c.pp, c.micro_batch, to_string(c.recompute),
+                              to_string(c.schedule));
+  if (c.schedule == Schedule::interleaved)
+    s += fmt::format("x{}", c.chunks);
+  if (c.zero > 0)
+    s += fmt::format(" zero{}", c.zero);
+  if (c.sequence_parallel)
+    s += " sp";
+  return s + " " + plan_values(c).back();
+}
+
+std::string group_value(const PlanCandidate& c, size_t group) {
+  const std::vector<std::string> v = plan_values(c);
+  switch (group) {
+  case 0: return fmt::format("{}x{}x{}", c.dp, c.tp, c.pp);
+  case 1: return v[3];
+  case 2: return v[4];
+  case 3: return c.schedule == Schedule::interleaved ? fmt::format("interleaved x{}", c.chunks) : v[5];
+  case 4: return v[7];
+  case 5: return v[8];
+  default: return v[9];
+  }
+}
+
+
+} // namespace
+
+std::string plan_text(const PlanResult& result, int top) {
+  std::map<PlanStatus, int64_t> counts;
+  for (const PlanRow& row : result.rows)
+    ++counts[row.status];
+  std::string out = fmt::format("plan for {} on {} ({} x {}), objective {}\n", result.workload, result.platform,
+                                result.platform_gpus, result.gpu_model, to_string(result.objective));
+  out += fmt::format("{} candidates: {} invalid, {} do not fit (static memory), {} symmetric, {} slower by their "
+                     "lower bound, {} simulated ({} ok, {} oom, {} failed)\n",
+                     result.rows.size(), counts[PlanStatus::invalid], counts[PlanStatus::memory],
+                     counts[PlanStatus::symmetric], counts[PlanStatus::bound],
+                     counts[PlanStatus::ok] + counts[PlanStatus::oom] + counts[PlanStatus::failed], counts[PlanStatus::ok],
+                     counts[PlanStatus::oom], counts[PlanStatus::failed]);
+  if (result.ranked.empty()) {
+    out += "no plan fits\n";
+    return out;
+  }
+  const size_t shown = std::min(result.ranked.size(), static_cast<size_t>(std::max(1, top)));
+  std::vector<std::string> names;
+  size_t width = 16;
+  for (size_t k = 0; k < shown; ++k) {
+    const PlanRow& row = result.rows[static_cast<size_t>(result.ranked[k])];
+    names.push_back(fmt::format("{} ({})", describe(row.candidate), row.index));
+    width = std::max(width, names.back().size());
+  }
+  out += fmt::format("\n{:>4}  {:<{}} {:>5} {:>9} {:>11} {:>11} {:>9} {:>9} {:>7} {:>7}\n", "rank", "plan (candidate)",
+                     width, "GPUs", "step s", "tokens/s", "per GPU", "peak GiB", "room GiB", "comm", "bubble");
+  for (size_t k = 0; k < shown; ++k) {
+    const PlanRow& row = result.rows[static_cast<size_t>(result.ranked[k])];
+    const Report& r = *row.report;
+    out += fmt::format("{:>4}  {:<{}} {:>5} {:>9.4f} {:>11.0f} {:>11.1f} {:>9.2f} {:>9.2f} {:>6.1f}% {:>6.1f}%\n", k + 1,
+                       names[k], width, r.gpus, r.step_time_s, r.tokens_per_s, tokens_per_s_per_gpu(r),
+                       r.peak_memory_bytes / GiB, headroom_bytes(r) / GiB,
+                       100 * share(r.critical_path.exposed_comm_s, r.step_time_s),
+                       100 * share(r.critical_path.bubble_s, r.step_time_s));
+  }
+  const PlanRow& winner = result.rows[static_cast<size_t>(result.ranked.front())];
+  const double best = plan_cost(winner, result.objective);
+  out += "\nthe winner against its neighbours (only that key changed):\n";
+  for (size_t group = 0; group < kNeighbourGroups; ++group) {
+    const PlanRow* next = nullptr;
+    std::map<PlanStatus, int64_t> others;
+    for (const PlanRow& row : result.rows) {
+      if (!neighbours_in(winner.candidate, row.candidate, group))
+        continue;
+      ++others[row.status];
+      if (row.status == PlanStatus::ok &&
+          (next == nullptr || plan_cost(row, result.objective) < plan_cost(*next, result.objective)))
+        next = &row;
+    }
+    std::string line = fmt::format("  {:<30} {:<16}", neighbour_group_name(group), group_value(winner.candidate, group));
+    if (next != nullptr) {
+      line += fmt::format(" next best {} (candidate {}): +{:.1f}%", group_value(next->candidate, group), next->index,
+                          100 * (plan_cost(*next, result.objective) / best - 1));
+    } else if (others.empty()) {
+      line += " no other value searched";
+    } else {
+      std::string why;
+      for (const auto& [status, n] : others)
+        why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, to_string(status));
+      line += " no other value runs: " + why;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string plan_csv(const PlanResult& result) {
+  std::string out = "candidate,gpus";
+  for (const std::string& key : plan_keys())
+    out += "," + key;
+  out += ",status,lower_bound_step_time_s,static_peak_memory_gib,step_time_s,tokens_per_s,tokens_per_s_per_gpu,"
+         "peak_memory_gib,headroom_gib,exposed_comm_share,bubble_share,reason\n";
+  for (const PlanRow& row : result.rows) {
+    std::string line = fmt::format("{},{}", row.index, row.gpus());
+    for (const std::string& v : plan_values(row.candidate))
+      line += "," + csv_field(v);
+    line += std::string(",") + to_string(row.status);
+    const bool bounded = row.status != PlanStatus::invalid || row.step_lower_bound_s > 0;
+    line += bounded ? "," + number(row.step_lower_bound_s) + "," + number(row.static_peak_bytes / GiB) : ",,";
+    if (row.report) {
+      const Report& r = *row.report;
+      line += fmt::format(",{},{},{},{},{},{},{}", number(r.step_time_s), number(r.tokens_per_s),
+                          number(tokens_per_s_per_gpu(r)), number(r.peak_memory_bytes / GiB),
+                          number(headroom_bytes(r) / GiB), number(share(r.critical_path.exposed_comm_s, r.step_time_s)),
+                          number(share(r.critical_path.bubble_s, r.step_time_s)));
+    } else {
+      line += ",,,,,,,";
+    }
+    out += line + "," + csv_field(row.reason) + "\n";
+  }
+  return out;
+}
+
+} // namespace simgpt

@@ -1,0 +1,368 @@
+#include "simgpt/planner/planner.hpp"
+
+#include "core/child_process.hpp"
+#include "core/parallel.hpp"
+#include "planner/platform_gpus.hpp"
+#include "simgpt/core/error.hpp"
+#include "simgpt/cost/compute_cost.hpp"
+#include "simgpt/execution/plan.hpp"
+#include "simgpt/execution/schedule.hpp"
+#include "simgpt/execution/simulation.hpp"
+#include "simgpt/memory/static_peak.hpp"
+#include "simgpt/planner/step_bound.hpp"
+#include "study/point_process.hpp"
+#include "study/progress_bar.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+namespace simgpt {
+
+PlanObjective parse_objective(const std::string& text) {
+  if (text == "step_time")
+    return PlanObjective::step_time;
+  if (text == "tokens_per_s")
+    return PlanObjective::tokens_per_s;
+  if (text == "tokens_per_s_per_gpu")
+    return PlanObjective::tokens_per_s_per_gpu;
+  throw InputError("--objective " + echo(text), "is not valid (expected step_time, tokens_per_s or tokens_per_s_per_gpu)");
+}
+
+const char* to_string(PlanObjective o) {
+  switch (o) {
+  case PlanObjective::step_time: return "step_time";
+  case PlanObjective::tokens_per_s: return "tokens_per_s";
+  case PlanObjective::tokens_per_s_per_gpu: return "tokens_per_s_per_gpu";
+  }
+  return "?";
+}
+
+const char* to_string(PlanStatus s) {
+  switch (s) {
+  case PlanStatus::ok: return "ok";
+  case PlanStatus::oom: return "oom";
+  case PlanStatus::invalid: return "invalid";
+  case PlanStatus::failed: return "failed";
+  case PlanStatus::memory: return "pruned_memory";
+  case PlanStatus::symmetric: return "pruned_symmetric";
+  case PlanStatus::bound: return "pruned_bound";
+  }
+  return "?";
+}
+
+// Tokens per second ranks as the step time does: every candidate trains the workload's global
+// batch. Per GPU, the cost is the GPU-seconds a step takes.
+double plan_cost(const PlanRow& row, PlanObjective objective) {
+  const double step = row.report->step_time_s;
+  return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
+}
+
+double plan_cost_lower_bound(const PlanRow& row, PlanObjective objective) {
+  const double step = row.step_lower_bound_s;
+  return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
+}
+
+namespace {
+
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+// The GPU of every rank: two placements that give each rank the same GPU simulate the same step.
+std::vector<int> rank_gpus(const ExecutionPlan& plan) {
+  std::vector<int> gpus;
+  gpus.reserve(static_cast<size_t>(plan.gpus()));
+  for (int s = 0; s < plan.pp; ++s)
+    for (int d = 0; d < plan.dp; ++d)
+      for (int r = 0; r < plan.tp; ++r)
+        gpus.push_back(plan.gpu(s, d, r));
+  return gpus;
+}
+
+using CandidateKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, int64_t, int64_t, bool, int>;
+CandidateKey key_of(const PlanCandidate& c) {
+  return {c.dp,     c.tp,   c.pp, c.micro_batch, static_cast<int>(c.recompute), static_cast<int>(c.schedule),
+          c.chunks, c.zero, c.sequence_parallel, static_cast<int>(c.order)};
+}
+
+// The step graph takes from the schedule only each stage's order of passes (stage_schedule):
+// a 1F1B candidate whose stages run their passes in GPipe's order (one micro-batch, say)
+// simulates the same step as its GPipe twin. Returns the twin's index.
+std::optional<int64_t> same_pass_order(const PlanRow& row, const ExecutionPlan& plan,
+                                       const std::map<CandidateKey, int64_t>& index_of,
+                                       const std::vector<PlanRow>& rows) {
+  if (row.candidate.schedule != Schedule::one_f_one_b)
+    return std::nullopt;
+  PlanCandidate gpipe = row.candidate;
+  gpipe.schedule = Schedule::gpipe;
+  const auto twin = index_of.find(key_of(gpipe));
+  if (twin == index_of.end() || rows[static_cast<size_t>(twin->second)].status == PlanStatus::invalid)
+    return std::nullopt;
+  for (int s = 0; s < plan.pp; ++s)
+    if (stage_schedule(Schedule::gpipe, s, plan.pp, plan.micro_batches, 1) !=
+        stage_schedule(Schedule::one_f_one_b, s, plan.pp, plan.micro_batches, 1))
+      return std::nullopt;
+  return twin->second;
+}
+
+// Everything known before simulating: the workload's verdict, the bounds, the symmetry.
+void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Profile& profile,
+                      const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive) {
+  std::map<CandidateKey, int64_t> index_of;
+  for (const PlanRow& row : rows)
+    index_of.emplace(key_of(row.candidate), row.index);
+  // Candidates that differ only in placement come one after another (the innermost key) and
+  // share their plan but for the rank order.
+  std::optional<ExecutionPlan> plan;
+  std::optional<StaticMemory> memory;
+  double bound = 0;
+  std::string invalid;
+  std::vector<std::pair<std::vector<int>, int64_t>> placements; // of the group's valid candidates
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PlanRow& row = rows[i];
+    PlanCandidate without_order = row.candidate;
+    without_order.order = RankOrder::tp_dp_pp;
+    const bool same_group = i > 0 && [&] {
+      PlanCandidate before = rows[i - 1].candidate;
+      before.order = RankOrder::tp_dp_pp;
+      return before == without_order;
+    }();
+    if (!same_group) {
+      placements.clear();
+      plan.reset();
+      invalid.clear();
+      try {
+        const Workload w = apply_plan(row.candidate, base, profile.partition);
+        check_workload(w);
+        plan = make_plan(w, cost, profile);
+        memory = static_peak(*plan, w, profile, gpu);
+        bound = step_time_lower_bound(*plan);
+      } catch (const InputError& e) {
+        invalid = e.message();
+        const std::string& where = e.where();
+        const auto colon = where.rfind(": ");
+        if (colon != std::string::npos) // name the key, not the workload file every row shares
+          invalid = where.substr(colon + 2) + ": " + invalid;
+      }
+    }
+    if (!plan) {
+      row.status = PlanStatus::invalid;
+      row.reason = invalid;
+      continue;
+    }
+    plan->order = row.candidate.order;
+    row.step_lower_bound_s = bound;
+    row.static_peak_bytes = memory->stage.peak;
+    row.status = PlanStatus::bound; // a survivor, until simulated
+    if (exhaustive)
+      continue;
+    std::vector<int> gpus = rank_gpus(*plan);
+    const auto twin = std::find_if(placements.begin(), placements.end(), [&](const auto& p) { return p.first == gpus; });
+    if (twin != placements.end()) {
+      row.status = PlanStatus::symmetric;
+      row.reason = fmt::format("every rank on the same GPU as candidate {} (placement.order {})", twin->second,
+                               plan_values(rows[static_cast<size_t>(twin->second)].candidate).back());
+      continue;
+    }
+    placements.emplace_back(std::move(gpus), row.index);
+    if (const std::optional<int64_t> twin = same_pass_order(row, *plan, index_of, rows)) {
+      row.status = PlanStatus::symmetric;
+      row.reason = fmt::format("every stage runs its passes in the same order as candidate {} (gpipe)", *twin);
+      continue;
+    }
+    if (!memory->fits()) {
+      row.status = PlanStatus::memory;
+      row.reason = fmt::format("static peak {:.2f} GiB on stage {} exceeds the {:.2f} GiB usable", memory->stage.peak / GiB,
+                               memory->stage_index, memory->stage.usable / GiB);
+    }
+  }
+}
+
+struct Simulator {
+  const PlanRequest& request;
+  const Workload& base;
+  Partition framework_partition;
+  PointProcess process;
+
+  void simulate(PlanRow& row) const {
+    std::vector<std::string> sets = request.sets;
+    for (std::string& s : plan_overrides(row.candidate, base, framework_partition))
+      sets.push_back(std::move(s));
+    PointOutcome outcome = run_point(request.platform, request.workload, sets, process);
+    row.reason = outcome.reason;
+    if (outcome.status == "invalid") {
+      row.status = PlanStatus::invalid;
+    } else if (outcome.status == "failed") {
+      row.status = PlanStatus::failed;
+    } else {
+      try {
+        row.report = std::make_shared<const Report>(Report::from_json(outcome.report));
+        row.status = row.report->oom ? PlanStatus::oom : PlanStatus::ok;
+      } catch (const std::exception& e) {
+        row.status = PlanStatus::failed;
+        row.reason = one_line(std::string("unreadable report: ") + e.what(), 1024);
+      }
+    }
+  }
+};
+
+// Simulates `order` (row indices by lower bound, then index) as a sequential search would: each
+// candidate until the first whose bound is no better than the best simulated before it; that one
+// and all after it are pruned. Workers take candidates in order and skip one only when the
+// candidates before it already finished prove the cut comes no later, so the rows simulated and
+// reported do not depend on --jobs (a speculative simulation past the cut is discarded).
+void simulate_in_bound_order(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
+                             const PlanRequest& request) {
+  const PlanObjective objective = request.objective;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::mutex mutex;
+  std::vector<char> done(order.size(), 0);
+  std::vector<double> costs(order.size(), inf); // of the fitting results
+  size_t cut_at = order.size();                 // a candidate known to be at or past the cut
+  ProgressBar progress(static_cast<int64_t>(order.size()), request.progress);
+  run_parallel(order.size(), request.jobs, [&](size_t i) {
+    PlanRow& row = rows[order[i]];
+    {
+      const std::lock_guard lock(mutex);
+      double best = inf;
+      for (size_t j = 0; j < i; ++j)
+        best = std::min(best, costs[j]);
+      if (!request.exhaustive && (i >= cut_at || plan_cost_lower_bound(row, objective) >= best)) {
+        cut_at = std::min(cut_at, i);
+        progress.advance();
+        return;
+      }
+    }
+    PlanRow result = row;
+    sim.simulate(result);
+    const std::lock_guard lock(mutex);
+    row = std::move(result);
+    done[i] = 1;
+    if (row.status == PlanStatus::ok)
+      costs[i] = plan_cost(row, objective);
+    progress.advance();
+  });
+  double best = inf;
+  int64_t best_index = -1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    PlanRow& row = rows[order[i]];
+    const double lower = plan_cost_lower_bound(row, objective);
+    if (!request.exhaustive && lower >= best) {
+      for (size_t k = i; k < order.size(); ++k) {
+        PlanRow& pruned = rows[order[k]];
+        pruned.status = PlanStatus::bound;
+        pruned.report.reset();
+        pruned.reason = fmt::format("lower bound {:.4g} s is no better than candidate {}'s simulated {:.4g} s",
+                                    plan_cost_lower_bound(pruned, objective), best_index, best);
+      }
+      return;
+    }
+    if (!done[i])
+      throw std::logic_error("plan: a candidate before the bound's cut was not simulated");
+    if (row.status == PlanStatus::ok && plan_cost(row, objective) < best) {
+      best = plan_cost(row, objective);
+      best_index = row.index;
+    }
+  }
+}
+
+
+} // namespace
+
+PlanResult plan(const PlanRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  const DataPaths data = request.data_dir.empty() ? default_data_paths() : DataPaths{request.data_dir, {}};
+  Overrides overrides;
+  const std::vector<std::string>& keys = plan_keys();
+  for (const std::string& s : request.sets) {
+    overrides.push_back(parse_override(s));
+    check_override_key(overrides.back().first);
+    if (std::find(keys.begin(), keys.end(), overrides.back().first) != keys.end() ||
+        overrides.back().first == "placement.gpus")
+      throw InputError("--set " + echo(overrides.back().first),
+                       "is a key the planner searches: restrict it with --search KEY=V1,V2,... instead");
+  }
+  Platform::load(request.platform);
+  const PlatformGpus platform = read_platform_gpus(request.platform);
+  const Workload base = load_workload(request.workload, overrides);
+  const Profile profile = load_workload_profile(base, data);
+  const GpuCatalog catalog = load_catalog(data);
+  const GpuSpec& gpu = catalog.at(platform.model, request.platform + ": gpu-0's gpu property");
+  const ComputeCostModel cost(gpu, profile, base.training.precision, base.source + ": training.precision");
+
+  SearchSpace space = request.space;
+  space.set_gpus(request.gpus.empty() ? std::vector<int64_t>{platform.count} : parse_gpus(request.gpus, platform.count));
+  PlanResult result;
+  result.platform = request.platform;
+  result.workload = request.workload;
+  result.gpu_model = platform.model;
+  result.platform_gpus = platform.count;
+  result.global_batch = base.training.global_batch;
+  result.seq_len = base.model.seq_len;
+  result.objective = request.objective;
+  const std::vector<PlanCandidate> candidates = space.candidates(base);
+  if (candidates.empty())
+    throw InputError("--search", fmt::format("leaves no candidate plan of {} GPUs", fmt::join(space.gpus(), ", ")));
+  result.rows.resize(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    result.rows[i].index = static_cast<int64_t>(i);
+    result.rows[i].candidate = candidates[i];
+  }
+  check_statically(result.rows, base, profile, cost, gpu, request.exhaustive);
+
+  std::vector<size_t> order;
+  for (const PlanRow& row : result.rows)
+    if (row.status == PlanStatus::bound)
+      order.push_back(static_cast<size_t>(row.index));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return plan_cost_lower_bound(result.rows[a], request.objective) <
+           plan_cost_lower_bound(result.rows[b], request.objective);
+  });
+  const Simulator sim{request, base, profile.partition,
+                      PointProcess{simgpt_executable(request.executable), request.data_dir, request.timeout_s}};
+  simulate_in_bound_order(result.rows, order, sim, request);
+
+  const auto rank = [&] {
+    result.ranked.clear();
+    for (const PlanRow& row : result.rows)
+      if (row.status == PlanStatus::ok)
+        result.ranked.push_back(row.index);
+    std::stable_sort(result.ranked.begin(), result.ranked.end(), [&](int64_t a, int64_t b) {
+      return plan_cost(result.rows[static_cast<size_t>(a)], request.objective) <
+             plan_cost(result.rows[static_cast<size_t>(b)], request.objective);
+    });
+  };
+  rank();
+  // The winner's neighbours that the bound pruned, simulated to say what each key costs.
+  if (request.neighbours && !result.ranked.empty()) {
+    const PlanCandidate winner = result.rows[static_cast<size_t>(result.ranked.front())].candidate;
+    std::vector<size_t> neighbours;
+    for (const PlanRow& row : result.rows)
+      for (size_t group = 0; group < kNeighbourGroups; ++group)
+        if (row.status == PlanStatus::bound && neighbours_in(winner, row.candidate, group)) {
+          neighbours.push_back(static_cast<size_t>(row.index));
+          break;
+        }
+    ProgressBar progress(static_cast<int64_t>(neighbours.size()), request.progress);
+    std::mutex mutex;
+    run_parallel(neighbours.size(), request.jobs, [&](size_t i) {
+      PlanRow row = result.rows[neighbours[i]];
+      sim.simulate(row);
+      const std::lock_guard lock(mutex);
+      result.rows[neighbours[i]] = std::move(row);
+      progress.advance();
+    });
+    rank();
+  }
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+} // namespace simgpt

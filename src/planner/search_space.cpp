@@ -1,0 +1,271 @@
+#include "simgpt/planner/search_space.hpp"
+
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+namespace simgpt {
+namespace {
+
+const char* order_name(RankOrder o) {
+  switch (o) {
+  case RankOrder::tp_dp_pp: return "tp-dp-pp";
+  case RankOrder::tp_pp_dp: return "tp-pp-dp";
+  case RankOrder::dp_tp_pp: return "dp-tp-pp";
+  case RankOrder::pp_tp_dp: return "pp-tp-dp";
+  }
+  return "?";
+}
+
+constexpr Recompute kRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
+constexpr Schedule kSchedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved};
+constexpr RankOrder kOrders[] = {RankOrder::tp_dp_pp, RankOrder::tp_pp_dp, RankOrder::dp_tp_pp, RankOrder::pp_tp_dp};
+
+// A key's values when they are names, in the order the search takes them; empty for integers.
+std::vector<std::string> named_values(const std::string& key) {
+  if (key == "training.recompute")
+    return {"none", "selective", "full"};
+  if (key == "parallelism.schedule")
+    return {"gpipe", "1f1b", "interleaved"};
+  if (key == "parallelism.sequence_parallel")
+    return {"false", "true"};
+  if (key == "placement.order")
+    return {"tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "pp-tp-dp"};
+  return {};
+}
+
+// A positive integer (zero: 0 to 3) as written, or nothing.
+std::optional<int64_t> parse_count(const std::string& text) {
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      out.push_back(d);
+      if (d != n / d)
+        out.push_back(n / d);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+const std::vector<std::string>& plan_keys() {
+  static const std::vector<std::string> keys = {
+      "parallelism.dp",     "parallelism.tp",     "parallelism.pp",   "training.micro_batch",
+      "training.recompute", "parallelism.schedule", "parallelism.chunks", "parallelism.zero",
+      "parallelism.sequence_parallel", "placement.order"};
+  return keys;
+}
+
+std::vector<std::string> plan_values(const PlanCandidate& c) {
+  return {std::to_string(c.dp),       std::to_string(c.tp),     std::to_string(c.pp),
+          std::to_string(c.micro_batch), to_string(c.recompute), to_string(c.schedule),
+          std::to_string(c.chunks),   std::to_string(c.zero),   c.sequence_parallel ? "true" : "false",
+          order_name(c.order)};
+}
+
+std::vector<std::string> plan_overrides(const PlanCandidate& c, const Workload& base, Partition framework_partition) {
+  std::vector<std::string> sets;
+  const std::vector<std::string> values = plan_values(c);
+  for (size_t k = 0; k < values.size(); ++k)
+    sets.push_back(plan_keys()[k] + "=" + values[k]);
+  if (base.placement.gpus)
+    sets.push_back(fmt::format("placement.gpus={}", c.gpus()));
+  if (base.parallelism.partition == Partition::listed)
+    sets.push_back(std::string("parallelism.partition=") +
+                   (framework_partition == Partition::balanced ? "balanced" : "uniform"));
+  return sets;
+}
+
+Workload apply_plan(const PlanCandidate& c, const Workload& base, Partition framework_partition) {
+  Workload w = base;
+  auto& p = w.parallelism;
+  p.dp = c.dp;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  w.training.micro_batch = c.micro_batch;
+  w.training.recompute = c.recompute;
+  p.schedule = c.schedule;
+  p.chunks = c.chunks;
+  p.zero = c.zero;
+  p.sequence_parallel = c.sequence_parallel;
+  w.placement.order = c.order;
+  if (w.placement.gpus)
+    w.placement.gpus = c.gpus();
+  if (p.partition == Partition::listed) {
+    p.partition = framework_partition == Partition::balanced ? Partition::balanced : Partition::uniform;
+    p.stage_layers.clear();
+  }
+  return w;
+}
+
+const char* neighbour_group_name(size_t group) {
+  constexpr const char* names[kNeighbourGroups] = {"dp x tp x pp",       "training.micro_batch",
+                                                   "training.recompute", "parallelism.schedule",
+                                                   "parallelism.zero",   "parallelism.sequence_parallel",
+                                                   "placement.order"};
+  return group < kNeighbourGroups ? names[group] : "?";
+}
+
+bool neighbours_in(const PlanCandidate& a, const PlanCandidate& b, size_t group) {
+  PlanCandidate x = a, y = b;
+  switch (group) {
+  case 0: x.dp = y.dp, x.tp = y.tp, x.pp = y.pp; break;
+  case 1: x.micro_batch = y.micro_batch; break;
+  case 2: x.recompute = y.recompute; break;
+  case 3: x.schedule = y.schedule, x.chunks = y.chunks; break;
+  case 4: x.zero = y.zero; break;
+  case 5: x.sequence_parallel = y.sequence_parallel; break;
+  case 6: x.order = y.order; break;
+  }
+  return x == y && !(a == b);
+}
+
+void SearchSpace::restrict(const std::string& argument) {
+  const auto eq = argument.find('=');
+  const std::string key = argument.substr(0, eq);
+  const std::string where = "--search " + echo(key);
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--search " + echo(argument),
+                     "expected KEY=V1,V2,... e.g. --search parallelism.tp=1,2,4 --search training.recompute=none");
+  const auto& keys = plan_keys();
+  if (std::find(keys.begin(), keys.end(), key) == keys.end())
+    throw InputError(where, fmt::format("is not a key the planner searches (expected one of: {})", fmt::join(keys, ", ")));
+  if (allowed_.contains(key))
+    throw InputError(where, "is given twice (list all its values in one --search)");
+  const std::string list = argument.substr(eq + 1);
+  if (list.empty())
+    throw InputError(where, "lists no value (expected KEY=V1,V2,...)");
+  std::vector<std::string> values;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    const std::string value = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::vector<std::string> names = named_values(key);
+    if (value.empty())
+      throw InputError(where, fmt::format("'{}' has an empty value (expected V1,V2,... without empty items)", echo(list)));
+    if (!names.empty()) {
+      if (std::find(names.begin(), names.end(), value) == names.end())
+        throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", echo(value), fmt::join(names, ", ")));
+    } else {
+      const std::optional<int64_t> n = parse_count(value);
+      const bool zero = key == "parallelism.zero";
+      if (!n || (zero ? *n < 0 || *n > 3 : *n < 1))
+        throw InputError(where, fmt::format("'{}' is not valid (expected {})", echo(value),
+                                            zero ? "0, 1, 2 or 3" : "a positive integer"));
+      if (!zero && *n > (int64_t{1} << 40))
+        throw InputError(where, fmt::format("'{}' is too large", echo(value)));
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end())
+      values.push_back(value);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  allowed_[key] = values;
+}
+
+bool SearchSpace::allows(const std::string& key, const std::string& value) const {
+  const auto it = allowed_.find(key);
+  return it == allowed_.end() || std::find(it->second.begin(), it->second.end(), value) != it->second.end();
+}
+
+std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base) const {
+  std::vector<PlanCandidate> out;
+  const auto restricted_counts = [&](const std::string& key, const std::vector<int64_t>& defaults) {
+    const auto it = allowed_.find(key);
+    if (it == allowed_.end())
+      return defaults;
+    std::vector<int64_t> counts;
+    for (const std::string& v : it->second)
+      counts.push_back(*parse_count(v));
+    std::sort(counts.begin(), counts.end());
+    return counts;
+  };
+  const std::vector<int64_t> micro_batches =
+      restricted_counts("training.micro_batch", divisors(base.training.global_batch));
+  for (int64_t gpus : gpus_)
+    for (int64_t dp : divisors(gpus))
+      for (int64_t tp : divisors(gpus / dp)) {
+        const int64_t pp = gpus / dp / tp;
+        if (!allows("parallelism.dp", std::to_string(dp)) || !allows("parallelism.tp", std::to_string(tp)) ||
+            !allows("parallelism.pp", std::to_string(pp)))
+          continue;
+        for (int64_t mb : micro_batches)
+          for (Recompute recompute : kRecomputes) {
+            if (!allows("training.recompute", to_string(recompute)))
+              continue;
+            for (Schedule schedule : kSchedules) {
+              if (!allows("parallelism.schedule", to_string(schedule)))
+                continue;
+              // Interleaving needs stages to interleave; a restriction may still ask for it.
+              std::vector<int64_t> chunk_counts{1};
+              if (schedule == Schedule::interleaved) {
+                chunk_counts.clear();
+                for (int64_t c = 2; pp > 1 && c * pp <= base.model.layers; ++c)
+                  chunk_counts.push_back(c);
+                chunk_counts = restricted_counts("parallelism.chunks", chunk_counts);
+              } else if (!allows("parallelism.chunks", "1")) {
+                continue;
+              }
+              for (int64_t chunks : chunk_counts)
+                for (int64_t zero = 0; zero <= 3; ++zero) {
+                  const bool searched = allowed_.contains("parallelism.zero");
+                  if (searched ? !allows("parallelism.zero", std::to_string(zero)) : zero > 0 && dp == 1)
+                    continue;
+                  for (bool sp : {false, true}) {
+                    const bool sp_searched = allowed_.contains("parallelism.sequence_parallel");
+                    if (sp_searched ? !allows("parallelism.sequence_parallel", sp ? "true" : "false")
+                                    : sp && tp == 1)
+                      continue;
+                    for (RankOrder order : kOrders) {
+                      // Unsearched, the placement is the workload's own.
+                      if (allowed_.contains("placement.order") ? !allows("placement.order", order_name(order))
+                                                               : order != base.placement.order)
+                        continue;
+                      out.push_back({dp, tp, pp, mb, recompute, schedule, chunks, zero, sp, order});
+                    }
+                  }
+                }
+            }
+          }
+      }
+  return out;
+}
+
+std::vector<int64_t> parse_gpus(const std::string& text, int64_t available) {
+  std::vector<int64_t> gpus;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::optional<int64_t> n = parse_count(item);
+    if (!n || *n < 1 || *n > available)
+      throw InputError("--gpus " + echo(text),
+                       fmt::format("'{}' is not a job size the platform holds (expected a number of GPUs from 1 to "
+                                   "{}, or a list such as 8,16)",
+                                   echo(item), available));
+    if (std::find(gpus.begin(), gpus.end(), *n) == gpus.end())
+      gpus.push_back(*n);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  std::sort(gpus.begin(), gpus.end());
+  return gpus;
+}
+
+} // namespace simgpt

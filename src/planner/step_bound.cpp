@@ -1,0 +1,61 @@
+#include "simgpt/planner/step_bound.hpp"
+
+#include <algorithm>
+
+namespace simgpt {
+namespace {
+
+// One micro-batch's pass through virtual stage v on one GPU, as the step graph runs it: the
+// framework's host time, then the kernels (the backward reruns the forward under full recompute,
+// and the attention core under selective recompute).
+struct PassSeconds {
+  double forward = 0, backward = 0, rerun = 0; // rerun: full recompute's forward before the backward
+};
+
+PassSeconds pass_seconds(const ExecutionPlan& plan, int v) {
+  const StageCost& c = plan.stages[static_cast<size_t>(v)];
+  const LayerCost& l = plan.layer;
+  PassSeconds p;
+  const double layer_forward = l.attention_forward + l.mlp_forward;
+  p.forward = plan.microbatch_overhead_s + c.embedding_forward + c.layers * layer_forward + c.head_forward;
+  p.backward = plan.microbatch_overhead_s + c.head_backward + c.embedding_backward +
+               c.layers * (l.mlp_backward + l.recompute_core + l.attention_backward);
+  if (plan.recompute == Recompute::full)
+    p.rerun = c.layers * layer_forward;
+  return p;
+}
+
+} // namespace
+
+double step_time_lower_bound(const ExecutionPlan& plan) {
+  const int M = plan.micro_batches;
+  const int V = plan.pp * plan.chunks;
+  // Micro-batches whose backward reruns the forward (a framework may keep the last one whole).
+  const int reruns = plan.recompute_last_micro_batch ? M : M - 1;
+  std::vector<double> busy(static_cast<size_t>(plan.pp), 0.0), optimizer(busy.size(), 0.0);
+  for (int v = 0; v < V; ++v) {
+    const auto s = static_cast<size_t>(v % plan.pp);
+    const PassSeconds p = pass_seconds(plan, v);
+    busy[s] += M * (p.forward + p.backward) + reruns * p.rerun;
+    optimizer[s] += plan.stages[static_cast<size_t>(v)].optimizer_s;
+  }
+  double bound = 0;
+  for (size_t s = 0; s < busy.size(); ++s) {
+    if (plan.sharded_optimizer() && plan.dp > 1)
+      optimizer[s] /= plan.dp;
+    bound = std::max(bound, busy[s] + optimizer[s]);
+  }
+  // Fill and drain through the first chunk's stages 0 .. pp-2 (every micro-batch crosses them,
+  // whichever the last stage starts and ends with); the drain's backward reruns its forward
+  // unless it is the last micro-batch of a framework that keeps that one whole.
+  double fill = 0, drain = 0;
+  for (int v = 0; v + 1 < plan.pp; ++v) {
+    const PassSeconds p = pass_seconds(plan, v);
+    fill += p.forward;
+    drain += p.backward + (plan.recompute_last_micro_batch ? p.rerun : 0);
+  }
+  const auto last = static_cast<size_t>(plan.pp - 1);
+  return std::max(bound, fill + busy[last] + drain + optimizer[0]);
+}
+
+} // namespace simgpt

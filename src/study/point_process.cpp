@@ -1,0 +1,32 @@
+#include "study/point_process.hpp"
+
+#include "core/child_process.hpp"
+#include "simgpt/core/error.hpp"
+
+#include <unistd.h>
+
+namespace simgpt {
+
+PointOutcome run_point(const std::string& platform, const std::string& workload, const std::vector<std::string>& sets,
+                       const PointProcess& process) {
+  std::vector<std::string> args{"simgpt", "point", "--platform", platform, "--workload", workload,
+                                "--parent-pid", std::to_string(::getpid())};
+  if (!process.data_dir.empty())
+    args.insert(args.end(), {"--data", process.data_dir});
+  for (const std::string& s : sets)
+    args.insert(args.end(), {"--set", s});
+  PointOutcome out;
+  try {
+    out.report = run_simgpt_child(process.executable, args, process.timeout_s);
+    out.status = out.report.value("oom", false) ? "oom" : "ok";
+  } catch (const InputError& e) {
+    out.status = "invalid";
+    out.reason = e.what();
+  } catch (const std::exception& e) {
+    out.status = "failed";
+    out.reason = one_line(e.what(), 1024);
+  }
+  return out;
+}
+
+} // namespace simgpt

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# simgpt plan: on a small case simulated exhaustively, the static memory filter rejects only plans
+# the simulation says do not fit, the step-time lower bound is below every simulated step (so the
+# pruned search finds the exhaustive search's best), symmetric placements simulate the same step;
+# the output does not depend on --jobs; bad input is one line and exit status 2.
+set -u
+simgpt="$1"
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() { # check DESCRIPTION COMMAND...: fails the test, with the description, unless COMMAND succeeds
+  local what="$1"
+  shift
+  "$@" || { echo "FAIL: $what"; fail=1; }
+}
+
+# GPT-3 XL cut to 12 layers, fp32 SGD on 4 of a p3.16xlarge's 16 GB V100s: near the memory
+# limit, so that some plans do not fit.
+base=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 4
+      --set training.global_batch=4 --set model.layers=12)
+small=("${base[@]}" --search training.micro_batch=1,2)
+"$simgpt" "${small[@]}" --exhaustive --jobs 2 -o "$tmp/all.csv" > "$tmp/all.txt" 2>&1
+check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ $? -eq 0 ]
+"$simgpt" "${small[@]}" --jobs 2 -o "$tmp/pruned.csv" > "$tmp/pruned.txt" 2>&1
+check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ $? -eq 0 ]
+
+# Columns: 1 candidate, 3-12 the plan's keys, 13 status, 14 lower_bound_step_time_s,
+# 15 static_peak_memory_gib, 16 step_time_s, 19 peak_memory_gib.
+simulated=$(awk -F, 'NR > 1 && $16 != ""' "$tmp/all.csv" | wc -l)
+oom=$(awk -F, 'NR > 1 && $13 == "oom"' "$tmp/all.csv" | wc -l)
+check "the exhaustive case simulates hundreds of plans, some out of memory ($simulated, $oom oom)" \
+  [ "$simulated" -ge 200 ] && [ "$oom" -ge 10 ] && [ "$oom" -lt "$simulated" ]
+check "the static peak is at most the simulated peak, the lower bound at most the step time" \
+  awk -F, 'NR > 1 && $16 != "" && ($15 > $19 * (1 + 1e-7) || $14 > $16 * (1 + 1e-7)) { print; bad = 1 } END { exit bad }' \
+  "$tmp/all.csv"
+# The pruned search's verdicts, joined with the exhaustive search's results by candidate.
+joined() { awk -F, 'NR == FNR { status[$1] = $13; step[$1] = $16; next } FNR > 1 { print $0 "|" status[$1] "|" step[$1] }' \
+  "$tmp/all.csv" "$tmp/pruned.csv"; }
+memory_pruned=$(joined | grep -c ',pruned_memory,')
+check "the static filter prunes some plans ($memory_pruned)" [ "$memory_pruned" -gt 0 ]
+fitting_pruned=$(joined | grep ',pruned_memory,' | grep -vc '|oom|')
+check "every plan the static filter prunes is out of memory when simulated ($fitting_pruned fit)" \
+  [ "$fitting_pruned" -eq 0 ]
+best_all=$(awk -F, 'NR > 1 && $13 == "ok" { print $16 }' "$tmp/all.csv" | sort -g | head -1)
+best_pruned=$(awk -F, 'NR > 1 && $13 == "ok" { print $16 }' "$tmp/pruned.csv" | sort -g | head -1)
+bound_pruned=$(grep -c ',pruned_bound,' "$tmp/pruned.csv")
+check "the bound prunes some plans ($bound_pruned)" [ "$bound_pruned" -gt 0 ]
+check "the pruned search finds the exhaustive best ($best_pruned s, $best_all s)" [ "$best_pruned" = "$best_all" ]
+check "the winner printed first is the best" grep -q "^   1  .* ${best_all:0:5}" "$tmp/pruned.txt"
+# Symmetric: the reason names the candidate whose ranks sit on the same GPUs; both simulate the
+# same step (the four placements of one micro-batch size and recompute mode, simulated exhaustively).
+orders=(--search training.micro_batch=1 --search training.recompute=none --search parallelism.zero=0 --search parallelism.schedule=1f1b
+        --search placement.order=tp-dp-pp,tp-pp-dp,dp-tp-pp,pp-tp-dp)
+"$simgpt" "${base[@]}" "${orders[@]}" --exhaustive --jobs 2 -o "$tmp/orders_all.csv" > /dev/null 2>&1
+"$simgpt" "${base[@]}" "${orders[@]}" --jobs 2 -o "$tmp/orders.csv" > /dev/null 2>&1
+symmetric=$(grep -c ',pruned_symmetric,' "$tmp/orders.csv")
+check "some placements are symmetric ($symmetric)" [ "$symmetric" -gt 0 ]
+same_step_as_twin() { # same_step_as_twin EXHAUSTIVE.csv PRUNED.csv
+  awk -F, 'NR == FNR { step[$1] = $16; next }
+           $13 == "pruned_symmetric" { match($0, /as candidate [0-9]+/); twin = substr($0, RSTART + 13, RLENGTH - 13)
+                                       if (step[$1] == "" || step[$1] != step[twin]) { print; bad = 1 } }
+           END { exit bad }' "$1" "$2"
+}
+check "a plan on the same GPUs simulates the step of the candidate it is symmetric to" \
+  same_step_as_twin "$tmp/orders_all.csv" "$tmp/orders.csv"
+# 1F1B over one micro-batch runs GPipe's passes in GPipe's order: the same step.
+same_order=$(grep -c 'in the same order as candidate' "$tmp/pruned.csv")
+check "some 1F1B plans run GPipe's order ($same_order)" [ "$same_order" -gt 0 ]
+check "a plan running the same passes in the same order simulates the same step" \
+  same_step_as_twin "$tmp/all.csv" "$tmp/pruned.csv"
+check "the CSV lists every candidate" [ "$(wc -l < "$tmp/pruned.csv")" -eq "$(wc -l < "$tmp/all.csv")" ]
+check "the ranking says what each key is worth" grep -q "training.recompute .* next best" "$tmp/pruned.txt"
+
+# The same inputs give the same bytes, whatever --jobs.
+"$simgpt" "${small[@]}" --jobs 1 -o "$tmp/one.csv" > "$tmp/one.txt" 2>&1
+check "--jobs 1 writes the same CSV as --jobs 2" cmp -s "$tmp/one.csv" "$tmp/pruned.csv"
+check "--jobs 1 prints the same ranking as --jobs 2" cmp -s "$tmp/one.txt" "$tmp/pruned.txt"
+
+# Several job sizes: per GPU, a smaller job may win; the CSV holds every size's candidates.
+"$simgpt" plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 1,2 \
+  --set training.global_batch=4 --set model.layers=12 --search training.micro_batch=1 --search training.recompute=none \
+  --objective tokens_per_s_per_gpu --jobs 2 -o "$tmp/sizes.csv" > "$tmp/sizes.txt" 2>&1
+check "--gpus 1,2 plans jobs of 1 and 2 GPUs" \
+  [ "$(awk -F, 'NR > 1 { print $2 }' "$tmp/sizes.csv" | sort -u | tr '\n' ' ')" = "1 2 " ]
+best_per_gpu=$(awk -F, 'NR > 1 && $13 == "ok" { print $18 }' "$tmp/sizes.csv" | sort -g | tail -1)
+check "the winner has the most tokens per second per GPU ($best_per_gpu)" \
+  grep -q "^   1  .* ${best_per_gpu:0:4}" "$tmp/sizes.txt"
+
+# Bad input: one line on stderr and exit status 2.
+bad() { # bad DESCRIPTION ARGS...: simgpt plan ARGS must refuse with exit 2 and one line
+  local what="$1"
+  shift
+  "$simgpt" plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml "$@" > "$tmp/out" 2> "$tmp/err"
+  local status=$?
+  check "$what: exit 2 (got $status: $(cat "$tmp/err"))" [ "$status" -eq 2 ]
+  check "$what: one line on stderr" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+}
+bad "an unknown key" --search parallelism.bogus=1,2
+bad "a key the planner does not search" --search training.precision=fp16
+bad "an empty list" --search parallelism.tp=
+bad "an empty value" --search parallelism.tp=1,,2
+bad "a value the key does not take" --search training.recompute=some
+bad "a key given twice" --search parallelism.tp=1 --search parallelism.tp=2
+bad "more GPUs than the platform" --gpus 9
+bad "no GPU" --gpus 0
+bad "not a number of GPUs" --gpus eight
+bad "an unknown objective" --objective fastest
+bad "a searched key in --set" --set parallelism.tp=2
+bad "a search with no candidate" --gpus 1 --search parallelism.tp=2
+bad "an output that cannot be written" -o "$tmp/no/such/dir.csv"
+exit $fail
