@@ -136,11 +136,18 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
 
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
-  const StepGraph step = build_step_graph(
-      plan, ClusterTopology(cluster),
-      {.detailed = traced,
-       .isolate_collectives = options.isolate_collectives,
-       .symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric});
+  const StepGraphOptions graph_options{.detailed = traced,
+                                       .isolate_collectives = options.isolate_collectives,
+                                       .symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric};
+  StepGraph step;
+  try {
+    step = build_step_graph(plan, ClusterTopology(cluster), graph_options);
+  } catch (const StepGraphTooLarge& e) {
+    throw LimitError(w.source + ": parallelism",
+                     fmt::format("{} (simgpt's limit, about 13 GB); fewer micro-batches per step, tensor-parallel "
+                                 "groups inside a node{} shrink it",
+                                 e.what(), graph_options.symmetric ? "" : " or --fidelity symmetric"));
+  }
   const TaskGraph& graph = step.graph;
   const Timeline timeline = replay(graph, cluster, step.isolated);
   check_finite(graph, timeline, w.source + " on " + platform.path);

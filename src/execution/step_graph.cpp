@@ -2,6 +2,8 @@
 
 #include "simgpt/execution/schedule.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -116,12 +118,19 @@ private:
     tail_[i] = id;
   }
 
+  // Refuses to grow past StepGraphOptions::max_tasks; checked where tasks are made, a few at a time.
+  void check_size() {
+    if (boost::num_vertices(g()) > options_.max_tasks)
+      throw StepGraphTooLarge(fmt::format("the step needs more than {} simulated tasks", options_.max_tasks));
+  }
+
   // Ends the current merged task; returns the stream's tail.
   //
   // For a GPU of an isolated group other than the first, with no kernels pending, the stream's
   // tail is where its work so far ends: what the stream was told to wait for belongs to the
   // next kernels, so no task is made for it.
   TaskId flush(int gpu) {
+    check_size();
     const bool shares_stream = stream(gpu) != gpu;
     gpu = stream(gpu);
     Pending& p = pending_[static_cast<size_t>(gpu)];
@@ -181,6 +190,7 @@ private:
 
   CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                              CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1) {
+    check_size();
     const auto& [rings, latency] = group_rings(gpus);
     CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
     count_collective(gpus, kind, bytes, times);

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,16 @@ struct StepGraphOptions {
   bool detailed = false;
   bool isolate_collectives = true;
   bool symmetric = false;
+  // The most tasks a step may have. A task costs about 650 bytes with its edges, its times and
+  // what the reports derive from them (Megatron's 1T configuration replayed in full: 8.1 GB for
+  // some 12 M tasks), so 20 M tasks are about 13 GB: past that the graph is refused, not built
+  // until the machine runs out of memory.
+  size_t max_tasks = 20'000'000;
+};
+
+// The step graph would have more than StepGraphOptions::max_tasks tasks.
+struct StepGraphTooLarge : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options = {});

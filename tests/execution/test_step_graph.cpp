@@ -90,3 +90,10 @@ TEST_CASE("ZeRO-3 gathers each layer's weights before every use and reduce-scatt
   CHECK(count(g, "reducescatter") == 2);
   CHECK(count(g, "allreduce") == 0);
 }
+
+TEST_CASE("a step graph past its task limit is refused while it is built") {
+  const ExecutionPlan p = small_plan(2, 2, 2, 8, 2);
+  const size_t tasks = boost::num_vertices(build_step_graph(p, FlatTopology()).graph);
+  CHECK_THROWS_AS(build_step_graph(p, FlatTopology(), {.max_tasks = tasks / 2}), StepGraphTooLarge);
+  CHECK_NOTHROW(build_step_graph(p, FlatTopology(), {.max_tasks = tasks + 10}));
+}
