@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Planning time at scale: GPT-3 175B (workloads/gpt3_175b.yaml, global batch 1536) on 1,024 A100
+# (simgpt platform --preset dgx-a100 --nodes 128), every valid dp x tp x pp, micro-batch 1, 2, 4
+# and 8, the three recompute modes, GPipe, 1F1B and interleaved (every chunk count), ZeRO 0 and 1,
+# without sequence parallelism; timed once by hyperfine on 2 jobs (it takes minutes), then the
+# plan's summary and winner.
+# Usage: bench/plan_175b.sh [SIMGPT] (default build/simgpt); run from the checkout.
+set -euo pipefail
+simgpt="${1:-build/simgpt}"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$simgpt" platform --preset dgx-a100 --nodes 128 -o "$out/dgx128.xml" >/dev/null
+plan="$simgpt plan --platform $out/dgx128.xml --workload workloads/gpt3_175b.yaml --jobs 2 --top 3 \
+  --search parallelism.zero=0,1 --search parallelism.sequence_parallel=false \
+  --search training.micro_batch=1,2,4,8"
+SIMGPT_DATA="$PWD" hyperfine --runs 1 "$plan -o $out/plan.csv"
+SIMGPT_DATA="$PWD" $plan -o "$out/plan.csv" | head -8
