@@ -1,4 +1,5 @@
 #include "simgpt/planner/plan_output.hpp"
+#include "study/csv_field.hpp"
 
 #include <fmt/format.h>
 
@@ -11,16 +12,6 @@ namespace simgpt {
 namespace {
 
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
-
-// RFC 4180: a field holding a comma, quote or line break is quoted, its quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos)
-    return text;
-  std::string out = "\"";
-  for (char c : text)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string number(double v) { return fmt::format("{:.9g}", v); }
 

@@ -1,4 +1,5 @@
 #include "study/sweep_output.hpp"
+#include "study/csv_field.hpp"
 
 #include <fmt/format.h>
 
@@ -6,16 +7,6 @@
 
 namespace simgpt {
 namespace {
-
-// RFC 4180: a field holding a comma, quote or line break is quoted, its quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos)
-    return text;
-  std::string out = "\"";
-  for (char c : text)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 // The value at a dotted path of the report, or nothing.
 const nlohmann::ordered_json* metric(const nlohmann::ordered_json& report, const std::string& column) {
