@@ -33,6 +33,7 @@ struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::string trace; // --trace FILE.json
   simgpt::SimulationOptions::Fidelity fidelity = simgpt::SimulationOptions::Fidelity::symmetric;
+  std::string fidelity_name; // sweep and plan: passed on to each simulation when given
   std::vector<std::string> sets;
   std::string row_id, tables_dir;        // simgpt row
   std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
@@ -174,7 +175,9 @@ nlohmann::ordered_json simulate_point(const Options& o) {
   simgpt::Overrides overrides;
   for (const std::string& s : o.sets)
     overrides.push_back(simgpt::parse_override(s));
-  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, overrides), data_paths(o)).to_json();
+  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, overrides), data_paths(o),
+                          simgpt::SimulationOptions{.fidelity = o.fidelity})
+      .to_json();
 }
 
 // `--shard I/N`.
@@ -225,6 +228,7 @@ int run_sweep(const Options& o, const CLI::App& sweep) {
   run.jobs = o.jobs;
   run.timeout_s = o.timeout;
   run.data_dir = o.data_dir;
+  run.fidelity = o.fidelity_name;
   run.progress = ::isatty(STDERR_FILENO) != 0;
   const simgpt::SweepSummary summary = simgpt::run_sweep(s, run);
   std::string statuses;
@@ -251,6 +255,7 @@ int run_plan(const Options& o) {
   request.jobs = o.jobs;
   request.timeout_s = o.timeout;
   request.data_dir = o.data_dir;
+  request.fidelity = o.fidelity_name;
   request.progress = ::isatty(STDERR_FILENO) != 0;
   if (!o.output.empty()) { // refused before the search, not after it; a file made to check is removed
     const bool existed = ::access(o.output.c_str(), F_OK) == 0;
@@ -281,6 +286,16 @@ int run_plot(const Options& o) {
   return 0;
 }
 
+// --fidelity symmetric|full (SimulationOptions::Fidelity).
+void add_fidelity_option(CLI::App& app, simgpt::SimulationOptions::Fidelity& fidelity) {
+  app.add_option("--fidelity", fidelity,
+                 "symmetric: alike data-parallel replicas and tensor ranks' transfers on links of their own "
+                 "simulated once; full: every one")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, simgpt::SimulationOptions::Fidelity>{
+          {"symmetric", simgpt::SimulationOptions::Fidelity::symmetric},
+          {"full", simgpt::SimulationOptions::Fidelity::full}}));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -292,12 +307,7 @@ int main(int argc, char** argv) {
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
-  app.add_option("--fidelity", o.fidelity,
-                 "symmetric: alike data-parallel replicas and tensor ranks' transfers on links of their own "
-                 "simulated once; full: every one")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, simgpt::SimulationOptions::Fidelity>{
-          {"symmetric", simgpt::SimulationOptions::Fidelity::symmetric},
-          {"full", simgpt::SimulationOptions::Fidelity::full}}));
+  add_fidelity_option(app, o.fidelity);
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
   validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
@@ -326,6 +336,7 @@ int main(int argc, char** argv) {
   point->add_option("--set", o.sets);
   point->add_option("--data", o.data_dir);
   point->add_option("--parent-pid", o.parent_pid);
+  add_fidelity_option(*point, o.fidelity);
   CLI::App* sweep = app.add_subcommand("sweep", "simulate every configuration of a grid of workload keys, in parallel");
   sweep->add_option("--platform", o.platform, "SimGrid platform XML");
   sweep->add_option("--workload", o.workload, "workload YAML");
@@ -340,6 +351,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   sweep->add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   sweep->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  sweep->add_option("--fidelity", o.fidelity_name, "each simulation's --fidelity (default symmetric)")
+      ->check(CLI::IsMember({"symmetric", "full"}));
   CLI::App* merge = sweep->add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
   merge->add_option("-o,--output", o.output, "the merged file")->required();
@@ -359,6 +372,8 @@ int main(int argc, char** argv) {
   plan->add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   plan->add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   plan->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  plan->add_option("--fidelity", o.fidelity_name, "each simulation's --fidelity (default symmetric)")
+      ->check(CLI::IsMember({"symmetric", "full"}));
   CLI::App* plot = app.add_subcommand("plot", "chart a metric of a sweep's CSV against an input, as SVG (gnuplot)");
   plot->add_option("csv", o.plot.csv, "the CSV simgpt sweep wrote")->required();
   plot->add_option("--x", o.plot.x, "the column on the x axis (an input key)")->required();

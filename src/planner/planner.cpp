@@ -326,7 +326,8 @@ PlanResult plan(const PlanRequest& request) {
            plan_cost_lower_bound(result.rows[b], request.objective);
   });
   const Simulator sim{request, base, profile.partition,
-                      PointProcess{simgpt_executable(request.executable), request.data_dir, request.timeout_s}};
+                      PointProcess{simgpt_executable(request.executable), request.data_dir, request.timeout_s,
+                                                request.fidelity}};
   simulate_in_bound_order(result.rows, order, sim, request);
 
   const auto rank = [&] {

@@ -13,6 +13,8 @@ PointOutcome run_point(const std::string& platform, const std::string& workload,
                                 "--parent-pid", std::to_string(::getpid())};
   if (!process.data_dir.empty())
     args.insert(args.end(), {"--data", process.data_dir});
+  if (!process.fidelity.empty())
+    args.insert(args.end(), {"--fidelity", process.fidelity});
   for (const std::string& s : sets)
     args.insert(args.end(), {"--set", s});
   PointOutcome out;

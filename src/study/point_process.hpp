@@ -13,6 +13,7 @@ struct PointProcess {
   std::string executable; // the simgpt that simulates (resolved: see simgpt_executable)
   std::string data_dir;   // passed on as --data when not empty
   double timeout_s = 600; // a simulation still running after this is killed (status failed)
+  std::string fidelity;   // passed on as --fidelity (symmetric or full) when not empty
 };
 
 struct PointOutcome {

@@ -37,7 +37,7 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
     else
       sets.push_back(keys[k] + "=" + r.inputs[k]);
   }
-  PointOutcome outcome = run_point(platform, workload, sets, PointProcess{run.executable, run.data_dir, run.timeout_s});
+  PointOutcome outcome = run_point(platform, workload, sets, PointProcess{run.executable, run.data_dir, run.timeout_s, run.fidelity});
   r.status = std::move(outcome.status);
   r.report = std::move(outcome.report);
   r.reason = std::move(outcome.reason);

@@ -57,6 +57,12 @@ for i in 1 2 3; do "$simgpt" "${sweep[@]}" --shard "$i/3" -o "$tmp/part$i.csv" >
 check "merged shards = the whole sweep" cmp -s "$tmp/whole.csv" "$tmp/merged.csv"
 "$simgpt" "${sweep[@]}" --format jsonl -o "$tmp/whole.jsonl" > /dev/null 2>&1
 check "JSON lines: 12 objects" [ "$(grep -c '^{"config":' "$tmp/whole.jsonl")" -eq 12 ]
+# A sweep passes --fidelity on to each simulation, which runs at it; on one GPU a node full and
+# symmetric agree.
+"$simgpt" "${sweep[@]}" --jobs 2 --fidelity full -o "$tmp/full.csv" > /dev/null 2>&1
+check "--fidelity full: the same lines" cmp -s "$tmp/whole.csv" "$tmp/full.csv"
+check "a point runs at its --fidelity" grep -q '"mode":"full"' \
+  <("$simgpt" point --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --fidelity full)
 
 # Bad sweeps: one line, exit status 2.
 bad() { # bad DESCRIPTION PATTERN ARGS...
@@ -75,6 +81,7 @@ bad "a zip of another length" "has 2 values but is zipped with network.delay, wh
 bad "an empty value" "no empty value" "${base[@]}" --grid network.delay=1ms,,2ms
 bad "a key swept twice" "is swept twice" "${base[@]}" --grid network.delay=1ms --grid network.delay=2ms
 bad "a bad shard" "expected I/N" "${base[@]}" --grid network.delay=1ms --shard 4/3
+bad "an unknown fidelity" "not in {symmetric,full}" "${base[@]}" --grid network.delay=1ms --fidelity half
 cp "$tmp/whole.csv" "$tmp/other.csv"
 bad "an output of another sweep" "holds another sweep's columns" \
   sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --grid network.delay=1ms -o "$tmp/other.csv"

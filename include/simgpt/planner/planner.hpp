@@ -32,6 +32,7 @@ struct PlanRequest {
   double timeout_s = 600;
   std::string executable;        // the simgpt that simulates; empty: this process's own
   std::string data_dir;          // --data; empty: the default data paths
+  std::string fidelity;          // --fidelity for each simulation (symmetric or full); empty: the default
   bool progress = false;         // a progress bar on stderr
 };
 

@@ -28,6 +28,7 @@ struct SweepRun {
   double timeout_s = 600;  // a simulation still running after this is killed (status failed)
   std::string executable;  // the simgpt that simulates; empty: this process's own, which must be simgpt
   std::string data_dir;    // passed on as --data when not empty
+  std::string fidelity;    // passed on as --fidelity (symmetric or full) when not empty
   bool progress = false;   // draw a progress bar on stderr
 };
 
