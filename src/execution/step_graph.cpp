@@ -207,8 +207,7 @@ private:
     std::vector<std::vector<const void*>> links_of(static_cast<size_t>(plan_.pp * plan_.dp)); // per tp group
     bool known = true;
     auto use = [&](int id, int a, int b) {
-      const auto links = a == b ? std::optional<std::vector<const void*>>(std::vector<const void*>{})
-                                : topology_.shared_links(a, b);
+      const auto links = topology_.shared_links(a, b);
       if (!links) {
         known = false;
         return;
@@ -220,37 +219,22 @@ private:
           links_of[static_cast<size_t>(id)].push_back(link);
       }
     };
-    auto use_rings = [&](int id, const std::vector<int>& gpus) {
-      for (const Ring& r : group_rings(gpus).first)
-        for (size_t i = 0; i < r.gpus.size(); ++i) {
-          const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
-          use(id, a, b);
-          use(id, b, a);
-        }
+    auto use_all = [&](int id, const Routes& routes) {
+      for (const auto& [a, b] : routes)
+        use(id, a, b);
     };
     std::vector<std::vector<int>> groups;
     for (int s = 0; s < plan_.pp; ++s)
       for (int d = 0; d < plan_.dp; ++d) {
         groups.push_back(tp_group(s, d));
-        use_rings(static_cast<int>(groups.size()) - 1, groups.back());
+        use_all(static_cast<int>(groups.size()) - 1, ring_routes(groups.back()));
       }
     for (int s = 0; s < plan_.pp; ++s)
-      for (int t = 0; t < plan_.tp; ++t) {
-        if (plan_.dp > 1 && dp_collective_algorithm() == CollectiveAlgorithm::direct) {
-          for (int a : dp_group(s, t))
-            for (int b : dp_group(s, t))
-              use(kOthers, a, b);
-        } else if (plan_.dp > 1) {
-          use_rings(kOthers, dp_group(s, t));
-        }
-        // Pipeline transfers to the next stage (the last stage's go back to the first with chunks).
-        if (plan_.pp > 1 && (s + 1 < plan_.pp || plan_.chunks > 1))
-          for (int d = 0; d < plan_.dp; ++d) {
-            const int a = plan_.gpu(s, d, t), b = plan_.gpu((s + 1) % plan_.pp, d, t);
-            use(kOthers, a, b);
-            use(kOthers, b, a);
-          }
-      }
+      for (int t = 0; t < plan_.tp; ++t)
+        use_all(kOthers, dp_routes(s, t));
+    for (const auto& replica : pipeline_routes())
+      for (const Routes& rank : replica)
+        use_all(kOthers, rank);
     if (!known)
       return;
     std::vector<bool> alone(groups.size(), true);
@@ -267,10 +251,43 @@ private:
     }
   }
 
+  // Routes flows take, as (sender, receiver) pairs of distinct GPUs.
+  using Routes = std::vector<std::pair<int, int>>;
+
+  // A group's ring flows, to each ring neighbour both ways.
+  Routes ring_routes(const std::vector<int>& gpus) {
+    Routes out;
+    for (const Ring& r : group_rings(gpus).first)
+      for (size_t i = 0; i < r.gpus.size(); ++i) {
+        const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
+        if (a != b) {
+          out.emplace_back(a, b);
+          out.emplace_back(b, a);
+        }
+      }
+    return out;
+  }
+
+  // The data-parallel collectives' flows of stage s's tensor rank t: ring neighbours, or every
+  // pair for the direct algorithm (none without data parallelism).
+  Routes dp_routes(int s, int t) {
+    if (plan_.dp < 2)
+      return {};
+    const std::vector<int> members = dp_group(s, t);
+    if (dp_collective_algorithm() != CollectiveAlgorithm::direct)
+      return ring_routes(members);
+    Routes out;
+    for (int a : members)
+      for (int b : members)
+        if (a != b)
+          out.emplace_back(a, b);
+    return out;
+  }
+
   // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).
-  std::vector<std::vector<std::vector<std::pair<int, int>>>> pipeline_routes() const {
-    std::vector<std::vector<std::vector<std::pair<int, int>>>> out(
-        static_cast<size_t>(plan_.dp), std::vector<std::vector<std::pair<int, int>>>(static_cast<size_t>(plan_.tp)));
+  // The last stage's go back to the first when stages hold several model chunks.
+  std::vector<std::vector<Routes>> pipeline_routes() const {
+    std::vector<std::vector<Routes>> out(static_cast<size_t>(plan_.dp), std::vector<Routes>(static_cast<size_t>(plan_.tp)));
     for (int s = 0; s < plan_.pp; ++s)
       if (plan_.pp > 1 && (s + 1 < plan_.pp || plan_.chunks > 1))
         for (int d = 0; d < plan_.dp; ++d)
@@ -286,7 +303,7 @@ private:
 
   // Whether the routes of each key's list use links no other key's use, and are alike (the same
   // links' rates in the same order) to the first key's, position by position.
-  bool disjoint_and_alike(const std::vector<std::vector<std::pair<int, int>>>& routes) const {
+  bool disjoint_and_alike(const std::vector<Routes>& routes) const {
     std::map<const void*, size_t> user;
     for (size_t k = 0; k < routes.size(); ++k) {
       if (routes[k].size() != routes.front().size())
@@ -313,7 +330,7 @@ private:
   void find_symmetry() {
     const auto routes = pipeline_routes();
     if (plan_.dp > 1) {
-      std::vector<std::vector<std::pair<int, int>>> per_replica;
+      std::vector<Routes> per_replica;
       for (const auto& replica : routes) {
         per_replica.emplace_back();
         for (const auto& rank : replica)
@@ -329,25 +346,14 @@ private:
     }
     const bool all_isolated = out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp);
     if (plan_.tp > 1 && (plan_.pp > 1 || plan_.dp > 1) && all_isolated) {
-      std::vector<std::vector<std::pair<int, int>>> per_rank(static_cast<size_t>(plan_.tp));
+      std::vector<Routes> per_rank(static_cast<size_t>(plan_.tp));
       for (int t = 0; t < plan_.tp; ++t) {
-        auto& mine = per_rank[static_cast<size_t>(t)];
+        Routes& mine = per_rank[static_cast<size_t>(t)];
         for (const auto& replica : routes)
           mine.insert(mine.end(), replica[static_cast<size_t>(t)].begin(), replica[static_cast<size_t>(t)].end());
-        for (int s = 0; s < plan_.pp && plan_.dp > 1; ++s) {
-          const std::vector<int> members = dp_group(s, t);
-          if (dp_collective_algorithm() == CollectiveAlgorithm::direct) {
-            for (int a : members)
-              for (int b : members)
-                if (a != b)
-                  mine.emplace_back(a, b);
-            continue;
-          }
-          for (const Ring& r : group_rings(members).first)
-            for (size_t i = 0; i < r.gpus.size(); ++i) {
-              mine.emplace_back(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]);
-              mine.emplace_back(r.gpus[(i + 1) % r.gpus.size()], r.gpus[i]);
-            }
+        for (int s = 0; s < plan_.pp; ++s) {
+          const Routes dp = dp_routes(s, t);
+          mine.insert(mine.end(), dp.begin(), dp.end());
         }
       }
       first_rank_stands_in_ = disjoint_and_alike(per_rank);
