@@ -59,6 +59,29 @@ std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, d
   return links;
 }
 
+// A route's narrowest link, and whether it crosses a NIC (a TCP/IP flow).
+struct RouteRate {
+  double bottleneck = std::numeric_limits<double>::infinity();
+  bool through_nic = false;
+};
+
+RouteRate route_rate(const std::vector<simgrid::s4u::Link*>& links,
+                     const std::unordered_set<const simgrid::s4u::Link*>& nics) {
+  RouteRate r;
+  for (const simgrid::s4u::Link* l : links) {
+    r.bottleneck = std::min(r.bottleneck, l->get_bandwidth());
+    r.through_nic = r.through_nic || nics.contains(l);
+  }
+  return r;
+}
+
+// The fraction of a route's rate a transfer's payload gets (set_transfer_rates explains): the
+// profile's efficiency through a NIC, or less under the backend's own ceiling `max_rate` (0: none).
+double payload_factor(const RouteRate& r, double efficiency, double max_rate) {
+  const double cap = max_rate > 0 ? max_rate : std::numeric_limits<double>::infinity();
+  return r.through_nic ? std::min(efficiency, cap / r.bottleneck) : 1.0;
+}
+
 } // namespace
 
 Cluster::Cluster(const Platform& platform, const GpuCatalog& catalog, const NetworkWhatIf& network,
@@ -206,14 +229,7 @@ void Cluster::set_transfer_rates(std::shared_ptr<const std::unordered_set<const 
       [efficiency, max_rate, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                    const std::vector<simgrid::s4u::Link*>& links,
                                    const std::unordered_set<simgrid::s4u::NetZone*>&) {
-        bool through_nic = false;
-        double cap = max_rate > 0 ? max_rate : std::numeric_limits<double>::infinity();
-        double bottleneck = std::numeric_limits<double>::infinity();
-        for (const simgrid::s4u::Link* l : links) {
-          bottleneck = std::min(bottleneck, l->get_bandwidth());
-          through_nic = through_nic || nics->contains(l);
-        }
-        return through_nic ? std::min(efficiency, cap / bottleneck) : 1.0;
+        return payload_factor(route_rate(links, *nics), efficiency, max_rate);
       });
   // SimGrid 3.32's CM02 multiplies a flow's latency by this factor when the flow starts, after it
   // has taken the route's unfactored latency for the TCP-gamma bound and the sharing weight
@@ -233,17 +249,12 @@ TcpPath Cluster::tcp_path(int from, int to) const {
   TcpPath p;
   double latency = 0;
   const auto links = route(gpus_[static_cast<size_t>(from)], gpus_[static_cast<size_t>(to)], &latency, path_);
-  double bottleneck = std::numeric_limits<double>::infinity();
-  for (const simgrid::s4u::Link* l : links) {
-    bottleneck = std::min(bottleneck, l->get_bandwidth());
-    p.tcp = p.tcp || (nics_ && nics_->contains(l));
-  }
-  if (!p.tcp || tcp_initial_window_ <= 0) {
-    p.tcp = false;
+  const RouteRate rate = route_rate(links, *nics_);
+  if (!rate.through_nic || tcp_initial_window_ <= 0)
     return p;
-  }
-  const double factor = std::min(efficiency_, max_rate_ > 0 ? max_rate_ / bottleneck : efficiency_);
-  double bound = bottleneck;
+  p.tcp = true;
+  const double factor = payload_factor(rate, efficiency_, max_rate_);
+  double bound = rate.bottleneck;
   if (tcp_window_ > 0 && latency > 0)
     bound = std::min(bound, tcp_window_ / (2 * latency));
   p.rate_Bps = factor * bound;
