@@ -5,14 +5,7 @@
 # the output does not depend on --jobs; bad input is one line and exit status 2.
 set -u
 simgpt="$1"
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() { # check DESCRIPTION COMMAND...: fails the test, with the description, unless COMMAND succeeds
-  local what="$1"
-  shift
-  "$@" || { echo "FAIL: $what"; fail=1; }
-}
+. "$(dirname "$0")/../support/checks.sh"
 
 # GPT-3 XL cut to 12 layers, fp32 SGD on 4 of a p3.16xlarge's 16 GB V100s: near the memory
 # limit, so that some plans do not fit.

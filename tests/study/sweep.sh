@@ -3,22 +3,7 @@
 # an interrupted sweep rerun, and a sharded sweep merged, give the uninterrupted sweep's file.
 set -u
 simgpt="$1"
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-check() { # check DESCRIPTION COMMAND...: fails the test, with the description, unless COMMAND succeeds
-  local what="$1"
-  shift
-  "$@" || { echo "FAIL: $what"; fail=1; }
-}
-wait_for() { # wait_for SECONDS COMMAND...: polls COMMAND every 20 ms until it succeeds
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 0.02
-  done
-}
+. "$(dirname "$0")/../support/checks.sh"
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ]; }
 
 # GPipe on 12 nodes under network what-ifs; micro_batch 3 does not divide the batch (invalid),

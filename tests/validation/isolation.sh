@@ -3,22 +3,11 @@
 # fails the gate with the reason, and the row processes die with validate.
 set -u
 simgpt="$1"
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../support/checks.sh"
 # A row whose simulation takes seconds (killed long before it ends), and one that takes a moment.
 slow=seed002-alpa-details-tensor/6.7B-b2
 quick=seed002-alpa-details-tensor/350M-b4
 
-# wait_for SECONDS COMMAND...: polls COMMAND every 50 ms until it succeeds; false on timeout.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    [ "$SECONDS" -lt "$deadline" ] || return 1
-    sleep 0.05
-  done
-}
 children() { pgrep -P "$1" > "$tmp/children"; }
 gone() { for pid in "$@"; do [ ! -e "/proc/$pid" ] || return 1; done; }
 
