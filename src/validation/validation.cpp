@@ -429,6 +429,8 @@ int summary_rank(const std::string& k) {
                                                            : 0;
 }
 
+} // namespace
+
 // Per-table statistics over held-out rows (a row a profile was fitted on says nothing of how the
 // fit transfers, so the gate's thresholds judge the others), and step time and memory over
 // calibration and held-out rows.
@@ -438,10 +440,11 @@ void summarize_cases(ValidationReport& report) {
   std::vector<const CaseResult*> fitted, held_out, fitted_transfer, held_out_transfer, fitted_memory, held_out_memory;
   for (const CaseResult& c : report.cases) {
     const std::string key = summary_key(c);
-    if (!by_table.contains(key))
+    auto [table, added] = by_table.try_emplace(key);
+    if (added)
       order.push_back(key);
     if (!is_flagged(c, "calibration"))
-      by_table[key].push_back(&c);
+      table->second.push_back(&c);
     if (c.metric == "step_time_s")
       (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
     if (c.metric == "transfer_s") // a transfer is not a step: reported apart
@@ -460,6 +463,8 @@ void summarize_cases(ValidationReport& report) {
   report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
   report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
 }
+
+namespace {
 
 // The gate: rows whose process died, and tables worse than their thresholds.
 void apply_gate(ValidationReport& report, const std::vector<RowRun>& runs,

@@ -13,6 +13,7 @@ CaseResult step(const std::string& row, const std::string& group, double measure
   c.group = group;
   c.measured = measured;
   c.predicted = predicted;
+  c.error_pct = 100 * (predicted - measured) / measured;
   c.status = "compared";
   return c;
 }
@@ -68,4 +69,26 @@ TEST_CASE("the planner's pick in a table row is the predicted fastest that the s
   cases.push_back(oom("mb1-t8", 1));
   checks = fastest_per_row(cases);
   CHECK(checks[0].planner_pick.empty()); // nothing fits: no pick
+}
+
+TEST_CASE("each table is summarized once, over its held-out rows, whatever the rows' order") {
+  ValidationReport report;
+  const auto fitted = [](const std::string& row, double measured, double predicted) {
+    CaseResult c = step(row, row, measured, predicted);
+    c.flags.push_back("calibration");
+    return c;
+  };
+  // Calibration rows first: the table is met before any row that counts in it.
+  report.cases = {fitted("a", 1, 1.5), fitted("b", 1, 1.5), step("c", "c", 1, 1.1), step("d", "d", 1, 0.8)};
+  CaseResult memory = step("c", "c", 10, 11);
+  memory.metric = "peak_mem_gb";
+  report.cases.push_back(memory);
+  summarize_cases(report);
+  REQUIRE(report.tables.size() == 2);
+  CHECK(report.tables[0].table == "t");
+  CHECK(report.tables[0].rows == 2); // the two calibration rows are left out
+  CHECK(report.tables[0].median_abs == Approx(15));
+  CHECK(report.tables[1].table == "t:memory");
+  CHECK(report.calibration.rows == 2);
+  CHECK(report.held_out.rows == 2);
 }

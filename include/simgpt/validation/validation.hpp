@@ -150,6 +150,10 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
                           unsigned jobs = 1, const RowProcess& process = {});
 
+// Fills report.tables (one summary per table and metric, held-out rows only) and the pooled
+// calibration and held-out summaries from report.cases.
+void summarize_cases(ValidationReport& report);
+
 // For each table row with two or more compared step times, the measured and predicted fastest.
 std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases);
 
