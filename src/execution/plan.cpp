@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace simgpt {
 namespace {
 
@@ -78,6 +81,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     plan.layer.recompute_core = cost.seconds(attention_core_forward(w.model, shard, form));
   plan.layer.param_bytes = layer_parameters(w.model, par.tp) * E;
   plan.layer.grad_bytes = plan.layer.param_bytes;
+  if (profile.zero3_prefetch_bucket_elements > 0) {
+    // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
+    // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it
+    // starts may cross the bound, so a partly covered layer counts.
+    const double layers = std::ceil(profile.zero3_prefetch_bucket_elements / layer_parameters(w.model, par.tp));
+    plan.zero3_prefetch_layers = static_cast<int>(std::min(layers, static_cast<double>(w.model.layers)));
+  }
 
   const Kernels embedding = embedding_forward(w.model, shard);
   const Kernels head = head_forward(w.model, shard);

@@ -120,6 +120,8 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
 Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
                 const SimulationOptions& options) {
   check_workload(w); // a Workload filled in C++ meets the rules parse_workload applies to a file
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
+    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
   const bool traced = !options.trace_path.empty();
   std::ofstream trace = traced ? open_trace_file(options.trace_path) : std::ofstream(); // fails before the simulation
   Cluster cluster(platform, catalog, w.network, profile);

@@ -55,6 +55,60 @@ double get_profile_parameter(const Profile& p, const std::string& key) {
 }
 
 namespace {
+std::vector<int64_t> zero_stages(const YamlReader& s, const std::string& key) {
+  const YAML::Node list = s.node()[key];
+  if (!list.IsSequence() || list.size() == 0)
+    throw InputError(s.where(key), "expected a list of ZeRO stages, e.g. [0, 1]");
+  std::vector<int64_t> stages;
+  for (const YAML::Node& item : list) {
+    const std::string text = item.IsScalar() ? item.Scalar() : "";
+    if (text.size() != 1 || text[0] < '0' || text[0] > '3')
+      throw InputError(s.where(key), fmt::format("'{}' is not a ZeRO stage (expected 0, 1, 2 or 3)", text));
+    const int64_t stage = text[0] - '0';
+    if (std::find(stages.begin(), stages.end(), stage) == stages.end())
+      stages.push_back(stage);
+  }
+  std::sort(stages.begin(), stages.end());
+  return stages;
+}
+
+Schedule schedule_named(const YamlReader& s, const std::string& name) {
+  if (name == "gpipe")
+    return Schedule::gpipe;
+  if (name == "1f1b")
+    return Schedule::one_f_one_b;
+  if (name == "interleaved")
+    return Schedule::interleaved;
+  throw InputError(s.where("schedules"), fmt::format("'{}' is not a schedule (expected gpipe, 1f1b or interleaved)", name));
+}
+
+FrameworkSupport read_support(const YamlReader& s) {
+  s.only({"tensor_parallel", "sequence_parallel", "pipeline", "schedules", "zero", "zero_with_pipeline"});
+  FrameworkSupport f;
+  f.tensor_parallel = s.boolean_or("tensor_parallel", true);
+  f.sequence_parallel = s.boolean_or("sequence_parallel", f.tensor_parallel);
+  f.pipeline = s.boolean_or("pipeline", true);
+  if (s.has("schedules")) {
+    f.schedules.clear();
+    for (const std::string& name : text_list(s, "schedules")) {
+      const Schedule schedule = schedule_named(s, name);
+      if (!f.allows_schedule(schedule))
+        f.schedules.push_back(schedule);
+    }
+    if (f.schedules.empty())
+      throw InputError(s.where("schedules"), "expected a list of schedules, e.g. [gpipe, 1f1b]");
+  }
+  if (s.has("zero"))
+    f.zero = zero_stages(s, "zero");
+  f.zero_with_pipeline = s.has("zero_with_pipeline") ? zero_stages(s, "zero_with_pipeline") : f.zero;
+  for (int64_t stage : f.zero_with_pipeline)
+    if (!f.allows_zero(stage, false))
+      throw InputError(s.where("zero_with_pipeline"),
+                       fmt::format("stage {} is not among supports.zero: a stage that runs with pipeline "
+                                   "parallelism runs without it too", stage));
+  return f;
+}
+
 Profile read_profile(const YamlReader& root, const std::string& name);
 
 // Writes a run's options into the profile's YAML tree, so each is checked as the file's own key.
@@ -103,10 +157,13 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
 
 namespace {
 Profile read_profile(const YamlReader& root, const std::string& name) {
-  root.only({"description", "compute", "pipeline", "p2p", "collectives", "zero3", "memory", "calibration"});
+  root.only({"description", "supports", "compute", "pipeline", "p2p", "collectives", "zero3", "memory",
+             "calibration"});
   Profile p;
   p.name = name;
   p.description = root.text_or("description", "");
+  if (root.has("supports"))
+    p.supports = read_support(root.map("supports"));
   if (root.has("compute")) {
     YamlReader c = root.map("compute");
     c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
@@ -158,7 +215,8 @@ Profile read_profile(const YamlReader& root, const std::string& name) {
   }
   if (root.has("zero3")) {
     YamlReader z = root.map("zero3");
-    z.only({"prefetch_layers"});
+    z.only({"prefetch_layers", "prefetch_bucket"});
+    p.zero3_prefetch_bucket_elements = z.number_or("prefetch_bucket", 0, 0, 1e15);
     const double layers = z.number_or("prefetch_layers", p.zero3_prefetch_layers, 0, 16);
     if (layers != static_cast<double>(static_cast<int>(layers)))
       throw InputError(z.where("prefetch_layers"), fmt::format("{} is not a whole number of layers", layers));

@@ -141,6 +141,8 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
       try {
         const Workload w = apply_plan(row.candidate, base, profile.partition);
         check_workload(w);
+        if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
+          throw InputError(w.source + ": " + unsupported->key, unsupported->why);
         plan = make_plan(w, cost, profile);
         memory = static_peak(*plan, w, profile, gpu);
         bound = step_time_lower_bound(*plan);
@@ -307,7 +309,7 @@ PlanResult plan(const PlanRequest& request) {
   result.global_batch = base.training.global_batch;
   result.seq_len = base.model.seq_len;
   result.objective = request.objective;
-  const std::vector<PlanCandidate> candidates = space.candidates(base);
+  const std::vector<PlanCandidate> candidates = space.candidates(base, profile.supports);
   if (candidates.empty())
     throw InputError("--search", fmt::format("leaves no candidate plan of {} GPUs", fmt::join(space.gpus(), ", ")));
   result.rows.resize(candidates.size());

@@ -183,7 +183,7 @@ bool SearchSpace::allows(const std::string& key, const std::string& value) const
   return it == allowed_.end() || std::find(it->second.begin(), it->second.end(), value) != it->second.end();
 }
 
-std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base) const {
+std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const FrameworkSupport& support) const {
   std::vector<PlanCandidate> out;
   const auto restricted_counts = [&](const std::string& key, const std::vector<int64_t>& defaults) {
     const auto it = allowed_.find(key);
@@ -204,12 +204,18 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base) const {
         if (!allows("parallelism.dp", std::to_string(dp)) || !allows("parallelism.tp", std::to_string(tp)) ||
             !allows("parallelism.pp", std::to_string(pp)))
           continue;
+        // Unsearched, a key takes only what the framework runs; a searched value it does not run
+        // is a candidate the check refuses, with its reason.
+        if ((tp > 1 && !support.tensor_parallel && !allowed_.contains("parallelism.tp")) ||
+            (pp > 1 && !support.pipeline && !allowed_.contains("parallelism.pp")))
+          continue;
         for (int64_t mb : micro_batches)
           for (Recompute recompute : kRecomputes) {
             if (!allows("training.recompute", to_string(recompute)))
               continue;
             for (Schedule schedule : kSchedules) {
-              if (!allows("parallelism.schedule", to_string(schedule)))
+              if (allowed_.contains("parallelism.schedule") ? !allows("parallelism.schedule", to_string(schedule))
+                                                            : pp > 1 && !support.allows_schedule(schedule))
                 continue;
               // Interleaving needs stages to interleave; a restriction may still ask for it.
               std::vector<int64_t> chunk_counts{1};
@@ -224,12 +230,13 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base) const {
               for (int64_t chunks : chunk_counts)
                 for (int64_t zero = 0; zero <= 3; ++zero) {
                   const bool searched = allowed_.contains("parallelism.zero");
-                  if (searched ? !allows("parallelism.zero", std::to_string(zero)) : zero > 0 && dp == 1)
+                  if (searched ? !allows("parallelism.zero", std::to_string(zero))
+                               : (zero > 0 && dp == 1) || !support.allows_zero(zero, pp > 1))
                     continue;
                   for (bool sp : {false, true}) {
                     const bool sp_searched = allowed_.contains("parallelism.sequence_parallel");
                     if (sp_searched ? !allows("parallelism.sequence_parallel", sp ? "true" : "false")
-                                    : sp && tp == 1)
+                                    : sp && (tp == 1 || !support.sequence_parallel))
                       continue;
                     for (RankOrder order : kOrders) {
                       // Unsearched, the placement is the workload's own.

@@ -100,7 +100,7 @@ TEST_CASE("tensor-parallel groups inside NVSwitch nodes give the same report who
   }
   SECTION("tp 4, pp 2, dp 2, ZeRO-3") {
     check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "2"}, {"parallelism.dp", "2"},
-                                         {"parallelism.zero", "3"}}));
+                                         {"parallelism.zero", "3"}, {"framework", "generic"}}));
   }
   SECTION("tp 4, pp 4, interleaved with 2 chunks") {
     check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "4"}, {"parallelism.dp", "1"},
@@ -118,7 +118,7 @@ TEST_CASE("symmetric graphs give the full graph's report on 64 GPUs, with NICs p
   SECTION("tp 8, pp 2, dp 4, ZeRO-3 on rails") {
     const auto f = check_symmetric(dgx_eight(), small({{"parallelism.tp", "8"}, {"parallelism.pp", "2"},
                                                        {"parallelism.dp", "4"}, {"parallelism.zero", "3"},
-                                                       {"training.global_batch", "32"}}));
+                                                       {"training.global_batch", "32"}, {"framework", "generic"}}));
     CHECK(f["replicas_simulated"] == 1);
   }
   SECTION("tp 8, pp 4, dp 2 with one NIC a node: ranks share it, so every rank's transfers run") {

@@ -96,6 +96,24 @@ TEST_CASE("ZeRO-3 prefetching shortens a GPT step whose gathers fit under its co
   CHECK_THROWS_AS(simulate_gpt(half), InputError);
 }
 
+TEST_CASE("a prefetch bucket counted in elements, as DeepSpeed's, reaches as many layers as it covers") {
+  const double layer_elements = layer_parameters(gpt_model(4), 1); // about 50.3 M
+  const double layer_bytes = layer_elements * element_bytes(Precision::fp32);
+  auto transient_with = [](const std::string& key, const std::string& value) {
+    Overrides o = data_parallel(4, 3);
+    o.emplace_back("framework_options.zero3." + key, value);
+    return simulate_gpt(o)["stages"][0]["memory_gib"]["transient"].get<double>() * 1024 * 1024 * 1024;
+  };
+  const double none = transient_with("prefetch_layers", "0");
+  // One layer and a bit: a second layer's gather starts, so two layers are in flight.
+  CHECK(transient_with("prefetch_bucket", std::to_string(layer_elements * 1.2)) - none ==
+        Approx(2 * layer_bytes).epsilon(1e-6));
+  CHECK(transient_with("prefetch_bucket", std::to_string(layer_elements * 0.5)) - none ==
+        Approx(layer_bytes).epsilon(1e-6));
+  // No more layers than the model has.
+  CHECK(transient_with("prefetch_bucket", "1e12") - none == Approx(4 * layer_bytes).epsilon(1e-6));
+}
+
 namespace {
 
 using testing::two_node_platform;

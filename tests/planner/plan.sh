@@ -8,8 +8,11 @@ simgpt="$1"
 . "$(dirname "$0")/../support/checks.sh"
 
 # GPT-3 XL cut to 12 layers, fp32 SGD on 4 of a p3.16xlarge's 16 GB V100s: near the memory
-# limit, so that some plans do not fit.
-base=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 4
+# limit, so that some plans do not fit. Its framework (torch-pipe) is given tensor parallelism and
+# every schedule, so that the whole space is searched.
+whole_space=(--set framework_options.supports.tensor_parallel=true
+             --set "framework_options.supports.schedules=[gpipe, 1f1b, interleaved]")
+base=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 4 "${whole_space[@]}"
       --set training.global_batch=4 --set model.layers=12)
 small=("${base[@]}" --search training.micro_batch=1,2)
 "$simgpt" "${small[@]}" --exhaustive --jobs 2 -o "$tmp/all.csv" > "$tmp/all.txt" 2>&1
@@ -68,6 +71,19 @@ check "the ranking says what each key is worth" grep -q "training.recompute .* n
 "$simgpt" "${small[@]}" --jobs 1 -o "$tmp/one.csv" > "$tmp/one.txt" 2>&1
 check "--jobs 1 writes the same CSV as --jobs 2" cmp -s "$tmp/one.csv" "$tmp/pruned.csv"
 check "--jobs 1 prints the same ranking as --jobs 2" cmp -s "$tmp/one.txt" "$tmp/pruned.txt"
+
+# Unsearched, a key takes only what the framework runs (torch-pipe: no tensor parallelism, GPipe's
+# schedule when pipelined); a searched value it does not run is listed invalid, with the reason.
+framework=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 4
+           --set training.global_batch=4 --set model.layers=12 --search training.micro_batch=1
+           --search training.recompute=none --jobs 2)
+"$simgpt" "${framework[@]}" -o "$tmp/framework.csv" > /dev/null 2>&1
+check "the framework's space has whole-layer splits and GPipe pipelines only" \
+  awk -F, 'NR > 1 && ($4 != 1 || ($5 > 1 && $8 != "gpipe")) { print; bad = 1 } END { exit bad || NR < 5 }' \
+  "$tmp/framework.csv"
+"$simgpt" "${framework[@]}" --search parallelism.tp=1,2 -o "$tmp/framework_tp.csv" > /dev/null 2>&1
+check "a searched tensor-parallel degree torch-pipe does not run is invalid, with its reason" \
+  grep -q ',invalid,.*parallelism.tp: the torch-pipe profile runs no tensor parallelism' "$tmp/framework_tp.csv"
 
 # Several job sizes: per GPU, a smaller job may win; the CSV holds every size's candidates.
 "$simgpt" plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 1,2 \

@@ -2,6 +2,7 @@
 // (profiles/<name>.yaml). Its fitted parameters come from `simgpt calibrate`.
 #pragma once
 
+#include "simgpt/framework/framework_support.hpp"
 #include "simgpt/memory/memory.hpp"
 
 #include <map>
@@ -61,8 +62,15 @@ struct Profile {
   // before its unit. FSDP's limit_all_gathers rate limiter allows 1 (the current and the next
   // unit's weights); DeepSpeed's stage3_prefetch_bucket_size allows as many layers as fit its bytes.
   int zero3_prefetch_layers = 1;
+  // DeepSpeed counts its prefetch in parameter elements (stage3_prefetch_bucket_size): the layers
+  // ahead are as many as that many elements reach, ceil(bucket / one layer's elements on a GPU).
+  // 0: `zero3_prefetch_layers` applies.
+  double zero3_prefetch_bucket_elements = 0;
 
   MemoryProfile memory;
+
+  // The schedules, ZeRO stages and kinds of parallelism the framework runs (default: all).
+  FrameworkSupport supports;
 
   // Which parameters `simgpt calibrate` fits and from which validation rows.
   std::vector<std::string> fitted;

@@ -3,6 +3,7 @@
 // sequence parallelism and rank placement, or the values `--search` restricts each key to.
 #pragma once
 
+#include "simgpt/framework/framework_support.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <cstdint>
@@ -69,13 +70,15 @@ public:
   //  - micro_batch: every divisor of the workload's global batch;
   //  - recompute: none, selective, full;
   //  - schedule: gpipe, 1f1b, and interleaved when pp > 1, with 2 to layers / pp chunks;
-  //  - zero: 0, and 1 to 3 when dp > 1 (no profile declares a stage it lacks);
+  //  - zero: 0, and 1 to 3 when dp > 1;
   //  - sequence_parallel: false, and true when tp > 1;
+  // each within what `support` (the workload's framework) runs: tensor and pipeline degrees,
+  // schedules when pp > 1, ZeRO stages, sequence parallelism.
   //  - placement.order: the workload's (a search of several drops the placements that put
   //    every rank on the same GPU as one before them).
   // Splits the workload does not allow (heads, layers, batch) are candidates too: the workload
   // checker refuses them, with its reason.
-  std::vector<PlanCandidate> candidates(const Workload& base) const;
+  std::vector<PlanCandidate> candidates(const Workload& base, const FrameworkSupport& support = {}) const;
 
 private:
   std::vector<int64_t> gpus_;

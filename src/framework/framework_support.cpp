@@ -1,0 +1,51 @@
+#include "simgpt/framework/framework_support.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace simgpt {
+
+bool FrameworkSupport::allows_schedule(Schedule s) const {
+  return std::find(schedules.begin(), schedules.end(), s) != schedules.end();
+}
+
+bool FrameworkSupport::allows_zero(int64_t stage, bool pipelined) const {
+  const std::vector<int64_t>& stages = pipelined ? zero_with_pipeline : zero;
+  return std::find(stages.begin(), stages.end(), stage) != stages.end();
+}
+
+namespace {
+
+std::string listed(const std::vector<Schedule>& schedules) {
+  std::vector<std::string> names;
+  for (Schedule s : schedules)
+    names.emplace_back(to_string(s));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string listed(const std::vector<int64_t>& stages) { return fmt::format("{}", fmt::join(stages, ", ")); }
+
+} // namespace
+
+std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const std::string& framework,
+                                          const ParallelismSpec& p) {
+  const std::string profile = fmt::format("the {} profile", framework);
+  if (p.tp > 1 && !support.tensor_parallel)
+    return Unsupported{"parallelism.tp", fmt::format("{} runs no tensor parallelism (use tp 1, or a profile that has it)", profile)};
+  if (p.sequence_parallel && !support.sequence_parallel)
+    return Unsupported{"parallelism.sequence_parallel", fmt::format("{} has no sequence parallelism (use false)", profile)};
+  if (p.pp > 1 && !support.pipeline)
+    return Unsupported{"parallelism.pp", fmt::format("{} runs no pipeline parallelism (use pp 1, or a profile that has it)", profile)};
+  if (p.pp > 1 && !support.allows_schedule(p.schedule))
+    return Unsupported{"parallelism.schedule", fmt::format("{} has no {} schedule (it runs {})", profile, to_string(p.schedule),
+                                                           listed(support.schedules))};
+  if (!support.allows_zero(p.zero, p.pp > 1))
+    return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {}{} (it runs {})", profile, p.zero,
+                       p.pp > 1 && support.allows_zero(p.zero, false) ? " with pipeline parallelism" : "",
+                                                       listed(p.pp > 1 ? support.zero_with_pipeline : support.zero))};
+  return std::nullopt;
+}
+
+} // namespace simgpt
