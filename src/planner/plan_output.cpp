@@ -9,6 +9,19 @@
 #include <map>
 
 namespace simgpt {
+
+std::string plan_name(const PlanCandidate& c) {
+  std::string s = fmt::format("dp{} tp{} pp{} mb{} {} {}", c.dp, c.tp, c.pp, c.micro_batch, to_string(c.recompute),
+                              to_string(c.schedule));
+  if (c.schedule == Schedule::interleaved)
+    s += fmt::format("x{}", c.chunks);
+  if (c.zero > 0)
+    s += fmt::format(" zero{}", c.zero);
+  if (c.sequence_parallel)
+    s += " sp";
+  return s + " " + plan_values(c).back();
+}
+
 namespace {
 
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
@@ -26,18 +39,6 @@ double headroom_bytes(const Report& r) {
 double share(double part, double step) { return step > 0 ? part / step : 0; }
 
 double tokens_per_s_per_gpu(const Report& r) { return r.tokens_per_s / std::max(1, r.gpus); }
-
-std::string describe(const PlanCandidate& c) {
-  std::string s = fmt::format("dp{} tp{} pp{} mb{} {} {}", c.dp, c.tp, c.pp, c.micro_batch, to_string(c.recompute),
-                              to_string(c.schedule));
-  if (c.schedule == Schedule::interleaved)
-    s += fmt::format("x{}", c.chunks);
-  if (c.zero > 0)
-    s += fmt::format(" zero{}", c.zero);
-  if (c.sequence_parallel)
-    s += " sp";
-  return s + " " + plan_values(c).back();
-}
 
 std::string group_value(const PlanCandidate& c, size_t group) {
   const std::vector<std::string> v = plan_values(c);
@@ -76,7 +77,7 @@ std::string plan_text(const PlanResult& result, int top) {
   size_t width = 16;
   for (size_t k = 0; k < shown; ++k) {
     const PlanRow& row = result.rows[static_cast<size_t>(result.ranked[k])];
-    names.push_back(fmt::format("{} ({})", describe(row.candidate), row.index));
+    names.push_back(fmt::format("{} ({})", plan_name(row.candidate), row.index));
     width = std::max(width, names.back().size());
   }
   out += fmt::format("\n{:>4}  {:<{}} {:>5} {:>9} {:>11} {:>11} {:>9} {:>9} {:>7} {:>7}\n", "rank", "plan (candidate)",

@@ -1,6 +1,7 @@
 #include "simgpt/validation/validation.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "simgpt/planner/search_space.hpp"
 #include "core/parallel.hpp"
 #include "validation/spawn.hpp"
 #include "simgpt/framework/profile.hpp"
@@ -28,7 +29,8 @@ std::string scalar_text(const YAML::Node& n) { return n.IsScalar() ? n.Scalar() 
 
 ValidationTable load_table(const std::string& path) {
   YamlReader root = YamlReader::file(path);
-  root.only({"table", "kind", "source", "description", "platform", "workload", "peak_memory", "rows"});
+  root.only({"table", "kind", "source", "description", "platform", "workload", "peak_memory", "planner_search",
+             "rows"});
   ValidationTable t;
   t.file = path;
   t.id = root.text("table");
@@ -44,6 +46,18 @@ ValidationTable load_table(const std::string& path) {
     YAML::Emitter text;
     text << root.map("workload").node();
     t.workload_yaml = text.c_str();
+  }
+  if (root.has("planner_search")) {
+    SearchSpace check; // each restriction as `simgpt plan --search` takes it
+    for (const YamlReader& r : root.list("planner_search")) {
+      const std::string restriction = r.node().IsScalar() ? r.node().Scalar() : "";
+      try {
+        check.restrict(restriction);
+      } catch (const InputError& e) {
+        throw InputError(root.where("planner_search"), e.message());
+      }
+      t.planner_search.push_back(restriction);
+    }
   }
   if (root.has("source")) {
     t.source = YAML::Dump(root.node()["source"]);
@@ -512,6 +526,7 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
   summarize_cases(report);
   report.fastest = fastest_per_row(report.cases);
   apply_gate(report, runs, thresholds, filter);
+  report.planner_comparisons = compare_planner(tables, data, filter, jobs, process.executable, process.timeout_s);
   return report;
 }
 
@@ -557,6 +572,15 @@ nlohmann::ordered_json ValidationReport::to_json() const {
   auto& gaps = j["known_gaps"] = nlohmann::ordered_json::array();
   for (const KnownGap& g : known_gaps)
     gaps.push_back({{"table", g.table}, {"median_abs_pct", g.median_abs}, {"reason", g.reason}});
+  auto& planners = j["planner_comparisons"] = nlohmann::ordered_json::array();
+  for (const PlannerComparison& c : planner_comparisons) {
+    nlohmann::ordered_json e{{"table", c.table}, {"row", c.row}, {"gpus", c.gpus}, {"measured_best", c.measured_best},
+                             {"measured_best_s", c.measured_best_s}, {"plan", c.plan}};
+    e["predicted_s"] = c.predicted_s ? nlohmann::ordered_json(*c.predicted_s) : nlohmann::ordered_json();
+    if (!c.message.empty())
+      e["message"] = c.message;
+    planners.push_back(e);
+  }
   j["gate_failures"] = gate_failures;
   return j;
 }
@@ -606,7 +630,37 @@ std::string known_gaps_section(const ValidationReport& r, bool markdown) {
 
 } // namespace
 
-std::string ValidationReport::to_markdown() const { return summary_table(*this, true) + known_gaps_section(*this, true); }
+namespace {
+
+// Another planner's fastest measured run of each table row beside simgpt plan's pick: a
+// comparison of planners, not an error.
+std::string planner_section(const ValidationReport& r, bool markdown) {
+  if (r.planner_comparisons.empty())
+    return "";
+  std::string out =
+      markdown ? "\nAnother planner's runs beside `simgpt plan` over the same space (a comparison, not an error):\n\n"
+                 "| table / row | GPUs | measured best | s | simgpt plan's pick | predicted s | predicted / measured |\n"
+                 "| --- | ---: | --- | ---: | --- | ---: | ---: |\n"
+               : fmt::format("\nanother planner's runs beside simgpt plan over the same space (a comparison, not an "
+                             "error)\n  {:<34} {:>4}  {:<12} {:>8}  {:<38} {:>9} {:>7}\n",
+                             "table / row", "gpus", "measured", "s", "simgpt plan's pick", "predicted", "ratio");
+  for (const PlannerComparison& c : r.planner_comparisons) {
+    const std::string pick = c.plan.empty() ? c.message : c.plan;
+    const std::string predicted = c.predicted_s ? fmt::format("{:.2f}", *c.predicted_s) : "-";
+    const std::string ratio = c.predicted_s ? fmt::format("{:.2f}", *c.predicted_s / c.measured_best_s) : "-";
+    out += markdown ? fmt::format("| {} / {} | {} | {} | {:.2f} | {} | {} | {} |\n", c.table, c.row, c.gpus,
+                                  c.measured_best, c.measured_best_s, pick, predicted, ratio)
+                    : fmt::format("  {:<34} {:>4}  {:<12} {:>8.2f}  {:<38} {:>9} {:>7}\n", c.table + " / " + c.row,
+                                  c.gpus, c.measured_best, c.measured_best_s, pick, predicted, ratio);
+  }
+  return out;
+}
+
+} // namespace
+
+std::string ValidationReport::to_markdown() const {
+  return summary_table(*this, true) + known_gaps_section(*this, true) + planner_section(*this, true);
+}
 
 std::string ValidationReport::to_text() const {
   std::string out;
@@ -652,6 +706,7 @@ std::string ValidationReport::to_text() const {
                          "{} rows{}\n",
                          sum / picked, worst, picked, differs);
   }
+  out += planner_section(*this, false);
   out += summary_table(*this, false);
   out += known_gaps_section(*this, false);
   for (const std::string& f : gate_failures)

@@ -1,6 +1,10 @@
 #include "simgpt/validation/validation.hpp"
+#include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace simgpt;
 
@@ -91,4 +95,19 @@ TEST_CASE("each table is summarized once, over its held-out rows, whatever the r
   CHECK(report.tables[1].table == "t:memory");
   CHECK(report.calibration.rows == 2);
   CHECK(report.held_out.rows == 2);
+}
+
+TEST_CASE("a table's planner_search is read as simgpt plan's --search, and refused as it would be") {
+  const std::string dir = simgpt::testing::scratch_path("tables", "");
+  std::filesystem::create_directories(dir);
+  const auto table = [&](const std::string& search) {
+    std::ofstream(dir + "/t.yaml") << "table: t\nplatform: p.xml\nworkload: {framework: generic}\n"
+                                   << "planner_search: " << search << "\nrows: []\n";
+    return load_validation_tables(dir);
+  };
+  CHECK(table("[parallelism.pp=1, parallelism.zero=0]").at(0).planner_search ==
+        std::vector<std::string>{"parallelism.pp=1", "parallelism.zero=0"});
+  CHECK_THROWS_WITH(table("[parallelism.colour=red]"), Catch::Contains("planner_search"));
+  CHECK_THROWS_WITH(table("[parallelism.zero=7]"), Catch::Contains("planner_search"));
+  std::filesystem::remove_all(dir);
 }

@@ -8,6 +8,9 @@
 
 namespace simgpt {
 
+// A candidate as the ranking names it: "dp2 tp2 pp4 mb2 none 1f1b tp-dp-pp".
+std::string plan_name(const PlanCandidate& c);
+
 // The top `top` plans (step time, throughput, peak memory and headroom, exposed-communication
 // and bubble shares of the step), how many candidates each check removed, and for each key the
 // winner's best neighbour changing only that key, with its cost in percent.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "simgpt/execution/simulation.hpp"
+#include "simgpt/validation/planner_comparison.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,9 @@ struct ValidationTable {
   std::string source;
   std::string source_heading; // "seed file: heading"
   std::string workload_yaml; // the table's workload, as YAML text (rows override its keys)
+  // For a table of another planner's runs: the --search restrictions its space implies. The
+  // planner is run over them beside the table's rows (PlannerComparison).
+  std::vector<std::string> planner_search;
   std::vector<ValidationRow> rows;
 };
 
@@ -108,6 +112,7 @@ struct ValidationReport {
   TableSummary calibration_transfer, held_out_transfer; // the same split for point-to-point transfers
   TableSummary calibration_memory, held_out_memory;     // the same split for peak memory
   std::vector<KnownGap> known_gaps; // tables thresholds.yaml marks as known gaps, in its order
+  std::vector<PlannerComparison> planner_comparisons; // another planner's runs beside simgpt plan's pick
   std::vector<std::string> gate_failures;
 
   nlohmann::ordered_json to_json() const;
