@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Planning time at scale: GPT-3 175B (workloads/gpt3_175b.yaml, global batch 1536) on 1,024 A100
 # (simgpt platform --preset dgx-a100 --nodes 128), every valid dp x tp x pp, micro-batch 1, 2, 4
-# and 8, the three recompute modes, GPipe, 1F1B and interleaved (every chunk count), ZeRO 0 and 1,
-# without sequence parallelism; timed once by hyperfine on 2 jobs (it takes minutes), then the
-# plan's summary and winner.
+# and 8, the three recompute modes, 1F1B and interleaved (every chunk count; Megatron-LM has no
+# GPipe schedule), ZeRO 0 and 1, without sequence parallelism; timed once by hyperfine on 2 jobs
+# (it takes minutes), then the plan's summary and winner.
 # Usage: bench/plan_175b.sh [SIMGPT] (default build/simgpt); run from the checkout.
 set -euo pipefail
 simgpt="${1:-build/simgpt}"

@@ -80,14 +80,15 @@ std::string plan_text(const PlanResult& result, int top) {
     names.push_back(fmt::format("{} ({})", plan_name(row.candidate), row.index));
     width = std::max(width, names.back().size());
   }
-  out += fmt::format("\n{:>4}  {:<{}} {:>5} {:>9} {:>11} {:>11} {:>9} {:>9} {:>7} {:>7}\n", "rank", "plan (candidate)",
-                     width, "GPUs", "step s", "tokens/s", "per GPU", "peak GiB", "room GiB", "comm", "bubble");
+  out += fmt::format("\n{:>4}  {:<{}} {:>5} {:>9} {:>11} {:>11} {:>8} {:>9} {:>9} {:>7} {:>7}\n", "rank",
+                     "plan (candidate)", width, "GPUs", "step s", "tokens/s", "per GPU", "TFLOP/s", "peak GiB",
+                     "room GiB", "comm", "bubble");
   for (size_t k = 0; k < shown; ++k) {
     const PlanRow& row = result.rows[static_cast<size_t>(result.ranked[k])];
     const Report& r = *row.report;
-    out += fmt::format("{:>4}  {:<{}} {:>5} {:>9.4f} {:>11.0f} {:>11.1f} {:>9.2f} {:>9.2f} {:>6.1f}% {:>6.1f}%\n", k + 1,
-                       names[k], width, r.gpus, r.step_time_s, r.tokens_per_s, tokens_per_s_per_gpu(r),
-                       r.peak_memory_bytes / GiB, headroom_bytes(r) / GiB,
+    out += fmt::format("{:>4}  {:<{}} {:>5} {:>9.4f} {:>11.0f} {:>11.1f} {:>8.1f} {:>9.2f} {:>9.2f} {:>6.1f}% {:>6.1f}%\n",
+                       k + 1, names[k], width, r.gpus, r.step_time_s, r.tokens_per_s, tokens_per_s_per_gpu(r),
+                       r.tflops_per_gpu, r.peak_memory_bytes / GiB, headroom_bytes(r) / GiB,
                        100 * share(r.critical_path.exposed_comm_s, r.step_time_s),
                        100 * share(r.critical_path.bubble_s, r.step_time_s));
   }
