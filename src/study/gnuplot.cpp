@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,8 @@ namespace {
 
 // gnuplot's error output kept for the message: its first lines say what went wrong.
 constexpr size_t kMaxErrorBytes = 64 * 1024;
+
+using Clock = std::chrono::steady_clock;
 
 bool is_executable_file(const std::string& path) {
   struct stat st {};
@@ -65,9 +68,17 @@ pid_t spawn_gnuplot(const std::string& path, ChildStreams& parent) {
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
   std::array<char*, 3> argv{const_cast<char*>(path.c_str()), const_cast<char*>("-d"), nullptr};
+  // A process group of its own, so that a gnuplot past its limits is killed with whatever it
+  // started (a wrapper script's children too). Ctrl-C does not reach it; it ends at the end of
+  // its input, which closes with this process.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   for (int fd : {in[1], out[1], err[1]})
     ::close(fd);
   parent = {in[0], out[0], err[0]};
@@ -89,17 +100,48 @@ void drain(int& fd, std::string& into, size_t max) {
   into.append(buffer, static_cast<size_t>(std::min(static_cast<size_t>(n), max - std::min(max, into.size()))));
 }
 
+[[noreturn]] void throw_timeout(const GnuplotLimits& limits) {
+  throw InputError("gnuplot", fmt::format("did not finish within {:g} s; check the gnuplot on PATH", limits.seconds));
+}
+
+// The child's exit status, once it exits; throws at `deadline` (a gnuplot that closed its
+// output and went on running).
+int wait_exit(pid_t pid, const GnuplotLimits& limits, Clock::time_point deadline) {
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid)
+      return status;
+    if (done < 0 && errno != EINTR)
+      fail_errno("waitpid");
+    if (Clock::now() >= deadline)
+      throw_timeout(limits);
+    ::usleep(2000);
+  }
+}
+
+// Milliseconds left until `deadline`, for poll(); 0 once it has passed.
+int millis_left(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 1000 * 1000));
+}
+
 // Feeds `script` to the child while reading its output and error, until both end: reading as
-// it writes, so that neither side waits on a full pipe.
-void exchange(ChildStreams& s, const std::string& script, std::string& out, std::string& err) {
+// it writes, so that neither side waits on a full pipe. A gnuplot that runs past the limits
+// (one that never exits, or never stops printing) is refused, not waited on.
+void exchange(ChildStreams& s, const std::string& script, std::string& out, std::string& err,
+              const GnuplotLimits& limits, Clock::time_point deadline) {
   size_t written = 0;
   while (s.out >= 0 || s.err >= 0) {
     std::array<pollfd, 3> fds{{{s.in, POLLOUT, 0}, {s.out, POLLIN, 0}, {s.err, POLLIN, 0}}};
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    const int ready = ::poll(fds.data(), fds.size(), millis_left(deadline));
+    if (ready < 0) {
       if (errno == EINTR)
         continue;
       fail_errno("poll");
     }
+    if (ready == 0 && Clock::now() >= deadline)
+      throw_timeout(limits);
     if (s.in >= 0 && fds[0].revents != 0) {
       const ssize_t n = ::send(s.in, script.data() + written, script.size() - written, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0)
@@ -108,7 +150,11 @@ void exchange(ChildStreams& s, const std::string& script, std::string& out, std:
         close_fd(s.in); // all sent, or gnuplot stopped reading: it ends its input either way
     }
     if (s.out >= 0 && fds[1].revents != 0)
-      drain(s.out, out, std::string::npos);
+      drain(s.out, out, limits.max_output_bytes + 1);
+    if (out.size() > limits.max_output_bytes)
+      throw InputError("gnuplot", fmt::format("wrote more than {} bytes; a chart is far smaller: check the gnuplot "
+                                              "on PATH",
+                                              limits.max_output_bytes));
     if (s.err >= 0 && fds[2].revents != 0)
       drain(s.err, err, kMaxErrorBytes);
   }
@@ -146,24 +192,25 @@ std::string find_on_path(const std::string& program) {
   return "";
 }
 
-std::string run_gnuplot(const std::string& script, const std::string& program) {
+std::string run_gnuplot(const std::string& script, const std::string& program, const GnuplotLimits& limits) {
   const std::string path = find_on_path(program);
   if (path.empty())
     throw InputError("", fmt::format("{} not found on PATH: install gnuplot-nox (apt-get install gnuplot-nox)",
                                      program));
   ChildStreams streams;
   const pid_t pid = spawn_gnuplot(path, streams);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::milliseconds(static_cast<long long>(limits.seconds * 1000));
   std::string out, err;
+  int status = 0;
   try {
-    exchange(streams, script, out, err);
+    exchange(streams, script, out, err, limits, deadline);
+    status = wait_exit(pid, limits, deadline);
   } catch (...) {
     close_fd(streams.in), close_fd(streams.out), close_fd(streams.err);
-    ::kill(pid, SIGKILL);
+    ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     throw;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error(fmt::format("gnuplot failed: {}", one_line(error_summary(err), 300)));

@@ -71,13 +71,17 @@ std::string style(const Chart& chart, const ChartLine& line) {
 } // namespace
 
 std::string gnuplot_string(const std::string& text) {
-  std::string out = "\"";
+  // Single quotes: gnuplot expands backquotes (a shell command) and processes escapes inside
+  // double-quoted strings, and neither inside single-quoted ones, where a quote is doubled
+  // (gnuplot's documentation, "quote marks" and "substitution"). A label from a CSV someone
+  // else wrote is text, never a command.
+  std::string out = "'";
   for (char c : one_line(text, 200)) {
-    if (c == '"' || c == '\\')
-      out += '\\';
+    if (c == '\'')
+      out += '\'';
     out += c;
   }
-  return out + "\"";
+  return out + "'";
 }
 
 std::string gnuplot_script(const Chart& chart) {

@@ -12,8 +12,8 @@ namespace simgpt {
 // (column names keep their underscores), lines without points left out.
 std::string gnuplot_script(const Chart& chart);
 
-// `text` as a gnuplot double-quoted string: one line, at most 200 bytes, quotes and backslashes
-// escaped.
+// `text` as a gnuplot single-quoted string, which gnuplot never expands (no backquoted command,
+// no escape, no macro): one line, at most 200 bytes, each quote doubled.
 std::string gnuplot_string(const std::string& text);
 
 } // namespace simgpt

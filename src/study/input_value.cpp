@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace simgpt {
 namespace {
@@ -101,8 +102,9 @@ bool same_value(const std::string& a, const std::string& b) {
 
 std::vector<std::string> ordered_values(const std::vector<std::string>& values) {
   std::vector<std::string> distinct;
+  std::unordered_set<std::string> seen; // linear in the values, however many are distinct
   for (const std::string& v : values)
-    if (std::find(distinct.begin(), distinct.end(), v) == distinct.end())
+    if (seen.insert(v).second)
       distinct.push_back(v);
   if (const std::optional<QuantityKind> kind = common_kind(distinct))
     std::stable_sort(distinct.begin(), distinct.end(), [&](const std::string& x, const std::string& y) {

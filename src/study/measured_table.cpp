@@ -2,6 +2,7 @@
 
 #include "core/input_file.hpp"
 #include "simgpt/core/error.hpp"
+#include "core/temporary_directory.hpp"
 #include "simgpt/validation/validation.hpp"
 
 #include <fmt/format.h>
@@ -29,9 +30,7 @@ std::string user_path(std::string message, const std::string& link, const std::s
 // private directory holding only a link to it; messages name the file as the user gave it.
 ValidationTable load_table_file(const std::string& path) {
   check_input_file(path, "validation table");
-  std::string dir = (fs::temp_directory_path() / "simgpt-plot-XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr)
-    throw std::runtime_error("cannot create a temporary directory in " + fs::temp_directory_path().string());
+  const std::string dir = make_temporary_directory("simgpt-plot");
   const std::string link = dir + "/" + fs::path(path).stem().string() + ".yaml";
   std::error_code ec;
   fs::create_symlink(fs::absolute(path), link, ec);

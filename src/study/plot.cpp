@@ -1,5 +1,6 @@
 #include "simgpt/study/plot.hpp"
 
+#include "simgpt/core/output_file.hpp"
 #include "simgpt/core/error.hpp"
 #include "study/chart.hpp"
 #include "study/gnuplot.hpp"
@@ -13,11 +14,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <map>
+#include <unordered_map>
 
 namespace simgpt {
 namespace {
+
+// The files the chart is read from, which -o must not name: the CSV, and --measured's table
+// when it is given as a file.
+std::vector<std::string> plot_inputs(const PlotSpec& spec) { return {spec.csv, spec.measured}; }
 
 void check_spec(const PlotSpec& spec) {
   if (spec.output.empty())
@@ -74,23 +80,44 @@ int total(const std::map<std::string, int>& by_status) {
   return sum;
 }
 
+// gnuplot takes a value beyond about 8.9e307 (its VERYLARGE, a quarter of the largest double) as
+// undefined, and its axis arithmetic overflows before that; no quantity simgpt writes comes near
+// 1e300, so larger magnitudes are refused as what they are, not drawn wrong.
+constexpr double kMaxPlotMagnitude = 1e300;
+
+void check_plottable(double value, const std::string& where, const std::string& column) {
+  if (!(std::fabs(value) <= kMaxPlotMagnitude))
+    throw InputError(where, fmt::format("{} is {:g}; a plotted value must be finite and within +-{:g}", column, value,
+                                        kMaxPlotMagnitude));
+}
+
 double metric_value(const SweepTable& sweep, size_t record, size_t column) {
   const std::string& text = sweep.table.records[record][column];
   const std::optional<double> value = si_value(text, QuantityKind::number);
+  const std::string where = fmt::format("{}:{}", sweep.source, sweep.table.record_lines[record]);
   if (!value)
-    throw InputError(fmt::format("{}:{}", sweep.source, sweep.table.record_lines[record]),
-                     fmt::format("{} is '{}', not a number; --y needs a numeric column", sweep.table.header[column],
-                                 echo(text)));
+    throw InputError(where, fmt::format("{} is '{}', not a number; --y needs a numeric column",
+                                        sweep.table.header[column], echo(text)));
+  check_plottable(*value, where, sweep.table.header[column]);
   return *value;
+}
+
+double x_position(const SweepTable& sweep, const XAxis& axis, size_t record, size_t column) {
+  const double x = *axis.position(sweep.table.records[record][column]);
+  check_plottable(x, fmt::format("{}:{}", sweep.source, sweep.table.record_lines[record]), sweep.table.header[column]);
+  return x;
 }
 
 // The slot of each record: its series value's place in `slots`; 0 for all without --series.
 std::vector<size_t> record_slots(const SweepTable& sweep, const PlotSpec& spec, const std::vector<std::string>& slots) {
   if (spec.series.empty())
     return std::vector<size_t>(sweep.table.records.size(), 0);
+  std::unordered_map<std::string, size_t> slot_of; // by value: linear in the rows, however many series
+  for (size_t i = 0; i < slots.size(); ++i)
+    slot_of.emplace(slots[i], i);
   std::vector<size_t> out;
   for (const std::string& value : sweep.values(sweep.column(spec.series, "--series")))
-    out.push_back(static_cast<size_t>(std::find(slots.begin(), slots.end(), value) - slots.begin()));
+    out.push_back(slot_of.at(value));
   return out;
 }
 
@@ -111,7 +138,7 @@ std::vector<ChartLine> predicted_lines(const SweepTable& sweep, const PlotSpec& 
     if (records[r][y].empty())
       ++left_out[records[r][status]];
     else
-      lines[slot_of[r]].points.emplace_back(*axis.position(records[r][x]), metric_value(sweep, r, y));
+      lines[slot_of[r]].points.emplace_back(x_position(sweep, axis, r, x), metric_value(sweep, r, y));
   }
   if (!left_out.empty() &&
       std::all_of(lines.begin(), lines.end(), [](const ChartLine& l) { return l.points.empty(); }))
@@ -151,18 +178,11 @@ Chart chart_frame(const PlotSpec& spec, const XAxis& axis, size_t slots, const s
   return chart;
 }
 
-void write_file(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.close();
-  if (!out)
-    throw InputError(path, "cannot write the SVG file");
-}
-
 } // namespace
 
 std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   check_spec(spec);
+  check_output_path(spec.output, "-o", plot_inputs(spec));
   SweepTable sweep = read_sweep_table(spec.csv);
   // Every column named is checked before the rows are: a typo is reported as itself.
   const size_t x = sweep.column(spec.x, "--x");
@@ -186,7 +206,7 @@ std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   if (!spec.measured.empty())
     if (const std::optional<std::string> note = add_measured(chart, {spec, sweep, axis, slots, along_x}, data))
       notes.push_back(*note);
-  write_file(spec.output, run_gnuplot(gnuplot_script(chart)));
+  write_output_file(spec.output, run_gnuplot(gnuplot_script(chart)), "-o", plot_inputs(spec));
   return notes;
 }
 

@@ -29,8 +29,11 @@ std::vector<double> whole_number_ticks(const std::vector<std::string>& values) {
 
 XAxis::XAxis(const std::string& key, const std::vector<std::string>& values, bool categorical)
     : key_(key), kind_(common_kind(values)) {
-  if (categorical || !kind_)
+  if (categorical || !kind_) {
     categories_ = ordered_values(values);
+    for (size_t i = 0; i < categories_.size(); ++i)
+      category_index_.emplace(categories_[i], i);
+  }
   else if (kind_ == QuantityKind::number)
     value_ticks_ = whole_number_ticks(values);
 }
@@ -38,6 +41,11 @@ XAxis::XAxis(const std::string& key, const std::vector<std::string>& values, boo
 std::optional<double> XAxis::position(const std::string& value) const {
   if (numeric())
     return si_value(value, *kind_);
+  // The CSV's own values are found as written, in constant time (10,000 categories are drawn
+  // in linear time); another spelling of one (a measured table's "1ms" for "1.0ms") is matched
+  // by value.
+  if (const auto exact = category_index_.find(value); exact != category_index_.end())
+    return static_cast<double>(exact->second);
   const auto same = [&](const std::string& category) { return same_value(category, value); };
   const auto found = std::find_if(categories_.begin(), categories_.end(), same);
   if (found == categories_.end())

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace simgpt {
@@ -32,6 +33,7 @@ private:
   std::string key_;
   std::optional<QuantityKind> kind_;
   std::vector<std::string> categories_;
+  std::unordered_map<std::string, size_t> category_index_; // each category's place
   std::vector<double> value_ticks_;
 };
 

@@ -3,6 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/execution/simulation.hpp"
 #include "study/gnuplot.hpp"
+#include "study/gnuplot_script.hpp"
 #include "study/metric_unit.hpp"
 #include "study/x_axis.hpp"
 
@@ -249,4 +250,32 @@ TEST_CASE("without gnuplot, one line says what to install") {
 
 TEST_CASE("gnuplot's failure carries its message") {
   CHECK_THROWS_WITH(run_gnuplot("set terminal svg\nset no_such_option\n"), Catch::Contains("gnuplot failed:"));
+}
+
+TEST_CASE("a label reaches gnuplot single-quoted: no backquote, escape or macro is expanded") {
+  CHECK(gnuplot_string("a`touch x`b") == "'a`touch x`b'");
+  CHECK(gnuplot_string("it's") == "'it''s'");
+  CHECK(gnuplot_string("back\\slash \"q\" @macro") == "'back\\slash \"q\" @macro'");
+  CHECK(gnuplot_string("two\nlines") == "'two\\nlines'"); // one line: a newline would end the command
+}
+
+TEST_CASE("a gnuplot that runs past its limits is killed, not waited on") {
+  ScratchDir dir;
+  const auto fake = [&](const std::string& name, const std::string& body) {
+    const std::string path = dir.write(name, "#!/bin/sh\n" + body + "\n");
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+  };
+  // It never exits: a child of its own holds the pipes open too, and is killed with it.
+  const std::string sleeper = fake("sleeper", "sleep 30 & sleep 30");
+  CHECK_THROWS_WITH(run_gnuplot("plot x\n", sleeper, GnuplotLimits{.seconds = 0.3}),
+                    Catch::Contains("did not finish within 0.3 s"));
+  // It closes its output but never exits.
+  const std::string lingerer = fake("lingerer", "exec >&- 2>&-; sleep 30");
+  CHECK_THROWS_WITH(run_gnuplot("plot x\n", lingerer, GnuplotLimits{.seconds = 0.3}),
+                    Catch::Contains("did not finish"));
+  // It never stops printing.
+  const std::string printer = fake("printer", "exec yes");
+  CHECK_THROWS_WITH(run_gnuplot("plot x\n", printer, GnuplotLimits{.seconds = 30, .max_output_bytes = 1 << 20}),
+                    Catch::Contains("wrote more than 1048576 bytes"));
 }
