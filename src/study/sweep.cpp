@@ -1,8 +1,11 @@
 #include "simgpt/study/sweep.hpp"
 
 #include "core/child_process.hpp"
+#include "core/input_file.hpp"
+#include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "simgpt/core/error.hpp"
+#include "simgpt/workload/workload.hpp"
 #include "study/point_process.hpp"
 #include "study/progress_bar.hpp"
 #include "study/sweep_file.hpp"
@@ -10,34 +13,140 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
+#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <queue>
+#include <set>
 
 namespace simgpt {
 namespace {
 
-// The configuration's platform, workload and overrides, simulated in a `simgpt point` process.
+// A configuration's platform, workload and overrides: the sweep's, then the grid's values.
+struct PointInputs {
+  std::string platform, workload;
+  std::vector<std::string> sets;
+};
+
+PointInputs point_inputs(const Sweep& sweep, const std::vector<std::string>& keys,
+                         const std::vector<std::string>& values) {
+  PointInputs p{sweep.platform, sweep.workload, sweep.sets};
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (values[k] == kDefaultValue)
+      continue;
+    if (keys[k] == "platform")
+      p.platform = values[k];
+    else if (keys[k] == "workload")
+      p.workload = values[k];
+    else
+      p.sets.push_back(keys[k] + "=" + values[k]);
+  }
+  return p;
+}
+
+Overrides parse_overrides(const std::vector<std::string>& sets) {
+  Overrides overrides;
+  for (const std::string& s : sets)
+    overrides.push_back(parse_override(s));
+  return overrides;
+}
+
+// The values `key` takes in the grid (empty when it is not swept).
+std::vector<std::string> swept_values(const SweepGrid& grid, const std::string& key) {
+  for (const SweepAxis& axis : grid.axes)
+    for (size_t k = 0; k < axis.keys.size(); ++k)
+      if (axis.keys[k] == key)
+        return axis.values[k];
+  return {};
+}
+
+// Whether some configuration uses the sweep's own --platform (or --workload): the key is not
+// swept, or one of its values is `default`.
+bool uses_fixed(const SweepGrid& grid, const std::string& key) {
+  const std::vector<std::string> values = swept_values(grid, key);
+  return values.empty() || std::find(values.begin(), values.end(), kDefaultValue) != values.end();
+}
+
+// Inputs that would make every configuration invalid are bad input, refused before any
+// simulation: a missing platform, a workload that does not load, a --set it refuses. A swept value
+// that makes some configurations invalid is a result, written as their status. The workload
+// with the --set overrides alone may fail where the grid's values repair it (--set
+// training.micro_batch=3 with a swept global batch), so a failure counts as the fixed inputs'
+// only when the first configuration fails with the same message.
+void check_fixed_inputs(const Sweep& sweep, const std::vector<std::string>& keys) {
+  if (uses_fixed(sweep.grid, "platform"))
+    check_input_file(sweep.platform, "platform");
+  if (!uses_fixed(sweep.grid, "workload"))
+    return;
+  try {
+    (void)load_workload(sweep.workload, parse_overrides(sweep.sets));
+  } catch (const InputError& fixed) {
+    const PointInputs first = point_inputs(sweep, keys, sweep.grid.values(0));
+    try {
+      (void)load_workload(first.workload, parse_overrides(first.sets));
+    } catch (const InputError& e) {
+      if (std::string(e.what()) == fixed.what())
+        throw;
+    }
+  }
+}
+
+// What the sweep is of, as the text its digest is taken of: the content of its workload and
+// platform files (and of those the grid sweeps), the --set overrides, the grid and the fidelity.
+// Each piece is prefixed with its length, so no two sweeps give one text.
+std::string sweep_identity(const Sweep& sweep, const SweepRun& run) {
+  std::string text = "simgpt sweep 1\n";
+  const auto add = [&](std::string_view name, std::string_view value) {
+    text += fmt::format("{} {}:", name, value.size());
+    text += value;
+    text += '\n';
+  };
+  // A file that cannot be read is part of the identity by its message: its configurations are
+  // invalid, and the sweep is another one once it can be read.
+  const auto add_file = [&](std::string_view name, const std::string& path, const char* kind,
+                            std::uintmax_t max_bytes) {
+    try {
+      add(name, read_input_file(path, kind, max_bytes));
+    } catch (const InputError& e) {
+      add(std::string(name) + " unreadable", e.what());
+    }
+  };
+  add_file("workload", sweep.workload, "workload", kMaxYamlFileBytes);
+  add_file("platform", sweep.platform, "platform", kMaxInputFileBytes);
+  for (const std::string& s : sweep.sets)
+    add("set", s);
+  add("fidelity", run.fidelity.empty() ? "symmetric" : run.fidelity);
+  for (const SweepAxis& axis : sweep.grid.axes) {
+    add("axis", std::to_string(axis.keys.size()));
+    for (size_t k = 0; k < axis.keys.size(); ++k) {
+      add("key", axis.keys[k]);
+      for (const std::string& v : axis.values[k])
+        add("value", v);
+      if (axis.keys[k] == "platform" || axis.keys[k] == "workload") {
+        const bool platform = axis.keys[k] == "platform";
+        for (const std::string& v : std::set<std::string>(axis.values[k].begin(), axis.values[k].end()))
+          if (v != kDefaultValue)
+            add_file("file " + v, v, platform ? "platform" : "workload",
+                     platform ? kMaxInputFileBytes : kMaxYamlFileBytes);
+      }
+    }
+  }
+  return text;
+}
+
+// The configuration simulated in a `simgpt point` process.
 SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
                            int64_t config) {
   SweepResult r;
   r.config = config;
   r.inputs = sweep.grid.values(config);
-  std::string platform = sweep.platform, workload = sweep.workload;
-  std::vector<std::string> sets = sweep.sets;
-  for (size_t k = 0; k < keys.size(); ++k) {
-    if (r.inputs[k] == kDefaultValue)
-      continue;
-    if (keys[k] == "platform")
-      platform = r.inputs[k];
-    else if (keys[k] == "workload")
-      workload = r.inputs[k];
-    else
-      sets.push_back(keys[k] + "=" + r.inputs[k]);
-  }
-  PointOutcome outcome = run_point(platform, workload, sets, PointProcess{run.executable, run.data_dir, run.timeout_s, run.fidelity});
+  const PointInputs p = point_inputs(sweep, keys, r.inputs);
+  PointOutcome outcome =
+      run_point(p.platform, p.workload, p.sets, PointProcess{run.executable, run.data_dir, run.timeout_s, run.fidelity});
   r.status = std::move(outcome.status);
   r.report = std::move(outcome.report);
   r.reason = std::move(outcome.reason);
@@ -47,19 +156,53 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
 } // namespace
 
 SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
-  if (sweep.shards < 1 || sweep.shard < 1 || sweep.shard > sweep.shards)
-    throw InputError("--shard", fmt::format("expected I/N with 1 <= I <= N, not {}/{}", sweep.shard, sweep.shards));
+  if (sweep.shards < 1 || sweep.shards > kMaxSweepShards || sweep.shard < 1 || sweep.shard > sweep.shards)
+    throw InputError("--shard", fmt::format("expected I/N with 1 <= I <= N <= {}, not {}/{}", kMaxSweepShards,
+                                            sweep.shard, sweep.shards));
+  for (const std::string& s : sweep.sets)
+    if (!is_printable_utf8(s))
+      throw InputError("--set " + echo(s.substr(0, s.find('='))),
+                       "the value is not UTF-8 text without control characters");
   const std::vector<std::string> keys = sweep.grid.keys();
   const int64_t total = sweep.grid.size();
+  // The output must not be one of the files the sweep reads.
+  std::vector<std::string> inputs{sweep.platform, sweep.workload};
+  for (const char* key : {"platform", "workload"})
+    for (const std::string& v : swept_values(sweep.grid, key))
+      if (v != kDefaultValue)
+        inputs.push_back(v);
+  check_output_path(run.output, "-o", inputs); // before the inputs are read: /dev/full, a FIFO
+  check_fixed_inputs(sweep, keys);
+  const std::string digest = sweep_digest(sweep_identity(sweep, run));
+
   // The k-th configuration of this shard.
   const auto config_of = [&](int64_t k) { return k * sweep.shards + (sweep.shard - 1); };
   SweepSummary summary;
   summary.configurations = total <= sweep.shard - 1 ? 0 : (total - sweep.shard) / sweep.shards + 1;
-  SweepFile file(run.output, run.format == SweepFormat::csv ? sweep_csv_header(keys) : "",
-                 [&](int64_t k, const std::string& line) {
-                   return k < summary.configurations &&
-                          sweep_line_is_of(line, config_of(k), sweep.grid.values(config_of(k)), keys, run.format);
-                 });
+  SweepFileExpectation expect;
+  expect.header = run.format == SweepFormat::csv ? sweep_csv_header(keys) : "";
+  expect.max_lines = summary.configurations;
+  expect.check_line = [&](int64_t k, std::string_view line) {
+    const SweepResult r = parse_sweep_line(line, keys, run.format);
+    if (r.digest != digest || r.configurations != total)
+      throw InputError("", fmt::format("is a line of another sweep (sweep_digest {}, this sweep's is {}: another "
+                                       "workload, platform, --set, grid or --fidelity): remove the file, or write "
+                                       "this sweep with another -o",
+                                       r.digest, digest));
+    const int64_t config = config_of(k);
+    if (r.config != config)
+      throw InputError("", fmt::format("is configuration {}, where this shard's next is {} (another --shard wrote "
+                                       "the file?): remove it, or write this sweep with another -o",
+                                       r.config, config));
+    if (r.inputs != sweep.grid.values(config))
+      throw InputError("", fmt::format("its inputs are not configuration {}'s (the line was edited): remove it, or "
+                                       "write this sweep with another -o",
+                                       config));
+  };
+  expect.line_start = [&](int64_t k) {
+    return sweep_line_start(config_of(k), sweep.grid.values(config_of(k)), keys, run.format);
+  };
+  SweepFile file(run.output, inputs, expect);
   summary.already_written = file.lines_kept();
   SweepRun resolved = run;
   resolved.executable = simgpt_executable(run.executable); // once, before any thread starts
@@ -73,69 +216,191 @@ SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
   int64_t next_to_write = first;
   ProgressBar progress(static_cast<int64_t>(remaining), run.progress);
   std::string write_error;
+  std::atomic<bool> stopped{false}; // a write failed: no simulation starts after it
   run_parallel(remaining, run.jobs, [&](size_t i) {
+    if (stopped.load())
+      return;
     SweepResult r = simulate_point(sweep, resolved, keys, config_of(first + static_cast<int64_t>(i)));
+    r.configurations = total;
+    r.digest = digest;
     const std::lock_guard lock(mutex);
+    if (!write_error.empty())
+      return;
     summary.statuses[r.status] += 1;
     ready.emplace(first + static_cast<int64_t>(i), std::move(r));
     progress.advance();
-    for (auto it = ready.find(next_to_write); it != ready.end() && write_error.empty();
-         it = ready.find(next_to_write)) {
+    for (auto it = ready.find(next_to_write); it != ready.end(); it = ready.find(next_to_write)) {
       try {
         file.append(sweep_line(it->second, keys, run.format));
       } catch (const InputError& e) {
-        write_error = e.what(); // the workers finish; nothing more is written
+        write_error = e.what(); // the simulations running finish; none starts, nothing more is written
+        stopped = true;
+        return;
       }
       ready.erase(it);
       ++next_to_write;
     }
   });
   if (!write_error.empty())
-    throw InputError(run.output, write_error);
+    throw InputError("", write_error);
   return summary;
 }
+
+namespace {
+
+// One part of a merge, read a line at a time: parts are in configuration order, so they are
+// merged as sorted lists, in memory growing with the number of parts, not their size.
+struct MergePart {
+  std::string path;
+  int fd = -1;
+  std::unique_ptr<LineReader> reader;
+  std::string line;
+  SweepResult record;
+  bool done = false;
+  ~MergePart() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+} // namespace
 
 int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::string& output) {
   if (parts.empty())
     throw InputError("sweep merge", "name the parts to merge");
-  std::string header;
-  std::map<int64_t, std::string> lines;
-  std::optional<SweepFormat> format;
-  for (const std::string& part : parts) {
-    size_t complete = 0;
-    std::vector<std::string> text = read_complete_lines(part, complete);
-    if (text.empty())
-      continue;
-    const SweepFormat f = text.front().starts_with("{") ? SweepFormat::jsonl : SweepFormat::csv;
-    if (format && *format != f)
-      throw InputError(part, "is of another format than the parts before it (CSV and JSON lines mixed)");
-    format = f;
-    size_t i = 0;
-    if (f == SweepFormat::csv) {
-      if (!header.empty() && text.front() != header)
-        throw InputError(part, "holds another sweep's columns than the parts before it");
-      header = text.front();
-      i = 1;
-    }
-    for (; i < text.size(); ++i) {
-      const std::optional<int64_t> config = sweep_line_config(text[i], f);
-      if (!config)
-        throw InputError(fmt::format("{}:{}", part, i + 1), "is not a line a sweep writes");
-      const auto [at, added] = lines.emplace(*config, text[i]);
-      if (!added && at->second != text[i])
-        throw InputError(fmt::format("{}:{}", part, i + 1),
-                         fmt::format("configuration {} is in two parts with different results", *config));
-    }
+  // Refused before any part is read: the output may not be a part (it would be replaced).
+  check_output_path(output, "-o", parts);
+  std::vector<std::unique_ptr<MergePart>> open;
+  for (const std::string& path : parts) {
+    auto part = std::make_unique<MergePart>();
+    part->path = path;
+    part->fd = open_sweep_file(path, "sweep part");
+    part->reader = std::make_unique<LineReader>(part->fd, path);
+    open.push_back(std::move(part));
   }
-  std::string all = header.empty() ? "" : header + "\n";
-  for (const auto& [config, line] : lines)
-    all += line + "\n";
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << all;
-  out.close();
-  if (!out)
-    throw InputError(output, "cannot be written");
-  return static_cast<int64_t>(lines.size());
+  // The format, header and keys: the first part's first line.
+  std::optional<SweepFormat> format;
+  std::string header;
+  std::vector<std::string> keys;
+  std::optional<SweepResult> identity; // the first line's configurations and digest
+  std::string identity_at;
+  const auto at = [](const MergePart& p) { return fmt::format("{}:{}", p.path, p.reader->line_number()); };
+  // Reads the part's next line into its record; false at its end.
+  const auto advance = [&](MergePart& p) {
+    const int64_t previous = p.done || p.line.empty() ? -1 : p.record.config;
+    if (!p.reader->next(p.line)) {
+      if (!p.reader->rest().empty())
+        throw InputError(fmt::format("{}:{}", p.path, p.reader->line_number() + 1),
+                         "ends with a line cut by an interruption: rerun its shard with the same command to finish "
+                         "it, then merge");
+      p.done = true;
+      return false;
+    }
+    try {
+      p.record = parse_sweep_line(p.line, keys, *format);
+    } catch (const InputError& e) {
+      throw InputError(at(p), e.message());
+    }
+    if (!identity) {
+      identity = p.record;
+      identity_at = at(p);
+    } else if (p.record.digest != identity->digest || p.record.configurations != identity->configurations)
+      throw InputError(at(p), fmt::format("is a line of another sweep than {} (sweep_digest {} of {} "
+                                          "configurations, not {} of {}): merge the parts of one sweep",
+                                          identity_at, p.record.digest, p.record.configurations,
+                                          identity->digest, identity->configurations));
+    if (p.record.config <= previous)
+      throw InputError(at(p), fmt::format("is configuration {} after {}: a sweep writes its lines in "
+                                          "configuration order",
+                                          p.record.config, previous));
+    return true;
+  };
+  for (auto& p : open) {
+    std::string first;
+    if (!p->reader->next(first)) {
+      if (!p->reader->rest().empty())
+        throw InputError(p->path + ":1", "holds no complete line: not a sweep file");
+      p->done = true; // empty: a shard of JSON lines with no configuration
+      continue;
+    }
+    const SweepFormat f = first.starts_with("{") ? SweepFormat::jsonl : SweepFormat::csv;
+    if (format && *format != f)
+      throw InputError(p->path, "is of another format than the parts before it (CSV and JSON lines mixed)");
+    try {
+      if (!format) {
+        format = f;
+        keys = f == SweepFormat::csv ? sweep_header_keys(first) : sweep_jsonl_keys(first);
+        if (f == SweepFormat::csv)
+          header = first + "\n";
+      } else if (f == SweepFormat::csv && first + "\n" != header)
+        throw InputError("", fmt::format("holds another sweep's columns than {}", open.front()->path));
+    } catch (const InputError& e) {
+      throw InputError(p->path + ":1", e.message());
+    }
+    if (f == SweepFormat::jsonl) { // the first line is a record: read it as one
+      p->line = first;
+      try {
+        p->record = parse_sweep_line(first, keys, f);
+      } catch (const InputError& e) {
+        throw InputError(p->path + ":1", e.message());
+      }
+      if (!identity) {
+        identity = p->record;
+        identity_at = p->path + ":1";
+      } else if (p->record.digest != identity->digest || p->record.configurations != identity->configurations)
+        throw InputError(p->path + ":1", fmt::format("is a line of another sweep than {}: merge the parts of one "
+                                                     "sweep",
+                                                     identity_at));
+    } else
+      advance(*p);
+  }
+  if (!format)
+    throw InputError(parts.front(), "holds no configuration: the parts are empty");
+  OutputFile out(output, "-o", parts);
+  out.write(header);
+  // Smallest configuration first; ties by part, so a configuration in two parts is compared.
+  using Entry = std::pair<int64_t, size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  for (size_t i = 0; i < open.size(); ++i)
+    if (!open[i]->done)
+      queue.emplace(open[i]->record.config, i);
+  int64_t next = 0;
+  std::string last_line, last_at;
+  while (!queue.empty()) {
+    const size_t i = queue.top().second;
+    queue.pop();
+    MergePart& p = *open[i];
+    const int64_t config = p.record.config;
+    if (config < next) { // the configuration just written, in another part
+      if (p.line != last_line)
+        throw InputError(at(p), fmt::format("configuration {} is also in {} with another result: the parts "
+                                            "disagree (of two runs?)",
+                                            config, last_at));
+    } else if (config > next)
+      throw InputError(at(p), fmt::format("is configuration {}, but configuration {} is in no part: a shard "
+                                          "is missing or unfinished (each part of --shard I/N holds the "
+                                          "configurations whose index modulo N is I-1)",
+                                          config, next));
+    else {
+      out.write(p.line + "\n");
+      last_line = p.line;
+      last_at = at(p);
+      ++next;
+    }
+    if (advance(p))
+      queue.emplace(p.record.config, i);
+  }
+  if (!identity)
+    throw InputError(parts.front(), "holds no configuration, nor do the other parts: merge the parts of a sweep "
+                                    "that ran");
+  const int64_t configurations = identity->configurations;
+  if (next != configurations)
+    throw InputError(identity_at,
+                     fmt::format("the sweep has {} configurations, but the parts hold only 0 to {}: a shard is "
+                                 "missing or unfinished",
+                                 configurations, next - 1));
+  out.commit();
+  return configurations;
 }
 
 } // namespace simgpt

@@ -1,64 +1,146 @@
 #include "study/sweep_file.hpp"
 
+#include "core/input_file.hpp"
+#include "simgpt/core/output_file.hpp"
 #include "simgpt/core/error.hpp"
+#include "study/sweep_output.hpp"
 
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace simgpt {
 
-std::vector<std::string> read_complete_lines(const std::string& path, size_t& complete_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string all = text.str();
-  complete_bytes = all.rfind('\n') == std::string::npos ? 0 : all.rfind('\n') + 1;
-  std::vector<std::string> lines;
-  size_t begin = 0;
-  while (begin < complete_bytes) {
-    const size_t end = all.find('\n', begin);
-    lines.push_back(all.substr(begin, end - begin));
-    begin = end + 1;
+bool LineReader::next(std::string& line) {
+  for (;;) {
+    const size_t newline = buffer_.find('\n', at_);
+    if (newline != std::string::npos) {
+      pending_.append(buffer_, at_, newline - at_);
+      at_ = newline + 1;
+      complete_ += pending_.size() + 1;
+      line.swap(pending_);
+      pending_.clear();
+      ++line_;
+      return true;
+    }
+    pending_.append(buffer_, at_, std::string::npos);
+    buffer_.clear();
+    at_ = 0;
+    if (pending_.size() > kMaxSweepLineBytes)
+      throw InputError(fmt::format("{}:{}", source_, line_ + 1),
+                       fmt::format("is longer than {} MiB: not a line simgpt sweep writes", kMaxSweepLineBytes >> 20));
+    if (eof_)
+      return false;
+    buffer_.resize(1 << 16);
+    ssize_t n = 0;
+    do
+      n = ::read(fd_, buffer_.data(), buffer_.size());
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+      throw InputError(source_, fmt::format("cannot be read: {}", std::strerror(errno)));
+    buffer_.resize(static_cast<size_t>(n));
+    eof_ = n == 0;
   }
-  return lines;
 }
 
-SweepFile::SweepFile(const std::string& path, const std::string& header,
-                     const std::function<bool(int64_t, const std::string&)>& expected)
-    : path_(path) {
-  std::error_code ec;
-  std::vector<std::string> lines;
-  size_t complete = 0;
-  if (std::filesystem::exists(path, ec)) {
-    if (!std::filesystem::is_regular_file(path, ec))
-      throw InputError(path, "is not a regular file: -o names the file the sweep writes");
-    lines = read_complete_lines(path, complete);
+int open_sweep_file(const std::string& path, const std::string& kind) {
+  check_input_file(path, kind, kMaxSweepFileBytes); // by status: never opens a FIFO or reads /dev/zero
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const std::string why = std::strerror(errno ? errno : EINVAL);
+    if (fd >= 0)
+      ::close(fd);
+    throw InputError(path, fmt::format("cannot read the {} file: {}", kind, why));
   }
-  const bool has_header = !header.empty() && !lines.empty();
-  if (has_header && lines.front() + "\n" != header)
-    throw InputError(path, "holds another sweep's columns: remove it, or write this sweep with another -o");
-  for (size_t i = has_header ? 1 : 0; i < lines.size(); ++i, ++kept_)
-    if (!expected(kept_, lines[i]))
-      throw InputError(fmt::format("{}:{}", path, i + 1),
-                       "is not this sweep's next configuration (another grid or shard wrote the file): remove "
-                       "it, or write this sweep with another -o");
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0 || ::ftruncate(fd_, static_cast<off_t>(complete)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
-    const std::string why = std::strerror(errno);
+  return fd;
+}
+
+SweepFile::SweepFile(const std::string& path, const std::vector<std::string>& inputs,
+                     const SweepFileExpectation& expect)
+    : path_(path) {
+  const std::string where = "-o " + echo(path);
+  check_output_path(path, "-o", inputs);
+  // O_NONBLOCK: should the path have become a FIFO since it was checked, open returns at once.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const std::string why = fd_ < 0 ? std::strerror(errno) : "not a regular file";
     if (fd_ >= 0)
       ::close(fd_);
-    throw InputError(path, "cannot be written: " + why);
+    throw InputError(where, "cannot be written: " + why);
   }
-  if (!header.empty() && !has_header)
-    append(header);
+  try {
+    // Held until the sweep ends (the descriptor closes): two sweeps writing one file would
+    // interleave their lines. The simulations' processes do not inherit it (O_CLOEXEC).
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
+      throw InputError(where, errno == EWOULDBLOCK
+                                  ? "is being written by another simgpt sweep (it holds the file's lock): wait for it "
+                                    "to end, or give each sweep or shard its own -o"
+                                  : fmt::format("cannot be locked: {}", std::strerror(errno)));
+    if (static_cast<uint64_t>(st.st_size) > kMaxSweepFileBytes)
+      throw LimitError(where, fmt::format("is {} bytes; a sweep file to resume may be at most {}: is it this "
+                                          "sweep's? remove it or name another -o",
+                                          st.st_size, size_limit_text(kMaxSweepFileBytes)));
+    const std::string not_ours = "simgpt sweep resumes its own files only and does not overwrite others: remove it, "
+                                 "or name another -o";
+    LineReader reader(fd_, path);
+    std::string line;
+    bool has_header = false;
+    if (!expect.header.empty() && reader.next(line)) {
+      has_header = true;
+      if (line + "\n" != expect.header) {
+        bool a_sweep = true;
+        try {
+          sweep_header_keys(line);
+        } catch (const InputError&) {
+          a_sweep = false;
+        }
+        throw InputError(fmt::format("{}:1", path),
+                         a_sweep ? "holds another sweep's columns: remove it, or write this sweep with another -o"
+                                 : "is not a sweep's CSV header; " + not_ours);
+      }
+    }
+    while (reader.next(line)) {
+      const std::string at = fmt::format("{}:{}", path, reader.line_number());
+      if (kept_ >= expect.max_lines)
+        throw InputError(at, fmt::format("is one line more than this sweep's {} configurations (another grid or "
+                                         "shard wrote the file): remove it, or write this sweep with another -o",
+                                         expect.max_lines));
+      try {
+        expect.check_line(kept_, line);
+      } catch (const InputError& e) {
+        throw InputError(at, e.message());
+      }
+      ++kept_;
+    }
+    // A last line without its newline: what an interruption leaves, if it could start the next
+    // line (or the header); anything else is not this sweep's and is not cut.
+    const std::string& cut = reader.rest();
+    if (!cut.empty()) {
+      const std::string start = !expect.header.empty() && !has_header ? expect.header
+                                : kept_ < expect.max_lines         ? expect.line_start(kept_)
+                                                                   : std::string();
+      if (start.empty() || !(start.starts_with(cut) || cut.starts_with(start)))
+        throw InputError(fmt::format("{}:{}", path, reader.line_number() + 1),
+                         "is a last line without its newline that is not the start of this sweep's next line; " +
+                             not_ours);
+    }
+    size_ = reader.complete_bytes();
+    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
+      throw InputError(where, fmt::format("cannot be written: {}", std::strerror(errno)));
+    if (!expect.header.empty() && !has_header)
+      append(expect.header);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
 }
 
 SweepFile::~SweepFile() { ::close(fd_); }
@@ -70,10 +152,20 @@ void SweepFile::append(const std::string& line) {
     const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
-      throw InputError(path_, fmt::format("cannot be written: {}", std::strerror(errno)));
+    if (n <= 0) {
+      const int error = n == 0 ? ENOSPC : errno;
+      // Cut back what part of the line was written: the file ends with a whole line.
+      if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
+        throw InputError("-o " + echo(path_), fmt::format("cannot be written: {}; and its cut last line cannot be "
+                                                          "removed: {}",
+                                                          std::strerror(error), std::strerror(errno)));
+      throw InputError("-o " + echo(path_), fmt::format("cannot be written: {}; the sweep stopped, the file keeps "
+                                                        "the lines written before and a rerun resumes from them",
+                                                        std::strerror(error)));
+    }
     written += static_cast<size_t>(n);
   }
+  size_ += line.size();
 }
 
 } // namespace simgpt

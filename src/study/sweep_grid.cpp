@@ -3,6 +3,7 @@
 #include "core/checked_int.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/workload/workload.hpp"
+#include "study/sweep_output.hpp"
 
 #include <fmt/format.h>
 
@@ -19,6 +20,9 @@ std::vector<std::string> split_values(const std::string& list, const std::string
     std::string value = list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
     if (value.empty())
       throw InputError(where, "expected KEY=V1,V2,... with no empty value");
+    // Not echoed: the value's bytes are what is wrong with it.
+    if (!is_printable_utf8(value))
+      throw InputError(where, fmt::format("value {} is not UTF-8 text without control characters", values.size() + 1));
     values.push_back(std::move(value));
     if (comma == std::string::npos)
       return values;
@@ -35,10 +39,11 @@ void SweepGrid::add(const std::string& argument, bool zip) {
     throw InputError(option + " " + echo(argument), "expected KEY=V1,V2,... (e.g. network.delay=0ms,10ms)");
   const std::string key = argument.substr(0, eq);
   const std::string where = option + " " + echo(key);
+  if (!is_printable_utf8(key)) // framework_options.KEY takes any KEY; it names a column
+    throw InputError(where, "the key is not UTF-8 text without control characters");
   if (key != "platform" && key != "workload")
     check_override_key(key);
-  const std::vector<std::string> keys = this->keys();
-  if (std::find(keys.begin(), keys.end(), key) != keys.end())
+  if (swept.contains(key))
     throw InputError(where, "is swept twice: give each key once");
   std::vector<std::string> values = split_values(argument.substr(eq + 1), where);
   if (zip && !axes.empty()) {
@@ -47,10 +52,12 @@ void SweepGrid::add(const std::string& argument, bool zip) {
       throw InputError(where, fmt::format("has {} values but is zipped with {}, which has {}: zipped keys need "
                                           "lists of one length",
                                           values.size(), echo(axis.keys.front()), axis.size()));
+    swept.insert(key);
     axis.keys.push_back(key);
     axis.values.push_back(std::move(values));
     return;
   }
+  swept.insert(key);
   axes.push_back({{key}, {std::move(values)}});
 }
 

@@ -1,9 +1,14 @@
 #include "study/sweep_output.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/study/sweep_grid.hpp"
 #include "study/csv_field.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace simgpt {
 namespace {
@@ -22,6 +27,15 @@ const nlohmann::ordered_json* metric(const nlohmann::ordered_json& report, const
       return at;
     begin = dot + 1;
   }
+}
+
+// Sets the value at a dotted path of `report`, making the objects on the way.
+void set_metric(nlohmann::ordered_json& report, const std::string& column, nlohmann::ordered_json value) {
+  nlohmann::ordered_json* at = &report;
+  size_t begin = 0;
+  for (size_t dot = column.find('.'); dot != std::string::npos; begin = dot + 1, dot = column.find('.', begin))
+    at = &(*at)[column.substr(begin, dot - begin)];
+  (*at)[column.substr(begin)] = std::move(value);
 }
 
 // The report rounds to 9 significant digits; written so, since nlohmann's shortest form is not
@@ -48,6 +62,172 @@ nlohmann::ordered_json json_inputs(int64_t config, const std::vector<std::string
   return j;
 }
 
+// Never throws: text that is not UTF-8 (a library's message quoting a file's bytes) is written
+// with U+FFFD in its place rather than ending the sweep.
+std::string dump(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// The metrics, reason and identity after the inputs.
+constexpr size_t kColumnsAfterMetrics = 3; // reason, configurations, sweep_digest
+
+[[noreturn]] void bad(const std::string& what) { throw InputError("", what); }
+
+// The fields of one CSV line (RFC 4180, no line break inside: a sweep writes none).
+std::vector<std::string> split_csv_line(std::string_view line) {
+  std::vector<std::string> fields;
+  size_t pos = 0;
+  for (;;) {
+    std::string field;
+    if (pos < line.size() && line[pos] == '"') {
+      for (++pos;; ++pos) {
+        if (pos >= line.size())
+          bad(fmt::format("field {} has a quote never closed", fields.size() + 1));
+        if (line[pos] == '"' && pos + 1 < line.size() && line[pos + 1] == '"') {
+          field += '"';
+          ++pos;
+        } else if (line[pos] == '"') {
+          ++pos;
+          break;
+        } else
+          field += line[pos];
+      }
+      if (pos < line.size() && line[pos] != ',')
+        bad(fmt::format("field {} has text after its closing quote", fields.size() + 1));
+    } else {
+      const size_t end = std::min(line.find(',', pos), line.size());
+      field.assign(line.substr(pos, end - pos));
+      if (field.find('"') != std::string::npos)
+        bad(fmt::format("field {} has a quote inside an unquoted field", fields.size() + 1));
+      pos = end;
+    }
+    fields.push_back(std::move(field));
+    if (pos >= line.size())
+      return fields;
+    ++pos; // the comma
+  }
+}
+
+// A configuration index or count: decimal digits, within int64.
+int64_t parse_count(const std::string& text, const char* name) {
+  int64_t n = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 0 || text.empty() || text[0] == '+')
+    bad(fmt::format("its {} '{}' is not a whole number", name, echo(text)));
+  return n;
+}
+
+// A metric's CSV field: empty (absent), true/false (oom), an integer or a finite number.
+void parse_csv_metric(nlohmann::ordered_json& report, const std::string& column, const std::string& text) {
+  if (text.empty())
+    return;
+  if (text == "true" || text == "false") {
+    set_metric(report, column, text == "true");
+    return;
+  }
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  int64_t integer = 0;
+  if (const auto [end, ec] = std::from_chars(first, last, integer); ec == std::errc() && end == last) {
+    set_metric(report, column, integer);
+    return;
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || end != last || !std::isfinite(value))
+    bad(fmt::format("its {} '{}' is not a finite number", column, echo(text)));
+  set_metric(report, column, value);
+}
+
+SweepResult parse_csv_line(std::string_view line, const std::vector<std::string>& keys) {
+  const std::vector<std::string> fields = split_csv_line(line);
+  const size_t want = 2 + keys.size() + sweep_metric_columns().size() + kColumnsAfterMetrics;
+  if (fields.size() != want)
+    bad(fmt::format("has {} fields; a line of this sweep has {} (config, {} input(s), status, {} metrics, reason, "
+                    "configurations, sweep_digest)",
+                    fields.size(), want, keys.size(), sweep_metric_columns().size()));
+  SweepResult r;
+  size_t f = 0;
+  r.config = parse_count(fields[f++], "config");
+  r.inputs.assign(fields.begin() + 1, fields.begin() + 1 + static_cast<ptrdiff_t>(keys.size()));
+  f += keys.size();
+  r.status = fields[f++];
+  for (const std::string& m : sweep_metric_columns())
+    parse_csv_metric(r.report, m, fields[f++]);
+  r.reason = fields[f++];
+  r.configurations = parse_count(fields[f++], "configurations");
+  r.digest = fields[f++];
+  return r;
+}
+
+SweepResult parse_jsonl_line(std::string_view line, const std::vector<std::string>& keys) {
+  const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    bad("is not a JSON object");
+  const auto integer = [&](const char* name) {
+    if (!j.contains(name) || !j[name].is_number_integer() || j[name].get<int64_t>() < 0)
+      bad(fmt::format("has no whole number \"{}\"", name));
+    return j[name].get<int64_t>();
+  };
+  const auto text = [&](const std::string& name) {
+    if (!j.contains(name) || !j[name].is_string())
+      bad(fmt::format("has no text \"{}\"", echo(name)));
+    return j[name].get<std::string>();
+  };
+  SweepResult r;
+  r.config = integer("config");
+  for (const std::string& k : keys)
+    r.inputs.push_back(text(k));
+  r.status = text("status");
+  for (const std::string& m : sweep_metric_columns())
+    if (j.contains(m)) {
+      const nlohmann::ordered_json& v = j[m];
+      if (!(v.is_number() || v.is_boolean()) || (v.is_number_float() && !std::isfinite(v.get<double>())))
+        bad(fmt::format("its \"{}\" is not a finite number", m));
+      r.report[m] = v; // JSON lines keep the report's flat names (sweep_line writes them so)
+    }
+  if (j.contains("reason"))
+    r.reason = text("reason");
+  r.configurations = integer("configurations");
+  r.digest = text("sweep_digest");
+  return r;
+}
+
+// What every line must hold whatever its format.
+void check_record(const SweepResult& r, SweepFormat format) {
+  static const std::vector<std::string> statuses{"ok", "oom", "invalid", "failed"};
+  if (std::find(statuses.begin(), statuses.end(), r.status) == statuses.end())
+    bad(fmt::format("its status '{}' is not one of ok, oom, invalid, failed", echo(r.status)));
+  if (r.digest.size() != 16 || r.digest.find_first_not_of("0123456789abcdef") != std::string::npos)
+    bad(fmt::format("its sweep_digest '{}' is not 16 hexadecimal digits", echo(r.digest)));
+  if (r.configurations < 1 || r.configurations > kMaxSweepConfigurations)
+    bad(fmt::format("its configurations {} is not between 1 and {}", r.configurations, kMaxSweepConfigurations));
+  if (r.config >= r.configurations)
+    bad(fmt::format("its config {} is not below its configurations {}", r.config, r.configurations));
+  const bool result = r.status == "ok" || r.status == "oom";
+  const auto value = [&](const std::string& m) {
+    return format == SweepFormat::jsonl ? (r.report.contains(m) ? &r.report[m] : nullptr) : metric(r.report, m);
+  };
+  for (const std::string& m : sweep_metric_columns())
+    if (const nlohmann::ordered_json* v = value(m)) {
+      if (!result)
+        bad(fmt::format("status {} has no metrics, but {} has one", r.status, m));
+      if (v->is_boolean() != (m == "oom"))
+        bad(fmt::format("its {} is not a {}", m, m == "oom" ? "true or false" : "number"));
+    }
+  if (result) {
+    const nlohmann::ordered_json* step = value("step_time_s");
+    const nlohmann::ordered_json* oom = value("oom");
+    if (step == nullptr)
+      bad(fmt::format("status {} has no step_time_s", r.status));
+    if (oom != nullptr && oom->get<bool>() != (r.status == "oom"))
+      bad(fmt::format("status {} disagrees with its oom {}", r.status, oom->dump()));
+    if (!r.reason.empty())
+      bad(fmt::format("status {} has no reason, but the line has one", r.status));
+  } else if (r.reason.empty())
+    bad(fmt::format("status {} has no reason", r.status));
+}
+
 } // namespace
 
 const std::vector<std::string>& sweep_metric_columns() {
@@ -70,7 +250,7 @@ std::string sweep_csv_header(const std::vector<std::string>& keys) {
   line += ",status";
   for (const std::string& m : sweep_metric_columns())
     line += "," + m;
-  return line + ",reason\n";
+  return line + ",reason,configurations,sweep_digest\n";
 }
 
 std::string sweep_line(const SweepResult& r, const std::vector<std::string>& keys, SweepFormat format) {
@@ -78,46 +258,111 @@ std::string sweep_line(const SweepResult& r, const std::vector<std::string>& key
     nlohmann::ordered_json j = json_inputs(r.config, r.inputs, keys);
     j["status"] = r.status;
     for (const std::string& m : sweep_metric_columns())
-      if (const nlohmann::ordered_json* v = metric(r.report, m))
+      if (const nlohmann::ordered_json* v = r.report.contains(m) ? &r.report[m] : metric(r.report, m))
         j[m] = *v;
     if (!r.reason.empty())
       j["reason"] = r.reason;
-    return j.dump() + "\n";
+    j["configurations"] = r.configurations;
+    j["sweep_digest"] = r.digest;
+    return dump(j) + "\n";
   }
   std::string line = csv_inputs(r.config, r.inputs) + r.status;
   for (const std::string& m : sweep_metric_columns()) {
     const nlohmann::ordered_json* v = metric(r.report, m);
     line += "," + csv_number(v);
   }
-  return line + "," + csv_field(r.reason) + "\n";
+  return line + "," + csv_field(r.reason) + "," + std::to_string(r.configurations) + "," + r.digest + "\n";
 }
 
-std::optional<int64_t> sweep_line_config(const std::string& line, SweepFormat format) {
-  if (format == SweepFormat::jsonl) {
-    const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("config") || !j["config"].is_number_integer())
-      return std::nullopt;
-    return j["config"].get<int64_t>();
-  }
-  int64_t config = 0;
-  const auto [end, ec] = std::from_chars(line.data(), line.data() + line.size(), config);
-  if (ec != std::errc() || end == line.data() || end == line.data() + line.size() || *end != ',')
-    return std::nullopt;
-  return config;
-}
-
-bool sweep_line_is_of(const std::string& line, int64_t config, const std::vector<std::string>& inputs,
-                      const std::vector<std::string>& keys, SweepFormat format) {
+std::string sweep_line_start(int64_t config, const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& keys, SweepFormat format) {
   if (format == SweepFormat::csv)
-    return line.starts_with(csv_inputs(config, inputs));
+    return csv_inputs(config, inputs);
+  std::string j = dump(json_inputs(config, inputs, keys));
+  j.pop_back(); // the closing brace: "status" follows
+  return j + ",";
+}
+
+SweepResult parse_sweep_line(std::string_view line, const std::vector<std::string>& keys, SweepFormat format) {
+  SweepResult r = format == SweepFormat::csv ? parse_csv_line(line, keys) : parse_jsonl_line(line, keys);
+  check_record(r, format);
+  // Written back, the record must be the line: no field edited out of simgpt's form, no extra.
+  const std::string again = sweep_line(r, keys, format);
+  if (std::string_view(again).substr(0, again.size() - 1) != line)
+    bad("is not a line as simgpt sweep writes it (edited, or of another version)");
+  return r;
+}
+
+std::vector<std::string> sweep_header_keys(std::string_view header) {
+  const std::vector<std::string> fields = split_csv_line(header);
+  const size_t tail = 1 + sweep_metric_columns().size() + kColumnsAfterMetrics; // status and after
+  if (fields.size() < 1 + tail || fields.front() != "config")
+    bad("is not a sweep's header (config,KEYS...,status,METRICS...,reason,configurations,sweep_digest)");
+  std::vector<std::string> keys(fields.begin() + 1, fields.end() - static_cast<ptrdiff_t>(tail));
+  if (sweep_csv_header(keys) != std::string(header) + "\n")
+    bad("is not a sweep's header (config,KEYS...,status,METRICS...,reason,configurations,sweep_digest)");
+  return keys;
+}
+
+std::vector<std::string> sweep_jsonl_keys(std::string_view line) {
   const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return false;
-  const nlohmann::ordered_json expected = json_inputs(config, inputs, keys);
-  for (const auto& [key, value] : expected.items())
-    if (!j.contains(key) || j[key] != value)
+  if (j.is_discarded() || !j.is_object() || j.empty() || j.begin().key() != "config")
+    bad("is not a JSON object starting with \"config\"");
+  std::vector<std::string> keys;
+  for (auto it = std::next(j.begin()); it != j.end(); ++it) {
+    if (it.key() == "status")
+      return keys;
+    keys.push_back(it.key());
+  }
+  bad("has no \"status\"");
+}
+
+bool is_printable_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F)
       return false;
+    size_t n = 0;
+    uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      code = c & 0x07;
+    } else
+      return false;
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= text.size())
+        return false;
+      const auto d = static_cast<unsigned char>(text[i + k]);
+      if ((d & 0xC0) != 0x80)
+        return false;
+      code = (code << 6) | (d & 0x3F);
+    }
+    // Overlong forms, UTF-16 surrogates, beyond U+10FFFF and C1 controls are not UTF-8 text.
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (code < kMin[n] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF || (code >= 0x80 && code < 0xA0))
+      return false;
+    i += n + 1;
+  }
   return true;
+}
+
+std::string sweep_digest(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
 }
 
 } // namespace simgpt

@@ -1,5 +1,6 @@
 // The lines a sweep writes, one per configuration, as CSV or JSON lines: the configuration's
-// index and inputs, its status, the report's metrics, and the reason for a status other than ok.
+// index and inputs, its status, the report's metrics, the reason for a status other than ok, and
+// what the line is a result of: the sweep's number of configurations and its digest.
 #pragma once
 
 #include "simgpt/study/sweep.hpp"
@@ -7,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simgpt {
@@ -19,24 +20,47 @@ struct SweepResult {
   std::string status;              // ok, oom (a result whose memory does not fit), invalid, failed
   nlohmann::ordered_json report;   // ok and oom: the report's JSON form
   std::string reason;              // invalid and failed: why
+  // The sweep the line belongs to: a resumed or merged sweep keeps only lines of the same sweep,
+  // and a merge knows from `configurations` which are missing.
+  int64_t configurations = 0;
+  std::string digest; // sweep_digest(): 16 hexadecimal digits
 };
 
 // The columns after the inputs, named by the report JSON's fields (nested ones with dots).
 const std::vector<std::string>& sweep_metric_columns();
 
-// The CSV header line (with its newline): config, the keys, status, the metrics, reason.
+// The CSV header line (with its newline): config, the keys, status, the metrics, reason,
+// configurations, sweep_digest.
 std::string sweep_csv_header(const std::vector<std::string>& keys);
 
 // The line of `r` (with its newline).
 std::string sweep_line(const SweepResult& r, const std::vector<std::string>& keys, SweepFormat format);
 
-// The configuration index a written line starts with; nullopt when the line is not one a
-// sweep writes.
-std::optional<int64_t> sweep_line_config(const std::string& line, SweepFormat format);
+// The text every line of configuration `config` starts with (its index and inputs): a line cut by
+// an interruption is cut off only when it could be the start of this line.
+std::string sweep_line_start(int64_t config, const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& keys, SweepFormat format);
 
-// Whether `line` is the line of configuration `config` with `inputs`, whatever its results:
-// what a resumed sweep checks before it skips a configuration.
-bool sweep_line_is_of(const std::string& line, int64_t config, const std::vector<std::string>& inputs,
-                      const std::vector<std::string>& keys, SweepFormat format);
+// A written line (without its newline) read back whole: every field, their number, a known
+// status with the metrics it has (finite numbers, written as simgpt writes them) and the digest.
+// Throws InputError (with an empty `where`: the caller names the file and line) saying what is
+// wrong. A line is accepted only when writing the record read gives the same bytes.
+SweepResult parse_sweep_line(std::string_view line, const std::vector<std::string>& keys, SweepFormat format);
+
+// The swept keys a CSV header names (without its newline); InputError unless it is a sweep's
+// header.
+std::vector<std::string> sweep_header_keys(std::string_view header);
+
+// The swept keys of a JSON line (the names between config and status); InputError unless it is
+// an object a sweep writes.
+std::vector<std::string> sweep_jsonl_keys(std::string_view line);
+
+// Whether `text` is UTF-8 without control characters: what a swept value must be, since it is
+// written into CSV fields, JSON strings and one-line messages.
+bool is_printable_utf8(std::string_view text);
+
+// A digest of `text` as 16 hexadecimal digits (FNV-1a, 64 bits): tells one sweep's lines from
+// another's. Not a defence against a forger, who could only spoil his own results.
+std::string sweep_digest(std::string_view text);
 
 } // namespace simgpt

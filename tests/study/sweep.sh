@@ -16,7 +16,7 @@ sweep=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl
 check "a sweep exits 0 ($(cat "$tmp/out"))" [ $? -eq 0 ]
 check "13 lines: a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 13 ]
 check "the header names the inputs and the report's fields" \
-  grep -qx 'config,network.delay,network.bandwidth,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason' "$tmp/whole.csv"
+  grep -qx 'config,network.delay,network.bandwidth,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason,configurations,sweep_digest' "$tmp/whole.csv"
 check "lines in configuration order" [ "$(tail -n +2 "$tmp/whole.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 " ]
 check "an invalid configuration is a line with its reason" grep -q '^2,default,default,3,invalid,,,,,,,,,,.*micro_batch' "$tmp/whole.csv"
 check "an out-of-memory configuration is a line with status oom" grep -q '^3,default,default,16,oom,[0-9.]*,.*,true,' "$tmp/whole.csv"
@@ -31,7 +31,8 @@ check "the interrupted sweep wrote some lines" wait_for 20 lines_at_least "$tmp/
 kill -KILL "$pid"
 wait "$pid" 2> /dev/null
 check "the kill came before the end" [ "$(wc -l < "$tmp/killed.csv")" -lt 13 ]
-printf '7,10ms,1Gb' >> "$tmp/killed.csv" # a line cut by the interruption
+# A line cut by the interruption: the start of the next configuration's line.
+sed -n "$(($(wc -l < "$tmp/killed.csv") + 1))p" "$tmp/whole.csv" | head -c 12 >> "$tmp/killed.csv"
 "$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/killed.csv" > "$tmp/out" 2>&1
 check "the rerun skips the lines written ($(cat "$tmp/out"))" grep -q "12 configurations, [1-9][0-9]* already in" "$tmp/out"
 check "killed and rerun = uninterrupted" cmp -s "$tmp/whole.csv" "$tmp/killed.csv"
@@ -45,7 +46,9 @@ check "JSON lines: 12 objects" [ "$(grep -c '^{"config":' "$tmp/whole.jsonl")" -
 # A sweep passes --fidelity on to each simulation, which runs at it; on one GPU a node full and
 # symmetric agree.
 "$simgpt" "${sweep[@]}" --jobs 2 --fidelity full -o "$tmp/full.csv" > /dev/null 2>&1
-check "--fidelity full: the same lines" cmp -s "$tmp/whole.csv" "$tmp/full.csv"
+# The same results, but of another sweep: the fidelity is part of the sweep_digest (the last column).
+check "--fidelity full: the same lines" cmp -s <(sed 's/,[^,]*$//' "$tmp/whole.csv") <(sed 's/,[^,]*$//' "$tmp/full.csv")
+check "--fidelity full: another sweep_digest" [ "$(tail -n 1 "$tmp/whole.csv" | sed "s/.*,//")" != "$(tail -n 1 "$tmp/full.csv" | sed "s/.*,//")" ]
 check "a point runs at its --fidelity" grep -q '"mode":"full"' \
   <("$simgpt" point --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --fidelity full)
 

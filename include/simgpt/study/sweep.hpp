@@ -21,6 +21,10 @@ struct Sweep {
   int shard = 1, shards = 1; // this run takes the configurations whose index % shards == shard - 1
 };
 
+// `--shard I/N`: N at most this. More shards than a sweep has configurations leave some empty,
+// and a million is already one configuration per shard for most sweeps.
+inline constexpr int kMaxSweepShards = 1'000'000;
+
 struct SweepRun {
   std::string output; // the file written; lines already in it are kept and their configurations skipped
   SweepFormat format = SweepFormat::csv;
@@ -38,13 +42,19 @@ struct SweepSummary {
   std::map<std::string, int64_t> statuses; // of those run now: ok, oom, invalid, failed
 };
 
-// Runs the sweep. Throws InputError when the output cannot be written or holds lines of another
-// sweep (other columns or configurations).
+// Runs the sweep. Throws InputError, before any simulation, when the inputs every configuration
+// shares are bad (the platform file, the workload with the --set overrides), when the output
+// cannot be written, is locked by another sweep or holds anything but lines of this sweep (each
+// line records the sweep's digest: its files' content, --set, grid and fidelity); and when a
+// write fails, once the simulations running end (none starts after it), the file cut back to its
+// whole lines.
 SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run);
 
-// Joins the outputs of a sweep's shards into `output`, in configuration order; returns the
-// number of configurations. Throws InputError when the parts are of different sweeps or
-// formats, or hold one configuration twice with different lines.
+// Joins the outputs of a sweep's shards into `output` (written whole or not at all), in
+// configuration order; returns the number of configurations. Throws InputError naming the part
+// and line when a part is missing, unreadable or not a sweep file, of another sweep or format,
+// when two parts hold one configuration with different lines, or when a configuration is in no
+// part (a shard missing or unfinished); LimitError for a part larger than 256 MiB.
 int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::string& output);
 
 } // namespace simgpt
