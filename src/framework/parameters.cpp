@@ -22,10 +22,10 @@ constexpr ProfileParameter parameters[] = {
      "protocol efficiency, 50% to 100% of the link"},
     {"p2p.tcp_window", [](Profile& p) -> double& { return p.tcp_window_bytes; }, "B", "MB", 1e-6, 64e3, 64e6, true,
      "per-flow window (0: unlimited); rate <= window / round trip",
-     "TCP: one socket's default window to many sockets' worth"},
+     "TCP: one socket's default window to many sockets' worth", true},
     {"p2p.max_rate", [](Profile& p) -> double& { return p.p2p_max_rate_Bps; }, "B/s", "Gbps", 8 / 1e9, 0.1e9 / 8,
      100e9 / 8, true, "the backend's own throughput ceiling per transfer (0: none)",
-     "a CPU-bound socket protocol (Gloo); 0.1 to 100 Gbps"},
+     "a CPU-bound socket protocol (Gloo); 0.1 to 100 Gbps", true},
     {"memory.allocator_overhead", [](Profile& p) -> double& { return p.memory.allocator_overhead; }, "", "", 1, 0, 1,
      false, "fraction of allocated bytes the caching allocator holds beyond them",
      "PyTorch's caching allocator holds up to as much again as is allocated"},
@@ -52,6 +52,16 @@ const ProfileParameter& find_profile_parameter(std::string_view key, const std::
     keys += fmt::format("{}{}", keys.empty() ? "" : ", ", p.key);
   }
   throw InputError(where, fmt::format("'{}' cannot be fitted (fittable: {})", key, keys));
+}
+
+void check_profile_parameter_value(const ProfileParameter& p, double value, const std::string& where) {
+  if (value >= p.min && value <= p.max)
+    return;
+  if (p.zero_means_none && value == 0)
+    return;
+  throw InputError(where, fmt::format("{} is out of range (expected {:.4g} to {:.4g}{}{}{})", value, p.min, p.max,
+                                      p.si_unit.empty() ? "" : " ", p.si_unit,
+                                      p.zero_means_none ? ", or 0 for none" : ""));
 }
 
 std::string profile_parameters_markdown() {

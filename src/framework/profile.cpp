@@ -40,18 +40,26 @@ std::vector<std::string> text_list(const YamlReader& r, const std::string& key) 
   return out;
 }
 
-// The registry holds every fittable key; an unknown one is an error in the profile's calibration.
-double* parameter(Profile& p, const std::string& key) {
-  return &find_profile_parameter(key, p.name + ": calibration.fitted").field(p);
-}
-
 } // namespace
 
-void set_profile_parameter(Profile& p, const std::string& key, double value) { *parameter(p, key) = value; }
+bool is_plain_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxPlainNameChars && name != "." && name != ".." &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                  c == '-';
+         });
+}
+
+void set_profile_parameter(Profile& p, const std::string& key, double value, const std::string& where) {
+  const std::string at = where.empty() ? "--profile-set " + echo(key) : where;
+  const ProfileParameter& parameter = find_profile_parameter(key, at);
+  check_profile_parameter_value(parameter, value, at);
+  parameter.field(p) = value;
+}
 
 double get_profile_parameter(const Profile& p, const std::string& key) {
   Profile copy = p;
-  return *parameter(copy, key);
+  return find_profile_parameter(key, p.name + ": calibration.fitted").field(copy);
 }
 
 namespace {
@@ -135,8 +143,13 @@ void apply_options(const YamlReader& root, const std::map<std::string, std::stri
 
 Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
                      const std::map<std::string, std::string>& options) {
+  // The name becomes a file name: a path, or one past the system's length, is no profile.
+  if (!is_plain_name(name))
+    throw InputError(where, fmt::format("'{}' is not a profile name ({}; known: {})", echo(name), kPlainNameRule,
+                                        known_profiles(dir)));
   const std::string path = dir + "/" + name + ".yaml";
-  if (name.find('/') != std::string::npos || !std::filesystem::exists(path))
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
     throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
   YamlReader root = YamlReader::file(path);
   if (options.empty())
@@ -243,7 +256,7 @@ Profile read_profile(const YamlReader& root, const std::string& name) {
     p.fitted = text_list(cal, "fitted");
     p.calibration_rows = text_list(cal, "rows");
     for (const std::string& key : p.fitted)
-      get_profile_parameter(p, key);
+      find_profile_parameter(key, cal.where("fitted"));
   }
   return p;
 }

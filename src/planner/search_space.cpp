@@ -48,6 +48,13 @@ std::optional<int64_t> parse_count(const std::string& text) {
   return value;
 }
 
+[[noreturn]] void refuse_candidates() {
+  throw LimitError("--search", fmt::format("the search holds more than {} candidate plans, simgpt's limit (each takes "
+                                           "about 540 bytes and a static check while searched); restrict it with "
+                                           "--search KEY=V1,V2,... or fewer --gpus",
+                                           kMaxPlanCandidates));
+}
+
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
   for (int64_t d = 1; d * d <= n; ++d)
@@ -243,6 +250,8 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
                       if (allowed_.contains("placement.order") ? !allows("placement.order", order_name(order))
                                                                : order != base.placement.order)
                         continue;
+                      if (out.size() == kMaxPlanCandidates)
+                        refuse_candidates();
                       out.push_back({dp, tp, pp, mb, recompute, schedule, chunks, zero, sp, order});
                     }
                   }

@@ -6,6 +6,7 @@
 #include "core/input_file.hpp"
 #include "system/platform_xml_check.hpp"
 #include "system/route_check.hpp"
+#include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -26,6 +27,9 @@
 
 namespace simgpt {
 namespace {
+
+// An exaflop per second: 500 times an H100's fp8 peak.
+constexpr double kMaxHostSpeed = 1e18;
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -126,16 +130,23 @@ void Cluster::start_engine(const Profile& profile) {
 }
 
 // Before anything routes or simulates: SimGrid accepts a zero, negative or NaN rate or delay
-// and then divides by it or runs its clock backwards.
+// and then divides by it or runs its clock backwards, and a rate of 1e-30 B/s or a delay of
+// 1e300 s gives a step of years, no answer at all. Links meet the bounds of the workload's
+// network.bandwidth and network.delay what-ifs (workload/workload_limits.hpp); hosts' speeds
+// are not used (a GPU's kernels take the time its catalog entry gives) but SimGrid computes with
+// them, so they are finite and positive all the same.
 void Cluster::check_links() const {
   for (const simgrid::s4u::Link* link : engine_->get_all_links()) {
     const std::string where = path_ + ": link " + link->get_name();
-    const double bw = link->get_bandwidth();
-    if (!std::isfinite(bw) || bw <= 0)
-      throw InputError(where + " bandwidth", fmt::format("{:.4g} B/s is not a positive finite rate (e.g. 10Gbps)", bw));
-    const double latency = link->get_latency();
-    if (!std::isfinite(latency) || latency < 0)
-      throw InputError(where + " latency", fmt::format("{:.4g} s is not a non-negative finite delay (e.g. 1us)", latency));
+    check_bandwidth(link->get_bandwidth(), where + " bandwidth");
+    check_delay(link->get_latency(), where + " latency");
+  }
+  for (const simgrid::s4u::Host* host : engine_->get_all_hosts()) {
+    const double speed = host->get_speed();
+    if (!(speed > 0 && speed <= kMaxHostSpeed))
+      throw InputError(path_ + ": host " + host->get_name() + " speed",
+                       fmt::format("{:.4g} flop/s is out of range (expected more than 0 and at most {:g}f, e.g. 1Gf)",
+                                   speed, kMaxHostSpeed));
   }
 }
 

@@ -2,12 +2,14 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
+#include "simgpt/execution/simulation.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -78,4 +80,37 @@ TEST_CASE("the markdown table has one row per profile parameter") {
   CHECK(std::count(table.begin(), table.end(), '\n') == static_cast<long>(profile_parameters().size()) + 2);
   CHECK_THAT(table, Catch::Matchers::Contains("| p2p.max_rate | Gbps | 0.1 - 100 |"));
   CHECK_THAT(table, Catch::Matchers::Contains("| compute.microbatch_overhead | ms | 0 - 50 |"));
+}
+
+TEST_CASE("a parameter set by --profile-set is finite and within its range, or refused naming the key") {
+  Profile p;
+  for (const char* key : {"compute.microbatch_overhead", "compute.op_overhead", "p2p.bandwidth_efficiency"})
+    for (const double value : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(), -1.0, 1e300}) {
+      INFO(key << " = " << value);
+      try {
+        set_profile_parameter(p, key, value);
+        FAIL("accepted");
+      } catch (const InputError& e) {
+        CHECK(e.where() == std::string("--profile-set ") + key);
+        CHECK_THAT(e.message(), Catch::Contains("is out of range (expected "));
+      }
+    }
+  CHECK_THROWS_WITH(set_profile_parameter(p, "compute.microbatch_overhead", 0.06),
+                    Catch::Contains("0.06 is out of range (expected 0 to 0.05 s)"));
+  CHECK_THROWS_WITH(set_profile_parameter(p, "compute.bogus", 1), Catch::Contains("--profile-set compute.bogus"));
+  // 0 turns a TCP window or a throughput ceiling off, though the range calibration searches starts above it.
+  set_profile_parameter(p, "p2p.tcp_window", 0);
+  set_profile_parameter(p, "p2p.max_rate", 0);
+  CHECK_THROWS_WITH(set_profile_parameter(p, "p2p.max_rate", 1), Catch::Contains("or 0 for none"));
+  CHECK_THROWS_WITH(set_profile_parameter(p, "memory.logits_bytes", 0), Catch::Contains("expected 2 to 32"));
+}
+
+TEST_CASE("a simulation's profile overrides are checked where they are applied") {
+  DataPaths data = default_data_paths();
+  data.profile_overrides.emplace_back("compute.microbatch_overhead", std::numeric_limits<double>::quiet_NaN());
+  Workload w;
+  w.framework = "ds3-gpipe";
+  w.source = "w.yaml";
+  CHECK_THROWS_WITH(load_workload_profile(w, data), Catch::Contains("--profile-set compute.microbatch_overhead: nan"));
 }

@@ -151,3 +151,26 @@ TEST_CASE("neighbours differ in one group of keys alone") {
   CHECK(!neighbours_in(a, b, 3));
   CHECK(std::string(neighbour_group_name(0)) == "dp x tp x pp");
 }
+
+TEST_CASE("a search of more candidates than the planner's limit is refused as a limit, naming --search") {
+  std::string micro_batches, chunks;
+  for (int i = 1; i <= 2000; ++i) {
+    micro_batches += (i > 1 ? "," : "") + std::to_string(i);
+    chunks += (i > 1 ? "," : "") + std::to_string(i + 1);
+  }
+  try {
+    candidates(8, {"training.micro_batch=" + micro_batches, "parallelism.chunks=" + chunks});
+    FAIL("searched");
+  } catch (const LimitError& e) {
+    CHECK(e.where() == "--search");
+    CHECK_THAT(e.message(), Catch::Contains("more than 2000000 candidate plans, simgpt's limit"));
+  }
+  // The default search of a 1,024-layer model on 1,024 GPUs interleaves up to layers / pp chunks.
+  Workload deep = base();
+  deep.model.layers = 1024;
+  deep.training.global_batch = 1024;
+  SearchSpace space;
+  space.set_gpus({1024});
+  CHECK_THROWS_AS(space.candidates(deep), LimitError);
+  CHECK(candidates(8).size() < kMaxPlanCandidates);
+}

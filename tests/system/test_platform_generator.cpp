@@ -181,7 +181,7 @@ TEST_CASE("an incomplete or inconsistent platform is refused, naming the option"
       {[](PlatformSpec& s) { s.fabric = Fabric::nvlink_cube_mesh; }, "needs 8 GPUs per node"},
       {[](PlatformSpec& s) { s.nics_per_node = 5; }, "at most one NIC per GPU"},
       {[](PlatformSpec& s) { s.nic_bandwidth = "fast"; }, "--nic-bandwidth"},
-      {[](PlatformSpec& s) { s.nic_bandwidth = "0Gbps"; }, "not a positive bandwidth"},
+      {[](PlatformSpec& s) { s.nic_bandwidth = "0Gbps"; }, "--nic-bandwidth: 0 bps is too small"},
       {[](PlatformSpec& s) { s.nic_latency = "-1us"; }, "--nic-latency"},
       {[](PlatformSpec& s) { s.pcie_bandwidth = ""; }, "--pcie-bandwidth: is required"},
   };
@@ -215,4 +215,39 @@ TEST_CASE("platforms past the limits are refused as limits") {
   s.topology = {NetworkTopology::Kind::fat_tree, 64, 1};
   CHECK_NOTHROW(platform_xml(s, catalog()));
   CHECK_THROWS_AS(write_platform(preset("p3.2xlarge", 1), catalog(), "/nonexistent/dir/p.xml"), InputError);
+}
+
+TEST_CASE("rates and delays are refused past the bounds every platform link meets, naming the option") {
+  const std::vector<std::pair<std::function<void(PlatformSpec&)>, const char*>> cases{
+      {[](PlatformSpec& s) { s.nic_bandwidth = "1e-300bps"; }, "--nic-bandwidth: 1e-300 bps is too small"},
+      {[](PlatformSpec& s) { s.nic_bandwidth = "0.5bps"; }, "--nic-bandwidth: 0.5 bps is too small"},
+      {[](PlatformSpec& s) { s.flow_cap = "1e-3bps"; }, "--flow-cap"},
+      {[](PlatformSpec& s) { s.nic_latency = "2h"; }, "--nic-latency"},
+      {[](PlatformSpec& s) { s.nic_latency = "3601s"; }, "--nic-latency: 3601 s is too large (expected at most 1h)"},
+      {[](PlatformSpec& s) { s.fabric_latency = "1e15s"; }, "--fabric-latency"},
+      {[](PlatformSpec& s) { s.pcie_latency = "100min"; }, "--pcie-latency"},
+      // Links that carry a multiple of an option's rate: a leaf's uplink (64 NICs of 1e14 B/s).
+      {[](PlatformSpec& s) {
+         s.nic_bandwidth = "1e14Bps";
+         s.topology = {NetworkTopology::Kind::fat_tree, 64, 1};
+       },
+       "its uplink): 2.56e+16 B/s is too large"},
+      {[](PlatformSpec& s) {
+         s.nic_bandwidth = "1Tbps";
+         s.topology = {NetworkTopology::Kind::fat_tree, 1, 1e300};
+       },
+       "its uplink): 4e-288 bps is too small"},
+  };
+  for (const auto& [change, message] : cases) {
+    INFO(message);
+    PlatformSpec s = preset("p4d.24xlarge", 2);
+    change(s);
+    CHECK_THROWS_AS(platform_xml(s, catalog()), InputError);
+    CHECK_THROWS_WITH(platform_xml(s, catalog()), Catch::Contains(message));
+  }
+  PlatformSpec cube = preset("p3.16xlarge", 2);
+  cube.fabric_bandwidth = "6e14Bps"; // a pair's double NVLink: 1.2e15 B/s
+  CHECK_THROWS_WITH(platform_xml(cube, catalog()), Catch::Contains("--fabric-bandwidth (twice it"));
+  cube.fabric_bandwidth = "5e14Bps";
+  CHECK_NOTHROW(platform_xml(cube, catalog()));
 }

@@ -1,4 +1,6 @@
 #include "simgpt/validation/validation.hpp"
+
+#include "simgpt/core/error.hpp"
 #include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -110,4 +112,124 @@ TEST_CASE("a table's planner_search is read as simgpt plan's --search, and refus
   CHECK_THROWS_WITH(table("[parallelism.colour=red]"), Catch::Contains("planner_search"));
   CHECK_THROWS_WITH(table("[parallelism.zero=7]"), Catch::Contains("planner_search"));
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// A directory of tables for one test: table files written into it, loaded whole.
+class TableDir {
+public:
+  TableDir() : dir_(simgpt::testing::scratch_path("hostile_tables", "")) {
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  ~TableDir() { std::filesystem::remove_all(dir_); }
+  // A table of `table_keys` (YAML lines) and the rows `row` (none when empty).
+  void write(const std::string& file, const std::string& table_keys, const std::string& row) const {
+    std::ofstream(dir_ + "/" + file) << table_keys << (row.empty() ? "" : "\nrows:\n" + row) << "\n";
+  }
+  std::vector<ValidationTable> load() const { return load_validation_tables(dir_); }
+  const std::string& path() const { return dir_; }
+
+private:
+  std::string dir_;
+};
+
+const std::string kTableKeys = "table: t\nplatform: p3_2xlarge_x2.xml\nworkload: {framework: generic}";
+const std::string kRow = "  - {id: r, set: {}, measured: {step_time_s: 1.5}}";
+
+// The error loading one table with `row` (or `table_keys`) raises; "" when it loads.
+std::string load_error(const std::string& row, const std::string& table_keys = kTableKeys) {
+  TableDir dir;
+  dir.write("t.yaml", table_keys, row);
+  try {
+    dir.load();
+    return "";
+  } catch (const LimitError& e) {
+    return std::string("limit: ") + e.what();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+} // namespace
+
+TEST_CASE("a table's values of the wrong shape are refused, naming the key") {
+  CHECK_THAT(load_error("", kTableKeys + "\nrows: 5"), Catch::Contains("rows: expected a list"));
+  CHECK_THAT(load_error("  - 5"), Catch::Contains("rows: expected a list of mappings"));
+  CHECK_THAT(load_error("  - {id: r, set: [1, 2]}"), Catch::Contains("rows[0].set: expected a mapping"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, flags: {a: 1}}"), Catch::Contains("rows[0].flags: expected a list"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, measured: {x: [1]}}"),
+             Catch::Contains("rows[0].measured.x: unknown metric (known: oom, step_time_s"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, measured: {step_time_s: [1]}}"),
+             Catch::Contains("rows[0].measured.step_time_s: '?' is not a number"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, measured: [1]}"), Catch::Contains("rows[0].measured: expected a mapping"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, measured: {oom: maybe}}"),
+             Catch::Contains("rows[0].measured.oom: expected true or false"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, flags: [questionble]}"),
+             Catch::Contains("'questionble' is not a flag (expected not_reproducible, questionable"));
+  CHECK_THAT(load_error(kRow, kTableKeys + "\nsource: {seed: s, page: 3}"), Catch::Contains("source.page: unknown key"));
+  CHECK_THAT(load_error(kRow, kTableKeys + "\ndescription: [a, b]"), Catch::Contains("description: expected a single value"));
+}
+
+TEST_CASE("a measured value is finite and within its metric's range") {
+  for (const std::string value : {"0", "-1", ".nan", ".inf", "-.inf", "1e308", "2e6"}) {
+    INFO(value);
+    CHECK_THAT(load_error("  - {id: r, set: {}, measured: {step_time_s: " + value + "}}"),
+               Catch::Contains("rows[0].measured.step_time_s: "));
+  }
+  CHECK_THAT(load_error("  - {id: r, set: {}, measured: {peak_mem_gb: 0}}"), Catch::Contains("0 is not a measurement"));
+  CHECK_THAT(load_error("  - {id: r, set: {}, measured: {allreduce: -1}}"), Catch::Contains("measured.allreduce"));
+  CHECK(load_error("  - {id: r, set: {}, measured: {step_time_s: 1e6}}") == "");
+  CHECK(load_error(kRow) == "");
+  // A count of collectives may be 0.
+  CHECK(load_error("  - {id: r, set: {network.delay: 1ms}, measured: {step_time_s: 2, allgather: 0, oom: false}, "
+                   "flags: [questionable]}") == "");
+}
+
+TEST_CASE("ids are plain names, unique in their table, and table ids are unique") {
+  CHECK_THAT(load_error(kRow + "\n" + kRow), Catch::Contains("rows[1].id: 'r' is the id of an earlier row"));
+  // "a/b" + "c" and "a" + "b/c" would both be the row "a/b/c".
+  CHECK_THAT(load_error("  - {id: b/c, set: {}}"), Catch::Contains("rows[0].id: 'b/c' is not a valid name"));
+  CHECK_THAT(load_error(kRow, "table: a/b\nplatform: p.xml\nworkload: {}"), Catch::Contains("table: 'a/b' is not a valid name"));
+  CHECK_THAT(load_error("  - {id: 'r:memory', set: {}}"), Catch::Contains("is not a valid name"));
+  CHECK_THAT(load_error("  - {id: '', set: {}}"), Catch::Contains("is not a valid name"));
+  CHECK_THAT(load_error(kRow, "table: t\nplatform: " + std::string(300, 'p') + "\nworkload: {}"),
+             Catch::Contains("platform: 'ppp"));
+  CHECK_THAT(load_error(kRow, "table: t\nplatform: ../../etc/passwd\nworkload: {}"), Catch::Contains("platform: '../"));
+  TableDir dir;
+  dir.write("a.yaml", kTableKeys, kRow);
+  dir.write("b.yaml", kTableKeys, kRow);
+  try {
+    dir.load();
+    FAIL("two tables with one id loaded");
+  } catch (const InputError& e) {
+    CHECK(e.where() == dir.path() + "/b.yaml: table");
+    CHECK_THAT(e.message(), Catch::Contains("'t' is the id of the table in " + dir.path() + "/a.yaml"));
+  }
+}
+
+TEST_CASE("a table whose planner comparison would search past the planner's limit is refused before any row runs") {
+  TableDir dir;
+  std::string micro_batches, chunks;
+  for (int i = 1; i <= 2000; ++i) {
+    micro_batches += (i > 1 ? "," : "") + std::to_string(i);
+    chunks += (i > 1 ? "," : "") + std::to_string(i + 1);
+  }
+  dir.write("t.yaml",
+            kTableKeys.substr(0, kTableKeys.find("workload")) +
+                "workload:\n  model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}\n"
+                "  training: {global_batch: 64}\n  framework: generic\n"
+                "planner_search: ['training.micro_batch=" + micro_batches + "', 'parallelism.chunks=" + chunks + "']",
+            "  - {id: r, row: one, set: {placement.gpus: 8}, measured: {step_time_s: 1.5}}");
+  const auto tables = dir.load();
+  RowProcess process;
+  process.executable = "/bin/false"; // no row may run
+  try {
+    validate(tables, default_data_paths(), "", {}, 1, process);
+    FAIL("validated");
+  } catch (const LimitError& e) {
+    CHECK(e.where() == dir.path() + "/t.yaml: planner_search");
+    CHECK_THAT(e.message(), Catch::Contains("candidate plans, simgpt's limit"));
+  }
 }

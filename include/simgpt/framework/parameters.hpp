@@ -21,6 +21,7 @@ struct ProfileParameter {
   bool log_scale;             // search by the logarithm: sizes and rates spanning decades
   std::string_view meaning;
   std::string_view source; // where the meaning and the range come from
+  bool zero_means_none = false; // 0 turns the mechanism off (no window, no ceiling): valid beside the range
 };
 
 // Every parameter, in the order error messages list them.
@@ -28,6 +29,10 @@ std::span<const ProfileParameter> profile_parameters();
 
 // The parameter named `key`; throws InputError at `where` listing the valid keys.
 const ProfileParameter& find_profile_parameter(std::string_view key, const std::string& where);
+
+// Throws InputError at `where` unless `value` is finite and within the parameter's range (or 0
+// where 0 turns it off): a NaN or an infinity set on the command line reaches SimGrid's clock.
+void check_profile_parameter_value(const ProfileParameter& parameter, double value, const std::string& where);
 
 // README's table: key, unit, range (in the file's unit) and meaning, one row per parameter.
 std::string profile_parameters_markdown();

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simgpt {
@@ -78,9 +79,18 @@ struct Profile {
 };
 
 // Sets a fitted parameter by its key in the profile file ("compute.microbatch_overhead", in
-// seconds); throws InputError for a key that cannot be fitted (not in framework/parameters.hpp).
-void set_profile_parameter(Profile& p, const std::string& key, double value);
+// seconds); throws InputError at `where` (default: "--profile-set KEY", whence DataPaths'
+// overrides come) for a key that cannot be fitted (not in framework/parameters.hpp) or a value
+// that is not finite and within its range.
+void set_profile_parameter(Profile& p, const std::string& key, double value, const std::string& where = "");
 double get_profile_parameter(const Profile& p, const std::string& key);
+
+// Names that become file names (profiles/<name>.yaml, platforms/<name>) or parts of an id
+// ("table/row"): 1 to 64 letters, digits, '.', '_' or '-', and not "." or "..". Longer names
+// fail as "File name too long", and '/' reaches outside the directory or splits an id.
+inline constexpr size_t kMaxPlainNameChars = 64;
+inline constexpr const char* kPlainNameRule = "1 to 64 letters, digits, '.', '_' or '-'";
+bool is_plain_name(std::string_view name);
 
 // Loads profiles/<name>.yaml under `dir`; throws InputError naming the profile and the known ones.
 // `options` ("section.key" -> value) replace the file's entries, checked as the file's own are;

@@ -54,6 +54,15 @@ const char* neighbour_group_name(size_t group); // "dp x tp x pp", "training.mic
 // Whether a and b differ, and only in `group`'s keys.
 bool neighbours_in(const PlanCandidate& a, const PlanCandidate& b, size_t group);
 
+// simgpt's limit on the candidate plans of one search (README, "Exit status and limits"). A search
+// holds about 540 bytes per candidate (its row and reason, its key in the symmetry index, its
+// place in the bound order: gpt3xl's 240,000 candidates took 191 MB, 480,000 took 317 MB), and
+// checks each statically (480,000 in 8 s): 2,000,000 take about 1.1 GB and half a minute. A
+// default search of a 1,024-layer model (interleaving 2 to layers / pp chunks) or a --search of
+// 2,000 micro-batch sizes by 2,000 chunk counts would take several GB; real searches take far
+// fewer (GPT-3 XL on a p3.16xlarge's 8 GPUs: 357).
+inline constexpr size_t kMaxPlanCandidates = 2'000'000;
+
 class SearchSpace {
 public:
   // "KEY=V1,V2,...": only those values of KEY. Throws InputError naming --search for a key that
@@ -78,6 +87,7 @@ public:
   //    every rank on the same GPU as one before them).
   // Splits the workload does not allow (heads, layers, batch) are candidates too: the workload
   // checker refuses them, with its reason.
+  // Throws LimitError naming --search, before it holds more, past kMaxPlanCandidates.
   std::vector<PlanCandidate> candidates(const Workload& base, const FrameworkSupport& support = {}) const;
 
 private:

@@ -2,6 +2,8 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/system/gpu.hpp"
+#include "simgpt/core/units.hpp"
+#include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
 
@@ -47,6 +49,21 @@ void check_topology(const PlatformSpec& s) {
                                                widest, kMaxZonesPerSwitch, s.nodes));
 }
 
+// Some links carry a multiple of an option's rate (a cube-mesh pair's double NVLink, a leaf's
+// uplinks sized for its NICs): within the bounds of every link, or the file would not load.
+void check_link_multiples(const CheckedSpec& c) {
+  // Each rate was parsed once already: its text parses again.
+  if (c.spec.fabric == Fabric::nvlink_cube_mesh)
+    check_bandwidth(2 * parse_bandwidth(c.fabric_bandwidth.text()), "--fabric-bandwidth (twice it: a pair's double "
+                                                                     "NVLink)");
+  const NetworkTopology& t = c.spec.topology;
+  if (t.kind == NetworkTopology::Kind::fat_tree) {
+    const double nics_per_leaf = static_cast<double>(t.leaf_nodes) * c.spec.nics_per_node;
+    check_bandwidth(parse_bandwidth(c.nic_bandwidth.text()) * nics_per_leaf / t.oversubscription,
+                    "--nic-bandwidth (times a leaf's NICs over the oversubscription: its uplink)");
+  }
+}
+
 } // namespace
 
 CheckedSpec check_spec(const PlatformSpec& s, const GpuCatalog& catalog) {
@@ -71,6 +88,7 @@ CheckedSpec check_spec(const PlatformSpec& s, const GpuCatalog& catalog) {
   c.nic_bandwidth = bandwidth_text(required(s.nic_bandwidth, "nic-bandwidth", "25Gbps"), "--nic-bandwidth");
   c.nic_latency = delay_text(required(s.nic_latency, "nic-latency", "25us"), "--nic-latency");
   c.flow_cap = s.flow_cap.empty() ? c.nic_bandwidth : bandwidth_text(s.flow_cap, "--flow-cap");
+  check_link_multiples(c);
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
+#include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
 
@@ -37,14 +38,15 @@ std::string QuantityText::text() const { return fmt::format("{}{}", number, unit
 
 QuantityText QuantityText::times(double factor) const { return {number * factor, unit}; }
 
+// A platform's links meet the bounds of the workload's network what-ifs (a simulation refuses
+// any other), so a generated file always loads.
 QuantityText bandwidth_text(const std::string& text, const std::string& where) {
-  if (!(checked(text, where, parse_bandwidth) > 0))
-    throw InputError(where, fmt::format("'{}' is not a positive bandwidth (e.g. 25Gbps)", echo(text)));
+  check_bandwidth(checked(text, where, parse_bandwidth), where);
   return split(text);
 }
 
 QuantityText delay_text(const std::string& text, const std::string& where) {
-  checked(text, where, parse_duration);
+  check_delay(checked(text, where, parse_duration), where);
   const QuantityText q = split(text);
   // Unit-less means seconds; simgpt's minutes are SimGrid's "m".
   if (q.unit.empty() || q.unit == "min")

@@ -1,0 +1,61 @@
+#include "simgpt/framework/profile.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/execution/simulation.hpp"
+
+#include "support/scratch_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace simgpt;
+
+namespace {
+
+// A profiles directory holding one profile, `name`.yaml, for one test.
+class ProfileDir {
+public:
+  ProfileDir(const std::string& name, const std::string& yaml) : dir_(testing::scratch_path("profiles", "")) {
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ + "/" + name + ".yaml") << yaml;
+  }
+  ~ProfileDir() { std::filesystem::remove_all(dir_); }
+  const std::string& path() const { return dir_; }
+
+private:
+  std::string dir_;
+};
+
+} // namespace
+
+TEST_CASE("a profile's calibration fits only registered parameters, named in its file") {
+  const ProfileDir dir("p", "calibration:\n  fitted: [p2p.max_rate, compute.bogus]\n");
+  try {
+    load_profile(dir.path(), "p", "w.yaml: framework");
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    CHECK(e.where() == dir.path() + "/p.yaml: calibration.fitted");
+    CHECK_THAT(e.message(), Catch::Contains("'compute.bogus' cannot be fitted (fittable: compute.op_overhead"));
+  }
+}
+
+TEST_CASE("a profile name is a plain file name: no path, not past 64 characters") {
+  const std::string profiles = default_data_paths().profiles();
+  for (const std::string name : {std::string(300, 'a'), std::string(65, 'a'), std::string("../profiles/generic"),
+                                 std::string(".."), std::string(""), std::string("gen eric"), std::string("a\nb")}) {
+    INFO(name);
+    try {
+      load_profile(profiles, name, "w.yaml: framework");
+      FAIL("loaded");
+    } catch (const InputError& e) {
+      CHECK(e.where() == "w.yaml: framework");
+      CHECK_THAT(e.message(), Catch::Contains("is not a profile name (1 to 64 letters, digits, '.', '_' or '-'"));
+    }
+  }
+  CHECK(load_profile(profiles, "generic", "w.yaml: framework").name == "generic");
+  CHECK_THROWS_WITH(load_profile(profiles, std::string(64, 'a'), "w"), Catch::Contains("unknown framework profile"));
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Bad validation tables and profile values: `simgpt validate` on a data directory DIR (SIMGPT_DATA=DIR) refuses each with one line
+# on stderr naming the file and key, exit status 2 (3 past a limit), before any row runs;
+# `simgpt row` (validate's row process) answers a bad --profile-set as an input error naming it,
+# never a SimGrid abort.
+set -u
+simgpt="$1"
+. "$(dirname "$0")/../support/checks.sh"
+
+# A data directory of simgpt's own platforms and profiles and one table, written by each case.
+data="$tmp/data"
+mkdir -p "$data/validation/tables"
+cp -r platforms profiles "$data/"
+echo 't: {median: 100, max: 100}' > "$data/validation/thresholds.yaml"
+table="$data/validation/tables/t.yaml"
+head_keys='table: t
+platform: p3_2xlarge_x2.xml
+workload:
+  model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}
+  training: {global_batch: 64}
+  parallelism: {pp: 2}
+  framework: generic'
+write_table() { # write_table ROWS [EXTRA TABLE KEYS]
+  printf '%s\n%s\nrows:\n%s\n' "$head_keys" "${2:-}" "$1" > "$table"
+}
+row='  - {id: r, set: {}, measured: {step_time_s: 1.5}}'
+
+expect() { # expect STATUS PATTERN: validate on the table as written
+  local status="$1" pattern="$2"
+  SIMGPT_DATA="$data" timeout 20 "$simgpt" validate --format json > "$tmp/out" 2> "$tmp/err"
+  local got=$?
+  if [ "$got" -ne "$status" ] || [ "$(wc -l < "$tmp/err")" -ne 1 ] || ! grep -q -- "$pattern" "$tmp/err"; then
+    echo "FAIL: $(tail -n 1 "$table" | head -c 200) -> status $got (want $status, /$pattern/), stderr:"
+    head -c 1000 "$tmp/err"
+    fail=1
+  fi
+}
+
+write_table '  - 5';                                              expect 2 't.yaml: rows: expected a list of mappings'
+write_table '  - {id: r, set: [1, 2]}';                           expect 2 'rows\[0\].set: expected a mapping'
+write_table '  - {id: r, set: {}, flags: {a: 1}}';                expect 2 'rows\[0\].flags: expected a list'
+write_table '  - {id: r, set: {}, measured: {x: [1]}}';           expect 2 'measured.x: unknown metric (known: oom, step_time_s'
+write_table '  - {id: r, set: {}, measured: {step_time_s: [1]}}'; expect 2 'measured.step_time_s: .* is not a number'
+for value in 0 -1 .nan .inf 1e308; do
+  write_table "  - {id: r, set: {}, measured: {step_time_s: $value}}"
+  expect 2 'rows\[0\].measured.step_time_s: '
+done
+write_table "$row
+$row";                                                            expect 2 "rows\[1\].id: 'r' is the id of an earlier row"
+write_table '  - {id: b/c, set: {}}';                             expect 2 "rows\[0\].id: 'b/c' is not a valid name"
+write_table "$row" "source: {seed: s, page: 3}";                  expect 2 'source.page: unknown key'
+sed -i "s|^platform: .*|platform: $(printf 'p%.0s' $(seq 300))|" "$table"
+expect 2 't.yaml: platform: .ppp'
+# Two files, one table id.
+write_table "$row"
+cp "$table" "$data/validation/tables/u.yaml"
+expect 2 "u.yaml: table: 't' is the id of the table in"
+rm "$data/validation/tables/u.yaml"
+# A planner comparison past the planner's candidate limit: refused as a limit, before any row runs.
+micro_batches=$(seq -s, 1 2000)
+chunks=$(seq -s, 2 2001)
+write_table '  - {id: r, row: one, set: {placement.gpus: 2}, measured: {step_time_s: 1.5}}' \
+  "planner_search: ['training.micro_batch=$micro_batches', 'parallelism.chunks=$chunks']"
+expect 3 't.yaml: planner_search: for row .one.: the search holds more than 2000000 candidate plans'
+# A profile that fits a parameter simgpt does not have; a profile name that is no file name.
+write_table "$row"
+sed -i 's/^  fitted: \[p2p.max_rate, p2p.tcp_window\]/  fitted: [p2p.max_rate, compute.bogus]/' "$data/profiles/gloo.yaml"
+expect 2 "profiles/gloo.yaml: calibration.fitted: 'compute.bogus' cannot be fitted"
+cp profiles/gloo.yaml "$data/profiles/"
+sed -i "s|^  framework: generic|  framework: $(printf 'f%.0s' $(seq 300))|" "$table"
+"$simgpt" row t/r --data "$data" > "$tmp/out" 2> "$tmp/err"
+check "a 300-character profile name is an input error naming the key ($(head -c 300 "$tmp/out"))" \
+  grep -q '"input_error":".fff.*is not a profile name (1 to 64 letters' "$tmp/out"
+
+# --profile-set: a NaN reached SimGrid's clock (abort); every value is checked against its range.
+write_table "$row"
+for set in compute.microbatch_overhead=nan compute.op_overhead=-1 p2p.bandwidth_efficiency=inf memory.logits_bytes=1e300; do
+  timeout 20 "$simgpt" row t/r --data "$data" --profile-set "$set" > "$tmp/out" 2> "$tmp/err"
+  got=$?
+  check "row --profile-set $set is an input error naming it (status $got: $(head -c 300 "$tmp/out") $(head -c 300 "$tmp/err"))" \
+    grep -q "\"input_error\":\".* is out of range (expected .*\",\"where\":\"--profile-set ${set%%=*}\"" "$tmp/out"
+done
+exit $fail
