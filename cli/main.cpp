@@ -2,6 +2,8 @@
 // A thin driver over the simgpt library.
 #include "simgpt/validation/calibration.hpp"
 #include "simgpt/core/error.hpp"
+#include "simgpt/core/output_file.hpp"
+#include "number_options.hpp"
 #include "simgpt/execution/simulation.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/planner/plan_output.hpp"
@@ -29,6 +31,17 @@
 
 namespace {
 
+// Bounds of the command line's numbers. --jobs past the cores is lowered to them (jobs_for_machine);
+// a timeout of about 11.6 days outlasts any simulation simgpt runs; --top lists at most every
+// candidate a plan may have.
+constexpr int64_t kMaxJobs = 1'000'000;
+constexpr double kMaxTimeoutSeconds = 1e6;
+constexpr int64_t kMaxTop = 1'000'000;
+
+// The executable each simulation's child process runs: this one, whatever its file is named (the
+// library, run from another program, checks that it is simgpt).
+const std::string kThisSimgpt = "/proc/self/exe";
+
 struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::string trace; // --trace FILE.json
@@ -54,8 +67,14 @@ struct Options {
   bool exhaustive = false;
 };
 
+// A report as JSON: a byte that is not UTF-8 (a file name's) written as U+FFFD, not refused.
+template <class Json>
+std::string json_text(const Json& j) {
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 simgpt::DataPaths data_paths(const Options& o) {
-  return o.data_dir.empty() ? simgpt::default_data_paths() : simgpt::DataPaths{o.data_dir, {}};
+  return o.data_dir.empty() ? simgpt::default_data_paths() : simgpt::data_paths_at(o.data_dir, "--data");
 }
 
 int run_simulation(const Options& o) {
@@ -67,7 +86,7 @@ int run_simulation(const Options& o) {
   const simgpt::Workload w = simgpt::load_workload(o.workload, overrides);
   const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o),
       simgpt::SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
-  std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+  std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
   return 0;
 }
 
@@ -76,7 +95,7 @@ int run_validate(const Options& o) {
   const auto tables = simgpt::load_validation_tables(data.root + "/validation/tables");
   const auto thresholds = simgpt::load_thresholds(data.root + "/validation/thresholds.yaml");
   const simgpt::ValidationReport report =
-      simgpt::validate(tables, data, o.filter, thresholds, o.jobs, simgpt::RowProcess{"", o.timeout});
+      simgpt::validate(tables, data, o.filter, thresholds, o.jobs, simgpt::RowProcess{kThisSimgpt, o.timeout});
   if (o.format == "markdown") {
     size_t total = 0;
     std::cout << "| measured table | source | rows |\n| --- | --- | ---: |\n";
@@ -88,7 +107,7 @@ int run_validate(const Options& o) {
     std::cout << report.to_markdown();
   }
   else
-    std::cout << (o.format == "json" ? report.to_json().dump(2) + "\n" : report.to_text());
+    std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
   return o.gate && !report.gate_failures.empty() ? 1 : 0;
 }
 
@@ -109,7 +128,10 @@ int run_calibrate(const Options& o) {
     }
     return 0;
   }
-  const simgpt::CalibrationResult r = simgpt::calibrate_profile(o.profile, tables, data);
+  if (o.write)
+    simgpt::check_fitted_writable(o.profile, data);
+  const simgpt::CalibrationResult r =
+      simgpt::calibrate_profile(o.profile, tables, data, simgpt::RowProcess{.executable = kThisSimgpt});
   std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
   // Durations show their SI unit; sizes and rates print as bare SI numbers, as they always have.
   for (const auto& [key, value] : r.fitted) {
@@ -166,7 +188,7 @@ int run_child(const Options& o, const std::function<nlohmann::ordered_json()>& s
   } catch (const std::exception& e) {
     out = {{"error", e.what()}};
   }
-  std::fputs((out.dump() + "\n").c_str(), result);
+  std::fputs((out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(), result);
   return std::fclose(result) == 0 ? 0 : 1;
 }
 
@@ -182,11 +204,19 @@ nlohmann::ordered_json simulate_point(const Options& o) {
 
 // `--shard I/N`.
 std::pair<int, int> parse_shard(const std::string& text) {
+  // Digits only, each number whole and within int: sscanf's %d took 4294967297 as 1 and " 2" as 2.
+  const auto number = [](const std::string& digits, int& n) {
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+      return false; // 9 digits fit an int; the bound on N is far below
+    n = std::stoi(digits);
+    return true;
+  };
+  const size_t slash = text.find('/');
   int shard = 0, shards = 0;
-  char slash = 0, extra = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &shard, &slash, &shards, &extra) != 3 || slash != '/' || shards < 1 ||
-      shard < 1 || shard > shards)
-    throw simgpt::InputError("--shard " + simgpt::echo(text), "expected I/N with 1 <= I <= N, e.g. 2/8");
+  if (slash == std::string::npos || !number(text.substr(0, slash), shard) || !number(text.substr(slash + 1), shards) ||
+      shards < 1 || shard < 1 || shard > shards || shards > simgpt::kMaxSweepShards)
+    throw simgpt::InputError("--shard " + simgpt::echo(text),
+                             fmt::format("expected I/N with 1 <= I <= N <= {}, e.g. 2/8", simgpt::kMaxSweepShards));
   return {shard, shards};
 }
 
@@ -202,8 +232,10 @@ int run_platform(const Options& o, const CLI::App& cmd, const PlatformCli& p) {
   for (const simgpt::PlatformOption& option : simgpt::platform_options())
     if (cmd.count(std::string("--") + option.name) > 0)
       given.emplace_back(option.name, p.values.at(option.name));
-  const simgpt::PlatformSpec spec = simgpt::platform_spec(data.root + "/platforms/presets.yaml", p.preset, given);
-  std::cout << simgpt::write_platform(spec, simgpt::load_catalog(data), o.output) << "\n";
+  const std::string presets = data.root + "/platforms/presets.yaml";
+  simgpt::check_output_path(o.output, "-o", {presets, data.catalog()});
+  const simgpt::PlatformSpec spec = simgpt::platform_spec(presets, p.preset, given);
+  std::cout << simgpt::write_platform(spec, simgpt::load_catalog(data), o.output, {presets, data.catalog()}) << "\n";
   return 0;
 }
 
@@ -253,26 +285,16 @@ int run_plan(const Options& o) {
   request.objective = simgpt::parse_objective(o.objective);
   request.exhaustive = o.exhaustive;
   request.jobs = o.jobs;
+  request.executable = kThisSimgpt;
   request.timeout_s = o.timeout;
   request.data_dir = o.data_dir;
   request.fidelity = o.fidelity_name;
   request.progress = ::isatty(STDERR_FILENO) != 0;
-  if (!o.output.empty()) { // refused before the search, not after it; a file made to check is removed
-    const bool existed = ::access(o.output.c_str(), F_OK) == 0;
-    const bool writable = std::ofstream(o.output, std::ios::app).good();
-    if (!existed)
-      std::remove(o.output.c_str());
-    if (!writable)
-      throw simgpt::InputError("-o " + simgpt::echo(o.output), "cannot be written");
-  }
+  if (!o.output.empty()) // refused before the search, not after it
+    simgpt::check_output_path(o.output, "-o", {o.platform, o.workload});
   const simgpt::PlanResult result = simgpt::plan(request);
-  if (!o.output.empty()) {
-    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-    out << simgpt::plan_csv(result);
-    out.close();
-    if (!out)
-      throw simgpt::InputError("-o " + simgpt::echo(o.output), "cannot be written");
-  }
+  if (!o.output.empty())
+    simgpt::write_output_file(o.output, simgpt::plan_csv(result), "-o", {o.platform, o.workload});
   std::cout << simgpt::plan_text(result, o.top);
   return 0;
 }
@@ -284,6 +306,27 @@ int run_plot(const Options& o) {
   for (const std::string& note : simgpt::plot(o.plot, data))
     std::cerr << "simgpt plot: " << note << "\n";
   return 0;
+}
+
+// The simulation's own options (--platform, --set, --trace, ...) given before a subcommand's name
+// belong to the simulation, which a subcommand does not run: `simgpt --set X sweep` would run
+// the sweep without X. Refused, naming where the option goes.
+void refuse_options_before_subcommand(const CLI::App& app) {
+  const std::vector<CLI::App*> chosen = app.get_subcommands();
+  if (chosen.empty())
+    return;
+  const std::string name = chosen.front()->get_name();
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0 || option->get_name() == "--help")
+      continue;
+    const std::string flag = option->get_name();
+    const bool taken = chosen.front()->get_option_no_throw(flag) != nullptr;
+    throw simgpt::InputError(flag, taken ? fmt::format("given before '{}': give it after the subcommand (simgpt {} "
+                                                       "{} ...)",
+                                                       name, name, flag)
+                                         : fmt::format("is not an option of simgpt {} (see simgpt {} --help)", name,
+                                                       name));
+  }
 }
 
 // --fidelity symmetric|full (SimulationOptions::Fidelity).
@@ -311,13 +354,16 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
   validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
-  validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
+      ->check(simgpt::cli::whole_number(1, kMaxJobs));
   validate->add_option("--timeout", o.timeout, "seconds a row's simulation may run before it is killed (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
+  validate->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
   calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
   calibrate->add_flag("--write", o.write, "write the fitted values into the profile file");
+  calibrate->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   calibrate->add_flag("--check", o.check, "only list the rows that move each parameter; exit 1 unless each has "
                                           "3 rows of 2 configurations");
   CLI::App* parameters =
@@ -346,9 +392,10 @@ int main(int argc, char** argv) {
   sweep->add_option("--zip", o.zips, "KEY=V1,V2,... advancing together with the axis before it");
   sweep->add_option("-o,--output", o.output, "the CSV (or JSON lines) file; rerunning skips what it holds");
   sweep->add_option("--format", o.format, "output format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
-  sweep->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  sweep->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
+      ->check(simgpt::cli::whole_number(1, kMaxJobs));
   sweep->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
   sweep->add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   sweep->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
   sweep->add_option("--fidelity", o.fidelity_name, "each simulation's --fidelity (default symmetric)")
@@ -365,10 +412,11 @@ int main(int argc, char** argv) {
                                            "tp, pp, schedule, chunks, zero, sequence_parallel, training.micro_batch, "
                                            "recompute, placement.order)");
   plan->add_option("--objective", o.objective, "step_time, tokens_per_s or tokens_per_s_per_gpu (default step_time)");
-  plan->add_option("--top", o.top, "plans listed (default 5)")->check(CLI::PositiveNumber);
-  plan->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)");
+  plan->add_option("--top", o.top, "plans listed (default 5)")->check(simgpt::cli::whole_number(1, kMaxTop));
+  plan->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
+      ->check(simgpt::cli::whole_number(1, kMaxJobs));
   plan->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
   plan->add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   plan->add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   plan->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
@@ -408,6 +456,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    o.jobs = simgpt::cli::jobs_for_machine(o.jobs);
+    refuse_options_before_subcommand(app);
+    const auto dispatch = [&]() -> int {
     if (validate->parsed())
       return run_validate(o);
     if (calibrate->parsed())
@@ -434,6 +485,10 @@ int main(int argc, char** argv) {
     if (platform->parsed())
       return run_platform(o, *platform, platform_cli);
     return run_simulation(o);
+    };
+    const int status = dispatch();
+    simgpt::flush_stdout(); // a result that did not reach stdout (a closed pipe, /dev/full) is a failure
+    return status;
   } catch (const simgpt::LimitError& e) {
     // Exit statuses (README): 0 a result, 1 a bug, 2 bad input, 3 a documented limit exceeded.
     std::cerr << "simgpt: " << e.what() << "\n";

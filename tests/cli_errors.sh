@@ -73,8 +73,8 @@ expect 2 "FATPIPE" --platform "$tmp/flow_limit.xml" --workload "$tmp/ok.yaml"
 expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set framework_options.compute.fused=true
 expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
 expect 0 "" --platform $P --workload "$tmp/ok.yaml"
-expect 2 "missing/trace.json: cannot write the trace file" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/missing/trace.json"
-expect 2 "cannot write the trace file" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp"
+expect 2 "missing/trace.json: its directory .* does not exist" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/missing/trace.json"
+expect 2 "is a directory; name the file to write" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp"
 expect 0 "" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/trace.json"
 grep -q '"traceEvents"' "$tmp/trace.json" || { echo "FAIL: --trace wrote no trace events"; fail=1; }
 
@@ -149,7 +149,7 @@ done <<'TABLE'
 2|--nics-per-node.*at most one NIC per GPU|platform --preset dgx-a100 --nodes 2 --nics-per-node 9 -o "$tmp/p.xml"
 2|--fabric nvlink-cube-mesh: needs 8 GPUs|platform --preset p3.16xlarge --nodes 2 --gpus-per-node 4 -o "$tmp/p.xml"
 2|--gpu: unknown GPU 'Z100'|platform --preset dgx-a100 --nodes 2 --gpu Z100 -o "$tmp/p.xml"
-2|missing/p.xml: cannot write the platform file|platform --preset dgx-a100 --nodes 2 -o "$tmp/missing/p.xml"
+2|missing/p.xml: its directory .* does not exist|platform --preset dgx-a100 --nodes 2 -o "$tmp/missing/p.xml"
 2|output.*required|platform --preset dgx-a100 --nodes 2
 3|--topology: 2048 nodes.*fat-tree|platform --preset p3.2xlarge --nodes 2048 -o "$tmp/p.xml"
 3|--nodes.*65536 GPUs|platform --preset dgx-a100 --nodes 9000 -o "$tmp/p.xml"
@@ -163,6 +163,34 @@ done <<'TABLE'
 2|training.precision: 'x\{80\}\.\.\.'|"${W[@]}" --set "training.precision=$long"
 2|unknown key 'x\{80\}\.\.\.'|"${W[@]}" --set "network.$long=1"
 TABLE
+
+# The environment is input too: a $SIMGPT_DATA or --data that holds no data files, a $TMPDIR that
+# names nothing; and simgpt renamed still runs its own child processes.
+env_expect() { # env_expect STATUS PATTERN ENV... -- ARGS...
+  local envs=()
+  local status="$1" pattern="$2"
+  shift 2
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  env "${envs[@]}" timeout $((5 * slowdown)) "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err"
+  local got=$?
+  if [ "$got" -ne "$status" ] || ! grep -q -- "$pattern" "$tmp/err" || { [ "$status" -ge 2 ] && [ "$(wc -l < "$tmp/err")" -ne 1 ]; }; then
+    echo "FAIL: ${envs[*]} simgpt $* -> status $got (want $status), stderr:"; head -c 2000 "$tmp/err"; fail=1
+  fi
+}
+mkdir -p "$tmp/empty"
+env_expect 2 "SIMGPT_DATA $tmp/empty: is not a simgpt data folder" SIMGPT_DATA="$tmp/empty" -- --platform $P --workload "$tmp/ok.yaml"
+env_expect 2 "SIMGPT_DATA /no/such/dir: is not a simgpt data folder" SIMGPT_DATA=/no/such/dir -- --platform $P --workload "$tmp/ok.yaml"
+env_expect 2 "data $tmp/empty: is not a simgpt data folder" SIMGPT_DATA= -- --platform $P --workload "$tmp/ok.yaml" --data "$tmp/empty"
+printf 'config,network.delay,status,step_time_s,reason\n0,1ms,ok,1,\n' > "$tmp/sweep.csv"
+env_expect 2 "TMPDIR /no/such/dir: cannot make a scratch directory" TMPDIR=/no/such/dir -- plot "$tmp/sweep.csv" --x network.delay --y step_time_s --measured validation/tables/seed001-gpipe.yaml -o "$tmp/f.svg"
+cp "$simgpt" "$tmp/simgpt-renamed"
+"$tmp/simgpt-renamed" validate --data . --filter notes-p2p-p3-2xlarge/gloo-64mb-default --jobs 1 > "$tmp/out" 2> "$tmp/err" ||
+  { echo "FAIL: a renamed simgpt cannot validate: $(head -c 300 "$tmp/err")"; fail=1; }
+# A workload file name that is not UTF-8 is written into the JSON report as U+FFFD.
+cp "$tmp/ok.yaml" "$tmp/w$(printf '\xff').yaml"
+"$simgpt" --platform $P --workload "$tmp/w$(printf '\xff').yaml" --format json > "$tmp/out" 2> "$tmp/err" ||
+  { echo "FAIL: a non-UTF-8 workload name with --format json: $(head -c 300 "$tmp/err")"; fail=1; }
 
 # The same inputs give byte-identical JSON.
 "$simgpt" --platform $P --workload "$tmp/ok.yaml" --format json > "$tmp/a.json"

@@ -56,9 +56,15 @@ bool holds_data(const std::filesystem::path& dir) {
 
 } // namespace
 
+DataPaths data_paths_at(const std::string& dir, const std::string& where) {
+  if (!holds_data(dir))
+    throw InputError(where + " " + echo(dir), "is not a simgpt data folder: it needs platforms/gpus.yaml and profiles/");
+  return {dir, {}};
+}
+
 DataPaths default_data_paths() {
   if (const char* env = std::getenv("SIMGPT_DATA"); env != nullptr && *env != '\0')
-    return {env, {}};
+    return data_paths_at(env, "SIMGPT_DATA");
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec)
@@ -123,7 +129,11 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
     throw InputError(w.source + ": " + unsupported->key, unsupported->why);
   const bool traced = !options.trace_path.empty();
-  std::ofstream trace = traced ? open_trace_file(options.trace_path) : std::ofstream(); // fails before the simulation
+  // Checked and made before the simulation, so that an unwritable path fails at once; never the
+  // platform or workload file, which it would replace.
+  std::optional<OutputFile> trace;
+  if (traced)
+    trace.emplace(options.trace_path, "--trace", std::vector<std::string>{platform.path, w.source});
   Cluster cluster(platform, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
@@ -186,7 +196,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
                                                          "model's sizes and the profile's memory factors", s.stage, s.memory.peak));
   judge_memory(r);
   if (traced)
-    write_trace_file(trace, options.trace_path, graph, timeline, plan, memory_over_time(graph, timeline, plan, w, profile));
+    write_trace_file(*trace, graph, timeline, plan, memory_over_time(graph, timeline, plan, w, profile));
   return r;
 }
 

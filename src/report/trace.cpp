@@ -182,13 +182,6 @@ void write_memory(EventWriter& w, const TraceLayout& layout, const std::vector<M
 
 } // namespace
 
-std::ofstream open_trace_file(const std::string& path) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file)
-    throw InputError(path, fmt::format("cannot write the trace file ({})", std::strerror(errno)));
-  return file;
-}
-
 void write_trace(std::ostream& out, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
                  const std::vector<MemorySeries>& memory) {
   const TraceLayout layout = lay_out_trace(g, t, plan);
@@ -209,12 +202,10 @@ void write_trace(std::ostream& out, const TaskGraph& g, const Timeline& t, const
   out << "\n]}\n";
 }
 
-void write_trace_file(std::ofstream& file, const std::string& path, const TaskGraph& g, const Timeline& t,
-                      const ExecutionPlan& plan, const std::vector<MemorySeries>& memory) {
-  write_trace(file, g, t, plan, memory);
-  file.close();
-  if (!file)
-    throw InputError(path, "could not write the whole trace file (is the disk full?)");
+void write_trace_file(OutputFile& file, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
+                      const std::vector<MemorySeries>& memory) {
+  write_trace(file.stream(), g, t, plan, memory);
+  file.commit();
 }
 
 } // namespace simgpt

@@ -5,20 +5,16 @@
 // graph and the replayed timeline.
 #pragma once
 
+#include "simgpt/core/output_file.hpp"
 #include "execution/task_graph.hpp"
 #include "memory/timeline.hpp"
 #include "simgpt/execution/plan.hpp"
 
-#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace simgpt {
-
-// Opens `path` for the trace before the simulation runs, so that an unwritable path fails at
-// once. Throws InputError naming the path.
-std::ofstream open_trace_file(const std::string& path);
 
 // Writes the trace: timestamps in microseconds with three decimals (whole nanoseconds), every
 // number in a fixed format, events in an order fixed by the graph (names, then slices by track
@@ -27,9 +23,10 @@ std::ofstream open_trace_file(const std::string& path);
 void write_trace(std::ostream& out, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
                  const std::vector<MemorySeries>& memory);
 
-// write_trace into a file from open_trace_file, closed after; throws InputError naming `path`
-// when the write fails (a full disk).
-void write_trace_file(std::ofstream& file, const std::string& path, const TaskGraph& g, const Timeline& t,
-                      const ExecutionPlan& plan, const std::vector<MemorySeries>& memory);
+// write_trace into `file` (made before the simulation, so that an unwritable path fails at
+// once), committed after; throws InputError naming the path when the write fails (a full disk),
+// leaving an earlier trace there as it was.
+void write_trace_file(OutputFile& file, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
+                      const std::vector<MemorySeries>& memory);
 
 } // namespace simgpt

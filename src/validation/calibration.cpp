@@ -1,6 +1,7 @@
 #include "simgpt/validation/calibration.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "validation/spawn.hpp"
 #include "simgpt/framework/parameters.hpp"
@@ -217,8 +218,20 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   return result;
 }
 
+namespace {
+
+std::string profile_path(const std::string& profile, const DataPaths& data) {
+  return data.profiles() + "/" + profile + ".yaml";
+}
+
+} // namespace
+
+void check_fitted_writable(const std::string& profile, const DataPaths& data) {
+  check_output_path(profile_path(profile, data), "calibrate --write");
+}
+
 void write_fitted(const CalibrationResult& result, const DataPaths& data) {
-  const std::string path = data.profiles() + "/" + result.profile + ".yaml";
+  const std::string path = profile_path(result.profile, data);
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -238,7 +251,7 @@ void write_fitted(const CalibrationResult& result, const DataPaths& data) {
     }
     out += line + "\n";
   }
-  std::ofstream(path) << out;
+  write_output_file(path, out, "calibrate --write");
 }
 
 } // namespace simgpt

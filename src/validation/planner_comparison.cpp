@@ -1,6 +1,8 @@
 #include "simgpt/validation/planner_comparison.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "simgpt/core/output_file.hpp"
+#include "core/temporary_directory.hpp"
 #include "simgpt/planner/plan_output.hpp"
 #include "simgpt/planner/planner.hpp"
 #include "simgpt/validation/validation.hpp"
@@ -23,11 +25,9 @@ namespace fs = std::filesystem;
 class ScratchWorkload {
 public:
   explicit ScratchWorkload(const std::string& yaml) {
-    dir_ = (fs::temp_directory_path() / "simgpt-validate-XXXXXX").string();
-    if (::mkdtemp(dir_.data()) == nullptr)
-      throw std::runtime_error("cannot create a temporary directory in " + fs::temp_directory_path().string());
+    dir_ = make_temporary_directory("simgpt-validate");
     path_ = dir_ + "/workload.yaml";
-    std::ofstream(path_) << yaml;
+    write_output_file(path_, yaml, "");
   }
   ~ScratchWorkload() {
     std::error_code ec;

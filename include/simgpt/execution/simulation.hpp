@@ -57,8 +57,12 @@ struct DataPaths {
 
 // $SIMGPT_DATA if set; else, beside the running executable, ../share/simgpt (an installed
 // simgpt) or .. (a build folder inside a source checkout). Throws InputError when none holds
-// the data files.
+// the data files, or when $SIMGPT_DATA names a folder that does not.
 DataPaths default_data_paths();
+
+// The data files in `dir` (--data DIR). Throws InputError naming `where` when `dir` does not
+// hold platforms/gpus.yaml and profiles/.
+DataPaths data_paths_at(const std::string& dir, const std::string& where);
 
 // Loaders that turn files into the objects above.
 GpuCatalog load_catalog(const DataPaths& data);

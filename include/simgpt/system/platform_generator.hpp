@@ -71,7 +71,10 @@ PlatformSpec platform_spec(const std::string& presets_file, const std::string& p
 // option), LimitError past 65536 GPUs or a file larger than simgpt reads (16 MiB).
 std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog);
 
-// Writes platform_xml to `path`; returns a one-line summary for the user.
-std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path);
+// Writes platform_xml to `path`, whole or not at all; returns a one-line summary for the user.
+// Throws InputError, leaving `path` as it was, when it cannot be written or is one of `inputs`
+// (the presets and GPU catalog it was made from).
+std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path,
+                           const std::vector<std::string>& inputs = {});
 
 } // namespace simgpt

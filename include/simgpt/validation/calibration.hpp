@@ -45,7 +45,12 @@ CalibrationResult calibrate_profile(const std::string& profile, const std::vecto
                                     const DataPaths& data, const RowProcess& process = {});
 
 // Writes fitted values into profiles/<profile>.yaml, replacing each parameter's line in place so
-// that the file's comments and layout stay.
+// that the file's comments and layout stay; the whole file or nothing (a full disk leaves the
+// profile as it was). Throws InputError when it cannot be written.
 void write_fitted(const CalibrationResult& result, const DataPaths& data);
+
+// Throws InputError unless profiles/<profile>.yaml can be written (a regular, writable file in a
+// writable folder): checked before a fit of minutes, not after it.
+void check_fitted_writable(const std::string& profile, const DataPaths& data);
 
 } // namespace simgpt

@@ -3,13 +3,12 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/input_file.hpp"
+#include "simgpt/core/output_file.hpp"
 #include "system/platform_gen/checked_spec.hpp"
 #include "system/platform_gen/network.hpp"
 #include "system/platform_gen/xml_writer.hpp"
 
 #include <fmt/format.h>
-
-#include <fstream>
 
 namespace simgpt {
 namespace {
@@ -58,13 +57,11 @@ std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog) {
   return text;
 }
 
-std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path) {
+std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path,
+                           const std::vector<std::string>& inputs) {
+  check_output_path(path, "-o", inputs);
   const std::string text = platform_xml(spec, catalog);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out)
-    throw InputError(path, "cannot write the platform file");
+  write_output_file(path, text, "-o", inputs);
   return fmt::format("{}: {} GPUs ({} node(s) x {} {}), {} bytes", path, spec.nodes * spec.gpus_per_node, spec.nodes,
                      spec.gpus_per_node, spec.gpu, text.size());
 }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Every file simgpt writes is written whole or not at all, never over one of the command's inputs:
+# --trace, simgpt platform -o, simgpt plan -o and calibrate --write refuse an input, a directory,
+# a FIFO, a device or a read-only file before any work; a write that fails (files limited to
+# 1 KiB, as a full disk cuts them) exits 2 and leaves the earlier file as it was; a result that
+# cannot reach stdout exits non-zero. Options of the simulation given before a subcommand, and
+# bad --jobs, --timeout and --top values, are refused with one short line.
+set -u
+simgpt="$1"
+. "$(dirname "$0")/support/checks.sh"
+slowdown=${SIMGPT_TEST_SLOWDOWN:-1}
+
+expect_status() { # expect_status STATUS DESCRIPTION PATTERN ARGS...
+  local status="$1" what="$2" pattern="$3"
+  shift 3
+  timeout $((10 * slowdown)) "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err"
+  local got=$?
+  check "$what: exit $status (got $got: $(head -c 300 "$tmp/err"))" [ "$got" -eq "$status" ]
+  if [ "$status" -ge 2 ]; then
+    check "$what: one line" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+    check "$what: at most 300 characters" [ "$(wc -c < "$tmp/err")" -le 301 ]
+  fi
+  [ -z "$pattern" ] || check "$what: says '$pattern'" grep -q -- "$pattern" "$tmp/err"
+}
+full_disk() { # full_disk ARGS...: simgpt with files limited to 1 KiB; its status
+  (trap '' XFSZ; ulimit -f 1; "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err")
+}
+
+cp workloads/gpt3xl.yaml "$tmp/w.yaml"
+cp platforms/p3_16xlarge.xml "$tmp/p.xml"
+cp "$tmp/w.yaml" "$tmp/w.before"
+cp "$tmp/p.xml" "$tmp/p.before"
+job=(--platform "$tmp/p.xml" --workload "$tmp/w.yaml" --set parallelism.pp=4 --set parallelism.dp=2
+     --set training.global_batch=16)
+
+# --trace
+expect_status 2 "--trace naming the workload" "also an input" "${job[@]}" --trace "$tmp/w.yaml"
+expect_status 2 "--trace naming the platform" "also an input" "${job[@]}" --trace "$tmp/p.xml"
+check "the workload is untouched" cmp -s "$tmp/w.yaml" "$tmp/w.before"
+check "the platform is untouched" cmp -s "$tmp/p.xml" "$tmp/p.before"
+mkfifo "$tmp/fifo"
+expect_status 2 "--trace naming a FIFO" "not a regular file" "${job[@]}" --trace "$tmp/fifo"
+expect_status 2 "--trace naming a directory" "is a directory" "${job[@]}" --trace "$tmp"
+"$simgpt" "${job[@]}" --trace "$tmp/trace.json" > /dev/null 2>&1
+check "a trace is written" [ -s "$tmp/trace.json" ]
+cp "$tmp/trace.json" "$tmp/trace.before"
+full_disk "${job[@]}" --trace "$tmp/trace.json"
+got=$?
+check "a trace on a full disk exits 2 (got $got: $(head -c 300 "$tmp/err"))" [ "$got" -eq 2 ]
+check "a trace on a full disk leaves the earlier trace whole" cmp -s "$tmp/trace.json" "$tmp/trace.before"
+
+# simgpt platform -o (on copies of the data files: a simgpt that fails this test must not damage
+# the checkout's)
+mkdir -p "$tmp/data"
+cp -r platforms profiles validation "$tmp/data/"
+cp "$tmp/data/platforms/presets.yaml" "$tmp/presets.before"
+platform=(platform --data "$tmp/data" --preset p3.2xlarge --nodes 2)
+expect_status 2 "platform -o the presets" "also an input" "${platform[@]}" -o "$tmp/data/platforms/presets.yaml"
+check "the presets are untouched" cmp -s "$tmp/data/platforms/presets.yaml" "$tmp/presets.before"
+cp "$tmp/presets.before" "$tmp/data/platforms/presets.yaml"
+expect_status 2 "platform -o a FIFO" "not a regular file" "${platform[@]}" -o "$tmp/fifo"
+"$simgpt" "${platform[@]}" -o "$tmp/gen.xml" > /dev/null 2>&1
+cp "$tmp/gen.xml" "$tmp/gen.before"
+full_disk platform --preset p3.16xlarge --nodes 8 -o "$tmp/gen.xml"
+got=$?
+check "platform on a full disk exits 2 (got $got: $(head -c 300 "$tmp/err"))" [ "$got" -eq 2 ]
+check "platform on a full disk leaves the earlier file whole" cmp -s "$tmp/gen.xml" "$tmp/gen.before"
+
+# simgpt plan -o
+plan=(plan --platform "$tmp/p.xml" --workload "$tmp/w.yaml" --search parallelism.tp=1 --search parallelism.pp=1
+      --search training.micro_batch=1 --search training.recompute=full)
+expect_status 2 "plan -o the workload" "also an input" "${plan[@]}" -o "$tmp/w.yaml"
+check "the workload is untouched by plan" cmp -s "$tmp/w.yaml" "$tmp/w.before"
+expect_status 2 "plan -o a directory" "is a directory" "${plan[@]}" -o "$tmp"
+
+# calibrate --write on a read-only profile: refused before the fit.
+chmod 444 "$tmp/data/profiles/gloo.yaml"
+if [ "$(id -u)" -ne 0 ]; then # root writes read-only files
+  expect_status 2 "calibrate --write a read-only profile" "read-only" calibrate --profile gloo --write --data "$tmp/data"
+fi
+chmod 644 "$tmp/data/profiles/gloo.yaml"
+
+# stdout that cannot be written
+"$simgpt" "${job[@]}" > /dev/full 2> "$tmp/err"
+got=$?
+check "a report to /dev/full exits 2 (got $got)" [ "$got" -eq 2 ]
+check "a report to /dev/full says stdout" grep -q "stdout" "$tmp/err"
+
+# The simulation's options before a subcommand
+expect_status 2 "--set before sweep" "give it after the subcommand" --set model.layers=4 sweep -o "$tmp/s.csv"
+expect_status 2 "--trace before plan" "not an option of simgpt plan" --trace "$tmp/t.json" plan
+expect_status 2 "--format before validate" "give it after the subcommand" --format json validate
+
+# Numbers
+expect_status 2 "--timeout 0" "expected seconds above 0 and at most 1e+06" validate --timeout 0
+expect_status 2 "--timeout nan" "expected seconds" validate --timeout nan
+expect_status 2 "--timeout inf" "expected seconds" sweep --timeout inf
+expect_status 2 "--jobs 0" "expected a whole number from 1 to 1000000" validate --jobs 0
+expect_status 2 "--jobs -1" "expected a whole number" validate --jobs -1
+expect_status 2 "--jobs 1e9" "expected a whole number" plan --jobs 1e9
+expect_status 2 "--jobs 99999999999999999999" "expected a whole number" sweep --jobs 99999999999999999999
+expect_status 2 "--top 0" "expected a whole number from 1" plan --top 0
+"$simgpt" validate --filter no-such-row --jobs 1000000 > "$tmp/out" 2> "$tmp/err"
+check "--jobs 1000000 runs, lowered to the cores, with a line saying so" grep -q "one per core" "$tmp/err"
+exit $fail
