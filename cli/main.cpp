@@ -38,6 +38,10 @@ constexpr int64_t kMaxJobs = 1'000'000;
 constexpr double kMaxTimeoutSeconds = 1e6;
 constexpr int64_t kMaxTop = 1'000'000;
 
+// A message is one line of at most 300 characters (README): "simgpt: ", the message cut to this
+// (a long list of valid values ends in "..."), and the newline.
+constexpr size_t kMaxMessage = 285;
+
 // The executable each simulation's child process runs: this one, whatever its file is named (the
 // library, run from another program, checks that it is simgpt).
 const std::string kThisSimgpt = "/proc/self/exe";
@@ -45,6 +49,7 @@ const std::string kThisSimgpt = "/proc/self/exe";
 struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::string trace; // --trace FILE.json
+  bool trace_given = false;
   simgpt::SimulationOptions::Fidelity fidelity = simgpt::SimulationOptions::Fidelity::symmetric;
   std::string fidelity_name; // sweep and plan: passed on to each simulation when given
   std::vector<std::string> sets;
@@ -77,13 +82,19 @@ simgpt::DataPaths data_paths(const Options& o) {
   return o.data_dir.empty() ? simgpt::default_data_paths() : simgpt::data_paths_at(o.data_dir, "--data");
 }
 
-int run_simulation(const Options& o) {
-  if (o.platform.empty() || o.workload.empty())
-    throw simgpt::InputError("", "--platform and --workload are required (see simgpt --help)");
+simgpt::Overrides overrides_of(const Options& o) {
   simgpt::Overrides overrides;
   for (const std::string& s : o.sets)
     overrides.push_back(simgpt::parse_override(s));
-  const simgpt::Workload w = simgpt::load_workload(o.workload, overrides);
+  return overrides;
+}
+
+int run_simulation(const Options& o) {
+  if (o.platform.empty() || o.workload.empty())
+    throw simgpt::InputError("", "--platform and --workload are required (see simgpt --help)");
+  if (o.trace_given && o.trace.empty())
+    throw simgpt::InputError("--trace", "names no file (--trace FILE.json)");
+  const simgpt::Workload w = simgpt::load_workload(o.workload, overrides_of(o));
   const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o),
       simgpt::SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
   std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
@@ -194,10 +205,7 @@ int run_child(const Options& o, const std::function<nlohmann::ordered_json()>& s
 
 // One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
 nlohmann::ordered_json simulate_point(const Options& o) {
-  simgpt::Overrides overrides;
-  for (const std::string& s : o.sets)
-    overrides.push_back(simgpt::parse_override(s));
-  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, overrides), data_paths(o),
+  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, overrides_of(o)), data_paths(o),
                           simgpt::SimulationOptions{.fidelity = o.fidelity})
       .to_json();
 }
@@ -290,11 +298,15 @@ int run_plan(const Options& o) {
   request.data_dir = o.data_dir;
   request.fidelity = o.fidelity_name;
   request.progress = ::isatty(STDERR_FILENO) != 0;
-  if (!o.output.empty()) // refused before the search, not after it
-    simgpt::check_output_path(o.output, "-o", {o.platform, o.workload});
+  // -o is refused before the search, not after it, when it names a file the plan reads.
+  std::vector<std::string> inputs;
+  if (!o.output.empty()) {
+    inputs = simgpt::simulation_input_files(o.platform, o.workload, overrides_of(o), data_paths(o));
+    simgpt::check_output_path(o.output, "-o", inputs);
+  }
   const simgpt::PlanResult result = simgpt::plan(request);
   if (!o.output.empty())
-    simgpt::write_output_file(o.output, simgpt::plan_csv(result), "-o", {o.platform, o.workload});
+    simgpt::write_output_file(o.output, simgpt::plan_csv(result), "-o", inputs);
   std::cout << simgpt::plan_text(result, o.top);
   return 0;
 }
@@ -452,11 +464,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11 echoes the offending argument whole: keep it to one bounded line.
-    std::cerr << "simgpt: " << simgpt::one_line(e.what(), 1024) << " (see simgpt --help)\n";
+    std::cerr << "simgpt: " << simgpt::one_line(e.what(), kMaxMessage - 20) << " (see simgpt --help)\n";
     return 2;
   }
   try {
     o.jobs = simgpt::cli::jobs_for_machine(o.jobs);
+    o.trace_given = app.count("--trace") > 0;
     refuse_options_before_subcommand(app);
     const auto dispatch = [&]() -> int {
     if (validate->parsed())
@@ -491,13 +504,13 @@ int main(int argc, char** argv) {
     return status;
   } catch (const simgpt::LimitError& e) {
     // Exit statuses (README): 0 a result, 1 a bug, 2 bad input, 3 a documented limit exceeded.
-    std::cerr << "simgpt: " << e.what() << "\n";
+    std::cerr << "simgpt: " << simgpt::one_line(e.what(), kMaxMessage) << "\n";
     return 3;
   } catch (const simgpt::InputError& e) {
-    std::cerr << "simgpt: " << e.what() << "\n";
+    std::cerr << "simgpt: " << simgpt::one_line(e.what(), kMaxMessage) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "simgpt: internal error: " << simgpt::one_line(e.what(), 1024) << "\n";
+    std::cerr << "simgpt: internal error: " << simgpt::one_line(e.what(), kMaxMessage) << "\n";
     return 1;
   }
 }

@@ -39,6 +39,7 @@ expect_status 2 "--trace naming the platform" "also an input" "${job[@]}" --trac
 check "the workload is untouched" cmp -s "$tmp/w.yaml" "$tmp/w.before"
 check "the platform is untouched" cmp -s "$tmp/p.xml" "$tmp/p.before"
 mkfifo "$tmp/fifo"
+expect_status 2 "--trace naming nothing" "names no file" "${job[@]}" --trace ""
 expect_status 2 "--trace naming a FIFO" "not a regular file" "${job[@]}" --trace "$tmp/fifo"
 expect_status 2 "--trace naming a directory" "is a directory" "${job[@]}" --trace "$tmp"
 "$simgpt" "${job[@]}" --trace "$tmp/trace.json" > /dev/null 2>&1
@@ -72,6 +73,24 @@ plan=(plan --platform "$tmp/p.xml" --workload "$tmp/w.yaml" --search parallelism
 expect_status 2 "plan -o the workload" "also an input" "${plan[@]}" -o "$tmp/w.yaml"
 check "the workload is untouched by plan" cmp -s "$tmp/w.yaml" "$tmp/w.before"
 expect_status 2 "plan -o a directory" "is a directory" "${plan[@]}" -o "$tmp"
+
+# The data files a simulation reads (its profile, the GPU catalog), and a validation table that
+# plot --measured reads by its id, are inputs too.
+cp "$tmp/data/profiles/torch-pipe.yaml" "$tmp/profile.before"
+cp "$tmp/data/platforms/gpus.yaml" "$tmp/gpus.before"
+export SIMGPT_DATA="$tmp/data"
+expect_status 2 "--trace naming the profile" "also an input" "${job[@]}" --trace "$tmp/data/profiles/torch-pipe.yaml"
+expect_status 2 "--trace naming the GPU catalog" "also an input" "${job[@]}" --trace "$tmp/data/platforms/gpus.yaml"
+expect_status 2 "plan -o the profile" "also an input" "${plan[@]}" -o "$tmp/data/profiles/torch-pipe.yaml"
+expect_status 2 "plan -o the GPU catalog" "also an input" "${plan[@]}" -o "$tmp/data/platforms/gpus.yaml"
+check "the profile is untouched" cmp -s "$tmp/data/profiles/torch-pipe.yaml" "$tmp/profile.before"
+check "the GPU catalog is untouched" cmp -s "$tmp/data/platforms/gpus.yaml" "$tmp/gpus.before"
+cp "$tmp/data/validation/tables/seed001-gpipe.yaml" "$tmp/table.before"
+printf 'config,network.delay,status,step_time_s,reason\n0,1ms,ok,1,\n1,5ms,ok,2,\n' > "$tmp/sweep.csv"
+expect_status 2 "plot -o a table --measured reads by id" "also an input" plot "$tmp/sweep.csv" --x network.delay \
+  --y step_time_s --measured seed001-gpipe -o "$tmp/data/validation/tables/seed001-gpipe.yaml"
+check "the table is untouched" cmp -s "$tmp/data/validation/tables/seed001-gpipe.yaml" "$tmp/table.before"
+export SIMGPT_DATA="$PWD"
 
 # calibrate --write on a read-only profile: refused before the fit.
 chmod 444 "$tmp/data/profiles/gloo.yaml"

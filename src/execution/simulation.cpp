@@ -62,6 +62,12 @@ DataPaths data_paths_at(const std::string& dir, const std::string& where) {
   return {dir, {}};
 }
 
+std::vector<std::string> simulation_input_files(const std::string& platform_path, const std::string& workload_path,
+                                                const Overrides& overrides, const DataPaths& data) {
+  const Workload w = load_workload(workload_path, overrides);
+  return {platform_path, workload_path, data.profiles() + "/" + w.framework + ".yaml", data.catalog()};
+}
+
 DataPaths default_data_paths() {
   if (const char* env = std::getenv("SIMGPT_DATA"); env != nullptr && *env != '\0')
     return data_paths_at(env, "SIMGPT_DATA");
@@ -129,11 +135,12 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
     throw InputError(w.source + ": " + unsupported->key, unsupported->why);
   const bool traced = !options.trace_path.empty();
-  // Checked and made before the simulation, so that an unwritable path fails at once; never the
-  // platform or workload file, which it would replace.
+  // Checked and made before the simulation, so that an unwritable path fails at once; never a
+  // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
   std::optional<OutputFile> trace;
   if (traced)
-    trace.emplace(options.trace_path, "--trace", std::vector<std::string>{platform.path, w.source});
+    trace.emplace(options.trace_path, "--trace",
+                  std::vector<std::string>{platform.path, w.source, profile.file, catalog.file()});
   Cluster cluster(platform, catalog, w.network, profile);
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)

@@ -139,6 +139,23 @@ void apply_options(const YamlReader& root, const std::map<std::string, std::stri
     tree[section][key.substr(dot + 1)] = parsed;
   }
 }
+
+Profile read_profile_with_options(const YamlReader& root, const std::string& name, const std::string& where,
+                                  const std::map<std::string, std::string>& options) {
+  // Each option is written into the profile's YAML maps, whose lookups are linear: 200k options
+  // would take minutes. parse_workload refuses more than kMaxFrameworkOptions already; this is for
+  // options a library user passes in.
+  if (options.size() > kMaxFrameworkOptions)
+    throw LimitError(where + "_options", fmt::format("{} options exceed the limit of {} (a profile has a few dozen keys)",
+                                                     options.size(), kMaxFrameworkOptions));
+  apply_options(root, options, where + "_options");
+  try {
+    return read_profile(root, name);
+  } catch (const InputError& e) {
+    throw InputError(where + "_options", fmt::format("{} (in the {} profile: {})", e.message(), name, e.where()));
+  }
+}
+
 } // namespace
 
 Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
@@ -152,20 +169,9 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   if (!std::filesystem::exists(path, ec))
     throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
   YamlReader root = YamlReader::file(path);
-  if (options.empty())
-    return read_profile(root, name);
-  // Each option is written into the profile's YAML maps, whose lookups are linear: 200k options
-  // would take minutes. parse_workload refuses more than kMaxFrameworkOptions already; this is for
-  // options a library user passes in.
-  if (options.size() > kMaxFrameworkOptions)
-    throw LimitError(where + "_options", fmt::format("{} options exceed the limit of {} (a profile has a few dozen keys)",
-                                                     options.size(), kMaxFrameworkOptions));
-  apply_options(root, options, where + "_options");
-  try {
-    return read_profile(root, name);
-  } catch (const InputError& e) {
-    throw InputError(where + "_options", fmt::format("{} (in the {} profile: {})", e.message(), name, e.where()));
-  }
+  Profile profile = options.empty() ? read_profile(root, name) : read_profile_with_options(root, name, where, options);
+  profile.file = path;
+  return profile;
 }
 
 namespace {

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -53,7 +53,7 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
-pid_t spawn_gnuplot(const std::string& path, ChildStreams& parent) {
+pid_t spawn_gnuplot(const std::string& path, ChildStreams& parent_streams) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
       ::pipe2(err, O_CLOEXEC) != 0) {
@@ -62,28 +62,33 @@ pid_t spawn_gnuplot(const std::string& path, ChildStreams& parent) {
       close_fd(pair[0]), close_fd(pair[1]);
     throw std::runtime_error("cannot run gnuplot: cannot make its pipes: " + reason);
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[1], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
   std::array<char*, 3> argv{const_cast<char*>(path.c_str()), const_cast<char*>("-d"), nullptr};
-  // A process group of its own, so that a gnuplot past its limits is killed with whatever it
-  // started (a wrapper script's children too). Ctrl-C does not reach it; it ends at the end of
-  // its input, which closes with this process.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
+  // fork and exec rather than posix_spawn, for two settings of the child: a process group of its
+  // own, so that a gnuplot past its limits is killed with whatever it started (a wrapper script's
+  // children too), and death with this process (PR_SET_PDEATHSIG), so that a gnuplot that does
+  // not read its input to the end is not left running when simgpt is killed. Only
+  // async-signal-safe calls between fork and exec; plot runs no other thread.
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(127);
+    ::dup2(in[1], STDIN_FILENO);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    ::execve(path.c_str(), argv.data(), environ);
+    ::_exit(127);
+  }
+  const int spawned = pid < 0 ? errno : 0;
+  if (pid > 0)
+    ::setpgid(pid, pid); // here too, so that a kill of the group cannot come before the child's own call
   for (int fd : {in[1], out[1], err[1]})
     ::close(fd);
-  parent = {in[0], out[0], err[0]};
+  parent_streams = {in[0], out[0], err[0]};
   if (spawned != 0) {
-    close_fd(parent.in), close_fd(parent.out), close_fd(parent.err);
+    close_fd(parent_streams.in), close_fd(parent_streams.out), close_fd(parent_streams.err);
     throw std::runtime_error(fmt::format("cannot start {}: {}", path, std::strerror(spawned)));
   }
   return pid;
@@ -209,11 +214,15 @@ std::string run_gnuplot(const std::string& script, const std::string& program, c
   } catch (...) {
     close_fd(streams.in), close_fd(streams.out), close_fd(streams.err);
     ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     throw;
   }
+  // simgpt's scripts are plain gnuplot 5: a failure, or no figure at all, is the gnuplot on PATH.
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(fmt::format("gnuplot failed: {}", one_line(error_summary(err), 300)));
+    throw InputError(path, fmt::format("gnuplot failed: {}", one_line(error_summary(err), 200)));
+  if (out.empty())
+    throw InputError(path, "gnuplot wrote no figure; check the gnuplot on PATH (gnuplot-nox 5)");
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "study/gnuplot_script.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -76,7 +77,7 @@ std::string gnuplot_string(const std::string& text) {
   // (gnuplot's documentation, "quote marks" and "substitution"). A label from a CSV someone
   // else wrote is text, never a command.
   std::string out = "'";
-  for (char c : one_line(text, 200)) {
+  for (char c : valid_utf8(one_line(text, 200))) { // the SVG is UTF-8: a stray byte would break it
     if (c == '\'')
       out += '\'';
     out += c;

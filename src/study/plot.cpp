@@ -2,6 +2,7 @@
 
 #include "simgpt/core/output_file.hpp"
 #include "simgpt/core/error.hpp"
+#include "simgpt/execution/simulation.hpp"
 #include "study/chart.hpp"
 #include "study/gnuplot.hpp"
 #include "study/gnuplot_script.hpp"
@@ -15,15 +16,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
 namespace simgpt {
 namespace {
 
-// The files the chart is read from, which -o must not name: the CSV, and --measured's table
-// when it is given as a file.
-std::vector<std::string> plot_inputs(const PlotSpec& spec) { return {spec.csv, spec.measured}; }
+// The files the chart is read from, which -o must not name: the CSV, and --measured's table file,
+// or, for a table named by its id, every file of DATA/validation/tables (all are read to find it).
+std::vector<std::string> plot_inputs(const PlotSpec& spec, const DataPaths& data) {
+  std::vector<std::string> inputs{spec.csv, spec.measured};
+  if (spec.measured.empty() || data.root.empty())
+    return inputs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(data.root + "/validation/tables", ec))
+    inputs.push_back(entry.path().string());
+  return inputs;
+}
 
 void check_spec(const PlotSpec& spec) {
   if (spec.output.empty())
@@ -182,7 +192,7 @@ Chart chart_frame(const PlotSpec& spec, const XAxis& axis, size_t slots, const s
 
 std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   check_spec(spec);
-  check_output_path(spec.output, "-o", plot_inputs(spec));
+  check_output_path(spec.output, "-o", plot_inputs(spec, data));
   SweepTable sweep = read_sweep_table(spec.csv);
   // Every column named is checked before the rows are: a typo is reported as itself.
   const size_t x = sweep.column(spec.x, "--x");
@@ -206,7 +216,7 @@ std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   if (!spec.measured.empty())
     if (const std::optional<std::string> note = add_measured(chart, {spec, sweep, axis, slots, along_x}, data))
       notes.push_back(*note);
-  write_output_file(spec.output, run_gnuplot(gnuplot_script(chart)), "-o", plot_inputs(spec));
+  write_output_file(spec.output, run_gnuplot(gnuplot_script(chart)), "-o", plot_inputs(spec, data));
   return notes;
 }
 

@@ -268,6 +268,9 @@ struct MergePart {
 int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::string& output) {
   if (parts.empty())
     throw InputError("sweep merge", "name the parts to merge");
+  if (parts.size() > static_cast<size_t>(kMaxSweepShards))
+    throw LimitError("sweep merge", fmt::format("{} parts; at most {} are merged at once (one open file each)",
+                                                parts.size(), kMaxSweepShards));
   // Refused before any part is read: the output may not be a part (it would be replaced).
   check_output_path(output, "-o", parts);
   std::vector<std::unique_ptr<MergePart>> open;

@@ -27,6 +27,7 @@ std::map<Precision, double> read_precision_map(const YamlReader& r, const std::s
 GpuCatalog GpuCatalog::load(const std::string& path) {
   YamlReader root = YamlReader::file(path);
   GpuCatalog catalog;
+  catalog.file_ = path;
   for (const std::string& name : root.keys()) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",

@@ -52,19 +52,25 @@ using KeyReader = std::function<void(const YAML::Node&, Workload&, const std::st
 
 // An integer >= min; above `limit` (when given) a LimitError. A number too large for 64 bits is
 // refused as such, not as "not an integer".
+// Decimal digits only, with an optional minus sign. yaml-cpp reads "010" as octal 8 and "0x18" as
+// 24 (YAML 1.1), so a layer count written with a leading zero would silently simulate another
+// model: such spellings are refused, not guessed.
 int64_t read_int(const YAML::Node& node, const std::string& where, int64_t min, const Limit* limit = nullptr) {
-  const std::string text = node.Scalar();
-  int64_t value = 0;
-  try {
-    value = node.as<int64_t>();
-  } catch (const YAML::Exception&) {
-    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-    if (digits && limit)
-      refuse_limit(where, "'" + echo(text) + "'", *limit);
-    if (digits)
-      throw InputError(where, fmt::format("'{}' does not fit in a 64-bit integer (expected an integer from {} to {})",
-                                          echo(text), min, std::numeric_limits<int64_t>::max()));
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  const size_t first_digit = text.starts_with('-') ? 1 : 0;
+  const std::string digits = text.substr(std::min(first_digit, text.size()));
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
     throw InputError(where, fmt::format("'{}' is not an integer (expected an integer >= {})", echo(text), min));
+  if (digits.size() > 1 && digits.front() == '0')
+    throw InputError(where, fmt::format("'{}' has a leading zero (write the integer in decimal without it)",
+                                        echo(text)));
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    if (first_digit == 0 && limit)
+      refuse_limit(where, "'" + echo(text) + "'", *limit);
+    throw InputError(where, fmt::format("'{}' does not fit in a 64-bit integer (expected an integer from {} to {})",
+                                        echo(text), min, std::numeric_limits<int64_t>::max()));
   }
   check_int(value, where, min, limit);
   return value;

@@ -66,6 +66,30 @@ check "a failed write says so ($(head -c 300 "$tmp/err"))" grep -q "cannot be wr
 check "a failed write leaves the earlier figure whole" cmp -s "$tmp/fig.svg" "$tmp/earlier.svg"
 check "a failed write leaves no temporary file" [ -z "$(find "$tmp" -name '.*simgpt-*')" ]
 
+# Bytes that are not UTF-8 in a title or a value are drawn as U+FFFD: the SVG stays well-formed.
+printf 'config,x,status,step_time_s,reason\n0,a\377,ok,1,\n1,b,ok,2,\n' > "$tmp/bytes.csv"
+"$simgpt" plot "$tmp/bytes.csv" --x x --y step_time_s --title "$(printf 't\377\376')" -o "$tmp/bytes.svg" > "$tmp/out" 2>&1
+check "a plot of non-UTF-8 bytes is drawn ($(head -c 300 "$tmp/out"))" [ -s "$tmp/bytes.svg" ]
+check "no byte that is not UTF-8 reaches the SVG" iconv -f UTF-8 -t UTF-8 "$tmp/bytes.svg" -o /dev/null
+
+# A gnuplot on PATH that fails, or writes nothing, is named with exit 2; one that ignores its
+# input dies with simgpt.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\necho broken >&2\nexit 1\n' > "$tmp/bin/gnuplot"
+chmod +x "$tmp/bin/gnuplot"
+PATH="$tmp/bin:$PATH" expect_refusal "a failing gnuplot" "gnuplot failed: broken" plot "$tmp/simple.csv" --x x --y step_time_s -o "$tmp/g.svg"
+printf '#!/bin/sh\ncat > /dev/null\n' > "$tmp/bin/gnuplot"
+PATH="$tmp/bin:$PATH" expect_refusal "a gnuplot that writes nothing" "wrote no figure" plot "$tmp/simple.csv" --x x --y step_time_s -o "$tmp/g.svg"
+check "no empty figure is written" [ ! -e "$tmp/g.svg" ]
+printf '#!/bin/sh\nexec sleep 97.25\n' > "$tmp/bin/gnuplot"
+PATH="$tmp/bin:$PATH" "$simgpt" plot "$tmp/simple.csv" --x x --y step_time_s -o "$tmp/g.svg" > /dev/null 2>&1 &
+pid=$!
+check "the hanging gnuplot started" wait_for 5 sh -c 'pgrep -f "sleep 97.25" > /dev/null'
+kill -TERM "$pid"
+wait "$pid" 2> /dev/null
+check "the gnuplot dies with simgpt" wait_for 5 eval '! pgrep -f "sleep 97.25" > /dev/null'
+pkill -f "sleep 97.25"
+
 # Values gnuplot cannot draw (it takes |v| > 8.9e307 as undefined): refused with the line.
 printf 'config,x,status,step_time_s,reason\n0,1,ok,1e308,\n1,2,ok,-1e308,\n' > "$tmp/huge.csv"
 expect_refusal "a y value of 1e308" "huge.csv:2" plot "$tmp/huge.csv" --x x --y step_time_s -o "$tmp/h.svg"

@@ -148,9 +148,11 @@ refused "a merge written over one of its parts" 2 "is also an input of this comm
 unchanged "a merge written over one of its parts" "$tmp/s1.csv" "$tmp/s1.orig"
 
 # 4. --shard: digits, within range.
-for shard in 1/4294967297 4294967297/1 ' 1/2' 1/2x +1/2 1/-2 0/3 1/0 / 1/1000001; do
+for shard in 1/4294967297 4294967297/1 ' 1/2' 1/2x +1/2 1/-2 0/3 1/0 / 1/513; do
   refused "--shard '$shard'" 2 "expected I/N with 1 <= I <= N" "${sweep[@]}" --shard "$shard" -o "$tmp/shard.csv"
 done
+# A merge of more parts than a process may hold open: refused before any is opened.
+refused "a merge of 513 parts" 3 "at most 512 are merged at once" sweep merge $(for i in $(seq 513); do echo "$tmp/s1.csv"; done) -o "$tmp/many.csv"
 
 # 5. Fixed inputs that make every configuration invalid are refused before any simulation; a swept
 # value that makes one invalid is a result.

@@ -60,6 +60,12 @@ struct DataPaths {
 // the data files, or when $SIMGPT_DATA names a folder that does not.
 DataPaths default_data_paths();
 
+// The files a simulation of `workload_path` (with `overrides`) on `platform_path` reads: those
+// two, its profile and the GPU catalog. An output named like one of them is refused (it would
+// replace what the simulation reads). Throws InputError when the workload cannot be loaded.
+std::vector<std::string> simulation_input_files(const std::string& platform_path, const std::string& workload_path,
+                                                const Overrides& overrides, const DataPaths& data);
+
 // The data files in `dir` (--data DIR). Throws InputError naming `where` when `dir` does not
 // hold platforms/gpus.yaml and profiles/.
 DataPaths data_paths_at(const std::string& dir, const std::string& where);

@@ -14,6 +14,7 @@ namespace simgpt {
 
 struct Profile {
   std::string name;
+  std::string file; // the profile file it was read from (load_profile); empty when built in C++
   std::string description;
 
   // Compute: how the framework turns a layer into kernels.

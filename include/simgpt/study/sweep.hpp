@@ -21,9 +21,11 @@ struct Sweep {
   int shard = 1, shards = 1; // this run takes the configurations whose index % shards == shard - 1
 };
 
-// `--shard I/N`: N at most this. More shards than a sweep has configurations leave some empty,
-// and a million is already one configuration per shard for most sweeps.
-inline constexpr int kMaxSweepShards = 1'000'000;
+// `--shard I/N`: N at most this, and `sweep merge` takes at most this many parts. A merge holds
+// every part open at once with a 64 KiB read buffer (about 70 KB a part), and a process may
+// usually open 1,024 files: 512 parts stay within both (36 MB), and a sweep is rarely spread
+// over more machines than that.
+inline constexpr int kMaxSweepShards = 512;
 
 struct SweepRun {
   std::string output; // the file written; lines already in it are kept and their configurations skipped

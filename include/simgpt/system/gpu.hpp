@@ -25,11 +25,13 @@ struct GpuSpec {
 class GpuCatalog {
 public:
   static GpuCatalog load(const std::string& path);
+  const std::string& file() const { return file_; } // the file it was read from
   // Throws InputError naming `where` and the known models when `name` is missing.
   const GpuSpec& at(const std::string& name, const std::string& where) const;
 
 private:
   std::map<std::string, GpuSpec> gpus_;
+  std::string file_;
 };
 
 } // namespace simgpt
