@@ -2,7 +2,7 @@
 // Each iteration builds the plan and task graph and replays it on a fresh SimGrid engine in a
 // child process (SimGrid allows one engine per process); the fork is part of the measured time.
 #include "validation/isolate.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <benchmark/benchmark.h>

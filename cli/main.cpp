@@ -4,7 +4,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "number_options.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/planner/plan_output.hpp"
 #include "simgpt/planner/planner.hpp"

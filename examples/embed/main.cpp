@@ -2,7 +2,7 @@
 // loaders, then simulate() replays the step. SimGrid allows one engine per process, so a
 // program that wants several simulations runs each in its own process.
 #include <simgpt/core/error.hpp>
-#include <simgpt/execution/simulation.hpp>
+#include <simgpt/simulate.hpp>
 
 #include <iostream>
 

@@ -6,7 +6,7 @@
 
 #include "simgpt/execution/plan.hpp"
 #include "simgpt/framework/profile.hpp"
-#include "simgpt/report/report.hpp"
+#include "simgpt/memory/memory.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/workload/workload.hpp"
 

@@ -74,11 +74,13 @@ ActivationPeak activation_peak(const ActivationEvents& events) {
 
 } // namespace
 
-void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                const Workload& w, const Profile& profile, const GpuSpec& gpu) {
+std::vector<MemoryReport> peak_memory(const std::vector<StageGpu>& stages, const TaskGraph& g, const Timeline& t,
+                                      const ExecutionPlan& plan, const Workload& w, const Profile& profile,
+                                      const GpuSpec& gpu) {
   const std::vector<std::vector<TaskId>> tasks = compute_tasks_by_gpu(g, plan.gpus());
-  for (StageReport& r : stages) {
-    MemoryReport& mem = r.memory;
+  std::vector<MemoryReport> out;
+  for (const StageGpu& r : stages) {
+    MemoryReport& mem = out.emplace_back();
     const StageFootprint f = stage_footprint(r.stage, plan, w, profile);
     const ResidentState state = resident_state(f, plan, w, profile);
     mem.weights = state.weights;
@@ -94,6 +96,7 @@ void add_memory(std::vector<StageReport>& stages, const TaskGraph& g, const Time
     if (settle_peak(mem, gradients_at_activation_peak, profile, gpu))
       mem.peak_time_s = t.makespan();
   }
+  return out;
 }
 
 std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
@@ -126,20 +129,6 @@ std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t
       }
   }
   return out;
-}
-
-void judge_memory(Report& r) {
-  for (const StageReport& s : r.stages) {
-    r.peak_allocated_bytes = std::max(r.peak_allocated_bytes, s.memory.peak - s.memory.framework);
-    if (s.memory.peak > r.peak_memory_bytes) {
-      r.peak_memory_bytes = s.memory.peak;
-      r.peak_memory_stage = s.stage;
-    }
-    if (s.memory.peak > s.memory.usable) {
-      r.oom = true;
-      r.oom_stages.push_back(s.stage);
-    }
-  }
 }
 
 } // namespace simgpt

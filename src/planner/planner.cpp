@@ -7,7 +7,7 @@
 #include "simgpt/cost/compute_cost.hpp"
 #include "simgpt/execution/plan.hpp"
 #include "simgpt/execution/schedule.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/memory/static_peak.hpp"
 #include "simgpt/planner/step_bound.hpp"
 #include "study/point_process.hpp"

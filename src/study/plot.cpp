@@ -2,7 +2,7 @@
 
 #include "simgpt/core/output_file.hpp"
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "study/chart.hpp"
 #include "study/gnuplot.hpp"
 #include "study/gnuplot_script.hpp"

@@ -2,7 +2,7 @@
 #include "execution/collective.hpp"
 #include "validation/isolate.hpp"
 #include "execution/replay.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 
 #include <catch2/catch.hpp>
 

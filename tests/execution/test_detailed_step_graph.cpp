@@ -2,7 +2,7 @@
 // the same step as the default graph, only cut finer.
 #include "execution/step_graph.hpp"
 #include "validation/isolate.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include "support/flat_topology.hpp"

@@ -3,7 +3,7 @@
 // Symmetric graphs (StepGraphOptions::symmetric) against full ones.
 #include "execution/step_graph.hpp"
 #include "validation/isolate.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/system/platform_generator.hpp"
 #include "simgpt/workload/workload.hpp"
 #include "support/flat_topology.hpp"

@@ -3,7 +3,7 @@
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"
 #include "execution/replay.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 
 #include "support/scratch_file.hpp"
 

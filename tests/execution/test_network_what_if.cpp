@@ -1,7 +1,7 @@
 // The network what-if (`network.delay`, `network.bandwidth`) models `tc netem delay D rate R` on
 // each node's outgoing inter-node interface: it slows what leaves a node, never what stays in it.
 #include "validation/isolate.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform.hpp"

@@ -2,7 +2,7 @@
 #include "simgpt/core/error.hpp"
 #include "validation/isolate.hpp"
 #include "execution/replay.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 
 #include "support/two_node_platform.hpp"
 

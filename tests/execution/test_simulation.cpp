@@ -1,7 +1,7 @@
 #include "validation/isolate.hpp"
 #include "simgpt/memory/memory.hpp"
 #include "simgpt/model/model.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // simulate() holds a Workload filled in C++ to the rules of a workload file (check_workload),
 // before it starts SimGrid: a library user gets the same InputError or LimitError.
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 #include "support/two_node_platform.hpp"
 

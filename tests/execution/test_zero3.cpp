@@ -6,7 +6,7 @@
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/model/model.hpp"
 #include "simgpt/workload/workload.hpp"
 

@@ -1,7 +1,7 @@
 // What a framework runs: its profile's `supports` section, the reasons a plan outside it is
 // refused, and simulate() refusing such a plan before SimGrid starts.
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/framework/framework_support.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "support/scratch_file.hpp"

@@ -2,7 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 #include "simgpt/framework/profile.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 
 #include "support/scratch_file.hpp"
 

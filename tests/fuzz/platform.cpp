@@ -17,7 +17,7 @@
 // caught by libFuzzer's -timeout in the parent; it dies with the parent (PR_SET_PDEATHSIG).
 // SIMGPT_FUZZ_VERBOSE=1 prints each input's InputError and how many counters it hit.
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform.hpp"
 #include "execution/replay.hpp"

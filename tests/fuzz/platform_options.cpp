@@ -5,7 +5,7 @@
 // rate or delay that simgpt would refuse to load (not within 1 bps to 1e15 B/s, 0 to 1 hour).
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/units.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform_generator.hpp"
 

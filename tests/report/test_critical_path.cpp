@@ -5,7 +5,7 @@
 #include "execution/step_graph.hpp"
 #include "simgpt/cost/compute_cost.hpp"
 #include "simgpt/execution/plan.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"

@@ -1,7 +1,7 @@
 // The Chrome trace of a step (--trace): what Perfetto and chrome://tracing need to draw it right.
 #include "validation/isolate.hpp"
 #include "simgpt/execution/schedule.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include "support/scratch_file.hpp"

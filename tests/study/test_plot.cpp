@@ -1,7 +1,7 @@
 #include "simgpt/study/plot.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "study/gnuplot.hpp"
 #include "study/gnuplot_script.hpp"
 #include "study/metric_unit.hpp"

@@ -1,7 +1,7 @@
 #include "system/cluster.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "validation/isolate.hpp"
 
 #include "support/scratch_file.hpp"

@@ -1,7 +1,7 @@
 #include "simgpt/system/platform_generator.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"
 

@@ -1,7 +1,7 @@
 // The route check: every pair of a job's GPUs, every hop with links, per pair of zones so that it
 // stays fast at thousands of GPUs.
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/system/platform_generator.hpp"
 #include "system/cluster.hpp"
 #include "validation/isolate.hpp"

@@ -1,7 +1,7 @@
 #include "system/cluster.hpp"
 #include "system/simgrid_abort.hpp"
 #include "simgpt/core/error.hpp"
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "validation/isolate.hpp"
 
 #include <catch2/catch.hpp>

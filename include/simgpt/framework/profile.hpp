@@ -3,7 +3,6 @@
 #pragma once
 
 #include "simgpt/framework/framework_support.hpp"
-#include "simgpt/memory/memory.hpp"
 
 #include <map>
 #include <string>
@@ -11,6 +10,29 @@
 #include <vector>
 
 namespace simgpt {
+
+// A framework's memory behaviour (the profile's `memory` section).
+struct MemoryProfile {
+  double context_bytes = 0;      // CUDA context, cuBLAS workspace, NCCL buffers: fixed per GPU
+  double allocator_overhead = 0; // fraction of allocated bytes the caching allocator holds beyond them
+  bool checkpoint_stages = false; // full recompute checkpoints a pipeline stage's whole partition
+                                  // (torchgpipe's Pipe) rather than each layer (Megatron)
+  double pool_fraction = 1;      // share of the memory left after the context that the allocator may
+                                 // take: JAX preallocates 90% of it, PyTorch grows into all of it
+  double update_copy = 0;        // copies of the weights the optimizer step allocates before it frees
+                                 // the old ones: 1 for a functional update that returns new weights
+  double recompute_kept = 1;     // [s, b, h] tensors a fully recomputed layer keeps: 1 (its input) when
+                                 // the whole layer is checkpointed, more when only some blocks are
+  double replicated_kept = 4;    // [s, b, h] tensors a layer keeps for backward that tensor parallelism
+                                 // does not split: 4 in Megatron (two layernorm inputs, the QKV and FC1
+                                 // inputs; Korthikanti et al. 2022), more when a compiler keeps others
+  bool persistent_gradients = true; // a gradient buffer lives through the whole step (PyTorch's .grad,
+                                    // Megatron's contiguous buffer); false when gradients are values the
+                                    // backward produces (JAX/XLA), kept whole only to accumulate micro-batches
+  double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
+                                 // their gradient (8) for a fused cross-entropy; more when the softmax,
+                                 // one-hot labels and products are materialised separately
+};
 
 struct Profile {
   std::string name;

@@ -1,6 +1,8 @@
 // What a simulation predicts for one training step, and its text and JSON forms.
 #pragma once
 
+#include "simgpt/memory/memory.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -9,14 +11,6 @@
 
 namespace simgpt {
 
-struct MemoryReport {
-  double weights = 0, gradients = 0, optimizer_state = 0, activations = 0, transient = 0, framework = 0;
-  double peak = 0;          // bytes
-  double peak_time_s = 0;   // when in the step the peak occurs
-  int in_flight = 0;        // micro-batches holding activations at the peak
-  double capacity = 0;      // the GPU's memory
-  double usable = 0;        // what the framework may fill: its context plus its allocator's pool
-};
 
 struct StageReport {
   int stage = 0;

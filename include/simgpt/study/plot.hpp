@@ -8,7 +8,7 @@
 
 namespace simgpt {
 
-struct DataPaths; // simgpt/execution/simulation.hpp: where the validation tables are
+struct DataPaths; // simgpt/simulate.hpp: where the validation tables are
 
 enum class ChartKind { line, bar };
 

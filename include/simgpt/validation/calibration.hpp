@@ -1,7 +1,7 @@
 // Fits a profile's declared parameters to its declared calibration rows.
 #pragma once
 
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/validation/validation.hpp"
 
 #include <map>

@@ -2,7 +2,7 @@
 // path as the simgpt command, with per-table error statistics and a regression gate.
 #pragma once
 
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 #include "simgpt/validation/planner_comparison.hpp"
 #include "simgpt/workload/workload.hpp"
 

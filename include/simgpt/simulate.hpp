@@ -12,6 +12,7 @@
 #include "simgpt/system/platform.hpp"
 #include "simgpt/workload/workload.hpp"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +73,9 @@ DataPaths data_paths_at(const std::string& dir, const std::string& where);
 
 // Loaders that turn files into the objects above.
 GpuCatalog load_catalog(const DataPaths& data);
+// The profile `name` from `data`'s profiles/, its `options` and `data`'s overrides applied.
+Profile load_profile_of(const DataPaths& data, const std::string& name, const std::string& where,
+                        const std::map<std::string, std::string>& options = {});
 // The workload's framework profile with its framework_options and `data`'s overrides applied.
 Profile load_workload_profile(const Workload& workload, const DataPaths& data);
 

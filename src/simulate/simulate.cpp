@@ -1,4 +1,4 @@
-#include "simgpt/execution/simulation.hpp"
+#include "simgpt/simulate.hpp"
 
 #include "system/cluster.hpp"
 #include "simgpt/cost/compute_cost.hpp"
@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 namespace simgpt {
 namespace {
@@ -45,60 +46,6 @@ void check_finite(const TaskGraph& graph, const Timeline& timeline, const std::s
 }
 
 } // namespace
-
-namespace {
-
-bool holds_data(const std::filesystem::path& dir) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(dir / "platforms" / "gpus.yaml", ec) &&
-         std::filesystem::is_directory(dir / "profiles", ec);
-}
-
-} // namespace
-
-DataPaths data_paths_at(const std::string& dir, const std::string& where) {
-  if (!holds_data(dir))
-    throw InputError(where + " " + echo(dir), "is not a simgpt data folder: it needs platforms/gpus.yaml and profiles/");
-  return {dir, {}};
-}
-
-std::vector<std::string> simulation_input_files(const std::string& platform_path, const std::string& workload_path,
-                                                const Overrides& overrides, const DataPaths& data) {
-  const Workload w = load_workload(workload_path, overrides);
-  return {platform_path, workload_path, data.profiles() + "/" + w.framework + ".yaml", data.catalog()};
-}
-
-DataPaths default_data_paths() {
-  if (const char* env = std::getenv("SIMGPT_DATA"); env != nullptr && *env != '\0')
-    return data_paths_at(env, "SIMGPT_DATA");
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (const auto& dir : {exe.parent_path().parent_path() / "share" / "simgpt", exe.parent_path().parent_path()})
-      if (holds_data(dir))
-        return {dir.string(), {}};
-  throw InputError("data files", "cannot find platforms/gpus.yaml and profiles/ beside the simgpt executable "
-                                 "(../share/simgpt or ..): set SIMGPT_DATA or pass --data DIR");
-}
-
-GpuCatalog load_catalog(const DataPaths& data) { return GpuCatalog::load(data.catalog()); }
-
-namespace {
-
-// A profile from `data`'s profiles/, with `data`'s calibration overrides applied.
-Profile load_profile_of(const DataPaths& data, const std::string& name, const std::string& where,
-                        const std::map<std::string, std::string>& options = {}) {
-  Profile profile = load_profile(data.profiles(), name, where, options);
-  for (const auto& [key, value] : data.profile_overrides)
-    set_profile_parameter(profile, key, value);
-  return profile;
-}
-
-} // namespace
-
-Profile load_workload_profile(const Workload& w, const DataPaths& data) {
-  return load_profile_of(data, w.framework, w.source + ": framework", w.framework_options);
-}
 
 double simulate_transfer(const Platform& platform, int from, int to, double bytes, const NetworkWhatIf& network,
                          const Profile& profile, const GpuCatalog& catalog) {
@@ -129,19 +76,11 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
   return simulate(Platform::load(platform_path), w, load_workload_profile(w, data), load_catalog(data), options);
 }
 
-Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
-                const SimulationOptions& options) {
-  check_workload(w); // a Workload filled in C++ meets the rules parse_workload applies to a file
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
-    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
-  const bool traced = !options.trace_path.empty();
-  // Checked and made before the simulation, so that an unwritable path fails at once; never a
-  // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
-  std::optional<OutputFile> trace;
-  if (traced)
-    trace.emplace(options.trace_path, "--trace",
-                  std::vector<std::string>{platform.path, w.source, profile.file, catalog.file()});
-  Cluster cluster(platform, catalog, w.network, profile);
+namespace {
+
+// The GPU model of the job's GPUs, once the platform has as many as the plan needs, all alike,
+// routed to each other.
+const GpuSpec& job_gpu(const Cluster& cluster, const Workload& w, const Platform& platform) {
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
     throw InputError(w.source + ": parallelism",
@@ -152,25 +91,42 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
     if (cluster.gpus()[static_cast<size_t>(i)].gpu != &gpu)
       throw InputError(platform.path, "simgpt needs the GPUs a job uses to be of one model");
   cluster.check_routes(w.gpus());
+  return gpu;
+}
 
-  const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
-  const ExecutionPlan plan = make_plan(w, cost, profile);
-  const StepGraphOptions graph_options{.detailed = traced,
-                                       .isolate_collectives = options.isolate_collectives,
-                                       .symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric};
-  StepGraph step;
+StepGraph step_graph_of(const ExecutionPlan& plan, const Cluster& cluster, const Workload& w,
+                        const StepGraphOptions& graph_options) {
   try {
-    step = build_step_graph(plan, ClusterTopology(cluster), graph_options);
+    return build_step_graph(plan, ClusterTopology(cluster), graph_options);
   } catch (const StepGraphTooLarge& e) {
     throw LimitError(w.source + ": parallelism",
                      fmt::format("{} (simgpt's limit, about 13 GB); fewer micro-batches per step, tensor-parallel "
                                  "groups inside a node{} shrink it",
                                  e.what(), graph_options.symmetric ? "" : " or --fidelity symmetric"));
   }
-  const TaskGraph& graph = step.graph;
-  const Timeline timeline = replay(graph, cluster, step.isolated);
-  check_finite(graph, timeline, w.source + " on " + platform.path);
+}
 
+// The step's peak over GPUs and which stages exceed what their framework may use.
+void judge_memory(Report& r) {
+  for (const StageReport& s : r.stages) {
+    r.peak_allocated_bytes = std::max(r.peak_allocated_bytes, s.memory.peak - s.memory.framework);
+    if (s.memory.peak > r.peak_memory_bytes) {
+      r.peak_memory_bytes = s.memory.peak;
+      r.peak_memory_stage = s.stage;
+    }
+    if (s.memory.peak > s.memory.usable) {
+      r.oom = true;
+      r.oom_stages.push_back(s.stage);
+    }
+  }
+}
+
+// What the replayed step says: times and rates, what ran, the critical path, each stage's time
+// and memory.
+Report assemble_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
+                       const ExecutionPlan& plan, const StepGraph& step, const Timeline& timeline,
+                       const std::string& fidelity) {
+  const TaskGraph& graph = step.graph;
   Report r;
   r.platform = platform.name();
   r.workload = std::filesystem::path(w.source).filename().string();
@@ -187,7 +143,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
-  r.fidelity.mode = options.fidelity == SimulationOptions::Fidelity::symmetric && !traced ? "symmetric" : "full";
+  r.fidelity.mode = fidelity;
   r.fidelity.replicas_simulated = step.replicas_simulated;
   r.fidelity.tensor_ranks_simulated = step.tensor_ranks_simulated;
   r.p2p_transfers = step.p2p_transfers;
@@ -196,14 +152,52 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
     r.collectives.push_back({kind, count.count, count.first_gpu, count.bytes});
   r.critical_path = critical_path_report(graph, timeline, plan.pp);
   r.stages = stage_breakdown(graph, timeline, plan);
-  add_memory(r.stages, graph, timeline, plan, w, profile, gpu);
+  std::vector<StageGpu> stage_gpus;
+  for (const StageReport& s : r.stages)
+    stage_gpus.push_back({s.stage, s.gpu});
+  const std::vector<MemoryReport> memory = peak_memory(stage_gpus, graph, timeline, plan, w, profile, gpu);
+  for (size_t i = 0; i < r.stages.size(); ++i)
+    r.stages[i].memory = memory[i];
   for (const StageReport& s : r.stages)
     if (!std::isfinite(s.memory.peak))
       throw InputError(w.source + ": model", fmt::format("the peak memory of stage {} is not finite ({}); check the "
                                                          "model's sizes and the profile's memory factors", s.stage, s.memory.peak));
   judge_memory(r);
+  return r;
+}
+
+} // namespace
+
+// The stages in the pipeline's order: the system (cluster), the model's costs and the plan, the
+// step's task graph, its replay in SimGrid, then memory and the report read off the timeline.
+Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
+                const SimulationOptions& options) {
+  check_workload(w); // a Workload filled in C++ meets the rules parse_workload applies to a file
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
+    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+  const bool traced = !options.trace_path.empty();
+  // Checked and made before the simulation, so that an unwritable path fails at once; never a
+  // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
+  std::optional<OutputFile> trace;
   if (traced)
-    write_trace_file(*trace, graph, timeline, plan, memory_over_time(graph, timeline, plan, w, profile));
+    trace.emplace(options.trace_path, "--trace",
+                  std::vector<std::string>{platform.path, w.source, profile.file, catalog.file()});
+  Cluster cluster(platform, catalog, w.network, profile);
+  const GpuSpec& gpu = job_gpu(cluster, w, platform);
+
+  const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
+  const ExecutionPlan plan = make_plan(w, cost, profile);
+  const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
+  const StepGraph step = step_graph_of(
+      plan, cluster, w,
+      StepGraphOptions{.detailed = traced, .isolate_collectives = options.isolate_collectives, .symmetric = symmetric});
+  const Timeline timeline = replay(step.graph, cluster, step.isolated);
+  check_finite(step.graph, timeline, w.source + " on " + platform.path);
+
+  Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline,
+                             symmetric && !traced ? "symmetric" : "full");
+  if (traced)
+    write_trace_file(*trace, step.graph, timeline, plan, memory_over_time(step.graph, timeline, plan, w, profile));
   return r;
 }
 
