@@ -1,7 +1,7 @@
 // Wall time of simulating a 64-stage 1F1B pipeline with 512 micro-batches (Google Benchmark).
 // Each iteration builds the plan and task graph and replays it on a fresh SimGrid engine in a
 // child process (SimGrid allows one engine per process); the fork is part of the measured time.
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 

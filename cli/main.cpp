@@ -6,6 +6,7 @@
 #include "number_options.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/framework/parameters.hpp"
+#include "simgpt/process/child_main.hpp"
 #include "simgpt/planner/plan_output.hpp"
 #include "simgpt/planner/planner.hpp"
 #include "simgpt/study/plot.hpp"
@@ -18,7 +19,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,31 +176,6 @@ nlohmann::ordered_json simulate_row_by_id(const Options& o) {
       if (t.id + "/" + r.id == o.row_id)
         return simgpt::simulate_row(t, r, data);
   throw simgpt::InputError(dir, fmt::format("no validation row '{}'", o.row_id));
-}
-
-// A hidden child subcommand: validate and calibrate run each row (`simgpt row`), and sweep each
-// configuration (`simgpt point`), in a new simgpt process (SimGrid keeps one engine per process),
-// which prints the outcome as one JSON object on stdout: {"ok": result}, {"input_error": message,
-// "where": where} or {"error": message}; exit status 0.
-int run_child(const Options& o, const std::function<nlohmann::ordered_json()>& simulate) {
-  // Die with the parent: the kernel sends SIGKILL when the thread that spawned this process ends.
-  // A parent that died before this call has already handed this process to another.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (o.parent_pid != 0 && ::getppid() != o.parent_pid)
-    ::_exit(1);
-  // Only the result goes to the parent's pipe; anything else printed goes to stderr.
-  std::FILE* result = ::fdopen(::dup(STDOUT_FILENO), "w");
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  nlohmann::ordered_json out;
-  try {
-    out = {{"ok", simulate()}};
-  } catch (const simgpt::InputError& e) {
-    out = {{"input_error", e.message()}, {"where", e.where()}};
-  } catch (const std::exception& e) {
-    out = {{"error", e.what()}};
-  }
-  std::fputs((out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(), result);
-  return std::fclose(result) == 0 ? 0 : 1;
 }
 
 // One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
@@ -481,9 +456,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (row->parsed())
-      return run_child(o, [&] { return simulate_row_by_id(o); });
+      return simgpt::child_main(o.parent_pid, [&] { return simulate_row_by_id(o); });
     if (point->parsed())
-      return run_child(o, [&] { return simulate_point(o); });
+      return simgpt::child_main(o.parent_pid, [&] { return simulate_point(o); });
     if (merge->parsed()) {
       const int64_t n = simgpt::merge_sweep_parts(o.parts, o.output);
       std::cout << fmt::format("{} configurations written to {}\n", n, o.output);

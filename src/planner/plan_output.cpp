@@ -1,5 +1,5 @@
 #include "simgpt/planner/plan_output.hpp"
-#include "study/csv_field.hpp"
+#include "core/csv_field.hpp"
 
 #include <fmt/format.h>
 

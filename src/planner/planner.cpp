@@ -1,6 +1,6 @@
 #include "simgpt/planner/planner.hpp"
 
-#include "core/child_process.hpp"
+#include "process/child_process.hpp"
 #include "core/parallel.hpp"
 #include "planner/platform_gpus.hpp"
 #include "simgpt/core/error.hpp"
@@ -10,8 +10,8 @@
 #include "simgpt/simulate.hpp"
 #include "simgpt/memory/static_peak.hpp"
 #include "simgpt/planner/step_bound.hpp"
-#include "study/point_process.hpp"
-#include "study/progress_bar.hpp"
+#include "process/point_process.hpp"
+#include "core/progress_bar.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

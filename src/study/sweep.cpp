@@ -1,13 +1,13 @@
 #include "simgpt/study/sweep.hpp"
 
-#include "core/child_process.hpp"
+#include "process/child_process.hpp"
 #include "core/input_file.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/workload/workload.hpp"
-#include "study/point_process.hpp"
-#include "study/progress_bar.hpp"
+#include "process/point_process.hpp"
+#include "core/progress_bar.hpp"
 #include "study/sweep_file.hpp"
 #include "study/sweep_output.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/study/sweep_grid.hpp"
-#include "study/csv_field.hpp"
+#include "core/csv_field.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include "core/parallel.hpp"
 #include "planner/platform_gpus.hpp"
 #include "workload/workload_limits.hpp"
-#include "validation/spawn.hpp"
+#include "process/row_process.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/core/units.hpp"
 #include "core/yaml_read.hpp"

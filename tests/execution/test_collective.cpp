@@ -1,6 +1,6 @@
 #include "system/cluster.hpp"
 #include "execution/collective.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "execution/replay.hpp"
 #include "simgpt/simulate.hpp"
 

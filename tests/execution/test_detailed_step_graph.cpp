@@ -1,7 +1,7 @@
 // The detailed step graph (per-layer compute tasks, recompute as its own phase, for traces):
 // the same step as the default graph, only cut finer.
 #include "execution/step_graph.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 

@@ -2,7 +2,7 @@
 // (StepGraphOptions::isolate_collectives): the same report as replaying every flow, with fewer tasks.
 // Symmetric graphs (StepGraphOptions::symmetric) against full ones.
 #include "execution/step_graph.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/system/platform_generator.hpp"
 #include "simgpt/workload/workload.hpp"

@@ -1,7 +1,7 @@
 // Point-to-point messages on one (sender, receiver) connection under injected delay
 // (execution/replay: streamed transfers; system/cluster: their TCP path).
 #include "system/cluster.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "execution/replay.hpp"
 #include "simgpt/simulate.hpp"
 

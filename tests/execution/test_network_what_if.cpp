@@ -1,6 +1,6 @@
 // The network what-if (`network.delay`, `network.bandwidth`) models `tc netem delay D rate R` on
 // each node's outgoing inter-node interface: it slows what leaves a node, never what stays in it.
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/system/gpu.hpp"

@@ -1,4 +1,4 @@
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/memory/memory.hpp"
 #include "simgpt/model/model.hpp"
 #include "simgpt/simulate.hpp"

@@ -4,7 +4,7 @@
 #include "execution/cluster_topology.hpp"
 #include "execution/step_graph.hpp"
 #include "system/cluster.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/model/model.hpp"

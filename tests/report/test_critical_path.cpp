@@ -8,7 +8,7 @@
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 #include "system/cluster.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include "support/scratch_file.hpp"
 

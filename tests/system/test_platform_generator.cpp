@@ -3,7 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
 #include "system/cluster.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include "support/scratch_file.hpp"
 

@@ -4,7 +4,7 @@
 #include "simgpt/simulate.hpp"
 #include "simgpt/system/platform_generator.hpp"
 #include "system/cluster.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include "support/scratch_file.hpp"
 

@@ -2,7 +2,7 @@
 #include "system/simgrid_abort.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "study/progress_bar.hpp"
+#include "core/progress_bar.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // process; spawning (not forking) keeps that safe from their worker threads.
 #pragma once
 
-#include "core/child_process.hpp"
+#include "process/child_process.hpp"
 #include "simgpt/validation/validation.hpp"
 
 #include <nlohmann/json.hpp>

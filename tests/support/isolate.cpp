@@ -1,4 +1,4 @@
-#include "validation/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include "simgpt/core/error.hpp"
 

@@ -1,6 +1,6 @@
-#include "validation/spawn.hpp"
+#include "process/row_process.hpp"
 
-#include "core/child_process.hpp"
+#include "process/child_process.hpp"
 
 #include <fmt/format.h>
 

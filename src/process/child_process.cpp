@@ -1,4 +1,4 @@
-#include "core/child_process.hpp"
+#include "process/child_process.hpp"
 
 #include "simgpt/core/error.hpp"
 

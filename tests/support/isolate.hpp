@@ -1,7 +1,7 @@
 // Runs a simulation in a forked child process. SimGrid keeps one engine per process, so the
 // tests and the benchmark give each simulation its own. fork() is only safe from a process with
 // one thread: validate and calibrate, which run rows from worker threads, spawn `simgpt row`
-// processes instead (validation/spawn.hpp).
+// processes instead (process/row_process.hpp).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
-#include "study/point_process.hpp"
+#include "process/point_process.hpp"
 
-#include "core/child_process.hpp"
+#include "process/child_process.hpp"
 #include "simgpt/core/error.hpp"
 
 #include <unistd.h>

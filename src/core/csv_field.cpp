@@ -1,4 +1,4 @@
-#include "study/csv_field.hpp"
+#include "core/csv_field.hpp"
 
 namespace simgpt {
 
