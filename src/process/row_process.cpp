@@ -6,24 +6,21 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <vector>
 
 namespace simgpt {
 
-std::string simgpt_executable(const RowProcess& process) { return simgpt_executable(process.executable); }
-
 namespace {
 
 // `simgpt row TABLE/ROW`; doubles with 17 digits, which read back as the same double.
-std::vector<std::string> row_arguments(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+std::vector<std::string> row_arguments(const std::string& row_id, const std::string& tables_dir, const DataPaths& data) {
   std::vector<std::string> args{"simgpt",
                                 "row",
-                                table.id + "/" + row.id,
+                                row_id,
                                 "--data",
                                 data.root,
                                 "--tables",
-                                std::filesystem::path(table.file).parent_path().string(),
+                                tables_dir,
                                 "--parent-pid",
                                 std::to_string(::getpid())};
   for (const auto& [key, value] : data.profile_overrides) {
@@ -35,9 +32,9 @@ std::vector<std::string> row_arguments(const ValidationTable& table, const Valid
 
 } // namespace
 
-nlohmann::ordered_json run_row_process(const ValidationTable& table, const ValidationRow& row, const DataPaths& data,
-                                       const RowProcess& process) {
-  return run_simgpt_child(simgpt_executable(process), row_arguments(table, row, data), process.timeout_s);
+nlohmann::ordered_json run_row_process(const std::string& row_id, const std::string& tables_dir, const DataPaths& data,
+                                       const std::string& executable, double timeout_s) {
+  return run_simgpt_child(executable, row_arguments(row_id, tables_dir, data), timeout_s);
 }
 
 } // namespace simgpt

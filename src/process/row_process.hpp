@@ -4,7 +4,7 @@
 #pragma once
 
 #include "process/child_process.hpp"
-#include "simgpt/validation/validation.hpp"
+#include "simgpt/simulate.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,15 +12,12 @@
 
 namespace simgpt {
 
-// The executable that runs rows: process.executable, or this process's own when it is simgpt
-// (std::runtime_error otherwise).
-std::string simgpt_executable(const RowProcess& process);
-
-// simulate_row(table, row, data) in a child `simgpt row` process, with data's profile overrides:
-// its result, an InputError rethrown as an InputError, another error in the child as
-// std::runtime_error, and a child that did not report as ProcessFailure. The child reloads the
-// tables from table.file's directory, so `table` must come from load_validation_tables.
-nlohmann::ordered_json run_row_process(const ValidationTable& table, const ValidationRow& row, const DataPaths& data,
-                                       const RowProcess& process);
+// The row `row_id` ("TABLE/ROW") of the tables in `tables_dir`, simulated in a child
+// `simgpt row` process of `executable` (resolved: simgpt_executable) with data's profile
+// overrides: its result, an InputError rethrown as an InputError, another error in the child as
+// std::runtime_error, and a child that did not report (or ran past `timeout_s`) as
+// ProcessFailure.
+nlohmann::ordered_json run_row_process(const std::string& row_id, const std::string& tables_dir, const DataPaths& data,
+                                       const std::string& executable, double timeout_s);
 
 } // namespace simgpt

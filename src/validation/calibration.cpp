@@ -3,7 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
-#include "process/row_process.hpp"
+#include "validation/row_run.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/framework/profile.hpp"
 
@@ -105,7 +105,7 @@ std::vector<double> row_errors(const std::vector<CalibrationRow>& rows, const Da
   std::vector<std::exception_ptr> failed(rows.size());
   run_parallel(rows.size(), std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
     try {
-      out[i] = row_error(rows[i], RowPrediction::from_json(run_row_process(*rows[i].table, *rows[i].row, trial, process)));
+      out[i] = row_error(rows[i], RowPrediction::from_json(run_row_process_of(*rows[i].table, *rows[i].row, trial, process)));
     } catch (...) {
       failed[i] = std::current_exception();
     }
@@ -148,7 +148,7 @@ CalibrationSupport calibration_support(const std::string& name, const std::vecto
   for (const std::string& entry : profile.calibration_rows)
     rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
   RowProcess resolved = process;
-  resolved.executable = simgpt_executable(process);
+  resolved.executable = simgpt_executable(process.executable);
   auto errors = [&](const DataPaths& trial) { return row_errors(rows, trial, resolved); };
   const std::vector<double> at_value = errors(data);
   CalibrationSupport support;
@@ -192,7 +192,7 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   for (const std::string& key : profile.fitted)
     trial.profile_overrides.emplace_back(key, get_profile_parameter(profile, key));
   RowProcess resolved = process;
-  resolved.executable = simgpt_executable(process);
+  resolved.executable = simgpt_executable(process.executable);
   auto errors = [&] {
     const std::vector<double> e = row_errors(rows, trial, resolved);
     std::map<std::string, double> out;

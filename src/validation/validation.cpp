@@ -5,7 +5,7 @@
 #include "core/parallel.hpp"
 #include "planner/platform_gpus.hpp"
 #include "workload/workload_limits.hpp"
-#include "process/row_process.hpp"
+#include "validation/row_run.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/core/units.hpp"
 #include "core/yaml_read.hpp"
@@ -420,13 +420,13 @@ namespace {
 // unknown or whose numbers the authors doubted are not simulated.
 void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process) {
   RowProcess resolved = process;
-  resolved.executable = simgpt_executable(process); // once, and before any thread starts
+  resolved.executable = simgpt_executable(process.executable); // once, and before any thread starts
   run_parallel(runs.size(), jobs, [&](size_t i) {
     RowRun& run = runs[i];
     if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
       return;
     try {
-      run.result = RowPrediction::from_json(run_row_process(*run.table, *run.row, data, resolved));
+      run.result = RowPrediction::from_json(run_row_process_of(*run.table, *run.row, data, resolved));
     } catch (const ProcessFailure& e) {
       run.error = e.what();
       run.process_failed = true;
