@@ -89,9 +89,16 @@ simgpt::Overrides overrides_of(const Options& o) {
   return overrides;
 }
 
-int run_simulation(const Options& o) {
+// A command that simulates a job needs its platform and workload; `command` is "" for the
+// simulation itself.
+void require_job(const Options& o, const std::string& command) {
   if (o.platform.empty() || o.workload.empty())
-    throw simgpt::InputError("", "--platform and --workload are required (see simgpt --help)");
+    throw simgpt::InputError(command, fmt::format("--platform and --workload are required (see simgpt {}{}--help)",
+                                                  command, command.empty() ? "" : " "));
+}
+
+int run_simulation(const Options& o) {
+  require_job(o, "");
   if (o.trace_given && o.trace.empty())
     throw simgpt::InputError("--trace", "names no file (--trace FILE.json)");
   const simgpt::Workload w = simgpt::load_workload(o.workload, overrides_of(o));
@@ -256,8 +263,7 @@ int run_sweep(const Options& o, const CLI::App& sweep) {
 
 // `simgpt plan`: the ranking on stdout, every candidate in the CSV of -o.
 int run_plan(const Options& o) {
-  if (o.platform.empty() || o.workload.empty())
-    throw simgpt::InputError("plan", "--platform and --workload are required (see simgpt plan --help)");
+  require_job(o, "plan");
   simgpt::PlanRequest request;
   request.platform = o.platform;
   request.workload = o.workload;
@@ -316,6 +322,12 @@ void refuse_options_before_subcommand(const CLI::App& app) {
   }
 }
 
+// --data DIR, which every command that reads data files takes; `holding` says which of them.
+void add_data_option(CLI::App& app, std::string& data_dir,
+                     const std::string& holding = "platforms/, profiles/ and validation/") {
+  app.add_option("--data", data_dir, "directory holding " + holding);
+}
+
 // --fidelity symmetric|full (SimulationOptions::Fidelity).
 void add_fidelity_option(CLI::App& app, simgpt::SimulationOptions::Fidelity& fidelity) {
   app.add_option("--fidelity", fidelity,
@@ -335,7 +347,7 @@ int main(int argc, char** argv) {
   app.add_option("--workload", o.workload, "workload YAML (e.g. workloads/gpt3xl.yaml)");
   app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  add_data_option(app, o.data_dir);
   app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
   add_fidelity_option(app, o.fidelity);
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
@@ -346,11 +358,11 @@ int main(int argc, char** argv) {
   validate->add_option("--timeout", o.timeout, "seconds a row's simulation may run before it is killed (default 600)")
       ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
-  validate->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  add_data_option(*validate, o.data_dir);
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
   calibrate->add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
   calibrate->add_flag("--write", o.write, "write the fitted values into the profile file");
-  calibrate->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  add_data_option(*calibrate, o.data_dir);
   calibrate->add_flag("--check", o.check, "only list the rows that move each parameter; exit 1 unless each has "
                                           "3 rows of 2 configurations");
   CLI::App* parameters =
@@ -359,7 +371,7 @@ int main(int argc, char** argv) {
   // Hidden (no group): one row's simulation, for validate and calibrate.
   CLI::App* row = app.add_subcommand("row", "simulate one validation row and print its outcome as JSON")->group("");
   row->add_option("id", o.row_id, "TABLE/ROW")->required();
-  row->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  add_data_option(*row, o.data_dir);
   row->add_option("--tables", o.tables_dir, "directory of the validation tables (default: DATA/validation/tables)");
   row->add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
   row->add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
@@ -367,7 +379,7 @@ int main(int argc, char** argv) {
   point->add_option("--platform", o.platform)->required();
   point->add_option("--workload", o.workload)->required();
   point->add_option("--set", o.sets);
-  point->add_option("--data", o.data_dir);
+  add_data_option(*point, o.data_dir);
   point->add_option("--parent-pid", o.parent_pid);
   add_fidelity_option(*point, o.fidelity);
   CLI::App* sweep = app.add_subcommand("sweep", "simulate every configuration of a grid of workload keys, in parallel");
@@ -384,7 +396,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
       ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
   sweep->add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
-  sweep->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  add_data_option(*sweep, o.data_dir);
   sweep->add_option("--fidelity", o.fidelity_name, "each simulation's --fidelity (default symmetric)")
       ->check(CLI::IsMember({"symmetric", "full"}));
   CLI::App* merge = sweep->add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
@@ -406,7 +418,7 @@ int main(int argc, char** argv) {
       ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
   plan->add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   plan->add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
-  plan->add_option("--data", o.data_dir, "directory holding platforms/, profiles/ and validation/");
+  add_data_option(*plan, o.data_dir);
   plan->add_option("--fidelity", o.fidelity_name, "each simulation's --fidelity (default symmetric)")
       ->check(CLI::IsMember({"symmetric", "full"}));
   CLI::App* plot = app.add_subcommand("plot", "chart a metric of a sweep's CSV against an input, as SVG (gnuplot)");
@@ -424,14 +436,14 @@ int main(int argc, char** argv) {
   plot->add_flag("--logx", o.plot.log_x, "a log scale on a numeric x axis");
   plot->add_option("--title", o.plot.title, "the chart's title");
   plot->add_option("-o,--output", o.plot.output, "the SVG file to write")->required();
-  plot->add_option("--data", o.data_dir, "directory holding validation/tables/ (for --measured TABLE)");
+  add_data_option(*plot, o.data_dir, "validation/tables/ (for --measured TABLE)");
   CLI::App* platform = app.add_subcommand("platform", "write a SimGrid platform file: GPU nodes joined by a network");
   PlatformCli platform_cli;
   platform->add_option("--preset", platform_cli.preset, "a node of platforms/presets.yaml (p3.16xlarge, dgx-a100, ...)");
   for (const simgpt::PlatformOption& option : simgpt::platform_options())
     platform->add_option(std::string("--") + option.name, platform_cli.values[option.name], option.help);
   platform->add_option("-o,--output", o.output, "the platform file to write")->required();
-  platform->add_option("--data", o.data_dir, "directory holding platforms/ (presets.yaml, gpus.yaml)");
+  add_data_option(*platform, o.data_dir, "platforms/ (presets.yaml, gpus.yaml)");
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
