@@ -1,4 +1,4 @@
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 
 #include "simgpt/core/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "simgpt/cost/compute_cost.hpp"
+#include "cost/compute_cost.hpp"
 
 #include "simgpt/core/error.hpp"
 

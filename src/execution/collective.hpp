@@ -4,7 +4,7 @@
 #pragma once
 
 #include "execution/task_graph.hpp"
-#include "simgpt/system/rings.hpp"
+#include "system/rings.hpp"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 
-#include "simgpt/cost/compute_cost.hpp"
+#include "cost/compute_cost.hpp"
 #include "simgpt/core/error.hpp"
-#include "simgpt/model/model.hpp"
-#include "simgpt/execution/partition.hpp"
+#include "model/model.hpp"
+#include "execution/partition.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <fmt/format.h>

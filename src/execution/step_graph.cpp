@@ -1,6 +1,6 @@
 #include "execution/step_graph.hpp"
 
-#include "simgpt/execution/schedule.hpp"
+#include "execution/schedule.hpp"
 
 #include <fmt/format.h>
 

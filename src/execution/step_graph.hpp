@@ -4,7 +4,7 @@
 #pragma once
 
 #include "execution/collective.hpp"
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 #include "execution/task_graph.hpp"
 
 #include <map>

@@ -1,7 +1,7 @@
 #include "memory/footprint.hpp"
 
 #include "simgpt/memory/memory.hpp"
-#include "simgpt/model/model.hpp"
+#include "model/model.hpp"
 
 #include <algorithm>
 

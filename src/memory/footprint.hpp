@@ -4,7 +4,7 @@
 // count bytes the same way; internal.
 #pragma once
 
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/memory/memory.hpp"
 #include "simgpt/system/gpu.hpp"

@@ -1,6 +1,6 @@
 #include "simgpt/memory/memory.hpp"
 
-#include "simgpt/model/model.hpp"
+#include "model/model.hpp"
 
 namespace simgpt {
 

@@ -1,7 +1,7 @@
-#include "simgpt/memory/static_peak.hpp"
+#include "memory/static_peak.hpp"
 
 #include "memory/footprint.hpp"
-#include "simgpt/execution/schedule.hpp"
+#include "execution/schedule.hpp"
 
 #include <algorithm>
 

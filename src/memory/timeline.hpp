@@ -2,7 +2,7 @@
 // activations are allocated and freed); internal. The report's verdict on it is the report's.
 #pragma once
 
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 #include "execution/task_graph.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/memory/memory.hpp"

@@ -1,4 +1,4 @@
-#include "simgpt/model/model.hpp"
+#include "model/model.hpp"
 
 namespace simgpt {
 

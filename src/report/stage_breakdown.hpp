@@ -2,7 +2,7 @@
 // communication, or idle. Reads the replayed timeline; internal (it takes the task graph).
 #pragma once
 
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 #include "execution/task_graph.hpp"
 #include "simgpt/report/report.hpp"
 

@@ -8,7 +8,7 @@
 #include "simgpt/core/output_file.hpp"
 #include "execution/task_graph.hpp"
 #include "memory/timeline.hpp"
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 
 #include <ostream>
 #include <string>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "execution/task_graph.hpp"
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 
 #include <array>
 #include <cstdint>

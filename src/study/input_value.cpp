@@ -1,6 +1,6 @@
 #include "study/input_value.hpp"
 
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,7 +1,7 @@
 #include "system/cluster.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "system/simgrid_abort.hpp"
 #include "core/input_file.hpp"
 #include "system/platform_xml_check.hpp"

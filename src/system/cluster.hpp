@@ -5,7 +5,7 @@
 
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform.hpp"
-#include "simgpt/system/rings.hpp"
+#include "system/rings.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/workload/workload.hpp"
 

@@ -1,7 +1,7 @@
 #include "simgpt/system/gpu.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>

@@ -7,7 +7,7 @@
 #include "workload/workload_limits.hpp"
 #include "validation/row_run.hpp"
 #include "simgpt/framework/profile.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>

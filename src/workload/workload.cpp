@@ -1,7 +1,7 @@
 #include "simgpt/workload/workload.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "core/checked_int.hpp"
 #include "core/input_file.hpp"
 #include "core/yaml_read.hpp"

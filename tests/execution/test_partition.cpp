@@ -1,4 +1,4 @@
-#include "simgpt/execution/partition.hpp"
+#include "execution/partition.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "simgpt/execution/schedule.hpp"
+#include "execution/schedule.hpp"
 
 #include <catch2/catch.hpp>
 

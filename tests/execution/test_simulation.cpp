@@ -1,6 +1,6 @@
 #include "support/isolate.hpp"
 #include "simgpt/memory/memory.hpp"
-#include "simgpt/model/model.hpp"
+#include "model/model.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 

@@ -7,7 +7,7 @@
 #include "support/isolate.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
-#include "simgpt/model/model.hpp"
+#include "model/model.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include "support/two_node_platform.hpp"

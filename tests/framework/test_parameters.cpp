@@ -1,7 +1,7 @@
 #include "simgpt/framework/parameters.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/framework/profile.hpp"
 

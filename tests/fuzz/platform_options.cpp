@@ -4,7 +4,7 @@
 // (std::terminate, a finding), as does a crash or sanitizer report, or a file written with a link
 // rate or delay that simgpt would refuse to load (not within 1 bps to 1e15 B/s, 0 to 1 hour).
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform_generator.hpp"

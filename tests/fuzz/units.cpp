@@ -1,9 +1,9 @@
 // libFuzzer target: parse_duration, parse_bandwidth and parse_bytes on the same input.
-// Their documented error is std::invalid_argument (include/simgpt/core/units.hpp; callers turn it
+// Their documented error is std::invalid_argument (src/core/units.hpp; callers turn it
 // into an InputError naming the key); InputError is accepted too. Anything else escaping, a crash,
 // or an accepted value that is not finite, negative or above 1e15 (README) is a finding.
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 
 #include <cmath>
 #include <cstddef>

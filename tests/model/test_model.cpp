@@ -1,5 +1,5 @@
-#include "simgpt/cost/compute_cost.hpp"
-#include "simgpt/model/model.hpp"
+#include "cost/compute_cost.hpp"
+#include "model/model.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "simgpt/planner/step_bound.hpp"
+#include "planner/step_bound.hpp"
 
 #include <catch2/catch.hpp>
 

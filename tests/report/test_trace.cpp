@@ -1,6 +1,6 @@
 // The Chrome trace of a step (--trace): what Perfetto and chrome://tracing need to draw it right.
 #include "support/isolate.hpp"
-#include "simgpt/execution/schedule.hpp"
+#include "execution/schedule.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 

@@ -1,4 +1,4 @@
-#include "simgpt/system/rings.hpp"
+#include "system/rings.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/system/gpu.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 #include "system/platform_gen/quantity_text.hpp"
 
 #include "simgpt/core/error.hpp"
-#include "simgpt/core/units.hpp"
+#include "core/units.hpp"
 #include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "simgpt/system/gpu.hpp"
-#include "simgpt/model/model.hpp"
+#include "model/model.hpp"
 #include "simgpt/framework/profile.hpp"
 
 namespace simgpt {

@@ -3,7 +3,7 @@
 // cannot fit before it spends a simulation on them.
 #pragma once
 
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/memory/memory.hpp"
 #include "simgpt/system/gpu.hpp"

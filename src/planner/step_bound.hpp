@@ -4,7 +4,7 @@
 // can only be longer; a planner that has simulated a faster plan needs not simulate this one.
 #pragma once
 
-#include "simgpt/execution/plan.hpp"
+#include "execution/plan.hpp"
 
 namespace simgpt {
 
