@@ -82,13 +82,6 @@ simgpt::DataPaths data_paths(const Options& o) {
   return o.data_dir.empty() ? simgpt::default_data_paths() : simgpt::data_paths_at(o.data_dir, "--data");
 }
 
-simgpt::Overrides overrides_of(const Options& o) {
-  simgpt::Overrides overrides;
-  for (const std::string& s : o.sets)
-    overrides.push_back(simgpt::parse_override(s));
-  return overrides;
-}
-
 // A command that simulates a job needs its platform and workload; `command` is "" for the
 // simulation itself.
 void require_job(const Options& o, const std::string& command) {
@@ -101,7 +94,7 @@ int run_simulation(const Options& o) {
   require_job(o, "");
   if (o.trace_given && o.trace.empty())
     throw simgpt::InputError("--trace", "names no file (--trace FILE.json)");
-  const simgpt::Workload w = simgpt::load_workload(o.workload, overrides_of(o));
+  const simgpt::Workload w = simgpt::load_workload(o.workload, simgpt::parse_overrides(o.sets));
   const simgpt::Report report = simgpt::simulate(o.platform, w, data_paths(o),
       simgpt::SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
   std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
@@ -187,7 +180,7 @@ nlohmann::ordered_json simulate_row_by_id(const Options& o) {
 
 // One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
 nlohmann::ordered_json simulate_point(const Options& o) {
-  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, overrides_of(o)), data_paths(o),
+  return simgpt::simulate(o.platform, simgpt::load_workload(o.workload, simgpt::parse_overrides(o.sets)), data_paths(o),
                           simgpt::SimulationOptions{.fidelity = o.fidelity})
       .to_json();
 }
@@ -282,7 +275,7 @@ int run_plan(const Options& o) {
   // -o is refused before the search, not after it, when it names a file the plan reads.
   std::vector<std::string> inputs;
   if (!o.output.empty()) {
-    inputs = simgpt::simulation_input_files(o.platform, o.workload, overrides_of(o), data_paths(o));
+    inputs = simgpt::simulation_input_files(o.platform, o.workload, simgpt::parse_overrides(o.sets), data_paths(o));
     simgpt::check_output_path(o.output, "-o", inputs);
   }
   const simgpt::PlanResult result = simgpt::plan(request);
@@ -328,6 +321,15 @@ void add_data_option(CLI::App& app, std::string& data_dir,
   app.add_option("--data", data_dir, "directory holding " + holding);
 }
 
+// --jobs and --timeout of a command that runs simulations in processes of their own; `timed`
+// names what the timeout stops.
+void add_process_options(CLI::App& app, Options& o, const std::string& timed) {
+  app.add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
+      ->check(simgpt::cli::whole_number(1, kMaxJobs));
+  app.add_option("--timeout", o.timeout, "seconds " + timed + " may run before it is killed (default 600)")
+      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
+}
+
 // --fidelity symmetric|full (SimulationOptions::Fidelity).
 void add_fidelity_option(CLI::App& app, simgpt::SimulationOptions::Fidelity& fidelity) {
   app.add_option("--fidelity", fidelity,
@@ -353,10 +355,7 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "replay every measured table and report the errors");
   validate->add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json", "markdown"}));
   validate->add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
-  validate->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
-      ->check(simgpt::cli::whole_number(1, kMaxJobs));
-  validate->add_option("--timeout", o.timeout, "seconds a row's simulation may run before it is killed (default 600)")
-      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
+  add_process_options(*validate, o, "a row's simulation");
   validate->add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
   add_data_option(*validate, o.data_dir);
   CLI::App* calibrate = app.add_subcommand("calibrate", "fit a profile's parameters to its calibration rows");
@@ -391,10 +390,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--zip", o.zips, "KEY=V1,V2,... advancing together with the axis before it");
   sweep->add_option("-o,--output", o.output, "the CSV (or JSON lines) file; rerunning skips what it holds");
   sweep->add_option("--format", o.format, "output format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
-  sweep->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
-      ->check(simgpt::cli::whole_number(1, kMaxJobs));
-  sweep->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
-      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
+  add_process_options(*sweep, o, "a simulation");
   sweep->add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   add_data_option(*sweep, o.data_dir);
   sweep->add_option("--fidelity", o.fidelity_name, "each simulation's --fidelity (default symmetric)")
@@ -412,10 +408,7 @@ int main(int argc, char** argv) {
                                            "recompute, placement.order)");
   plan->add_option("--objective", o.objective, "step_time, tokens_per_s or tokens_per_s_per_gpu (default step_time)");
   plan->add_option("--top", o.top, "plans listed (default 5)")->check(simgpt::cli::whole_number(1, kMaxTop));
-  plan->add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
-      ->check(simgpt::cli::whole_number(1, kMaxJobs));
-  plan->add_option("--timeout", o.timeout, "seconds a simulation may run before it is killed (default 600)")
-      ->check(simgpt::cli::seconds(kMaxTimeoutSeconds));
+  add_process_options(*plan, o, "a simulation");
   plan->add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   plan->add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   add_data_option(*plan, o.data_dir);

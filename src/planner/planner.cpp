@@ -280,7 +280,7 @@ void simulate_in_bound_order(std::vector<PlanRow>& rows, const std::vector<size_
 
 PlanResult plan(const PlanRequest& request) {
   const auto started = std::chrono::steady_clock::now();
-  const DataPaths data = request.data_dir.empty() ? default_data_paths() : DataPaths{request.data_dir, {}};
+  const DataPaths data = request.data_dir.empty() ? default_data_paths() : data_paths_at(request.data_dir, "--data");
   Overrides overrides;
   const std::vector<std::string>& keys = plan_keys();
   for (const std::string& s : request.sets) {

@@ -1,13 +1,12 @@
 #include "simgpt/process/child_main.hpp"
 
-#include "simgpt/core/error.hpp"
+#include "process/outcome.hpp"
 
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
-#include <exception>
 
 namespace simgpt {
 
@@ -20,14 +19,7 @@ int child_main(pid_t parent_pid, const std::function<nlohmann::ordered_json()>& 
   // Only the result goes to the parent's pipe; anything else printed goes to stderr.
   std::FILE* result = ::fdopen(::dup(STDOUT_FILENO), "w");
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  nlohmann::ordered_json out;
-  try {
-    out = {{"ok", simulate()}};
-  } catch (const InputError& e) {
-    out = {{"input_error", e.message()}, {"where", e.where()}};
-  } catch (const std::exception& e) {
-    out = {{"error", e.what()}};
-  }
+  const nlohmann::ordered_json out = outcome_of(simulate);
   // A message may hold bytes that are not UTF-8 (a file's name): written as U+FFFD, not refused.
   std::fputs((out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n").c_str(), result);
   return std::fclose(result) == 0 ? 0 : 1;

@@ -1,5 +1,7 @@
 #include "process/child_process.hpp"
 
+#include "process/outcome.hpp"
+
 #include "simgpt/core/error.hpp"
 
 #include <fmt/format.h>
@@ -107,15 +109,9 @@ nlohmann::ordered_json outcome(const Finished& f, double timeout_s) {
   if (f.out.empty())
     throw ProcessFailure("the simulation process printed no result");
   const auto result = nlohmann::ordered_json::parse(f.out, nullptr, false);
-  if (result.is_discarded() || !result.is_object())
+  if (result.is_discarded())
     throw ProcessFailure("the simulation process printed an unreadable result");
-  if (result.contains("input_error"))
-    throw InputError(result.value("where", ""), result["input_error"].get<std::string>());
-  if (result.contains("error"))
-    throw std::runtime_error(result["error"].get<std::string>());
-  if (!result.contains("ok"))
-    throw ProcessFailure("the simulation process printed an unreadable result");
-  return result["ok"];
+  return result_of(result);
 }
 
 } // namespace

@@ -192,7 +192,8 @@ Chart chart_frame(const PlotSpec& spec, const XAxis& axis, size_t slots, const s
 
 std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   check_spec(spec);
-  check_output_path(spec.output, "-o", plot_inputs(spec, data));
+  const std::vector<std::string> inputs = plot_inputs(spec, data);
+  check_output_path(spec.output, "-o", inputs);
   SweepTable sweep = read_sweep_table(spec.csv);
   // Every column named is checked before the rows are: a typo is reported as itself.
   const size_t x = sweep.column(spec.x, "--x");
@@ -216,7 +217,7 @@ std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   if (!spec.measured.empty())
     if (const std::optional<std::string> note = add_measured(chart, {spec, sweep, axis, slots, along_x}, data))
       notes.push_back(*note);
-  write_output_file(spec.output, run_gnuplot(gnuplot_script(chart)), "-o", plot_inputs(spec, data));
+  write_output_file(spec.output, run_gnuplot(gnuplot_script(chart)), "-o", inputs);
   return notes;
 }
 

@@ -8,6 +8,7 @@
 #include "simgpt/workload/workload.hpp"
 #include "process/point_process.hpp"
 #include "core/progress_bar.hpp"
+#include "core/utf8.hpp"
 #include "study/sweep_file.hpp"
 #include "study/sweep_output.hpp"
 
@@ -46,13 +47,6 @@ PointInputs point_inputs(const Sweep& sweep, const std::vector<std::string>& key
       p.sets.push_back(keys[k] + "=" + values[k]);
   }
   return p;
-}
-
-Overrides parse_overrides(const std::vector<std::string>& sets) {
-  Overrides overrides;
-  for (const std::string& s : sets)
-    overrides.push_back(parse_override(s));
-  return overrides;
 }
 
 // The values `key` takes in the grid (empty when it is not swept).
@@ -288,17 +282,8 @@ int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::stri
   std::optional<SweepResult> identity; // the first line's configurations and digest
   std::string identity_at;
   const auto at = [](const MergePart& p) { return fmt::format("{}:{}", p.path, p.reader->line_number()); };
-  // Reads the part's next line into its record; false at its end.
-  const auto advance = [&](MergePart& p) {
-    const int64_t previous = p.done || p.line.empty() ? -1 : p.record.config;
-    if (!p.reader->next(p.line)) {
-      if (!p.reader->rest().empty())
-        throw InputError(fmt::format("{}:{}", p.path, p.reader->line_number() + 1),
-                         "ends with a line cut by an interruption: rerun its shard with the same command to finish "
-                         "it, then merge");
-      p.done = true;
-      return false;
-    }
+  // Reads the part's line as its record: of the first line's sweep, after the part's line before.
+  const auto accept = [&](MergePart& p, int64_t previous) {
     try {
       p.record = parse_sweep_line(p.line, keys, *format);
     } catch (const InputError& e) {
@@ -316,6 +301,19 @@ int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::stri
       throw InputError(at(p), fmt::format("is configuration {} after {}: a sweep writes its lines in "
                                           "configuration order",
                                           p.record.config, previous));
+  };
+  // Reads the part's next line into its record; false at its end.
+  const auto advance = [&](MergePart& p) {
+    const int64_t previous = p.done || p.line.empty() ? -1 : p.record.config;
+    if (!p.reader->next(p.line)) {
+      if (!p.reader->rest().empty())
+        throw InputError(fmt::format("{}:{}", p.path, p.reader->line_number() + 1),
+                         "ends with a line cut by an interruption: rerun its shard with the same command to finish "
+                         "it, then merge");
+      p.done = true;
+      return false;
+    }
+    accept(p, previous);
     return true;
   };
   for (auto& p : open) {
@@ -342,18 +340,7 @@ int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::stri
     }
     if (f == SweepFormat::jsonl) { // the first line is a record: read it as one
       p->line = first;
-      try {
-        p->record = parse_sweep_line(first, keys, f);
-      } catch (const InputError& e) {
-        throw InputError(p->path + ":1", e.message());
-      }
-      if (!identity) {
-        identity = p->record;
-        identity_at = p->path + ":1";
-      } else if (p->record.digest != identity->digest || p->record.configurations != identity->configurations)
-        throw InputError(p->path + ":1", fmt::format("is a line of another sweep than {}: merge the parts of one "
-                                                     "sweep",
-                                                     identity_at));
+      accept(*p, -1);
     } else
       advance(*p);
   }

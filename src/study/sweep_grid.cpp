@@ -1,9 +1,9 @@
 #include "simgpt/study/sweep_grid.hpp"
 
 #include "core/checked_int.hpp"
+#include "core/utf8.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/workload/workload.hpp"
-#include "study/sweep_output.hpp"
 
 #include <fmt/format.h>
 

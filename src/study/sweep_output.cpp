@@ -317,45 +317,6 @@ std::vector<std::string> sweep_jsonl_keys(std::string_view line) {
   bad("has no \"status\"");
 }
 
-bool is_printable_utf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7F)
-      return false;
-    size_t n = 0;
-    uint32_t code = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((c & 0xE0) == 0xC0) {
-      n = 1;
-      code = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2;
-      code = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3;
-      code = c & 0x07;
-    } else
-      return false;
-    for (size_t k = 1; k <= n; ++k) {
-      if (i + k >= text.size())
-        return false;
-      const auto d = static_cast<unsigned char>(text[i + k]);
-      if ((d & 0xC0) != 0x80)
-        return false;
-      code = (code << 6) | (d & 0x3F);
-    }
-    // Overlong forms, UTF-16 surrogates, beyond U+10FFFF and C1 controls are not UTF-8 text.
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (code < kMin[n] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF || (code >= 0x80 && code < 0xA0))
-      return false;
-    i += n + 1;
-  }
-  return true;
-}
-
 std::string sweep_digest(std::string_view text) {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (const char c : text) {

@@ -55,10 +55,6 @@ std::vector<std::string> sweep_header_keys(std::string_view header);
 // an object a sweep writes.
 std::vector<std::string> sweep_jsonl_keys(std::string_view line);
 
-// Whether `text` is UTF-8 without control characters: what a swept value must be, since it is
-// written into CSV fields, JSON strings and one-line messages.
-bool is_printable_utf8(std::string_view text);
-
 // A digest of `text` as 16 hexadecimal digits (FNV-1a, 64 bits): tells one sweep's lines from
 // another's. Not a defence against a forger, who could only spoil his own results.
 std::string sweep_digest(std::string_view text);

@@ -268,6 +268,13 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
 
 } // namespace
 
+Overrides parse_overrides(const std::vector<std::string>& texts) {
+  Overrides overrides;
+  for (const std::string& text : texts)
+    overrides.push_back(parse_override(text));
+  return overrides;
+}
+
 std::pair<std::string, std::string> parse_override(const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())

@@ -1,5 +1,6 @@
 #include "support/isolate.hpp"
 
+#include "process/outcome.hpp"
 #include "simgpt/core/error.hpp"
 
 #include <sys/wait.h>
@@ -34,15 +35,7 @@ nlohmann::ordered_json run_isolated(const std::function<nlohmann::ordered_json()
     throw std::runtime_error("cannot fork");
   if (pid == 0) {
     ::close(fds[0]);
-    nlohmann::ordered_json out;
-    try {
-      out = {{"ok", fn()}};
-    } catch (const InputError& e) {
-      out = {{"input_error", e.message()}, {"where", e.where()}};
-    } catch (const std::exception& e) {
-      out = {{"error", e.what()}};
-    }
-    write_all(fds[1], out.dump());
+    write_all(fds[1], outcome_of(fn).dump());
     ::close(fds[1]);
     ::_exit(0);
   }
@@ -60,12 +53,7 @@ nlohmann::ordered_json run_isolated(const std::function<nlohmann::ordered_json()
   ::waitpid(pid, &status, 0);
   if (text.empty())
     throw std::runtime_error("the simulation process died (status " + std::to_string(status) + ")");
-  auto result = nlohmann::ordered_json::parse(text);
-  if (result.contains("input_error"))
-    throw InputError(result["where"].get<std::string>(), result["input_error"].get<std::string>());
-  if (result.contains("error"))
-    throw std::runtime_error(result["error"].get<std::string>());
-  return result["ok"];
+  return result_of(nlohmann::ordered_json::parse(text));
 }
 
 } // namespace simgpt

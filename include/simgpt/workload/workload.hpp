@@ -109,6 +109,8 @@ using Overrides = std::vector<std::pair<std::string, std::string>>;
 
 // Parses "KEY=VALUE"; throws InputError naming the option.
 std::pair<std::string, std::string> parse_override(const std::string& text);
+// Each of `texts` parsed, in order.
+Overrides parse_overrides(const std::vector<std::string>& texts);
 
 // Throws InputError (naming `--set KEY` and the valid keys) unless `key` is one --set accepts.
 void check_override_key(const std::string& key);
