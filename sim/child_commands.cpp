@@ -1,0 +1,69 @@
+// The child processes' entries: `simgpt row` (one validation row, for validate and calibrate) and
+// `simgpt point` (one configuration, for sweep and plan). Each prints its outcome as JSON under
+// the protocol of process/child_main.hpp.
+#include "command.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/process/child_main.hpp"
+#include "simgpt/validation/validation.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <fmt/format.h>
+
+namespace simgpt::cli {
+
+namespace {
+// One validation row by its "table/row" id, with the profile parameters of --profile-set.
+nlohmann::ordered_json simulate_row_by_id(const Options& o) {
+  DataPaths data = data_paths(o);
+  for (const std::string& s : o.profile_sets) {
+    const auto [key, value] = parse_override(s);
+    try {
+      data.profile_overrides.emplace_back(key, std::stod(value));
+    } catch (const std::exception&) {
+      throw InputError("--profile-set " + key, "expected a number");
+    }
+  }
+  const std::string dir = o.tables_dir.empty() ? data.root + "/validation/tables" : o.tables_dir;
+  const auto tables = load_validation_tables(dir);
+  for (const auto& t : tables)
+    for (const auto& r : t.rows)
+      if (t.id + "/" + r.id == o.row_id)
+        return simulate_row(t, r, data);
+  throw InputError(dir, fmt::format("no validation row '{}'", o.row_id));
+}
+
+// One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
+nlohmann::ordered_json simulate_point(const Options& o) {
+  return simulate(o.platform, load_workload(o.workload, parse_overrides(o.sets)), data_paths(o),
+                  SimulationOptions{.fidelity = o.fidelity})
+      .to_json();
+}
+} // namespace
+
+void declare_row(CLI::App& cmd, Options& o) {
+  cmd.add_option("id", o.row_id, "TABLE/ROW")->required();
+  add_data_option(cmd, o.data_dir);
+  cmd.add_option("--tables", o.tables_dir, "directory of the validation tables (default: DATA/validation/tables)");
+  cmd.add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
+  cmd.add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
+}
+
+int run_row(const Options& o, const CLI::App&) {
+  return child_main(o.parent_pid, [&] { return simulate_row_by_id(o); });
+}
+
+void declare_point(CLI::App& cmd, Options& o) {
+  cmd.add_option("--platform", o.platform)->required();
+  cmd.add_option("--workload", o.workload)->required();
+  cmd.add_option("--set", o.sets);
+  add_data_option(cmd, o.data_dir);
+  cmd.add_option("--parent-pid", o.parent_pid);
+  add_fidelity_option(cmd, o.fidelity);
+}
+
+int run_point(const Options& o, const CLI::App&) {
+  return child_main(o.parent_pid, [&] { return simulate_point(o); });
+}
+
+} // namespace simgpt::cli

@@ -1,0 +1,51 @@
+#include "options.hpp"
+
+#include "number_options.hpp"
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace simgpt::cli {
+
+namespace {
+// Bounds of the command line's numbers. --jobs past the cores is lowered to them (jobs_for_machine);
+// a timeout of about 11.6 days outlasts any simulation simgpt runs.
+constexpr int64_t kMaxJobs = 1'000'000;
+constexpr double kMaxTimeoutSeconds = 1e6;
+} // namespace
+
+void add_data_option(CLI::App& app, std::string& data_dir, const std::string& holding) {
+  app.add_option("--data", data_dir, "directory holding " + holding);
+}
+
+void add_process_options(CLI::App& app, Options& o, const std::string& timed) {
+  app.add_option("--jobs", o.jobs, "simulations run at once (default: one per core)")
+      ->check(whole_number(1, kMaxJobs));
+  app.add_option("--timeout", o.timeout, "seconds " + timed + " may run before it is killed (default 600)")
+      ->check(seconds(kMaxTimeoutSeconds));
+}
+
+void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity) {
+  app.add_option("--fidelity", fidelity,
+                 "symmetric: alike data-parallel replicas and tensor ranks' transfers on links of their own "
+                 "simulated once; full: every one")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, SimulationOptions::Fidelity>{
+          {"symmetric", SimulationOptions::Fidelity::symmetric}, {"full", SimulationOptions::Fidelity::full}}));
+}
+
+void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name) {
+  app.add_option("--fidelity", fidelity_name, "each simulation's --fidelity (default symmetric)")
+      ->check(CLI::IsMember({"symmetric", "full"}));
+}
+
+DataPaths data_paths(const Options& o) {
+  return o.data_dir.empty() ? default_data_paths() : data_paths_at(o.data_dir, "--data");
+}
+
+void require_job(const Options& o, const std::string& command) {
+  if (o.platform.empty() || o.workload.empty())
+    throw InputError(command, fmt::format("--platform and --workload are required (see simgpt {}{}--help)", command,
+                                          command.empty() ? "" : " "));
+}
+
+} // namespace simgpt::cli

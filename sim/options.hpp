@@ -1,0 +1,73 @@
+// What the command line sets, and the options several subcommands share, declared once.
+#pragma once
+
+#include "simgpt/simulate.hpp"
+#include "simgpt/study/plot.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace simgpt::cli {
+
+// The executable each simulation's child process runs: this one, whatever its file is named (the
+// library, run from another program, checks that it is simgpt).
+inline const std::string kThisSimgpt = "/proc/self/exe";
+
+// Every value of the command line, whichever subcommand sets it.
+struct Options {
+  std::string platform, workload, format = "text", data_dir, filter, profile;
+  std::string trace; // --trace FILE.json
+  SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::symmetric;
+  std::string fidelity_name; // sweep and plan: passed on to each simulation when given
+  std::vector<std::string> sets;
+  std::string row_id, tables_dir;        // simgpt row
+  std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
+  pid_t parent_pid = 0;                  // simgpt row and point: the process that started it
+  double timeout = 600;
+  bool gate = false;
+  bool write = false;
+  bool check = false; // simgpt calibrate --check
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> grids, zips, parts; // simgpt sweep
+  std::string output, shard = "1/1";
+  PlotSpec plot;                               // simgpt plot
+  std::string gpus, objective = "step_time";  // simgpt plan
+  std::vector<std::string> searches;
+  int top = 5;
+  bool exhaustive = false;
+  std::string preset;                                // simgpt platform
+  std::map<std::string, std::string> platform_values; // by option name
+};
+
+// --data DIR, which every command that reads data files takes; `holding` says which of them.
+void add_data_option(CLI::App& app, std::string& data_dir,
+                     const std::string& holding = "platforms/, profiles/ and validation/");
+
+// --jobs and --timeout of a command that runs simulations in processes of their own; `timed`
+// names what the timeout stops.
+void add_process_options(CLI::App& app, Options& o, const std::string& timed);
+
+// --fidelity symmetric|full (SimulationOptions::Fidelity).
+void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity);
+
+// --fidelity of a command that passes it on to each simulation by name.
+void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name);
+
+// The data files: those of --data, or those found beside the executable.
+DataPaths data_paths(const Options& o);
+
+// A command that simulates a job needs its platform and workload; `command` is "" for the
+// simulation itself.
+void require_job(const Options& o, const std::string& command);
+
+// Whether progress bars are drawn: only on a terminal.
+inline bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
+
+} // namespace simgpt::cli

@@ -1,0 +1,71 @@
+// `simgpt plan`: the ranking on stdout, every candidate in the CSV of -o.
+#include "command.hpp"
+
+#include "number_options.hpp"
+#include "simgpt/core/output_file.hpp"
+#include "simgpt/planner/plan_output.hpp"
+#include "simgpt/planner/planner.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <iostream>
+
+namespace simgpt::cli {
+
+namespace {
+// --top lists at most every candidate a plan may have.
+constexpr int64_t kMaxTop = 1'000'000;
+
+PlanRequest plan_request(const Options& o) {
+  PlanRequest request;
+  request.platform = o.platform;
+  request.workload = o.workload;
+  request.sets = o.sets;
+  for (const std::string& search : o.searches)
+    request.space.restrict(search);
+  request.gpus = o.gpus;
+  request.objective = parse_objective(o.objective);
+  request.exhaustive = o.exhaustive;
+  request.jobs = o.jobs;
+  request.executable = kThisSimgpt;
+  request.timeout_s = o.timeout;
+  request.data_dir = o.data_dir;
+  request.fidelity = o.fidelity_name;
+  request.progress = stderr_is_terminal();
+  return request;
+}
+} // namespace
+
+void declare_plan(CLI::App& cmd, Options& o) {
+  cmd.add_option("--platform", o.platform, "SimGrid platform XML");
+  cmd.add_option("--workload", o.workload, "workload YAML: the model, global batch and fixed settings");
+  cmd.add_option("--set", o.sets, "override a workload key that is not searched: SECTION.KEY=VALUE");
+  cmd.add_option("--gpus", o.gpus, "GPUs the job uses: N or a list N1,N2,... (default: all the platform's)");
+  cmd.add_option("--search", o.searches, "search only these values of a key: KEY=V1,V2,... (parallelism.dp, "
+                                         "tp, pp, schedule, chunks, zero, sequence_parallel, training.micro_batch, "
+                                         "recompute, placement.order)");
+  cmd.add_option("--objective", o.objective, "step_time, tokens_per_s or tokens_per_s_per_gpu (default step_time)");
+  cmd.add_option("--top", o.top, "plans listed (default 5)")->check(whole_number(1, kMaxTop));
+  add_process_options(cmd, o, "a simulation");
+  cmd.add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
+  cmd.add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
+  add_data_option(cmd, o.data_dir);
+  add_fidelity_name_option(cmd, o.fidelity_name);
+}
+
+int run_plan(const Options& o, const CLI::App&) {
+  require_job(o, "plan");
+  const PlanRequest request = plan_request(o);
+  // -o is refused before the search, not after it, when it names a file the plan reads.
+  std::vector<std::string> inputs;
+  if (!o.output.empty()) {
+    inputs = simulation_input_files(o.platform, o.workload, parse_overrides(o.sets), data_paths(o));
+    check_output_path(o.output, "-o", inputs);
+  }
+  const PlanResult result = plan(request);
+  if (!o.output.empty())
+    write_output_file(o.output, plan_csv(result), "-o", inputs);
+  std::cout << plan_text(result, o.top);
+  return 0;
+}
+
+} // namespace simgpt::cli

@@ -1,0 +1,32 @@
+// `simgpt --platform P --workload W`: one simulated step, its report on stdout.
+#include "command.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <iostream>
+
+namespace simgpt::cli {
+
+void declare_simulation(CLI::App& app, Options& o) {
+  app.add_option("--platform", o.platform, "SimGrid platform XML (e.g. platforms/p3_16xlarge.xml)");
+  app.add_option("--workload", o.workload, "workload YAML (e.g. workloads/gpt3xl.yaml)");
+  app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
+  app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  add_data_option(app, o.data_dir);
+  app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
+  add_fidelity_option(app, o.fidelity);
+}
+
+int run_simulation(const Options& o, const CLI::App& app) {
+  require_job(o, "");
+  if (app.count("--trace") > 0 && o.trace.empty())
+    throw InputError("--trace", "names no file (--trace FILE.json)");
+  const Workload w = load_workload(o.workload, parse_overrides(o.sets));
+  const Report report =
+      simulate(o.platform, w, data_paths(o), SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
+  std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
+  return 0;
+}
+
+} // namespace simgpt::cli
