@@ -71,14 +71,22 @@ double ComputeCostModel::kernel_seconds(const Kernel& k) const {
   } else {
     gpu_time = k.bytes / stream_bw;
   }
-  return std::max(gpu_time + gpu_.kernel_launch_s, profile_.op_overhead_s);
+  return gpu_time + gpu_.kernel_launch_s;
 }
 
+// The host thread issues a block's kernels in order, one every `op_overhead` (the framework's host
+// time per kernel: its Python, PyTorch's dispatcher and the launch call), and the GPU runs each
+// once it is issued and its stream is free (CUDA's asynchronous launch: the host waits only at a
+// synchronisation, the GPU only for work not yet issued). The host is taken to enter the block
+// with its first kernel issued, as it is when the GPU was busy with the block before: a block of
+// long kernels costs their GPU time, one of kernels shorter than their dispatch costs the host's.
 double ComputeCostModel::seconds(const Kernels& ks) const {
-  double total = 0;
-  for (const Kernel& k : ks)
-    total += kernel_seconds(k);
-  return total;
+  double issued = 0, done = 0;
+  for (const Kernel& k : ks) {
+    done = std::max(done, issued) + kernel_seconds(k);
+    issued += profile_.op_overhead_s;
+  }
+  return done;
 }
 
 } // namespace simgpt

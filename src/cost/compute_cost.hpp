@@ -20,9 +20,11 @@ public:
   //  - a FlashAttention kernel (compute-bound) runs its matmuls like a GEMM, never faster than
   //    its HBM bytes;
   //  - a memory-bound kernel moves its bytes at the stream bandwidth;
-  //  - every kernel pays the launch gap, and the host must issue it: when the framework's
-  //    per-kernel host time exceeds the GPU time, the host bounds the stream.
+  //  - every kernel pays the launch gap.
   double kernel_seconds(const Kernel& k) const;
+  // Seconds a block of kernels (one layer's attention or MLP, forward or backward) occupies its
+  // stream, the host issuing them one every `compute.op_overhead`: when kernels are shorter than
+  // their host time, the host bounds the stream.
   double seconds(const Kernels& ks) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
   // A FlashAttention kernel's fraction of peak: the large-GEMM path with its tiling.

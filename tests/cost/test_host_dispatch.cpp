@@ -1,0 +1,54 @@
+// The host issues a block's kernels one every compute.op_overhead, ahead of the GPU
+// (cost/compute_cost.cpp): the block costs its GPU time when kernels are long, the host's when
+// they are short, and in between when they are mixed.
+#include "cost/compute_cost.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+GpuSpec host_test_gpu() {
+  GpuSpec gpu;
+  gpu.name = "test";
+  gpu.peak_flops = {{Precision::fp16, 100e12}};
+  gpu.gemm_efficiency = {{Precision::fp16, 0.8}};
+  gpu.memory_bandwidth = 1e12;
+  gpu.memory_efficiency = 1;
+  gpu.sms = 80;
+  gpu.kernel_launch_s = 0;
+  return gpu;
+}
+} // namespace
+
+TEST_CASE("a block of kernels longer than their dispatch costs its GPU time") {
+  const GpuSpec gpu = host_test_gpu();
+  Profile profile;
+  profile.op_overhead_s = 10e-6;
+  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  const Kernels long_kernels(5, Kernel::memory(1e8)); // 100 us each at 1 TB/s
+  CHECK(cost.seconds(long_kernels) == Approx(5 * 100e-6));
+}
+
+TEST_CASE("a block of kernels shorter than their dispatch costs the host's time") {
+  const GpuSpec gpu = host_test_gpu();
+  Profile profile;
+  profile.op_overhead_s = 50e-6;
+  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  const Kernels short_kernels(10, Kernel::memory(1e6)); // 1 us each
+  // The first is issued as the block begins, each next one 50 us later; the last runs 1 us.
+  CHECK(cost.seconds(short_kernels) == Approx(9 * 50e-6 + 1e-6));
+}
+
+TEST_CASE("the host issues short kernels while a long one runs") {
+  const GpuSpec gpu = host_test_gpu();
+  Profile profile;
+  profile.op_overhead_s = 20e-6;
+  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  // A 100 us kernel, then three of 1 us: issued at 20, 40 and 60 us, all before the long one ends.
+  const Kernels mixed{Kernel::memory(1e8), Kernel::memory(1e6), Kernel::memory(1e6), Kernel::memory(1e6)};
+  CHECK(cost.seconds(mixed) == Approx(103e-6));
+  // Three 1 us kernels first: the host bounds them, then the long one starts when issued at 60 us.
+  const Kernels short_first{Kernel::memory(1e6), Kernel::memory(1e6), Kernel::memory(1e6), Kernel::memory(1e8)};
+  CHECK(cost.seconds(short_first) == Approx(60e-6 + 100e-6));
+}
