@@ -1,8 +1,10 @@
 #include "execution/step_graph.hpp"
 
 #include "execution/schedule.hpp"
-
-#include <fmt/format.h>
+#include "execution/step_graph/group_collectives.hpp"
+#include "execution/step_graph/parallel_groups.hpp"
+#include "execution/step_graph/stand_ins.hpp"
+#include "execution/step_graph/task_limit.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,23 +14,20 @@
 namespace simgpt {
 namespace {
 
+using namespace step_graph;
+
 using Phase = Task::Phase;
 
 class Builder {
 public:
   Builder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
-      : plan_(plan), topology_(topology), options_(options), tail_(static_cast<size_t>(plan.gpus())),
-        waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
-        grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())),
-        stream_(static_cast<size_t>(plan.gpus())), owner_(static_cast<size_t>(plan.gpus())), replicas_(plan.dp) {
-    for (size_t i = 0; i < stream_.size(); ++i)
-      stream_[i] = owner_[i] = static_cast<int>(i);
-    if (options_.isolate_collectives && !options_.detailed && plan_.tp > 1)
-      find_isolated_groups();
-    if (options_.symmetric && !options_.detailed)
-      find_symmetry();
-    out_.replicas_simulated = replicas_;
-    out_.tensor_ranks_simulated = first_rank_stands_in_ ? 1 : plan_.tp;
+      : plan_(plan), options_(options), collectives_(plan, topology, out_, options_.max_tasks),
+        stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
+        tail_(static_cast<size_t>(plan.gpus())), waits_(static_cast<size_t>(plan.gpus())),
+        pending_(static_cast<size_t>(plan.gpus())), grad_points_(static_cast<size_t>(plan.gpus())),
+        dp_stream_(static_cast<size_t>(plan.gpus())) {
+    out_.replicas_simulated = stand_ins_.replicas;
+    out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
   }
 
   StepGraph build() {
@@ -92,18 +91,11 @@ private:
     return s;
   }
 
-  // The GPU whose compute stream `gpu`'s kernels run on: its own, or in an isolated
-  // tensor-parallel group the group's first GPU's (StepGraphOptions).
-  int stream(int gpu) const { return stream_[static_cast<size_t>(owner(gpu))]; }
-  // The GPU whose simulated work stands for `gpu`'s: its own, or in a symmetric graph the same
-  // rank's of the first replica.
-  int owner(int gpu) const { return owner_[static_cast<size_t>(gpu)]; }
-  // How many replicas each simulated one stands for (counted in the reports).
-  int replica_weight() const { return plan_.dp / replicas_; }
-  // Whether tensor rank t's communication is the first rank's (in a symmetric graph), and how many
-  // ranks' alike collectives one simulated collective stands for.
-  bool stands_in(int t) const { return t > 0 && first_rank_stands_in_; }
-  int rank_weight() const { return first_rank_stands_in_ ? plan_.tp : 1; }
+  int stream(int gpu) const { return stand_ins_.stream(gpu); }
+  int owner(int gpu) const { return stand_ins_.owner(gpu); }
+  int replica_weight() const { return stand_ins_.replica_weight(); }
+  bool stands_in(int t) const { return stand_ins_.stands_in(t); }
+  int rank_weight() const { return stand_ins_.rank_weight(); }
   std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
   std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
 
@@ -118,11 +110,7 @@ private:
     tail_[i] = id;
   }
 
-  // Refuses to grow past StepGraphOptions::max_tasks; checked where tasks are made, a few at a time.
-  void check_size() {
-    if (boost::num_vertices(g()) > options_.max_tasks)
-      throw StepGraphTooLarge(fmt::format("the step needs more than {} simulated tasks", options_.max_tasks));
-  }
+  void check_size() { check_task_limit(g(), options_.max_tasks); }
 
   // Ends the current merged task; returns the stream's tail.
   //
@@ -159,211 +147,10 @@ private:
     return boost::add_vertex(t, g());
   }
 
-  double step_latency(const std::vector<int>& ring) const {
-    double latency = 0;
-    for (size_t i = 0; i < ring.size(); ++i)
-      latency = std::max(latency, topology_.route_latency(ring[i], ring[(i + 1) % ring.size()]));
-    return latency + plan_.collective_step_overhead_s;
-  }
-
-  // A group's rings and step latency: the same every time, so searched once.
-  const std::pair<std::vector<Ring>, double>& group_rings(const std::vector<int>& gpus) {
-    auto known = rings_.find(gpus);
-    if (known == rings_.end()) {
-      std::vector<Ring> rings = topology_.rings(gpus);
-      double latency = 0;
-      for (const Ring& r : rings)
-        latency = std::max(latency, step_latency(r.gpus));
-      known = rings_.emplace(gpus, std::make_pair(std::move(rings), latency)).first;
-    }
-    return known->second;
-  }
-
-  // `times`: how many groups' alike collectives this one stands for.
-  void count_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1) {
-    CollectiveCount& count = out_.collectives[to_string(kind)];
-    count.count += times;
-    count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
-    const auto n = static_cast<int>(gpus.size());
-    count.bytes += times * bytes_sent_per_member(kind, n, bytes) * n;
-  }
-
-  CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1) {
-    check_size();
-    const auto& [rings, latency] = group_rings(gpus);
-    CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
-    count_collective(gpus, kind, bytes, times);
-    return c;
-  }
-
-  // Finds the tensor-parallel groups whose flows' links (their rings', both ways) no other
-  // communication of the step uses: no other group's collectives, no data-parallel collective,
-  // no pipeline transfer. Their collectives then meet nothing on the network, so each is replayed
-  // whole, and their GPUs share one compute stream.
-  void find_isolated_groups() {
-    constexpr int kOthers = -1, kSeveral = -2;
-    std::map<const void*, int> user; // per shared link: the tp group using it, kOthers or kSeveral
-    std::vector<std::vector<const void*>> links_of(static_cast<size_t>(plan_.pp * plan_.dp)); // per tp group
-    bool known = true;
-    auto use = [&](int id, int a, int b) {
-      const auto links = topology_.shared_links(a, b);
-      if (!links) {
-        known = false;
-        return;
-      }
-      for (const void* link : *links) {
-        if (auto [it, inserted] = user.emplace(link, id); !inserted && it->second != id)
-          it->second = kSeveral;
-        if (id >= 0)
-          links_of[static_cast<size_t>(id)].push_back(link);
-      }
-    };
-    auto use_all = [&](int id, const Routes& routes) {
-      for (const auto& [a, b] : routes)
-        use(id, a, b);
-    };
-    std::vector<std::vector<int>> groups;
-    for (int s = 0; s < plan_.pp; ++s)
-      for (int d = 0; d < plan_.dp; ++d) {
-        groups.push_back(tp_group(s, d));
-        use_all(static_cast<int>(groups.size()) - 1, ring_routes(groups.back()));
-      }
-    for (int s = 0; s < plan_.pp; ++s)
-      for (int t = 0; t < plan_.tp; ++t)
-        use_all(kOthers, dp_routes(s, t));
-    for (const auto& replica : pipeline_routes())
-      for (const Routes& rank : replica)
-        use_all(kOthers, rank);
-    if (!known)
-      return;
-    std::vector<bool> alone(groups.size(), true);
-    for (size_t id = 0; id < groups.size(); ++id)
-      for (const void* link : links_of[id])
-        alone[id] = alone[id] && user.at(link) == static_cast<int>(id);
-    for (size_t id = 0; id < groups.size(); ++id) {
-      if (!alone[id])
-        continue;
-      isolated_index_[groups[id]] = static_cast<int>(out_.isolated.size());
-      out_.isolated.push_back(group_rings(groups[id]).first);
-      for (int gpu : groups[id])
-        stream_[static_cast<size_t>(gpu)] = groups[id].front();
-    }
-  }
-
-  // Routes flows take, as (sender, receiver) pairs of distinct GPUs.
-  using Routes = std::vector<std::pair<int, int>>;
-
-  // A group's ring flows, to each ring neighbour both ways.
-  Routes ring_routes(const std::vector<int>& gpus) {
-    Routes out;
-    for (const Ring& r : group_rings(gpus).first)
-      for (size_t i = 0; i < r.gpus.size(); ++i) {
-        const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
-        if (a != b) {
-          out.emplace_back(a, b);
-          out.emplace_back(b, a);
-        }
-      }
-    return out;
-  }
-
-  // The data-parallel collectives' flows of stage s's tensor rank t: ring neighbours, or every
-  // pair for the direct algorithm (none without data parallelism).
-  Routes dp_routes(int s, int t) {
-    if (plan_.dp < 2)
-      return {};
-    const std::vector<int> members = dp_group(s, t);
-    if (dp_collective_algorithm() != CollectiveAlgorithm::direct)
-      return ring_routes(members);
-    Routes out;
-    for (int a : members)
-      for (int b : members)
-        if (a != b)
-          out.emplace_back(a, b);
-    return out;
-  }
-
-  // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).
-  // The last stage's go back to the first when stages hold several model chunks.
-  std::vector<std::vector<Routes>> pipeline_routes() const {
-    std::vector<std::vector<Routes>> out(static_cast<size_t>(plan_.dp), std::vector<Routes>(static_cast<size_t>(plan_.tp)));
-    for (int s = 0; s < plan_.pp; ++s)
-      if (plan_.pp > 1 && (s + 1 < plan_.pp || plan_.chunks > 1))
-        for (int d = 0; d < plan_.dp; ++d)
-          for (int t = 0; t < plan_.tp; ++t) {
-            const int a = plan_.gpu(s, d, t), b = plan_.gpu((s + 1) % plan_.pp, d, t);
-            if (a != b) {
-              out[static_cast<size_t>(d)][static_cast<size_t>(t)].emplace_back(a, b);
-              out[static_cast<size_t>(d)][static_cast<size_t>(t)].emplace_back(b, a);
-            }
-          }
-    return out;
-  }
-
-  // Whether the routes of each key's list use links no other key's use, and are alike (the same
-  // links' rates in the same order) to the first key's, position by position.
-  bool disjoint_and_alike(const std::vector<Routes>& routes) const {
-    std::map<const void*, size_t> user;
-    for (size_t k = 0; k < routes.size(); ++k) {
-      if (routes[k].size() != routes.front().size())
-        return false;
-      for (size_t i = 0; i < routes[k].size(); ++i) {
-        const auto [a, b] = routes[k][i];
-        const auto links = topology_.shared_links(a, b);
-        const auto signature = topology_.route_signature(a, b);
-        const auto [a0, b0] = routes.front()[i];
-        if (!links || !signature || signature != topology_.route_signature(a0, b0))
-          return false;
-        for (const void* link : *links)
-          if (auto [it, inserted] = user.emplace(link, k); !inserted && it->second != k)
-            return false;
-      }
-    }
-    return true;
-  }
-
-  // Symmetric graphs (StepGraphOptions::symmetric): the first replica stands for the others when
-  // their pipeline transfers use disjoint, alike routes; the first tensor rank's pipeline
-  // transfers and data-parallel collectives stand for the other ranks' when the ranks' streams are
-  // one (isolated groups) and their pipeline and gradient routes are disjoint and alike.
-  void find_symmetry() {
-    const auto routes = pipeline_routes();
-    if (plan_.dp > 1) {
-      std::vector<Routes> per_replica;
-      for (const auto& replica : routes) {
-        per_replica.emplace_back();
-        for (const auto& rank : replica)
-          per_replica.back().insert(per_replica.back().end(), rank.begin(), rank.end());
-      }
-      if (disjoint_and_alike(per_replica)) {
-        replicas_ = 1;
-        for (int s = 0; s < plan_.pp; ++s)
-          for (int d = 0; d < plan_.dp; ++d)
-            for (int t = 0; t < plan_.tp; ++t)
-              owner_[static_cast<size_t>(plan_.gpu(s, d, t))] = plan_.gpu(s, 0, t);
-      }
-    }
-    const bool all_isolated = out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp);
-    if (plan_.tp > 1 && (plan_.pp > 1 || plan_.dp > 1) && all_isolated) {
-      std::vector<Routes> per_rank(static_cast<size_t>(plan_.tp));
-      for (int t = 0; t < plan_.tp; ++t) {
-        Routes& mine = per_rank[static_cast<size_t>(t)];
-        for (const auto& replica : routes)
-          mine.insert(mine.end(), replica[static_cast<size_t>(t)].begin(), replica[static_cast<size_t>(t)].end());
-        for (int s = 0; s < plan_.pp; ++s) {
-          const Routes dp = dp_routes(s, t);
-          mine.insert(mine.end(), dp.begin(), dp.end());
-        }
-      }
-      first_rank_stands_in_ = disjoint_and_alike(per_rank);
-    }
-  }
-
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it.
   void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
-    if (auto isolated = isolated_index_.find(gpus); isolated != isolated_index_.end()) {
+    if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       // One task on the group's one stream: what all its GPUs wait for.
       flush(gpus.front());
       Task t;
@@ -373,25 +160,18 @@ private:
       t.gpu = gpus.front();
       t.peer = isolated->second;
       t.bytes = bytes;
-      t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * group_rings(gpus).second;
+      t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * collectives_.rings(gpus).step_latency;
       append(gpus.front(), boost::add_vertex(t, g()));
-      count_collective(gpus, kind, bytes, replica_weight());
+      collectives_.count(gpus, kind, bytes, replica_weight());
       return;
     }
     for (int gpu : gpus)
       flush(gpu);
-    CollectiveTasks c = collective(gpus, kind, bytes, CollectiveAlgorithm::ring, replica_weight());
+    CollectiveTasks c = collectives_.add(gpus, kind, bytes, CollectiveAlgorithm::ring, replica_weight());
     for (int gpu : gpus) {
       boost::add_edge(*tail(gpu), c.entry, g());
       tail(gpu) = c.exit;
     }
-  }
-
-  std::vector<int> tp_group(int stage, int replica) const {
-    std::vector<int> gpus;
-    for (int t = 0; t < plan_.tp; ++t)
-      gpus.push_back(plan_.gpu(stage, replica, t));
-    return gpus;
   }
 
   // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
@@ -409,19 +189,6 @@ private:
   }
 
   bool zero3() const { return plan_.zero >= 3 && plan_.dp > 1; }
-
-  // The data-parallel group of tensor rank t on stage s.
-  std::vector<int> dp_group(int s, int t) const {
-    std::vector<int> members;
-    for (int d = 0; d < plan_.dp; ++d)
-      members.push_back(plan_.gpu(s, d, t));
-    return members;
-  }
-
-  CollectiveAlgorithm dp_collective_algorithm() const {
-    return plan_.dp_algorithm == DpAlgorithm::parameter_server ? CollectiveAlgorithm::direct
-                                                               : CollectiveAlgorithm::ring;
-  }
 
   // ZeRO-3 (FSDP) sharded weights: every unit (embedding, each layer, head) is all-gathered across
   // the data-parallel replicas before each use, forward and backward (recompute reuses the backward's
@@ -464,7 +231,7 @@ private:
       issue_gather();
     // The wait must not attach to kernels already pending on the stream: close them first.
     for (int t = 0; t < plan_.tp; ++t)
-      for (int gpu : dp_group(p.stage, t)) {
+      for (int gpu : dp_group(plan_, p.stage, t)) {
         flush(gpu);
         waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
       }
@@ -481,8 +248,8 @@ private:
         exits.push_back(exits.front());
         continue;
       }
-      const std::vector<int> members = dp_group(p.stage, t);
-      CollectiveTasks c = collective(members, CollectiveKind::allgather, p.bytes[p.done.size()],
+      const std::vector<int> members = dp_group(plan_, p.stage, t);
+      CollectiveTasks c = collectives_.add(members, CollectiveKind::allgather, p.bytes[p.done.size()],
                                      CollectiveAlgorithm::ring, rank_weight());
       for (int gpu : members) {
         boost::add_edge(flush(gpu), c.entry, g());
@@ -508,9 +275,9 @@ private:
     if (!zero3() || bytes <= 0)
       return;
     for (int t = 0; t < plan_.tp && !stands_in(t); ++t) {
-      const std::vector<int> members = dp_group(s, t);
+      const std::vector<int> members = dp_group(plan_, s, t);
       CollectiveTasks c =
-          collective(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm(), rank_weight());
+          collectives_.add(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm(plan_), rank_weight());
       for (int gpu : members) {
         boost::add_edge(grad_points_[static_cast<size_t>(owner(gpu))].back().first, c.entry, g());
         on_dp_stream(gpu, c);
@@ -524,8 +291,8 @@ private:
   void build_stage(int s) {
     Pass pass;
     pass.s = s;
-    for (int d = 0; d < replicas_; ++d)
-      pass.groups.push_back(tp_group(s, d));
+    for (int d = 0; d < stand_ins_.replicas; ++d)
+      pass.groups.push_back(tp_group(plan_, s, d));
     for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
       pass.v = step.chunk * plan_.pp + s;
       pass.forward = step.pass == PipelineStep::Pass::forward;
@@ -670,7 +437,7 @@ private:
   void synchronise_and_update(int s) {
     std::vector<std::vector<int>> members(static_cast<size_t>(plan_.tp));
     for (int t = 0; t < plan_.tp; ++t) {
-      members[static_cast<size_t>(t)] = dp_group(s, t);
+      members[static_cast<size_t>(t)] = dp_group(plan_, s, t);
       for (int gpu : members[static_cast<size_t>(t)])
         flush(gpu);
       if (plan_.dp > 1 && !stands_in(t))
@@ -693,7 +460,7 @@ private:
       if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stands_in(t)) {
         // Each replica updated its shard: gather the new weights.
         CollectiveTasks c =
-            collective(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
+            collectives_.add(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
         for (int gpu : group)
           boost::add_edge(*tail(gpu), c.entry, g());
       }
@@ -714,7 +481,7 @@ private:
     }
     const auto& first = grad_points_[static_cast<size_t>(members[0])];
     const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
-    const CollectiveAlgorithm algorithm = dp_collective_algorithm();
+    const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
     std::optional<TaskId> previous;
     double bucket = 0;
     for (size_t i = 0; i < first.size(); ++i) {
@@ -722,7 +489,7 @@ private:
       const bool last = i + 1 == first.size();
       if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
         continue;
-      CollectiveTasks c = collective(members, kind, bucket, algorithm, rank_weight());
+      CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, rank_weight());
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
         const bool early = plan_.dp_overlap;
@@ -749,7 +516,7 @@ private:
     std::map<std::pair<int, int>, TaskId> last_on_link;
     // Issue order on each link follows the sender's schedule: walk senders' steps in order.
     for (int s = 0; s < plan_.pp; ++s)
-      for (int d = 0; d < replicas_; ++d)
+      for (int d = 0; d < stand_ins_.replicas; ++d)
         for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
           const bool forward = step.pass == PipelineStep::Pass::forward;
           const int v = step.chunk * plan_.pp + s;
@@ -766,7 +533,7 @@ private:
               out_.p2p_transfers += replica_weight();
               out_.p2p_bytes += replica_weight() * plan_.activation_bytes / plan_.tp;
             }
-            if (src != dst && first_rank && first_rank_stands_in_) {
+            if (src != dst && first_rank && stand_ins_.first_rank_stands_in) {
               // The first rank's transfer, receive and send markers stand for this rank's.
               last_send_[src] = *first_rank;
               continue;
@@ -808,12 +575,12 @@ private:
   }
 
   const ExecutionPlan& plan_;
-  const Topology& topology_;
   const StepGraphOptions options_;
-  std::vector<std::pair<int, TaskId>> after_sends_;
-  std::map<std::vector<int>, std::pair<std::vector<Ring>, double>> rings_;
-  std::map<int, TaskId> last_send_;
   StepGraph out_;
+  GroupCollectives collectives_;
+  const StandIns stand_ins_;
+  std::vector<std::pair<int, TaskId>> after_sends_;
+  std::map<int, TaskId> last_send_;
   std::vector<std::optional<TaskId>> tail_;
   std::vector<std::vector<TaskId>> waits_;
   std::vector<Pending> pending_;
@@ -829,11 +596,6 @@ private:
   GatherPass gathers_;
   std::vector<std::optional<TaskId>> dp_stream_;
   std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
-  std::vector<int> stream_;                   // per GPU: the GPU whose compute stream it runs on
-  std::vector<int> owner_;                    // per GPU: the GPU whose simulated work stands for its
-  int replicas_;                              // replicas simulated
-  bool first_rank_stands_in_ = false;         // the first tensor rank's communication stands for all ranks'
-  std::map<std::vector<int>, int> isolated_index_; // isolated tp group -> index in StepGraph::isolated
 };
 
 } // namespace
