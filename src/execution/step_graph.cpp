@@ -1,10 +1,10 @@
 #include "execution/step_graph.hpp"
 
 #include "execution/schedule.hpp"
+#include "execution/step_graph/compute_streams.hpp"
 #include "execution/step_graph/group_collectives.hpp"
 #include "execution/step_graph/parallel_groups.hpp"
 #include "execution/step_graph/stand_ins.hpp"
-#include "execution/step_graph/task_limit.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,15 +16,12 @@ namespace {
 
 using namespace step_graph;
 
-using Phase = Task::Phase;
-
 class Builder {
 public:
   Builder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
       : plan_(plan), options_(options), collectives_(plan, topology, out_, options_.max_tasks),
         stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
-        tail_(static_cast<size_t>(plan.gpus())), waits_(static_cast<size_t>(plan.gpus())),
-        pending_(static_cast<size_t>(plan.gpus())), grad_points_(static_cast<size_t>(plan.gpus())),
+        streams_(out_.graph, options_, stand_ins_, plan.gpus()), grad_points_(static_cast<size_t>(plan.gpus())),
         dp_stream_(static_cast<size_t>(plan.gpus())) {
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
@@ -41,18 +38,6 @@ public:
   }
 
 private:
-  // Whose kernels these are: a task's labels. `layer` is -1 outside a detailed graph.
-  struct Slot {
-    Phase phase = Phase::forward;
-    int stage = -1, micro_batch = -1, chunk = 0, layer = -1;
-    bool same_task(const Slot& o) const {
-      return phase == o.phase && micro_batch == o.micro_batch && chunk == o.chunk && layer == o.layer;
-    }
-  };
-  struct Pending {
-    double seconds = 0;
-    Slot slot;
-  };
   // One pass (forward or backward) of one micro-batch on virtual stage `v` of stage `s`, run by
   // the tensor-parallel groups of all the stage's replicas.
   struct Pass {
@@ -66,93 +51,17 @@ private:
 
   TaskGraph& g() { return out_.graph; }
 
-  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels of one slot merge into
-  // one task until something must synchronise with them (flush).
-  void run(int gpu, double seconds, const Slot& slot) {
-    if (stream(gpu) != gpu)
-      return; // the group's first GPU runs the same kernels for all of it
-    Pending& p = pending_[static_cast<size_t>(gpu)];
-    if (p.seconds > 0 && !p.slot.same_task(slot))
-      flush(gpu);
-    p.seconds += seconds;
-    p.slot = slot;
-  }
-
-  // The slot of layer `l`'s kernels within a pass; `rerun`: the forward recompute reruns before
-  // the layer's backward. Both labels only in a detailed graph, so that the default graph merges
-  // as it always has.
-  Slot in_layer(const Slot& pass, int l, bool rerun = false) const {
-    if (!options_.detailed)
-      return pass;
-    Slot s = pass;
-    s.layer = l;
-    if (rerun)
-      s.phase = Phase::recompute;
-    return s;
-  }
-
-  int stream(int gpu) const { return stand_ins_.stream(gpu); }
   int owner(int gpu) const { return stand_ins_.owner(gpu); }
   int replica_weight() const { return stand_ins_.replica_weight(); }
   bool stands_in(int t) const { return stand_ins_.stands_in(t); }
   int rank_weight() const { return stand_ins_.rank_weight(); }
-  std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
-  std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
-
-  // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
-  void append(int gpu, TaskId id) {
-    const auto i = static_cast<size_t>(gpu);
-    if (tail_[i])
-      boost::add_edge(*tail_[i], id, g());
-    for (TaskId w : waits_[i])
-      boost::add_edge(w, id, g());
-    waits_[i].clear();
-    tail_[i] = id;
-  }
-
-  void check_size() { check_task_limit(g(), options_.max_tasks); }
-
-  // Ends the current merged task; returns the stream's tail.
-  //
-  // For a GPU of an isolated group other than the first, with no kernels pending, the stream's
-  // tail is where its work so far ends: what the stream was told to wait for belongs to the
-  // next kernels, so no task is made for it.
-  TaskId flush(int gpu) {
-    check_size();
-    const bool shares_stream = stream(gpu) != gpu;
-    gpu = stream(gpu);
-    Pending& p = pending_[static_cast<size_t>(gpu)];
-    if (shares_stream && p.seconds <= 0 && tail_[static_cast<size_t>(gpu)])
-      return *tail_[static_cast<size_t>(gpu)];
-    if (p.seconds > 0 || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
-      Task t;
-      t.kind = Task::Kind::compute;
-      t.phase = p.slot.phase;
-      t.gpu = gpu;
-      t.stage = p.slot.stage;
-      t.micro_batch = p.slot.micro_batch;
-      t.chunk = p.slot.chunk;
-      t.layer = p.slot.layer;
-      t.seconds = p.seconds;
-      append(gpu, boost::add_vertex(t, g()));
-    }
-    p.seconds = 0;
-    return *tail_[static_cast<size_t>(gpu)];
-  }
-
-  TaskId marker(Phase phase) {
-    Task t;
-    t.kind = Task::Kind::delay;
-    t.phase = phase;
-    return boost::add_vertex(t, g());
-  }
 
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it.
   void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       // One task on the group's one stream: what all its GPUs wait for.
-      flush(gpus.front());
+      streams_.flush(gpus.front());
       Task t;
       t.kind = Task::Kind::isolated_collective;
       t.phase = Phase::collective;
@@ -161,16 +70,16 @@ private:
       t.peer = isolated->second;
       t.bytes = bytes;
       t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * collectives_.rings(gpus).step_latency;
-      append(gpus.front(), boost::add_vertex(t, g()));
+      streams_.append(gpus.front(), boost::add_vertex(t, g()));
       collectives_.count(gpus, kind, bytes, replica_weight());
       return;
     }
     for (int gpu : gpus)
-      flush(gpu);
+      streams_.flush(gpu);
     CollectiveTasks c = collectives_.add(gpus, kind, bytes, CollectiveAlgorithm::ring, replica_weight());
     for (int gpu : gpus) {
-      boost::add_edge(*tail(gpu), c.entry, g());
-      tail(gpu) = c.exit;
+      boost::add_edge(*streams_.tail(gpu), c.entry, g());
+      streams_.tail(gpu) = c.exit;
     }
   }
 
@@ -182,7 +91,7 @@ private:
     if (tp && plan_.sequence_parallel && gathers_input)
       blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
     for (int gpu : group)
-      run(gpu, seconds, slot);
+      streams_.run(gpu, seconds, slot);
     if (tp)
       blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
                           plan_.activation_bytes);
@@ -232,8 +141,8 @@ private:
     // The wait must not attach to kernels already pending on the stream: close them first.
     for (int t = 0; t < plan_.tp; ++t)
       for (int gpu : dp_group(plan_, p.stage, t)) {
-        flush(gpu);
-        waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
+        streams_.flush(gpu);
+        streams_.waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
       }
   }
 
@@ -252,7 +161,7 @@ private:
       CollectiveTasks c = collectives_.add(members, CollectiveKind::allgather, p.bytes[p.done.size()],
                                      CollectiveAlgorithm::ring, rank_weight());
       for (int gpu : members) {
-        boost::add_edge(flush(gpu), c.entry, g());
+        boost::add_edge(streams_.flush(gpu), c.entry, g());
         on_dp_stream(gpu, c);
       }
       exits.push_back(c.exit);
@@ -311,7 +220,7 @@ private:
   void run_all(const Pass& pass, double seconds, const Slot& slot) {
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group)
-        run(gpu, seconds, slot);
+        streams_.run(gpu, seconds, slot);
   }
 
   void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {
@@ -328,7 +237,7 @@ private:
     // inputs before the pass's first kernels.
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group)
-        flush(gpu);
+        streams_.flush(gpu);
     if (receives)
       for (int d = 0; d < static_cast<int>(pass.groups.size()); ++d)
         for (int t = 0; t < plan_.tp; ++t) {
@@ -338,8 +247,8 @@ private:
                 receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
             continue;
           }
-          TaskId recv = marker(pass.forward ? Phase::activation : Phase::gradient);
-          waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
+          TaskId recv = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
+          streams_.waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
           receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = recv;
         }
     run_all(pass, plan_.microbatch_overhead_s, pass.slot());
@@ -354,8 +263,8 @@ private:
     }
     for (int l = 0; l < c.layers; ++l) {
       use_weights(plan_.layer.param_bytes);
-      block_all(pass, plan_.layer.attention_forward, in_layer(slot, l));
-      block_all(pass, plan_.layer.mlp_forward, in_layer(slot, l));
+      block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l));
+      block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l));
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
       use_weights(c.head_bytes);
@@ -379,14 +288,14 @@ private:
     for (int l = c.layers - 1; l >= 0; --l) {
       use_weights(plan_.layer.param_bytes);
       if (rerun) {
-        block_all(pass, plan_.layer.attention_forward, in_layer(slot, l, true));
-        block_all(pass, plan_.layer.mlp_forward, in_layer(slot, l, true));
+        block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l, true));
+        block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l, true));
       }
-      block_all(pass, plan_.layer.mlp_backward, in_layer(slot, l));
+      block_all(pass, plan_.layer.mlp_backward, streams_.in_layer(slot, l));
       // Selective recompute's attention core (nothing to run without it: no task split for it).
       if (plan_.layer.recompute_core > 0)
-        run_all(pass, plan_.layer.recompute_core, in_layer(slot, l, true));
-      block_all(pass, plan_.layer.attention_backward, in_layer(slot, l));
+        run_all(pass, plan_.layer.recompute_core, streams_.in_layer(slot, l, true));
+      block_all(pass, plan_.layer.attention_backward, streams_.in_layer(slot, l));
       if (last_backward)
         gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
     }
@@ -405,11 +314,11 @@ private:
       for (int t = 0; t < plan_.tp; ++t) {
         const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
         const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
-        send_[key] = flush(gpu);
+        send_[key] = streams_.flush(gpu);
         if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stands_in(t)) {
           // The sender's stream waits for its send to complete before going on.
-          TaskId sent = marker(pass.forward ? Phase::activation : Phase::gradient);
-          waits(gpu).push_back(sent);
+          TaskId sent = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
+          streams_.waits(gpu).push_back(sent);
           sent_[key] = sent;
         }
       }
@@ -428,7 +337,7 @@ private:
     if (bytes <= 0)
       return;
     for (int gpu : group)
-      grad_points_[static_cast<size_t>(gpu)].push_back({flush(gpu), bytes});
+      grad_points_[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
   }
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
@@ -439,7 +348,7 @@ private:
     for (int t = 0; t < plan_.tp; ++t) {
       members[static_cast<size_t>(t)] = dp_group(plan_, s, t);
       for (int gpu : members[static_cast<size_t>(t)])
-        flush(gpu);
+        streams_.flush(gpu);
       if (plan_.dp > 1 && !stands_in(t))
         synchronise_gradients(members[static_cast<size_t>(t)]);
     }
@@ -454,15 +363,15 @@ private:
           seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
         if (plan_.sharded_optimizer() && plan_.dp > 1)
           seconds /= plan_.dp;
-        run(gpu, seconds, {Phase::optimizer, s, -1, 0});
-        flush(gpu);
+        streams_.run(gpu, seconds, {Phase::optimizer, s, -1, 0});
+        streams_.flush(gpu);
       }
       if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stands_in(t)) {
         // Each replica updated its shard: gather the new weights.
         CollectiveTasks c =
             collectives_.add(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
         for (int gpu : group)
-          boost::add_edge(*tail(gpu), c.entry, g());
+          boost::add_edge(*streams_.tail(gpu), c.entry, g());
       }
     }
   }
@@ -475,7 +384,7 @@ private:
         if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
           after_sends_.emplace_back(gpu, rs->second);
         if (const auto& tail = dp_stream_[static_cast<size_t>(gpu)])
-          waits(gpu).push_back(*tail);
+          streams_.waits(gpu).push_back(*tail);
       }
       return;
     }
@@ -493,7 +402,7 @@ private:
       for (int gpu : members) {
         // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
         const bool early = plan_.dp_overlap;
-        TaskId ready = early ? grad_points_[static_cast<size_t>(owner(gpu))][i].first : *tail(gpu);
+        TaskId ready = early ? grad_points_[static_cast<size_t>(owner(gpu))][i].first : *streams_.tail(gpu);
         boost::add_edge(ready, c.entry, g());
         // Communication leaves a GPU in the order it was issued: the pipeline sends issued
         // before the synchronisation go first.
@@ -507,7 +416,7 @@ private:
     }
     if (previous)
       for (int gpu : members)
-        waits(gpu).push_back(*previous);
+        streams_.waits(gpu).push_back(*previous);
   }
 
   // Point-to-point transfers between neighbouring virtual stages, serialised per direction.
@@ -579,11 +488,9 @@ private:
   StepGraph out_;
   GroupCollectives collectives_;
   const StandIns stand_ins_;
+  ComputeStreams streams_;
   std::vector<std::pair<int, TaskId>> after_sends_;
   std::map<int, TaskId> last_send_;
-  std::vector<std::optional<TaskId>> tail_;
-  std::vector<std::vector<TaskId>> waits_;
-  std::vector<Pending> pending_;
   std::vector<std::vector<std::pair<TaskId, double>>> grad_points_;
   std::map<StepKey, TaskId> send_, receive_, sent_;
   // ZeRO-3: the gathers of the pass being built, and each GPU's data-parallel NCCL stream.
