@@ -2,9 +2,11 @@
 
 #include "execution/schedule.hpp"
 #include "execution/step_graph/compute_streams.hpp"
+#include "execution/step_graph/data_parallel_streams.hpp"
 #include "execution/step_graph/group_collectives.hpp"
 #include "execution/step_graph/parallel_groups.hpp"
 #include "execution/step_graph/stand_ins.hpp"
+#include "execution/step_graph/zero_gathers.hpp"
 
 #include <algorithm>
 #include <map>
@@ -21,8 +23,9 @@ public:
   Builder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
       : plan_(plan), options_(options), collectives_(plan, topology, out_, options_.max_tasks),
         stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
-        streams_(out_.graph, options_, stand_ins_, plan.gpus()), grad_points_(static_cast<size_t>(plan.gpus())),
-        dp_stream_(static_cast<size_t>(plan.gpus())) {
+        streams_(out_.graph, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
+        gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
+        grad_points_(static_cast<size_t>(plan.gpus())) {
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
   }
@@ -97,91 +100,10 @@ private:
                           plan_.activation_bytes);
   }
 
-  bool zero3() const { return plan_.zero >= 3 && plan_.dp > 1; }
-
-  // ZeRO-3 (FSDP) sharded weights: every unit (embedding, each layer, head) is all-gathered across
-  // the data-parallel replicas before each use, forward and backward (recompute reuses the backward's
-  // gather). A pass lists its units' bytes in order of use: reversed in the backward.
-  void begin_gathers(int s, int v, bool forward) {
-    if (!zero3())
-      return;
-    const StageCost& c = plan_.stages[static_cast<size_t>(v)];
-    const int V = plan_.pp * plan_.chunks;
-    std::vector<double> units;
-    if (v == 0)
-      units.push_back(c.embedding_bytes);
-    units.insert(units.end(), static_cast<size_t>(c.layers), plan_.layer.param_bytes);
-    if (v == V - 1)
-      units.push_back(c.head_bytes);
-    // Units without weights gather nothing (the use_weights calls skip them alike).
-    units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
-    if (!forward)
-      std::reverse(units.begin(), units.end());
-    gathers_ = {s, std::move(units), {}, 0};
-  }
-
-  // Before the next unit's compute: its gather must be done; the gathers of the next
-  // `zero3_prefetch_layers` units are issued now, as that compute starts. DeepSpeed ZeRO-3
-  // (deepspeed/runtime/zero/partitioned_param_coordinator.py, fetch_sub_module) all-gathers the
-  // current submodule's parameters, then prefetches the next ones in the recorded trace, up to
-  // stage3_prefetch_bucket_size elements, on its own all-gather stream; PyTorch FSDP
-  // (torch/distributed/fsdp: forward_prefetch, BackwardPrefetch.BACKWARD_PRE) issues the next
-  // unit's all-gather before the current unit's (gradient) computation, on a separate stream, and
-  // limit_all_gathers' rate limiter keeps the gathered weights of only the current and the next
-  // unit alive (the CPU waits for the free of the unit two back). Depth 0: each gather is issued
-  // at its own use and blocks the compute stream. The pass's first gather is always exposed.
-  void use_weights(double bytes) {
-    if (!zero3() || bytes <= 0)
-      return;
-    GatherPass& p = gathers_;
-    const size_t j = p.used++;
-    const size_t ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
-    while (p.done.size() < std::min(p.bytes.size(), j + 1 + ahead))
-      issue_gather();
-    // The wait must not attach to kernels already pending on the stream: close them first.
-    for (int t = 0; t < plan_.tp; ++t)
-      for (int gpu : dp_group(plan_, p.stage, t)) {
-        streams_.flush(gpu);
-        streams_.waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
-      }
-  }
-
-  // Issues the pass's next gather on each member's data-parallel NCCL stream: after the member's
-  // compute stream reached this point (what the CPU has issued, and FSDP's rate limiter) and
-  // after the collectives issued before it on that stream.
-  void issue_gather() {
-    GatherPass& p = gathers_;
-    std::vector<TaskId> exits;
-    for (int t = 0; t < plan_.tp; ++t) {
-      if (stands_in(t)) {
-        exits.push_back(exits.front());
-        continue;
-      }
-      const std::vector<int> members = dp_group(plan_, p.stage, t);
-      CollectiveTasks c = collectives_.add(members, CollectiveKind::allgather, p.bytes[p.done.size()],
-                                     CollectiveAlgorithm::ring, rank_weight());
-      for (int gpu : members) {
-        boost::add_edge(streams_.flush(gpu), c.entry, g());
-        on_dp_stream(gpu, c);
-      }
-      exits.push_back(c.exit);
-    }
-    p.done.push_back(std::move(exits));
-  }
-
-  // NCCL runs the collectives of one communicator in the order they were issued: ZeRO-3's
-  // gathers and gradient reduce-scatters on a GPU's data-parallel group queue behind each other.
-  void on_dp_stream(int gpu, const CollectiveTasks& c) {
-    auto& tail = dp_stream_[static_cast<size_t>(gpu)];
-    if (tail)
-      boost::add_edge(*tail, c.entry, g());
-    tail = c.exit;
-  }
-
   // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
   // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
   void reduce_scatter_now(int s, double bytes) {
-    if (!zero3() || bytes <= 0)
+    if (!zero3(plan_) || bytes <= 0)
       return;
     for (int t = 0; t < plan_.tp && !stands_in(t); ++t) {
       const std::vector<int> members = dp_group(plan_, s, t);
@@ -189,7 +111,7 @@ private:
           collectives_.add(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm(plan_), rank_weight());
       for (int gpu : members) {
         boost::add_edge(grad_points_[static_cast<size_t>(owner(gpu))].back().first, c.entry, g());
-        on_dp_stream(gpu, c);
+        dp_streams_.queue(gpu, c);
         last_reduce_scatter_[gpu] = c.entry;
       }
     }
@@ -208,7 +130,7 @@ private:
       pass.micro_batch = step.micro_batch;
       pass.chunk = step.chunk;
       begin_pass(pass);
-      begin_gathers(s, pass.v, pass.forward);
+      gathers_.begin_pass(s, pass.v, pass.forward);
       if (pass.forward)
         forward_kernels(pass);
       else
@@ -258,16 +180,16 @@ private:
     const StageCost& c = plan_.stages[static_cast<size_t>(pass.v)];
     const Slot slot = pass.slot();
     if (pass.v == 0) {
-      use_weights(c.embedding_bytes);
+      gathers_.use_weights(c.embedding_bytes);
       block_all(pass, c.embedding_forward, slot, false);
     }
     for (int l = 0; l < c.layers; ++l) {
-      use_weights(plan_.layer.param_bytes);
+      gathers_.use_weights(plan_.layer.param_bytes);
       block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l));
       block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l));
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
-      use_weights(c.head_bytes);
+      gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_forward, slot);
     }
   }
@@ -280,13 +202,13 @@ private:
     const bool last_backward = pass.micro_batch == M - 1;
     const bool rerun = plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || pass.micro_batch < M - 1);
     if (pass.v == plan_.pp * plan_.chunks - 1) {
-      use_weights(c.head_bytes);
+      gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
       if (last_backward)
         gradients_final(pass.groups, pass.s, c.head_bytes);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
-      use_weights(plan_.layer.param_bytes);
+      gathers_.use_weights(plan_.layer.param_bytes);
       if (rerun) {
         block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l, true));
         block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l, true));
@@ -300,7 +222,7 @@ private:
         gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
     }
     if (pass.v == 0) {
-      use_weights(c.embedding_bytes);
+      gathers_.use_weights(c.embedding_bytes);
       run_all(pass, c.embedding_backward, slot);
       if (last_backward)
         gradients_final(pass.groups, pass.s, c.embedding_bytes);
@@ -377,13 +299,13 @@ private:
   }
 
   void synchronise_gradients(const std::vector<int>& members) {
-    if (zero3()) {
+    if (zero3(plan_)) {
       // The reduce-scatters were issued during the backward (reduce_scatter_now); the optimizer
       // waits for the data-parallel stream, whose last collective is the last reduce-scatter.
       for (int gpu : members) {
         if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
           after_sends_.emplace_back(gpu, rs->second);
-        if (const auto& tail = dp_stream_[static_cast<size_t>(gpu)])
+        if (const auto& tail = dp_streams_.tail(gpu))
           streams_.waits(gpu).push_back(*tail);
       }
       return;
@@ -489,19 +411,12 @@ private:
   GroupCollectives collectives_;
   const StandIns stand_ins_;
   ComputeStreams streams_;
+  DataParallelStreams dp_streams_;
+  ZeroGathers gathers_;
   std::vector<std::pair<int, TaskId>> after_sends_;
   std::map<int, TaskId> last_send_;
   std::vector<std::vector<std::pair<TaskId, double>>> grad_points_;
   std::map<StepKey, TaskId> send_, receive_, sent_;
-  // ZeRO-3: the gathers of the pass being built, and each GPU's data-parallel NCCL stream.
-  struct GatherPass {
-    int stage = -1;
-    std::vector<double> bytes;             // per unit, in order of use
-    std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
-    size_t used = 0;                       // units whose compute has started
-  };
-  GatherPass gathers_;
-  std::vector<std::optional<TaskId>> dp_stream_;
   std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
 };
 
