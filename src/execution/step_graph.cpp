@@ -3,6 +3,7 @@
 #include "execution/schedule.hpp"
 #include "execution/step_graph/compute_streams.hpp"
 #include "execution/step_graph/data_parallel_streams.hpp"
+#include "execution/step_graph/gradient_sync.hpp"
 #include "execution/step_graph/group_collectives.hpp"
 #include "execution/step_graph/parallel_groups.hpp"
 #include "execution/step_graph/stand_ins.hpp"
@@ -25,7 +26,7 @@ public:
         stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
         streams_(out_.graph, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
-        grad_points_(static_cast<size_t>(plan.gpus())) {
+        gradients_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph) {
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
   }
@@ -33,7 +34,7 @@ public:
   StepGraph build() {
     for (int s = 0; s < plan_.pp; ++s) {
       build_stage(s);
-      synchronise_and_update(s);
+      gradients_.synchronise_and_update(s);
     }
     connect_transfers();
     order_after_sends();
@@ -54,10 +55,8 @@ private:
 
   TaskGraph& g() { return out_.graph; }
 
-  int owner(int gpu) const { return stand_ins_.owner(gpu); }
   int replica_weight() const { return stand_ins_.replica_weight(); }
   bool stands_in(int t) const { return stand_ins_.stands_in(t); }
-  int rank_weight() const { return stand_ins_.rank_weight(); }
 
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it.
@@ -98,23 +97,6 @@ private:
     if (tp)
       blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
                           plan_.activation_bytes);
-  }
-
-  // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
-  // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
-  void reduce_scatter_now(int s, double bytes) {
-    if (!zero3(plan_) || bytes <= 0)
-      return;
-    for (int t = 0; t < plan_.tp && !stands_in(t); ++t) {
-      const std::vector<int> members = dp_group(plan_, s, t);
-      CollectiveTasks c =
-          collectives_.add(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm(plan_), rank_weight());
-      for (int gpu : members) {
-        boost::add_edge(grad_points_[static_cast<size_t>(owner(gpu))].back().first, c.entry, g());
-        dp_streams_.queue(gpu, c);
-        last_reduce_scatter_[gpu] = c.entry;
-      }
-    }
   }
 
   // All replicas of stage s step through the schedule together, so that collectives across
@@ -205,7 +187,7 @@ private:
       gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
       if (last_backward)
-        gradients_final(pass.groups, pass.s, c.head_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
       gathers_.use_weights(plan_.layer.param_bytes);
@@ -219,13 +201,13 @@ private:
         run_all(pass, plan_.layer.recompute_core, streams_.in_layer(slot, l, true));
       block_all(pass, plan_.layer.attention_backward, streams_.in_layer(slot, l));
       if (last_backward)
-        gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
     }
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);
       run_all(pass, c.embedding_backward, slot);
       if (last_backward)
-        gradients_final(pass.groups, pass.s, c.embedding_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes);
     }
   }
 
@@ -244,101 +226,6 @@ private:
           sent_[key] = sent;
         }
       }
-  }
-
-  // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
-  // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients.
-  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes) {
-    for (const std::vector<int>& group : groups)
-      grad_point(group, bytes);
-    reduce_scatter_now(s, bytes);
-  }
-
-  // Gradients of `bytes` per GPU are final once the stream reaches this point.
-  void grad_point(const std::vector<int>& group, double bytes) {
-    if (bytes <= 0)
-      return;
-    for (int gpu : group)
-      grad_points_[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
-  }
-
-  // Data-parallel gradient synchronisation of stage s, then the optimizer step.
-  // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
-  // ranks share one stream, whose optimizer waits for every rank's gradients.
-  void synchronise_and_update(int s) {
-    std::vector<std::vector<int>> members(static_cast<size_t>(plan_.tp));
-    for (int t = 0; t < plan_.tp; ++t) {
-      members[static_cast<size_t>(t)] = dp_group(plan_, s, t);
-      for (int gpu : members[static_cast<size_t>(t)])
-        streams_.flush(gpu);
-      if (plan_.dp > 1 && !stands_in(t))
-        synchronise_gradients(members[static_cast<size_t>(t)]);
-    }
-    for (int t = 0; t < plan_.tp; ++t) {
-      const std::vector<int>& group = members[static_cast<size_t>(t)];
-      double params = 0;
-      for (const auto& point : grad_points_[static_cast<size_t>(group[0])])
-        params += point.second;
-      for (int gpu : group) {
-        double seconds = 0;
-        for (int c = 0; c < plan_.chunks; ++c)
-          seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
-        if (plan_.sharded_optimizer() && plan_.dp > 1)
-          seconds /= plan_.dp;
-        streams_.run(gpu, seconds, {Phase::optimizer, s, -1, 0});
-        streams_.flush(gpu);
-      }
-      if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stands_in(t)) {
-        // Each replica updated its shard: gather the new weights.
-        CollectiveTasks c =
-            collectives_.add(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
-        for (int gpu : group)
-          boost::add_edge(*streams_.tail(gpu), c.entry, g());
-      }
-    }
-  }
-
-  void synchronise_gradients(const std::vector<int>& members) {
-    if (zero3(plan_)) {
-      // The reduce-scatters were issued during the backward (reduce_scatter_now); the optimizer
-      // waits for the data-parallel stream, whose last collective is the last reduce-scatter.
-      for (int gpu : members) {
-        if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
-          after_sends_.emplace_back(gpu, rs->second);
-        if (const auto& tail = dp_streams_.tail(gpu))
-          streams_.waits(gpu).push_back(*tail);
-      }
-      return;
-    }
-    const auto& first = grad_points_[static_cast<size_t>(members[0])];
-    const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
-    const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
-    std::optional<TaskId> previous;
-    double bucket = 0;
-    for (size_t i = 0; i < first.size(); ++i) {
-      bucket += first[i].second;
-      const bool last = i + 1 == first.size();
-      if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
-        continue;
-      CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, rank_weight());
-      for (int gpu : members) {
-        // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
-        const bool early = plan_.dp_overlap;
-        TaskId ready = early ? grad_points_[static_cast<size_t>(owner(gpu))][i].first : *streams_.tail(gpu);
-        boost::add_edge(ready, c.entry, g());
-        // Communication leaves a GPU in the order it was issued: the pipeline sends issued
-        // before the synchronisation go first.
-        if (!early || last)
-          after_sends_.emplace_back(gpu, c.entry);
-      }
-      if (previous)
-        boost::add_edge(*previous, c.entry, g()); // one NCCL stream for gradient buckets
-      previous = c.exit;
-      bucket = 0;
-    }
-    if (previous)
-      for (int gpu : members)
-        streams_.waits(gpu).push_back(*previous);
   }
 
   // Point-to-point transfers between neighbouring virtual stages, serialised per direction.
@@ -400,7 +287,7 @@ private:
 
   // Gradient synchronisations that start after the GPU's last pipeline send.
   void order_after_sends() {
-    for (const auto& [gpu, entry] : after_sends_)
+    for (const auto& [gpu, entry] : gradients_.after_sends())
       if (auto send = last_send_.find(gpu); send != last_send_.end())
         boost::add_edge(send->second, entry, g());
   }
@@ -413,11 +300,9 @@ private:
   ComputeStreams streams_;
   DataParallelStreams dp_streams_;
   ZeroGathers gathers_;
-  std::vector<std::pair<int, TaskId>> after_sends_;
+  GradientSync gradients_;
   std::map<int, TaskId> last_send_;
-  std::vector<std::vector<std::pair<TaskId, double>>> grad_points_;
   std::map<StepKey, TaskId> send_, receive_, sent_;
-  std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
 };
 
 } // namespace
