@@ -1,555 +1,81 @@
 #include "execution/step_graph.hpp"
 
 #include "execution/schedule.hpp"
+#include "execution/step_graph/compute_streams.hpp"
+#include "execution/step_graph/data_parallel_streams.hpp"
+#include "execution/step_graph/gradient_sync.hpp"
+#include "execution/step_graph/group_collectives.hpp"
+#include "execution/step_graph/parallel_groups.hpp"
+#include "execution/step_graph/pass.hpp"
+#include "execution/step_graph/pipeline_transfers.hpp"
+#include "execution/step_graph/stand_ins.hpp"
+#include "execution/step_graph/zero_gathers.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <map>
-#include <optional>
-#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace simgpt {
 namespace {
 
-using Phase = Task::Phase;
+using namespace step_graph;
 
-class Builder {
+// Walks each stage's schedule and lays each pass's kernels on the compute streams, with the
+// tensor-parallel collectives inside its layers; the parts it holds add what joins the passes.
+class StepBuilder {
+  const ExecutionPlan& plan_;
+  const StepGraphOptions options_;
+  StepGraph out_;
+  GroupCollectives collectives_;
+  const StandIns stand_ins_;
+  ComputeStreams streams_;
+  DataParallelStreams dp_streams_;
+  ZeroGathers gathers_;
+  GradientSync gradients_;
+  PipelineTransfers transfers_;
+
 public:
-  Builder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
-      : plan_(plan), topology_(topology), options_(options), tail_(static_cast<size_t>(plan.gpus())),
-        waits_(static_cast<size_t>(plan.gpus())), pending_(static_cast<size_t>(plan.gpus())),
-        grad_points_(static_cast<size_t>(plan.gpus())), dp_stream_(static_cast<size_t>(plan.gpus())),
-        stream_(static_cast<size_t>(plan.gpus())), owner_(static_cast<size_t>(plan.gpus())), replicas_(plan.dp) {
-    for (size_t i = 0; i < stream_.size(); ++i)
-      stream_[i] = owner_[i] = static_cast<int>(i);
-    if (options_.isolate_collectives && !options_.detailed && plan_.tp > 1)
-      find_isolated_groups();
-    if (options_.symmetric && !options_.detailed)
-      find_symmetry();
-    out_.replicas_simulated = replicas_;
-    out_.tensor_ranks_simulated = first_rank_stands_in_ ? 1 : plan_.tp;
+  StepBuilder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
+      : plan_(plan), options_(options), collectives_(plan, topology, out_, options_.max_tasks),
+        stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
+        streams_(out_.graph, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
+        gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
+        gradients_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
+        transfers_(plan, stand_ins_, streams_, out_) {
+    out_.replicas_simulated = stand_ins_.replicas;
+    out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
   }
 
   StepGraph build() {
     for (int s = 0; s < plan_.pp; ++s) {
       build_stage(s);
-      synchronise_and_update(s);
+      gradients_.synchronise_and_update(s);
     }
-    connect_transfers();
-    order_after_sends();
+    transfers_.connect();
+    transfers_.order_after_sends(gradients_.after_sends());
     return std::move(out_);
   }
 
 private:
-  // Whose kernels these are: a task's labels. `layer` is -1 outside a detailed graph.
-  struct Slot {
-    Phase phase = Phase::forward;
-    int stage = -1, micro_batch = -1, chunk = 0, layer = -1;
-    bool same_task(const Slot& o) const {
-      return phase == o.phase && micro_batch == o.micro_batch && chunk == o.chunk && layer == o.layer;
-    }
-  };
-  struct Pending {
-    double seconds = 0;
-    Slot slot;
-  };
-  // One pass (forward or backward) of one micro-batch on virtual stage `v` of stage `s`, run by
-  // the tensor-parallel groups of all the stage's replicas.
-  struct Pass {
-    int s = 0, v = 0, micro_batch = 0, chunk = 0;
-    bool forward = true;
-    std::vector<std::vector<int>> groups;
-    Slot slot() const { return {forward ? Phase::forward : Phase::backward, s, micro_batch, chunk}; }
-  };
-  // Identifies one pass of one micro-batch on one GPU: (replica, virtual stage, micro-batch, tp rank, forward?).
-  using StepKey = std::tuple<int, int, int, int, bool>;
-
-  TaskGraph& g() { return out_.graph; }
-
-  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels of one slot merge into
-  // one task until something must synchronise with them (flush).
-  void run(int gpu, double seconds, const Slot& slot) {
-    if (stream(gpu) != gpu)
-      return; // the group's first GPU runs the same kernels for all of it
-    Pending& p = pending_[static_cast<size_t>(gpu)];
-    if (p.seconds > 0 && !p.slot.same_task(slot))
-      flush(gpu);
-    p.seconds += seconds;
-    p.slot = slot;
-  }
-
-  // The slot of layer `l`'s kernels within a pass; `rerun`: the forward recompute reruns before
-  // the layer's backward. Both labels only in a detailed graph, so that the default graph merges
-  // as it always has.
-  Slot in_layer(const Slot& pass, int l, bool rerun = false) const {
-    if (!options_.detailed)
-      return pass;
-    Slot s = pass;
-    s.layer = l;
-    if (rerun)
-      s.phase = Phase::recompute;
-    return s;
-  }
-
-  // The GPU whose compute stream `gpu`'s kernels run on: its own, or in an isolated
-  // tensor-parallel group the group's first GPU's (StepGraphOptions).
-  int stream(int gpu) const { return stream_[static_cast<size_t>(owner(gpu))]; }
-  // The GPU whose simulated work stands for `gpu`'s: its own, or in a symmetric graph the same
-  // rank's of the first replica.
-  int owner(int gpu) const { return owner_[static_cast<size_t>(gpu)]; }
-  // How many replicas each simulated one stands for (counted in the reports).
-  int replica_weight() const { return plan_.dp / replicas_; }
-  // Whether tensor rank t's communication is the first rank's (in a symmetric graph), and how many
-  // ranks' alike collectives one simulated collective stands for.
-  bool stands_in(int t) const { return t > 0 && first_rank_stands_in_; }
-  int rank_weight() const { return first_rank_stands_in_ ? plan_.tp : 1; }
-  std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
-  std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
-
-  // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
-  void append(int gpu, TaskId id) {
-    const auto i = static_cast<size_t>(gpu);
-    if (tail_[i])
-      boost::add_edge(*tail_[i], id, g());
-    for (TaskId w : waits_[i])
-      boost::add_edge(w, id, g());
-    waits_[i].clear();
-    tail_[i] = id;
-  }
-
-  // Refuses to grow past StepGraphOptions::max_tasks; checked where tasks are made, a few at a time.
-  void check_size() {
-    if (boost::num_vertices(g()) > options_.max_tasks)
-      throw StepGraphTooLarge(fmt::format("the step needs more than {} simulated tasks", options_.max_tasks));
-  }
-
-  // Ends the current merged task; returns the stream's tail.
-  //
-  // For a GPU of an isolated group other than the first, with no kernels pending, the stream's
-  // tail is where its work so far ends: what the stream was told to wait for belongs to the
-  // next kernels, so no task is made for it.
-  TaskId flush(int gpu) {
-    check_size();
-    const bool shares_stream = stream(gpu) != gpu;
-    gpu = stream(gpu);
-    Pending& p = pending_[static_cast<size_t>(gpu)];
-    if (shares_stream && p.seconds <= 0 && tail_[static_cast<size_t>(gpu)])
-      return *tail_[static_cast<size_t>(gpu)];
-    if (p.seconds > 0 || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
-      Task t;
-      t.kind = Task::Kind::compute;
-      t.phase = p.slot.phase;
-      t.gpu = gpu;
-      t.stage = p.slot.stage;
-      t.micro_batch = p.slot.micro_batch;
-      t.chunk = p.slot.chunk;
-      t.layer = p.slot.layer;
-      t.seconds = p.seconds;
-      append(gpu, boost::add_vertex(t, g()));
-    }
-    p.seconds = 0;
-    return *tail_[static_cast<size_t>(gpu)];
-  }
-
-  TaskId marker(Phase phase) {
-    Task t;
-    t.kind = Task::Kind::delay;
-    t.phase = phase;
-    return boost::add_vertex(t, g());
-  }
-
-  double step_latency(const std::vector<int>& ring) const {
-    double latency = 0;
-    for (size_t i = 0; i < ring.size(); ++i)
-      latency = std::max(latency, topology_.route_latency(ring[i], ring[(i + 1) % ring.size()]));
-    return latency + plan_.collective_step_overhead_s;
-  }
-
-  // A group's rings and step latency: the same every time, so searched once.
-  const std::pair<std::vector<Ring>, double>& group_rings(const std::vector<int>& gpus) {
-    auto known = rings_.find(gpus);
-    if (known == rings_.end()) {
-      std::vector<Ring> rings = topology_.rings(gpus);
-      double latency = 0;
-      for (const Ring& r : rings)
-        latency = std::max(latency, step_latency(r.gpus));
-      known = rings_.emplace(gpus, std::make_pair(std::move(rings), latency)).first;
-    }
-    return known->second;
-  }
-
-  // `times`: how many groups' alike collectives this one stands for.
-  void count_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1) {
-    CollectiveCount& count = out_.collectives[to_string(kind)];
-    count.count += times;
-    count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
-    const auto n = static_cast<int>(gpus.size());
-    count.bytes += times * bytes_sent_per_member(kind, n, bytes) * n;
-  }
-
-  CollectiveTasks collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                             CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1) {
-    check_size();
-    const auto& [rings, latency] = group_rings(gpus);
-    CollectiveTasks c = add_collective(g(), kind, algorithm, rings, bytes, latency);
-    count_collective(gpus, kind, bytes, times);
-    return c;
-  }
-
-  // Finds the tensor-parallel groups whose flows' links (their rings', both ways) no other
-  // communication of the step uses: no other group's collectives, no data-parallel collective,
-  // no pipeline transfer. Their collectives then meet nothing on the network, so each is replayed
-  // whole, and their GPUs share one compute stream.
-  void find_isolated_groups() {
-    constexpr int kOthers = -1, kSeveral = -2;
-    std::map<const void*, int> user; // per shared link: the tp group using it, kOthers or kSeveral
-    std::vector<std::vector<const void*>> links_of(static_cast<size_t>(plan_.pp * plan_.dp)); // per tp group
-    bool known = true;
-    auto use = [&](int id, int a, int b) {
-      const auto links = topology_.shared_links(a, b);
-      if (!links) {
-        known = false;
-        return;
-      }
-      for (const void* link : *links) {
-        if (auto [it, inserted] = user.emplace(link, id); !inserted && it->second != id)
-          it->second = kSeveral;
-        if (id >= 0)
-          links_of[static_cast<size_t>(id)].push_back(link);
-      }
-    };
-    auto use_all = [&](int id, const Routes& routes) {
-      for (const auto& [a, b] : routes)
-        use(id, a, b);
-    };
-    std::vector<std::vector<int>> groups;
-    for (int s = 0; s < plan_.pp; ++s)
-      for (int d = 0; d < plan_.dp; ++d) {
-        groups.push_back(tp_group(s, d));
-        use_all(static_cast<int>(groups.size()) - 1, ring_routes(groups.back()));
-      }
-    for (int s = 0; s < plan_.pp; ++s)
-      for (int t = 0; t < plan_.tp; ++t)
-        use_all(kOthers, dp_routes(s, t));
-    for (const auto& replica : pipeline_routes())
-      for (const Routes& rank : replica)
-        use_all(kOthers, rank);
-    if (!known)
-      return;
-    std::vector<bool> alone(groups.size(), true);
-    for (size_t id = 0; id < groups.size(); ++id)
-      for (const void* link : links_of[id])
-        alone[id] = alone[id] && user.at(link) == static_cast<int>(id);
-    for (size_t id = 0; id < groups.size(); ++id) {
-      if (!alone[id])
-        continue;
-      isolated_index_[groups[id]] = static_cast<int>(out_.isolated.size());
-      out_.isolated.push_back(group_rings(groups[id]).first);
-      for (int gpu : groups[id])
-        stream_[static_cast<size_t>(gpu)] = groups[id].front();
-    }
-  }
-
-  // Routes flows take, as (sender, receiver) pairs of distinct GPUs.
-  using Routes = std::vector<std::pair<int, int>>;
-
-  // A group's ring flows, to each ring neighbour both ways.
-  Routes ring_routes(const std::vector<int>& gpus) {
-    Routes out;
-    for (const Ring& r : group_rings(gpus).first)
-      for (size_t i = 0; i < r.gpus.size(); ++i) {
-        const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
-        if (a != b) {
-          out.emplace_back(a, b);
-          out.emplace_back(b, a);
-        }
-      }
-    return out;
-  }
-
-  // The data-parallel collectives' flows of stage s's tensor rank t: ring neighbours, or every
-  // pair for the direct algorithm (none without data parallelism).
-  Routes dp_routes(int s, int t) {
-    if (plan_.dp < 2)
-      return {};
-    const std::vector<int> members = dp_group(s, t);
-    if (dp_collective_algorithm() != CollectiveAlgorithm::direct)
-      return ring_routes(members);
-    Routes out;
-    for (int a : members)
-      for (int b : members)
-        if (a != b)
-          out.emplace_back(a, b);
-    return out;
-  }
-
-  // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).
-  // The last stage's go back to the first when stages hold several model chunks.
-  std::vector<std::vector<Routes>> pipeline_routes() const {
-    std::vector<std::vector<Routes>> out(static_cast<size_t>(plan_.dp), std::vector<Routes>(static_cast<size_t>(plan_.tp)));
-    for (int s = 0; s < plan_.pp; ++s)
-      if (plan_.pp > 1 && (s + 1 < plan_.pp || plan_.chunks > 1))
-        for (int d = 0; d < plan_.dp; ++d)
-          for (int t = 0; t < plan_.tp; ++t) {
-            const int a = plan_.gpu(s, d, t), b = plan_.gpu((s + 1) % plan_.pp, d, t);
-            if (a != b) {
-              out[static_cast<size_t>(d)][static_cast<size_t>(t)].emplace_back(a, b);
-              out[static_cast<size_t>(d)][static_cast<size_t>(t)].emplace_back(b, a);
-            }
-          }
-    return out;
-  }
-
-  // Whether the routes of each key's list use links no other key's use, and are alike (the same
-  // links' rates in the same order) to the first key's, position by position.
-  bool disjoint_and_alike(const std::vector<Routes>& routes) const {
-    std::map<const void*, size_t> user;
-    for (size_t k = 0; k < routes.size(); ++k) {
-      if (routes[k].size() != routes.front().size())
-        return false;
-      for (size_t i = 0; i < routes[k].size(); ++i) {
-        const auto [a, b] = routes[k][i];
-        const auto links = topology_.shared_links(a, b);
-        const auto signature = topology_.route_signature(a, b);
-        const auto [a0, b0] = routes.front()[i];
-        if (!links || !signature || signature != topology_.route_signature(a0, b0))
-          return false;
-        for (const void* link : *links)
-          if (auto [it, inserted] = user.emplace(link, k); !inserted && it->second != k)
-            return false;
-      }
-    }
-    return true;
-  }
-
-  // Symmetric graphs (StepGraphOptions::symmetric): the first replica stands for the others when
-  // their pipeline transfers use disjoint, alike routes; the first tensor rank's pipeline
-  // transfers and data-parallel collectives stand for the other ranks' when the ranks' streams are
-  // one (isolated groups) and their pipeline and gradient routes are disjoint and alike.
-  void find_symmetry() {
-    const auto routes = pipeline_routes();
-    if (plan_.dp > 1) {
-      std::vector<Routes> per_replica;
-      for (const auto& replica : routes) {
-        per_replica.emplace_back();
-        for (const auto& rank : replica)
-          per_replica.back().insert(per_replica.back().end(), rank.begin(), rank.end());
-      }
-      if (disjoint_and_alike(per_replica)) {
-        replicas_ = 1;
-        for (int s = 0; s < plan_.pp; ++s)
-          for (int d = 0; d < plan_.dp; ++d)
-            for (int t = 0; t < plan_.tp; ++t)
-              owner_[static_cast<size_t>(plan_.gpu(s, d, t))] = plan_.gpu(s, 0, t);
-      }
-    }
-    const bool all_isolated = out_.isolated.size() == static_cast<size_t>(plan_.pp * plan_.dp);
-    if (plan_.tp > 1 && (plan_.pp > 1 || plan_.dp > 1) && all_isolated) {
-      std::vector<Routes> per_rank(static_cast<size_t>(plan_.tp));
-      for (int t = 0; t < plan_.tp; ++t) {
-        Routes& mine = per_rank[static_cast<size_t>(t)];
-        for (const auto& replica : routes)
-          mine.insert(mine.end(), replica[static_cast<size_t>(t)].begin(), replica[static_cast<size_t>(t)].end());
-        for (int s = 0; s < plan_.pp; ++s) {
-          const Routes dp = dp_routes(s, t);
-          mine.insert(mine.end(), dp.begin(), dp.end());
-        }
-      }
-      first_rank_stands_in_ = disjoint_and_alike(per_rank);
-    }
-  }
-
-  // A collective on the compute streams of `gpus`: it starts when all have reached it, and
-  // their next kernels wait for it.
-  void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
-    if (auto isolated = isolated_index_.find(gpus); isolated != isolated_index_.end()) {
-      // One task on the group's one stream: what all its GPUs wait for.
-      flush(gpus.front());
-      Task t;
-      t.kind = Task::Kind::isolated_collective;
-      t.phase = Phase::collective;
-      t.collective = kind;
-      t.gpu = gpus.front();
-      t.peer = isolated->second;
-      t.bytes = bytes;
-      t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * group_rings(gpus).second;
-      append(gpus.front(), boost::add_vertex(t, g()));
-      count_collective(gpus, kind, bytes, replica_weight());
-      return;
-    }
-    for (int gpu : gpus)
-      flush(gpu);
-    CollectiveTasks c = collective(gpus, kind, bytes, CollectiveAlgorithm::ring, replica_weight());
-    for (int gpu : gpus) {
-      boost::add_edge(*tail(gpu), c.entry, g());
-      tail(gpu) = c.exit;
-    }
-  }
-
-  std::vector<int> tp_group(int stage, int replica) const {
-    std::vector<int> gpus;
-    for (int t = 0; t < plan_.tp; ++t)
-      gpus.push_back(plan_.gpu(stage, replica, t));
-    return gpus;
-  }
-
-  // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
-  // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
-  // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
-  void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true) {
-    const bool tp = group.size() > 1;
-    if (tp && plan_.sequence_parallel && gathers_input)
-      blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
-    for (int gpu : group)
-      run(gpu, seconds, slot);
-    if (tp)
-      blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
-                          plan_.activation_bytes);
-  }
-
-  bool zero3() const { return plan_.zero >= 3 && plan_.dp > 1; }
-
-  // The data-parallel group of tensor rank t on stage s.
-  std::vector<int> dp_group(int s, int t) const {
-    std::vector<int> members;
-    for (int d = 0; d < plan_.dp; ++d)
-      members.push_back(plan_.gpu(s, d, t));
-    return members;
-  }
-
-  CollectiveAlgorithm dp_collective_algorithm() const {
-    return plan_.dp_algorithm == DpAlgorithm::parameter_server ? CollectiveAlgorithm::direct
-                                                               : CollectiveAlgorithm::ring;
-  }
-
-  // ZeRO-3 (FSDP) sharded weights: every unit (embedding, each layer, head) is all-gathered across
-  // the data-parallel replicas before each use, forward and backward (recompute reuses the backward's
-  // gather). A pass lists its units' bytes in order of use: reversed in the backward.
-  void begin_gathers(int s, int v, bool forward) {
-    if (!zero3())
-      return;
-    const StageCost& c = plan_.stages[static_cast<size_t>(v)];
-    const int V = plan_.pp * plan_.chunks;
-    std::vector<double> units;
-    if (v == 0)
-      units.push_back(c.embedding_bytes);
-    units.insert(units.end(), static_cast<size_t>(c.layers), plan_.layer.param_bytes);
-    if (v == V - 1)
-      units.push_back(c.head_bytes);
-    // Units without weights gather nothing (the use_weights calls skip them alike).
-    units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
-    if (!forward)
-      std::reverse(units.begin(), units.end());
-    gathers_ = {s, std::move(units), {}, 0};
-  }
-
-  // Before the next unit's compute: its gather must be done; the gathers of the next
-  // `zero3_prefetch_layers` units are issued now, as that compute starts. DeepSpeed ZeRO-3
-  // (deepspeed/runtime/zero/partitioned_param_coordinator.py, fetch_sub_module) all-gathers the
-  // current submodule's parameters, then prefetches the next ones in the recorded trace, up to
-  // stage3_prefetch_bucket_size elements, on its own all-gather stream; PyTorch FSDP
-  // (torch/distributed/fsdp: forward_prefetch, BackwardPrefetch.BACKWARD_PRE) issues the next
-  // unit's all-gather before the current unit's (gradient) computation, on a separate stream, and
-  // limit_all_gathers' rate limiter keeps the gathered weights of only the current and the next
-  // unit alive (the CPU waits for the free of the unit two back). Depth 0: each gather is issued
-  // at its own use and blocks the compute stream. The pass's first gather is always exposed.
-  void use_weights(double bytes) {
-    if (!zero3() || bytes <= 0)
-      return;
-    GatherPass& p = gathers_;
-    const size_t j = p.used++;
-    const size_t ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
-    while (p.done.size() < std::min(p.bytes.size(), j + 1 + ahead))
-      issue_gather();
-    // The wait must not attach to kernels already pending on the stream: close them first.
-    for (int t = 0; t < plan_.tp; ++t)
-      for (int gpu : dp_group(p.stage, t)) {
-        flush(gpu);
-        waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
-      }
-  }
-
-  // Issues the pass's next gather on each member's data-parallel NCCL stream: after the member's
-  // compute stream reached this point (what the CPU has issued, and FSDP's rate limiter) and
-  // after the collectives issued before it on that stream.
-  void issue_gather() {
-    GatherPass& p = gathers_;
-    std::vector<TaskId> exits;
-    for (int t = 0; t < plan_.tp; ++t) {
-      if (stands_in(t)) {
-        exits.push_back(exits.front());
-        continue;
-      }
-      const std::vector<int> members = dp_group(p.stage, t);
-      CollectiveTasks c = collective(members, CollectiveKind::allgather, p.bytes[p.done.size()],
-                                     CollectiveAlgorithm::ring, rank_weight());
-      for (int gpu : members) {
-        boost::add_edge(flush(gpu), c.entry, g());
-        on_dp_stream(gpu, c);
-      }
-      exits.push_back(c.exit);
-    }
-    p.done.push_back(std::move(exits));
-  }
-
-  // NCCL runs the collectives of one communicator in the order they were issued: ZeRO-3's
-  // gathers and gradient reduce-scatters on a GPU's data-parallel group queue behind each other.
-  void on_dp_stream(int gpu, const CollectiveTasks& c) {
-    auto& tail = dp_stream_[static_cast<size_t>(gpu)];
-    if (tail)
-      boost::add_edge(*tail, c.entry, g());
-    tail = c.exit;
-  }
-
-  // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
-  // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
-  void reduce_scatter_now(int s, double bytes) {
-    if (!zero3() || bytes <= 0)
-      return;
-    for (int t = 0; t < plan_.tp && !stands_in(t); ++t) {
-      const std::vector<int> members = dp_group(s, t);
-      CollectiveTasks c =
-          collective(members, CollectiveKind::reduce_scatter, bytes, dp_collective_algorithm(), rank_weight());
-      for (int gpu : members) {
-        boost::add_edge(grad_points_[static_cast<size_t>(owner(gpu))].back().first, c.entry, g());
-        on_dp_stream(gpu, c);
-        last_reduce_scatter_[gpu] = c.entry;
-      }
-    }
-  }
-
   // All replicas of stage s step through the schedule together, so that collectives across
   // replicas (ZeRO-3's gathers) can join their streams.
   void build_stage(int s) {
     Pass pass;
     pass.s = s;
-    for (int d = 0; d < replicas_; ++d)
-      pass.groups.push_back(tp_group(s, d));
+    for (int d = 0; d < stand_ins_.replicas; ++d)
+      pass.groups.push_back(tp_group(plan_, s, d));
     for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
       pass.v = step.chunk * plan_.pp + s;
       pass.forward = step.pass == PipelineStep::Pass::forward;
       pass.micro_batch = step.micro_batch;
       pass.chunk = step.chunk;
       begin_pass(pass);
-      begin_gathers(s, pass.v, pass.forward);
+      gathers_.begin_pass(s, pass.v, pass.forward);
       if (pass.forward)
         forward_kernels(pass);
       else
         backward_kernels(pass);
-      end_pass(pass);
+      transfers_.send_outputs(pass);
     }
-  }
-
-  void run_all(const Pass& pass, double seconds, const Slot& slot) {
-    for (const std::vector<int>& group : pass.groups)
-      for (int gpu : group)
-        run(gpu, seconds, slot);
-  }
-
-  void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {
-    for (const std::vector<int>& group : pass.groups)
-      block(group, seconds, slot, gathers_input);
   }
 
   // Each GPU of the pass waits for its input from the neighbouring virtual stage, then pays the
@@ -561,20 +87,9 @@ private:
     // inputs before the pass's first kernels.
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group)
-        flush(gpu);
+        streams_.flush(gpu);
     if (receives)
-      for (int d = 0; d < static_cast<int>(pass.groups.size()); ++d)
-        for (int t = 0; t < plan_.tp; ++t) {
-          // Ranks whose transfers are the first rank's arrive with it.
-          if (stands_in(t)) {
-            receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] =
-                receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
-            continue;
-          }
-          TaskId recv = marker(pass.forward ? Phase::activation : Phase::gradient);
-          waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
-          receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = recv;
-        }
+      transfers_.await_inputs(pass);
     run_all(pass, plan_.microbatch_overhead_s, pass.slot());
   }
 
@@ -582,16 +97,16 @@ private:
     const StageCost& c = plan_.stages[static_cast<size_t>(pass.v)];
     const Slot slot = pass.slot();
     if (pass.v == 0) {
-      use_weights(c.embedding_bytes);
+      gathers_.use_weights(c.embedding_bytes);
       block_all(pass, c.embedding_forward, slot, false);
     }
     for (int l = 0; l < c.layers; ++l) {
-      use_weights(plan_.layer.param_bytes);
-      block_all(pass, plan_.layer.attention_forward, in_layer(slot, l));
-      block_all(pass, plan_.layer.mlp_forward, in_layer(slot, l));
+      gathers_.use_weights(plan_.layer.param_bytes);
+      block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l));
+      block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l));
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
-      use_weights(c.head_bytes);
+      gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_forward, slot);
     }
   }
@@ -604,242 +119,90 @@ private:
     const bool last_backward = pass.micro_batch == M - 1;
     const bool rerun = plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || pass.micro_batch < M - 1);
     if (pass.v == plan_.pp * plan_.chunks - 1) {
-      use_weights(c.head_bytes);
+      gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
       if (last_backward)
-        gradients_final(pass.groups, pass.s, c.head_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
-      use_weights(plan_.layer.param_bytes);
+      gathers_.use_weights(plan_.layer.param_bytes);
       if (rerun) {
-        block_all(pass, plan_.layer.attention_forward, in_layer(slot, l, true));
-        block_all(pass, plan_.layer.mlp_forward, in_layer(slot, l, true));
+        block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l, true));
+        block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l, true));
       }
-      block_all(pass, plan_.layer.mlp_backward, in_layer(slot, l));
+      block_all(pass, plan_.layer.mlp_backward, streams_.in_layer(slot, l));
       // Selective recompute's attention core (nothing to run without it: no task split for it).
       if (plan_.layer.recompute_core > 0)
-        run_all(pass, plan_.layer.recompute_core, in_layer(slot, l, true));
-      block_all(pass, plan_.layer.attention_backward, in_layer(slot, l));
+        run_all(pass, plan_.layer.recompute_core, streams_.in_layer(slot, l, true));
+      block_all(pass, plan_.layer.attention_backward, streams_.in_layer(slot, l));
       if (last_backward)
-        gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
     }
     if (pass.v == 0) {
-      use_weights(c.embedding_bytes);
+      gathers_.use_weights(c.embedding_bytes);
       run_all(pass, c.embedding_backward, slot);
       if (last_backward)
-        gradients_final(pass.groups, pass.s, c.embedding_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes);
     }
   }
 
-  // The pass's output goes to the neighbouring virtual stage (connect_transfers adds the flows).
-  void end_pass(const Pass& pass) {
-    const int V = plan_.pp * plan_.chunks;
-    for (int d = 0; d < static_cast<int>(pass.groups.size()); ++d)
-      for (int t = 0; t < plan_.tp; ++t) {
-        const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
-        const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
-        send_[key] = flush(gpu);
-        if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stands_in(t)) {
-          // The sender's stream waits for its send to complete before going on.
-          TaskId sent = marker(pass.forward ? Phase::activation : Phase::gradient);
-          waits(gpu).push_back(sent);
-          sent_[key] = sent;
-        }
-      }
+  void run_all(const Pass& pass, double seconds, const Slot& slot) {
+    for (const std::vector<int>& group : pass.groups)
+      for (int gpu : group)
+        streams_.run(gpu, seconds, slot);
   }
 
-  // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
-  // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients.
-  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes) {
-    for (const std::vector<int>& group : groups)
-      grad_point(group, bytes);
-    reduce_scatter_now(s, bytes);
+  void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {
+    for (const std::vector<int>& group : pass.groups)
+      block(group, seconds, slot, gathers_input);
   }
 
-  // Gradients of `bytes` per GPU are final once the stream reaches this point.
-  void grad_point(const std::vector<int>& group, double bytes) {
-    if (bytes <= 0)
-      return;
+  // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
+  // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
+  // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
+  void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true) {
+    const bool tp = group.size() > 1;
+    if (tp && plan_.sequence_parallel && gathers_input)
+      blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
     for (int gpu : group)
-      grad_points_[static_cast<size_t>(gpu)].push_back({flush(gpu), bytes});
+      streams_.run(gpu, seconds, slot);
+    if (tp)
+      blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
+                          plan_.activation_bytes);
   }
 
-  // Data-parallel gradient synchronisation of stage s, then the optimizer step.
-  // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
-  // ranks share one stream, whose optimizer waits for every rank's gradients.
-  void synchronise_and_update(int s) {
-    std::vector<std::vector<int>> members(static_cast<size_t>(plan_.tp));
-    for (int t = 0; t < plan_.tp; ++t) {
-      members[static_cast<size_t>(t)] = dp_group(s, t);
-      for (int gpu : members[static_cast<size_t>(t)])
-        flush(gpu);
-      if (plan_.dp > 1 && !stands_in(t))
-        synchronise_gradients(members[static_cast<size_t>(t)]);
-    }
-    for (int t = 0; t < plan_.tp; ++t) {
-      const std::vector<int>& group = members[static_cast<size_t>(t)];
-      double params = 0;
-      for (const auto& point : grad_points_[static_cast<size_t>(group[0])])
-        params += point.second;
-      for (int gpu : group) {
-        double seconds = 0;
-        for (int c = 0; c < plan_.chunks; ++c)
-          seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
-        if (plan_.sharded_optimizer() && plan_.dp > 1)
-          seconds /= plan_.dp;
-        run(gpu, seconds, {Phase::optimizer, s, -1, 0});
-        flush(gpu);
-      }
-      if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stands_in(t)) {
-        // Each replica updated its shard: gather the new weights.
-        CollectiveTasks c =
-            collective(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, rank_weight());
-        for (int gpu : group)
-          boost::add_edge(*tail(gpu), c.entry, g());
-      }
-    }
-  }
-
-  void synchronise_gradients(const std::vector<int>& members) {
-    if (zero3()) {
-      // The reduce-scatters were issued during the backward (reduce_scatter_now); the optimizer
-      // waits for the data-parallel stream, whose last collective is the last reduce-scatter.
-      for (int gpu : members) {
-        if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
-          after_sends_.emplace_back(gpu, rs->second);
-        if (const auto& tail = dp_stream_[static_cast<size_t>(gpu)])
-          waits(gpu).push_back(*tail);
-      }
+  // A collective on the compute streams of `gpus`: it starts when all have reached it, and
+  // their next kernels wait for it.
+  void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+    if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
+      // One task on the group's one stream: what all its GPUs wait for.
+      streams_.flush(gpus.front());
+      Task t;
+      t.kind = Task::Kind::isolated_collective;
+      t.phase = Phase::collective;
+      t.collective = kind;
+      t.gpu = gpus.front();
+      t.peer = isolated->second;
+      t.bytes = bytes;
+      t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * collectives_.rings(gpus).step_latency;
+      streams_.append(gpus.front(), boost::add_vertex(t, out_.graph));
+      collectives_.count(gpus, kind, bytes, stand_ins_.replica_weight());
       return;
     }
-    const auto& first = grad_points_[static_cast<size_t>(members[0])];
-    const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
-    const CollectiveAlgorithm algorithm = dp_collective_algorithm();
-    std::optional<TaskId> previous;
-    double bucket = 0;
-    for (size_t i = 0; i < first.size(); ++i) {
-      bucket += first[i].second;
-      const bool last = i + 1 == first.size();
-      if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
-        continue;
-      CollectiveTasks c = collective(members, kind, bucket, algorithm, rank_weight());
-      for (int gpu : members) {
-        // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
-        const bool early = plan_.dp_overlap;
-        TaskId ready = early ? grad_points_[static_cast<size_t>(owner(gpu))][i].first : *tail(gpu);
-        boost::add_edge(ready, c.entry, g());
-        // Communication leaves a GPU in the order it was issued: the pipeline sends issued
-        // before the synchronisation go first.
-        if (!early || last)
-          after_sends_.emplace_back(gpu, c.entry);
-      }
-      if (previous)
-        boost::add_edge(*previous, c.entry, g()); // one NCCL stream for gradient buckets
-      previous = c.exit;
-      bucket = 0;
+    for (int gpu : gpus)
+      streams_.flush(gpu);
+    CollectiveTasks c = collectives_.add(gpus, kind, bytes, CollectiveAlgorithm::ring, stand_ins_.replica_weight());
+    for (int gpu : gpus) {
+      boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
+      streams_.tail(gpu) = c.exit;
     }
-    if (previous)
-      for (int gpu : members)
-        waits(gpu).push_back(*previous);
   }
-
-  // Point-to-point transfers between neighbouring virtual stages, serialised per direction.
-  void connect_transfers() {
-    const int V = plan_.pp * plan_.chunks;
-    std::map<std::pair<int, int>, TaskId> last_on_link;
-    // Issue order on each link follows the sender's schedule: walk senders' steps in order.
-    for (int s = 0; s < plan_.pp; ++s)
-      for (int d = 0; d < replicas_; ++d)
-        for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
-          const bool forward = step.pass == PipelineStep::Pass::forward;
-          const int v = step.chunk * plan_.pp + s;
-          const int to = forward ? v + 1 : v - 1;
-          if (to < 0 || to >= V)
-            continue;
-          std::optional<TaskId> first_rank; // the first tensor rank's transfer
-          for (int t = 0; t < plan_.tp; ++t) {
-            const StepKey from_key{d, v, step.micro_batch, t, forward};
-            const TaskId producer = send_.at(from_key);
-            const TaskId consumer = receive_.at({d, to, step.micro_batch, t, forward});
-            const int src = plan_.gpu(s, d, t), dst = plan_.gpu(to % plan_.pp, d, t);
-            if (src != dst) {
-              out_.p2p_transfers += replica_weight();
-              out_.p2p_bytes += replica_weight() * plan_.activation_bytes / plan_.tp;
-            }
-            if (src != dst && first_rank && first_rank_stands_in_) {
-              // The first rank's transfer, receive and send markers stand for this rank's.
-              last_send_[src] = *first_rank;
-              continue;
-            }
-            TaskId done = producer;
-            if (src != dst) {
-              Task x;
-              x.kind = Task::Kind::transfer;
-              x.phase = forward ? Phase::activation : Phase::gradient;
-              x.gpu = src;
-              x.peer = dst;
-              x.stage = s;
-              x.micro_batch = step.micro_batch;
-              x.chunk = step.chunk;
-              // Megatron's scatter-gather: each tensor rank sends its 1/tp slice.
-              x.bytes = plan_.activation_bytes / plan_.tp;
-              done = boost::add_vertex(x, g());
-              boost::add_edge(producer, done, g());
-              auto link = std::make_pair(src, dst);
-              if (auto prev = last_on_link.find(link); prev != last_on_link.end())
-                boost::add_edge(prev->second, done, g());
-              last_on_link[link] = done;
-              first_rank = done;
-            }
-            boost::add_edge(done, consumer, g());
-            if (src != dst)
-              last_send_[src] = done;
-            if (auto sent = sent_.find(from_key); sent != sent_.end())
-              boost::add_edge(done, sent->second, g());
-          }
-        }
-  }
-
-  // Gradient synchronisations that start after the GPU's last pipeline send.
-  void order_after_sends() {
-    for (const auto& [gpu, entry] : after_sends_)
-      if (auto send = last_send_.find(gpu); send != last_send_.end())
-        boost::add_edge(send->second, entry, g());
-  }
-
-  const ExecutionPlan& plan_;
-  const Topology& topology_;
-  const StepGraphOptions options_;
-  std::vector<std::pair<int, TaskId>> after_sends_;
-  std::map<std::vector<int>, std::pair<std::vector<Ring>, double>> rings_;
-  std::map<int, TaskId> last_send_;
-  StepGraph out_;
-  std::vector<std::optional<TaskId>> tail_;
-  std::vector<std::vector<TaskId>> waits_;
-  std::vector<Pending> pending_;
-  std::vector<std::vector<std::pair<TaskId, double>>> grad_points_;
-  std::map<StepKey, TaskId> send_, receive_, sent_;
-  // ZeRO-3: the gathers of the pass being built, and each GPU's data-parallel NCCL stream.
-  struct GatherPass {
-    int stage = -1;
-    std::vector<double> bytes;             // per unit, in order of use
-    std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
-    size_t used = 0;                       // units whose compute has started
-  };
-  GatherPass gathers_;
-  std::vector<std::optional<TaskId>> dp_stream_;
-  std::map<int, TaskId> last_reduce_scatter_; // per GPU: the entry of its last reduce-scatter
-  std::vector<int> stream_;                   // per GPU: the GPU whose compute stream it runs on
-  std::vector<int> owner_;                    // per GPU: the GPU whose simulated work stands for its
-  int replicas_;                              // replicas simulated
-  bool first_rank_stands_in_ = false;         // the first tensor rank's communication stands for all ranks'
-  std::map<std::vector<int>, int> isolated_index_; // isolated tp group -> index in StepGraph::isolated
 };
 
 } // namespace
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options) {
-  return Builder(plan, topology, options).build();
+  return StepBuilder(plan, topology, options).build();
 }
 
 } // namespace simgpt

@@ -1,0 +1,118 @@
+#include "execution/step_graph/gradient_sync.hpp"
+
+#include "execution/step_graph/parallel_groups.hpp"
+#include "execution/step_graph/zero_gathers.hpp"
+
+#include <optional>
+
+namespace simgpt::step_graph {
+
+void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes) {
+  for (const std::vector<int>& group : groups)
+    grad_point(group, bytes);
+  reduce_scatter_now(s, bytes);
+}
+
+void GradientSync::grad_point(const std::vector<int>& group, double bytes) {
+  if (bytes <= 0)
+    return;
+  for (int gpu : group)
+    points_[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
+}
+
+void GradientSync::reduce_scatter_now(int s, double bytes) {
+  if (!zero3(plan_) || bytes <= 0)
+    return;
+  for (int t = 0; t < plan_.tp && !stand_ins_.stands_in(t); ++t) {
+    const std::vector<int> members = dp_group(plan_, s, t);
+    CollectiveTasks c = collectives_.add(members, CollectiveKind::reduce_scatter, bytes,
+                                         dp_collective_algorithm(plan_), stand_ins_.rank_weight());
+    for (int gpu : members) {
+      boost::add_edge(points_[static_cast<size_t>(stand_ins_.owner(gpu))].back().ready, c.entry, graph_);
+      dp_streams_.queue(gpu, c);
+      last_reduce_scatter_[gpu] = c.entry;
+    }
+  }
+}
+
+void GradientSync::synchronise_and_update(int s) {
+  std::vector<std::vector<int>> members(static_cast<size_t>(plan_.tp));
+  for (int t = 0; t < plan_.tp; ++t) {
+    members[static_cast<size_t>(t)] = dp_group(plan_, s, t);
+    for (int gpu : members[static_cast<size_t>(t)])
+      streams_.flush(gpu);
+    if (plan_.dp > 1 && !stand_ins_.stands_in(t))
+      synchronise_gradients(members[static_cast<size_t>(t)]);
+  }
+  for (int t = 0; t < plan_.tp; ++t)
+    update(s, t, members[static_cast<size_t>(t)]);
+}
+
+void GradientSync::synchronise_gradients(const std::vector<int>& members) {
+  if (zero3(plan_)) {
+    await_reduce_scatters(members);
+    return;
+  }
+  const auto& first = points_[static_cast<size_t>(members[0])];
+  const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
+  const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
+  std::optional<TaskId> previous;
+  double bucket = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    bucket += first[i].bytes;
+    const bool last = i + 1 == first.size();
+    if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
+      continue;
+    CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, stand_ins_.rank_weight());
+    for (int gpu : members) {
+      // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
+      const bool early = plan_.dp_overlap;
+      TaskId ready = early ? points_[static_cast<size_t>(stand_ins_.owner(gpu))][i].ready : *streams_.tail(gpu);
+      boost::add_edge(ready, c.entry, graph_);
+      // Communication leaves a GPU in the order it was issued: the pipeline sends issued
+      // before the synchronisation go first.
+      if (!early || last)
+        after_sends_.emplace_back(gpu, c.entry);
+    }
+    if (previous)
+      boost::add_edge(*previous, c.entry, graph_); // one NCCL stream for gradient buckets
+    previous = c.exit;
+    bucket = 0;
+  }
+  if (previous)
+    for (int gpu : members)
+      streams_.waits(gpu).push_back(*previous);
+}
+
+void GradientSync::await_reduce_scatters(const std::vector<int>& members) {
+  for (int gpu : members) {
+    if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
+      after_sends_.emplace_back(gpu, rs->second);
+    if (const auto& tail = dp_streams_.tail(gpu))
+      streams_.waits(gpu).push_back(*tail);
+  }
+}
+
+void GradientSync::update(int s, int t, const std::vector<int>& group) {
+  double params = 0;
+  for (const GradientPoint& point : points_[static_cast<size_t>(group[0])])
+    params += point.bytes;
+  for (int gpu : group) {
+    double seconds = 0;
+    for (int c = 0; c < plan_.chunks; ++c)
+      seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
+    if (plan_.sharded_optimizer() && plan_.dp > 1)
+      seconds /= plan_.dp;
+    streams_.run(gpu, seconds, {Phase::optimizer, s, -1, 0});
+    streams_.flush(gpu);
+  }
+  if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stand_ins_.stands_in(t)) {
+    // Each replica updated its shard: gather the new weights.
+    CollectiveTasks c =
+        collectives_.add(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, stand_ins_.rank_weight());
+    for (int gpu : group)
+      boost::add_edge(*streams_.tail(gpu), c.entry, graph_);
+  }
+}
+
+} // namespace simgpt::step_graph

@@ -1,0 +1,46 @@
+#include "execution/step_graph/group_collectives.hpp"
+
+#include "execution/step_graph/task_limit.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace simgpt::step_graph {
+
+const GroupRings& GroupCollectives::rings(const std::vector<int>& gpus) {
+  auto known = rings_.find(gpus);
+  if (known == rings_.end()) {
+    std::vector<Ring> rings = topology_.rings(gpus);
+    double latency = 0;
+    for (const Ring& r : rings)
+      latency = std::max(latency, step_latency(r.gpus));
+    known = rings_.emplace(gpus, GroupRings{std::move(rings), latency}).first;
+  }
+  return known->second;
+}
+
+void GroupCollectives::count(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times) {
+  CollectiveCount& count = out_.collectives[to_string(kind)];
+  count.count += times;
+  count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
+  const auto n = static_cast<int>(gpus.size());
+  count.bytes += times * bytes_sent_per_member(kind, n, bytes) * n;
+}
+
+CollectiveTasks GroupCollectives::add(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                                      CollectiveAlgorithm algorithm, int times) {
+  check_task_limit(out_.graph, max_tasks_);
+  const GroupRings& group = rings(gpus);
+  CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency);
+  count(gpus, kind, bytes, times);
+  return c;
+}
+
+double GroupCollectives::step_latency(const std::vector<int>& ring) const {
+  double latency = 0;
+  for (size_t i = 0; i < ring.size(); ++i)
+    latency = std::max(latency, topology_.route_latency(ring[i], ring[(i + 1) % ring.size()]));
+  return latency + plan_.collective_step_overhead_s;
+}
+
+} // namespace simgpt::step_graph

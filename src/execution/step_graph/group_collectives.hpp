@@ -1,0 +1,47 @@
+// Collectives over groups of GPUs, added to the step's graph as add_collective lays them out
+// (collective.hpp), with the count by kind that the reports give.
+#pragma once
+
+#include "execution/collective.hpp"
+#include "execution/step_graph.hpp"
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+namespace simgpt::step_graph {
+
+// A group's rings and the latency of one of their steps (the slowest ring's).
+struct GroupRings {
+  std::vector<Ring> rings;
+  double step_latency = 0;
+};
+
+class GroupCollectives {
+  const ExecutionPlan& plan_;
+  const Topology& topology_;
+  StepGraph& out_; // the graph the collectives join, and their counts
+  size_t max_tasks_;
+  std::map<std::vector<int>, GroupRings> rings_; // per group, as searched
+
+public:
+  GroupCollectives(const ExecutionPlan& plan, const Topology& topology, StepGraph& out, size_t max_tasks)
+      : plan_(plan), topology_(topology), out_(out), max_tasks_(max_tasks) {}
+
+  // A group's rings and step latency: the same every time, so searched once.
+  const GroupRings& rings(const std::vector<int>& gpus);
+
+  // Counts a collective of the group for the reports. `times`: how many groups' alike
+  // collectives this one stands for.
+  void count(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1);
+
+  // Adds a collective over the group's rings to the graph, and counts it.
+  CollectiveTasks add(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                      CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1);
+
+private:
+  // A ring's step lasts as long as its slowest hop's latency, plus the framework's overhead per step.
+  double step_latency(const std::vector<int>& ring) const;
+};
+
+} // namespace simgpt::step_graph

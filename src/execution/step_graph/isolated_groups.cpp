@@ -1,0 +1,82 @@
+#include "execution/step_graph/isolated_groups.hpp"
+
+#include "execution/step_graph/parallel_groups.hpp"
+#include "execution/step_graph/routes.hpp"
+
+#include <map>
+
+namespace simgpt::step_graph {
+namespace {
+
+// Users of a link other than a tensor-parallel group's collectives (data-parallel collectives,
+// pipeline transfers), and several users.
+constexpr int kOthers = -1, kSeveral = -2;
+
+// Who uses each link that flows share, from the routes of all the step's communication.
+class LinkUsers {
+  const Topology& topology_;
+  std::map<const void*, int> user_;                // per shared link: the tp group using it, kOthers or kSeveral
+  std::vector<std::vector<const void*>> links_of_; // per tp group
+  bool known_ = true;                              // every route's links are known
+
+public:
+  LinkUsers(const Topology& topology, size_t groups) : topology_(topology), links_of_(groups) {}
+
+  // The routes of tp group `id` (or of kOthers) use their links.
+  void use(int id, const Routes& routes) {
+    for (const auto& [a, b] : routes) {
+      const auto links = topology_.shared_links(a, b);
+      if (!links) {
+        known_ = false;
+        continue;
+      }
+      for (const void* link : *links) {
+        if (auto [it, inserted] = user_.emplace(link, id); !inserted && it->second != id)
+          it->second = kSeveral;
+        if (id >= 0)
+          links_of_[static_cast<size_t>(id)].push_back(link);
+      }
+    }
+  }
+
+  bool known() const { return known_; }
+
+  // Whether tp group `id` alone uses its links.
+  bool alone(size_t id) const {
+    bool alone = true;
+    for (const void* link : links_of_[id])
+      alone = alone && user_.at(link) == static_cast<int>(id);
+    return alone;
+  }
+};
+
+} // namespace
+
+void find_isolated_groups(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
+                          StandIns& stand_ins, std::vector<std::vector<Ring>>& isolated) {
+  LinkUsers users(topology, static_cast<size_t>(plan.pp * plan.dp));
+  std::vector<std::vector<int>> groups;
+  for (int s = 0; s < plan.pp; ++s)
+    for (int d = 0; d < plan.dp; ++d) {
+      groups.push_back(tp_group(plan, s, d));
+      users.use(static_cast<int>(groups.size()) - 1, ring_routes(collectives, groups.back()));
+    }
+  for (int s = 0; s < plan.pp; ++s)
+    for (int t = 0; t < plan.tp; ++t)
+      users.use(kOthers, dp_routes(plan, collectives, s, t));
+  for (const auto& replica : pipeline_routes(plan))
+    for (const Routes& rank : replica)
+      users.use(kOthers, rank);
+  if (!users.known())
+    return;
+  for (size_t id = 0; id < groups.size(); ++id) {
+    if (!users.alone(id))
+      continue;
+    stand_ins.isolated_index[groups[id]] = static_cast<int>(isolated.size());
+    isolated.push_back(collectives.rings(groups[id]).rings);
+    for (int gpu : groups[id])
+      stand_ins.stream_gpu[static_cast<size_t>(gpu)] = groups[id].front();
+  }
+}
+
+} // namespace simgpt::step_graph

@@ -1,0 +1,19 @@
+// Tensor-parallel groups whose collectives meet nothing else on the network.
+#pragma once
+
+#include "execution/step_graph/group_collectives.hpp"
+#include "execution/step_graph/stand_ins.hpp"
+
+#include <vector>
+
+namespace simgpt::step_graph {
+
+// Finds the tensor-parallel groups whose flows' links (their rings', both ways) no other
+// communication of the step uses: no other group's collectives, no data-parallel collective,
+// no pipeline transfer. Their collectives then meet nothing on the network, so each is replayed
+// whole (their rings appended to `isolated`, their index in `stand_ins.isolated_index`), and
+// their GPUs share one compute stream. Nothing is isolated when a route's links are unknown.
+void find_isolated_groups(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
+                          StandIns& stand_ins, std::vector<std::vector<Ring>>& isolated);
+
+} // namespace simgpt::step_graph

@@ -1,0 +1,34 @@
+// The groups of GPUs that communicate together, as the plan places its ranks on GPUs.
+#pragma once
+
+#include "execution/collective.hpp"
+#include "execution/plan.hpp"
+
+#include <vector>
+
+namespace simgpt::step_graph {
+
+// The tensor-parallel group of `replica` on `stage`, in tensor rank order.
+inline std::vector<int> tp_group(const ExecutionPlan& plan, int stage, int replica) {
+  std::vector<int> gpus;
+  for (int t = 0; t < plan.tp; ++t)
+    gpus.push_back(plan.gpu(stage, replica, t));
+  return gpus;
+}
+
+// The data-parallel group of tensor rank t on stage s, in replica order.
+inline std::vector<int> dp_group(const ExecutionPlan& plan, int s, int t) {
+  std::vector<int> members;
+  for (int d = 0; d < plan.dp; ++d)
+    members.push_back(plan.gpu(s, d, t));
+  return members;
+}
+
+// A sharded parameter server exchanges every member's shard with every other member directly;
+// the other modes run rings.
+inline CollectiveAlgorithm dp_collective_algorithm(const ExecutionPlan& plan) {
+  return plan.dp_algorithm == DpAlgorithm::parameter_server ? CollectiveAlgorithm::direct
+                                                            : CollectiveAlgorithm::ring;
+}
+
+} // namespace simgpt::step_graph

@@ -1,0 +1,18 @@
+// One pass (forward or backward) of one micro-batch on virtual stage `v` of stage `s`, run by
+// the tensor-parallel groups of all the stage's replicas.
+#pragma once
+
+#include "execution/step_graph/compute_streams.hpp"
+
+#include <vector>
+
+namespace simgpt::step_graph {
+
+struct Pass {
+  int s = 0, v = 0, micro_batch = 0, chunk = 0;
+  bool forward = true;
+  std::vector<std::vector<int>> groups; // per replica simulated: its tensor-parallel group on stage s
+  Slot slot() const { return {forward ? Phase::forward : Phase::backward, s, micro_batch, chunk}; }
+};
+
+} // namespace simgpt::step_graph

@@ -1,0 +1,25 @@
+#include "execution/step_graph/stand_ins.hpp"
+
+#include "execution/step_graph/isolated_groups.hpp"
+#include "execution/step_graph/symmetry.hpp"
+
+namespace simgpt::step_graph {
+
+StandIns::StandIns(const ExecutionPlan& plan)
+    : stream_gpu(static_cast<size_t>(plan.gpus())), owner_gpu(static_cast<size_t>(plan.gpus())), dp(plan.dp),
+      tp(plan.tp), replicas(plan.dp) {
+  for (size_t i = 0; i < stream_gpu.size(); ++i)
+    stream_gpu[i] = owner_gpu[i] = static_cast<int>(i);
+}
+
+StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options,
+                        GroupCollectives& collectives, std::vector<std::vector<Ring>>& isolated) {
+  StandIns stand_ins(plan);
+  if (options.isolate_collectives && !options.detailed && plan.tp > 1)
+    find_isolated_groups(plan, topology, collectives, stand_ins, isolated);
+  if (options.symmetric && !options.detailed)
+    find_symmetry(plan, topology, collectives, isolated.size(), stand_ins);
+  return stand_ins;
+}
+
+} // namespace simgpt::step_graph

@@ -1,0 +1,64 @@
+#include "execution/step_graph/zero_gathers.hpp"
+
+#include "execution/step_graph/parallel_groups.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace simgpt::step_graph {
+
+void ZeroGathers::begin_pass(int s, int v, bool forward) {
+  if (!zero3(plan_))
+    return;
+  const StageCost& c = plan_.stages[static_cast<size_t>(v)];
+  const int V = plan_.pp * plan_.chunks;
+  std::vector<double> units;
+  if (v == 0)
+    units.push_back(c.embedding_bytes);
+  units.insert(units.end(), static_cast<size_t>(c.layers), plan_.layer.param_bytes);
+  if (v == V - 1)
+    units.push_back(c.head_bytes);
+  // Units without weights gather nothing (the use_weights calls skip them alike).
+  units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
+  if (!forward)
+    std::reverse(units.begin(), units.end());
+  pass_ = {s, std::move(units), {}, 0};
+}
+
+void ZeroGathers::use_weights(double bytes) {
+  if (!zero3(plan_) || bytes <= 0)
+    return;
+  GatherPass& p = pass_;
+  const size_t j = p.used++;
+  const size_t ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
+  while (p.done.size() < std::min(p.bytes.size(), j + 1 + ahead))
+    issue_gather();
+  // The wait must not attach to kernels already pending on the stream: close them first.
+  for (int t = 0; t < plan_.tp; ++t)
+    for (int gpu : dp_group(plan_, p.stage, t)) {
+      streams_.flush(gpu);
+      streams_.waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
+    }
+}
+
+void ZeroGathers::issue_gather() {
+  GatherPass& p = pass_;
+  std::vector<TaskId> exits;
+  for (int t = 0; t < plan_.tp; ++t) {
+    if (stand_ins_.stands_in(t)) {
+      exits.push_back(exits.front());
+      continue;
+    }
+    const std::vector<int> members = dp_group(plan_, p.stage, t);
+    CollectiveTasks c = collectives_.add(members, CollectiveKind::allgather, p.bytes[p.done.size()],
+                                         CollectiveAlgorithm::ring, stand_ins_.rank_weight());
+    for (int gpu : members) {
+      boost::add_edge(streams_.flush(gpu), c.entry, graph_);
+      dp_streams_.queue(gpu, c);
+    }
+    exits.push_back(c.exit);
+  }
+  p.done.push_back(std::move(exits));
+}
+
+} // namespace simgpt::step_graph

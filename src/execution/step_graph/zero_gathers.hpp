@@ -1,0 +1,65 @@
+// ZeRO-3 (FSDP) sharded weights: every unit (embedding, each layer, head) is all-gathered across
+// the data-parallel replicas before each use, forward and backward (recompute reuses the backward's
+// gather).
+#pragma once
+
+#include "execution/step_graph/compute_streams.hpp"
+#include "execution/step_graph/data_parallel_streams.hpp"
+#include "execution/step_graph/group_collectives.hpp"
+#include "execution/step_graph/stand_ins.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace simgpt::step_graph {
+
+// Whether the plan shards weights across data-parallel replicas (ZeRO-3 with more than one).
+inline bool zero3(const ExecutionPlan& plan) { return plan.zero >= 3 && plan.dp > 1; }
+
+class ZeroGathers {
+  // The gathers of the pass being built.
+  struct GatherPass {
+    int stage = -1;
+    std::vector<double> bytes;             // per unit, in order of use
+    std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
+    size_t used = 0;                       // units whose compute has started
+  };
+
+  const ExecutionPlan& plan_;
+  const StandIns& stand_ins_;
+  ComputeStreams& streams_;
+  DataParallelStreams& dp_streams_;
+  GroupCollectives& collectives_;
+  TaskGraph& graph_;
+  GatherPass pass_;
+
+public:
+  ZeroGathers(const ExecutionPlan& plan, const StandIns& stand_ins, ComputeStreams& streams,
+              DataParallelStreams& dp_streams, GroupCollectives& collectives, TaskGraph& graph)
+      : plan_(plan), stand_ins_(stand_ins), streams_(streams), dp_streams_(dp_streams), collectives_(collectives),
+        graph_(graph) {}
+
+  // A pass on virtual stage v of stage s lists its units' bytes in order of use: reversed in the
+  // backward.
+  void begin_pass(int s, int v, bool forward);
+
+  // Before the next unit's compute: its gather must be done; the gathers of the next
+  // `zero3_prefetch_layers` units are issued now, as that compute starts. DeepSpeed ZeRO-3
+  // (deepspeed/runtime/zero/partitioned_param_coordinator.py, fetch_sub_module) all-gathers the
+  // current submodule's parameters, then prefetches the next ones in the recorded trace, up to
+  // stage3_prefetch_bucket_size elements, on its own all-gather stream; PyTorch FSDP
+  // (torch/distributed/fsdp: forward_prefetch, BackwardPrefetch.BACKWARD_PRE) issues the next
+  // unit's all-gather before the current unit's (gradient) computation, on a separate stream, and
+  // limit_all_gathers' rate limiter keeps the gathered weights of only the current and the next
+  // unit alive (the CPU waits for the free of the unit two back). Depth 0: each gather is issued
+  // at its own use and blocks the compute stream. The pass's first gather is always exposed.
+  void use_weights(double bytes);
+
+private:
+  // Issues the pass's next gather on each member's data-parallel NCCL stream: after the member's
+  // compute stream reached this point (what the CPU has issued, and FSDP's rate limiter) and
+  // after the collectives issued before it on that stream.
+  void issue_gather();
+};
+
+} // namespace simgpt::step_graph
