@@ -3,7 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
-#include "validation/row_run.hpp"
+#include "validation/row_runner.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/framework/profile.hpp"
 

@@ -1,6 +1,7 @@
 #include "simgpt/validation/validation.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "validation/statistics.hpp"
 #include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>

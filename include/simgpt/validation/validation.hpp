@@ -10,7 +10,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -121,25 +120,9 @@ struct ValidationReport {
   std::string to_markdown() const;
 };
 
-// Rows named in profiles' calibration lists, as "table/row".
-std::set<std::string> calibration_rows(const DataPaths& data);
-
 // Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would
 // (the report as JSON), or for a transfer table {"transfer_s": seconds}.
 nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
-
-// What one row's simulation predicts, read back from its process's JSON: a training step's
-// report, or for a transfer table one transfer's time.
-struct RowPrediction {
-  std::optional<Report> report;
-  double transfer_s = 0;
-  // step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib, as the report's JSON has them.
-  double metric(const std::string& name) const;
-  static RowPrediction from_json(const nlohmann::ordered_json& j);
-};
-
-// The metric a row's simulation is judged on first: step_time_s, or transfer_s in transfer tables.
-const char* primary_metric(const ValidationTable& table);
 
 // How validate and calibrate run a row: each simulation in a new process of the simgpt
 // executable (`simgpt row`), since SimGrid keeps one engine per process.
@@ -155,16 +138,6 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
                           unsigned jobs = 1, const RowProcess& process = {});
 
-// Fills report.tables (one summary per table and metric, held-out rows only) and the pooled
-// calibration and held-out summaries from report.cases.
-void summarize_cases(ValidationReport& report);
-
-// For each table row with two or more compared step times, the measured and predicted fastest.
-std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases);
-
 std::map<std::string, Threshold> load_thresholds(const std::string& path);
-
-// Spearman rank correlation (average ranks for ties); nullopt under 3 pairs or no variance.
-std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b);
 
 } // namespace simgpt
