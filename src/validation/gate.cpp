@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/yaml_read.hpp"
+#include "validation/names.hpp"
 
 #include <fmt/format.h>
 
@@ -15,10 +16,12 @@ std::map<std::string, Threshold> load_thresholds(const std::string& path) {
   for (const std::string& table : root.keys()) {
     YamlReader t = root.map(table);
     t.only({"median", "max", "status", "reason"});
-    Threshold limit{t.number("median", 0), t.number("max", 0), t.text_or("status", ""), t.text_or("reason", "")};
-    if (!limit.status.empty() && limit.status != "known-gap")
+    const double median = t.number("median", 0), max = t.number("max", 0);
+    const std::optional<ThresholdStatus> status = value_named(kThresholdStatusNames, t.text_or("status", ""));
+    Threshold limit{median, max, status.value_or(ThresholdStatus::gated), t.text_or("reason", "")};
+    if (!status)
       throw InputError(path + ": " + table + ".status", "expected known-gap (or no status)");
-    if (limit.status == "known-gap" && limit.reason.empty())
+    if (limit.status == ThresholdStatus::known_gap && limit.reason.empty())
       throw InputError(path + ": " + table + ".reason", "a known gap says what is known of its cause");
     out[table] = std::move(limit);
   }
@@ -41,7 +44,7 @@ void apply_gate(ValidationReport& report, const std::vector<RowRun>& runs,
         report.gate_failures.push_back(fmt::format("{}: no such table", table));
       continue;
     }
-    if (limit.status == "known-gap")
+    if (limit.status == ThresholdStatus::known_gap)
       report.known_gaps.push_back({table, limit.reason, it->median_abs});
     if (it->compared == 0)
       report.gate_failures.push_back(fmt::format("{}: no row was simulated", table));

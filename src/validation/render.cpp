@@ -3,6 +3,7 @@
 // drawn in either style; the per-row cases and fastest configurations are text's alone.
 #include "simgpt/validation/validation.hpp"
 
+#include "validation/names.hpp"
 #include "validation/table_drawing.hpp"
 
 #include <fmt/format.h>
@@ -28,10 +29,11 @@ std::vector<Table> case_tables(const ValidationReport& r) {
     for (const auto& f : c.flags)
       flags += (flags.empty() ? "" : ",") + f;
     std::string notes = flags + (c.message.empty() ? "" : (flags.empty() ? "" : "; ") + c.message);
-    tables.back().rows.push_back({c.id.substr(c.table.size() + 1) + " " + c.metric,
+    tables.back().rows.push_back({c.id.substr(c.table.size() + 1) + " " + to_string(c.metric),
                                   c.measured ? fmt::format("{:.3f}", *c.measured) : "-",
                                   c.predicted ? fmt::format("{:.3f}", *c.predicted) : "-",
-                                  c.status == "compared" ? fmt::format("{:+.1f}%", c.error_pct) : c.status,
+                                  c.status == CaseStatus::compared ? fmt::format("{:+.1f}%", c.error_pct)
+                                                                   : to_string(c.status),
                                   notes});
   }
   return tables;

@@ -1,6 +1,8 @@
 // A validation report as JSON (`simgpt validate --format json`).
 #include "simgpt/validation/validation.hpp"
 
+#include "validation/names.hpp"
+
 namespace simgpt {
 namespace {
 
@@ -13,10 +15,10 @@ nlohmann::ordered_json summary_json(const TableSummary& s) {
 
 nlohmann::ordered_json case_json(const CaseResult& c) {
   nlohmann::ordered_json e{
-      {"id", c.id}, {"table", c.table}, {"metric", c.metric}, {"status", c.status}};
+      {"id", c.id}, {"table", c.table}, {"metric", to_string(c.metric)}, {"status", to_string(c.status)}};
   e["measured"] = c.measured ? nlohmann::ordered_json(*c.measured) : nlohmann::ordered_json();
   e["predicted"] = c.predicted ? nlohmann::ordered_json(*c.predicted) : nlohmann::ordered_json();
-  e["error_pct"] = c.status == "compared" ? nlohmann::ordered_json(c.error_pct) : nlohmann::ordered_json();
+  e["error_pct"] = c.status == CaseStatus::compared ? nlohmann::ordered_json(c.error_pct) : nlohmann::ordered_json();
   e["flags"] = c.flags;
   if (!c.message.empty())
     e["message"] = c.message;

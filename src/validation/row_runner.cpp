@@ -3,11 +3,19 @@
 #include "simgpt/core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/units.hpp"
+#include "validation/names.hpp"
 
 #include <stdexcept>
 
 namespace simgpt {
 namespace {
+
+constexpr NamedValue<PredictedMetric> kPredictedMetricNames[] = {
+    {PredictedMetric::step_time_s, "step_time_s"},
+    {PredictedMetric::transfer_s, "transfer_s"},
+    {PredictedMetric::peak_memory_gib, "peak_memory_gib"},
+    {PredictedMetric::peak_allocated_gib, "peak_allocated_gib"},
+};
 
 // A transfer row's one message, with the row's network settings.
 double simulate_transfer_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
@@ -30,12 +38,22 @@ double simulate_transfer_row(const ValidationTable& table, const ValidationRow& 
 
 } // namespace
 
-const char* primary_metric(const ValidationTable& table) {
-  return table.kind == "transfer" ? "transfer_s" : "step_time_s";
+CaseMetric primary_metric(const ValidationTable& table) {
+  return table.kind == TableKind::transfer ? CaseMetric::transfer : CaseMetric::step_time;
+}
+
+PredictedMetric predicted_metric(CaseMetric metric, PeakMemory counted) {
+  switch (metric) {
+  case CaseMetric::step_time: return PredictedMetric::step_time_s;
+  case CaseMetric::transfer: return PredictedMetric::transfer_s;
+  case CaseMetric::peak_memory:
+    return counted == PeakMemory::allocated ? PredictedMetric::peak_allocated_gib : PredictedMetric::peak_memory_gib;
+  default: throw std::logic_error(std::string("no row metric ") + to_string(metric));
+  }
 }
 
 nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
-  if (table.kind == "transfer")
+  if (table.kind == TableKind::transfer)
     return {{"transfer_s", simulate_transfer_row(table, row, data)}, {"oom", false}};
   const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
   return simulate(data.root + "/platforms/" + table.platform, w, data).to_json();
@@ -50,20 +68,18 @@ RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
   return p;
 }
 
-double RowPrediction::metric(const std::string& name) const {
+double RowPrediction::metric(PredictedMetric metric) const {
   // GiB is a power of two, so bytes / GiB gives back the JSON's value exactly.
   constexpr double GiB = 1024.0 * 1024 * 1024;
-  if (name == "transfer_s")
+  if (metric == PredictedMetric::transfer_s)
     return transfer_s;
   if (!report)
-    throw std::logic_error("a transfer row has no " + name);
-  if (name == "step_time_s")
-    return report->step_time_s;
-  if (name == "peak_memory_gib")
+    throw std::logic_error(std::string("a transfer row has no ") + name_in(kPredictedMetricNames, metric));
+  if (metric == PredictedMetric::peak_memory_gib)
     return report->peak_memory_bytes / GiB;
-  if (name == "peak_allocated_gib")
+  if (metric == PredictedMetric::peak_allocated_gib)
     return report->peak_allocated_bytes / GiB;
-  throw std::logic_error("no row metric " + name);
+  return report->step_time_s;
 }
 
 void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process) {

@@ -23,18 +23,25 @@ inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, c
                          data.profile_overrides, process.executable, process.timeout_s);
 }
 
+// The quantities of a prediction a row is compared on, named as the report's JSON names them.
+enum class PredictedMetric { step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib };
+
+// The prediction a case of `metric` (step time, transfer time, peak memory) is compared with:
+// peak memory as the table counts it.
+PredictedMetric predicted_metric(CaseMetric metric, PeakMemory counted);
+
 // What one row's simulation predicts, read back from its process's JSON: a training step's
 // report, or for a transfer table one transfer's time.
 struct RowPrediction {
   std::optional<Report> report;
   double transfer_s = 0;
-  // step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib, as the report's JSON has them.
-  double metric(const std::string& name) const;
+  double metric(PredictedMetric metric) const;
   static RowPrediction from_json(const nlohmann::ordered_json& j);
 };
 
-// The metric a row's simulation is judged on first: step_time_s, or transfer_s in transfer tables.
-const char* primary_metric(const ValidationTable& table);
+// The metric a row's simulation is judged on first: the step time, or the transfer's time in
+// transfer tables.
+CaseMetric primary_metric(const ValidationTable& table);
 
 // One row's simulation, shared by its metrics.
 struct RowRun {

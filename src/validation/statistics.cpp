@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -33,7 +34,7 @@ TableSummary summarize(const std::string& name, const std::vector<const CaseResu
   s.rows = static_cast<int>(cases.size());
   std::vector<double> errors, measured, predicted;
   for (const CaseResult* c : cases)
-    if (c->status == "compared") {
+    if (c->status == CaseStatus::compared) {
       errors.push_back(std::fabs(c->error_pct));
       measured.push_back(*c->measured);
       predicted.push_back(*c->predicted);
@@ -55,26 +56,25 @@ bool is_flagged(const CaseResult& c, const char* flag) {
   return std::find(c.flags.begin(), c.flags.end(), flag) != c.flags.end();
 }
 
-// The summary a case is counted in: its table for the primary metric, else the table with the
-// metric's suffix; summaries are ordered primary first, then memory, oom, estimator, counts.
-std::string summary_key(const CaseResult& c) {
-  if (c.metric == "step_time_s" || c.metric == "transfer_s")
-    return c.table;
-  if (c.metric.rfind("count:", 0) == 0)
-    return c.table + ":collective counts";
-  if (c.metric == "oom")
-    return c.table + ":oom";
-  if (c.metric == "peak_mem_gb")
-    return c.table + ":memory";
-  return c.table + ":estimator (reference)";
-}
+// The summary a case is counted in: its table's for the primary metric, else the table's with
+// the metric's suffix; summaries are ordered primary first, then memory, oom, estimator, counts.
+struct SummaryGroup {
+  const char* suffix;
+  int rank;
+};
 
-int summary_rank(const std::string& k) {
-  return k.find(":collective counts") != std::string::npos ? 4
-         : k.find(":estimator") != std::string::npos       ? 3
-         : k.find(":oom") != std::string::npos             ? 2
-         : k.find(":memory") != std::string::npos          ? 1
-                                                           : 0;
+SummaryGroup summary_group(CaseMetric metric) {
+  switch (metric) {
+  case CaseMetric::step_time:
+  case CaseMetric::transfer: return {"", 0};
+  case CaseMetric::peak_memory: return {":memory", 1};
+  case CaseMetric::oom: return {":oom", 2};
+  case CaseMetric::estimator_step_time: return {":estimator (reference)", 3};
+  case CaseMetric::allreduce_count:
+  case CaseMetric::allgather_count:
+  case CaseMetric::reducescatter_count: return {":collective counts", 4};
+  }
+  throw std::logic_error("a case metric without a summary");
 }
 
 } // namespace
@@ -100,27 +100,28 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
 // fit transfers, so the gate's thresholds judge the others), and step time and memory over
 // calibration and held-out rows.
 void summarize_cases(ValidationReport& report) {
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const CaseResult*>> by_table;
+  std::vector<std::pair<int, std::string>> order; // (rank, summary) as first met
+  std::map<std::string, std::vector<const CaseResult*>> by_name;
   std::vector<const CaseResult*> fitted, held_out, fitted_transfer, held_out_transfer, fitted_memory, held_out_memory;
   for (const CaseResult& c : report.cases) {
-    const std::string key = summary_key(c);
-    auto [table, added] = by_table.try_emplace(key);
+    const SummaryGroup group = summary_group(c.metric);
+    const std::string name = c.table + group.suffix;
+    auto [table, added] = by_name.try_emplace(name);
     if (added)
-      order.push_back(key);
-    if (!is_flagged(c, "calibration"))
+      order.emplace_back(group.rank, name);
+    const bool fitted_on = is_flagged(c, "calibration");
+    if (!fitted_on)
       table->second.push_back(&c);
-    if (c.metric == "step_time_s")
-      (is_flagged(c, "calibration") ? fitted : held_out).push_back(&c);
-    if (c.metric == "transfer_s") // a transfer is not a step: reported apart
-      (is_flagged(c, "calibration") ? fitted_transfer : held_out_transfer).push_back(&c);
-    if (c.metric == "peak_mem_gb")
-      (is_flagged(c, "calibration") ? fitted_memory : held_out_memory).push_back(&c);
+    if (c.metric == CaseMetric::step_time)
+      (fitted_on ? fitted : held_out).push_back(&c);
+    if (c.metric == CaseMetric::transfer) // a transfer is not a step: reported apart
+      (fitted_on ? fitted_transfer : held_out_transfer).push_back(&c);
+    if (c.metric == CaseMetric::peak_memory)
+      (fitted_on ? fitted_memory : held_out_memory).push_back(&c);
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const std::string& a, const std::string& b) { return summary_rank(a) < summary_rank(b); });
-  for (const std::string& name : order)
-    report.tables.push_back(summarize(name, by_table[name]));
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [rank, name] : order)
+    report.tables.push_back(summarize(name, by_name[name]));
   report.calibration = summarize("calibration rows", fitted);
   report.held_out = summarize("held-out rows", held_out);
   report.calibration_transfer = summarize("calibration rows:transfer", fitted_transfer);
@@ -134,10 +135,10 @@ std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases) 
   std::map<std::pair<std::string, std::string>, std::vector<const CaseResult*>> groups;
   std::set<std::string> predicted_oom; // rows whose simulation does not fit: the planner never picks them
   for (const CaseResult& c : cases)
-    if (c.metric == "oom" && c.predicted && *c.predicted > 0.5)
+    if (c.metric == CaseMetric::oom && c.predicted && *c.predicted > 0.5)
       predicted_oom.insert(c.id);
   for (const CaseResult& c : cases) {
-    if (c.metric != "step_time_s" || c.status != "compared" || c.group.empty())
+    if (c.metric != CaseMetric::step_time || c.status != CaseStatus::compared || c.group.empty())
       continue;
     auto key = std::make_pair(c.table, c.group);
     if (!groups.contains(key))

@@ -5,6 +5,7 @@
 #include "simgpt/planner/search_space.hpp"
 #include "core/units.hpp"
 #include "core/yaml_read.hpp"
+#include "validation/names.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -120,7 +121,7 @@ ValidationRow read_row(const YamlReader& r, const ValidationTable& t) {
   row.note = r.text_or("note", "");
   row.bytes = r.quantity_or("bytes", 0, parse_bytes);
   row.profile = r.has("profile") ? checked_name(r, "profile") : "";
-  if (t.kind == "transfer" && (row.bytes <= 0 || row.profile.empty()))
+  if (t.kind == TableKind::transfer && (row.bytes <= 0 || row.profile.empty()))
     throw InputError(r.where("bytes"), "a transfer row needs bytes and profile");
   row.set = read_set(r);
   read_measured(r, row);
@@ -143,6 +144,15 @@ std::vector<std::string> read_planner_search(const YamlReader& root) {
     restrictions.push_back(restriction);
   }
   return restrictions;
+}
+
+// `text`, the value of `key`, as one of an enum's names.
+template <typename Enum, std::size_t N>
+Enum parse_named(const YamlReader& r, const std::string& key, const std::string& text,
+                 const NamedValue<Enum> (&names)[N]) {
+  if (const std::optional<Enum> value = value_named(names, text))
+    return *value;
+  throw InputError(r.where(key), fmt::format("'{}' is not valid (expected {})", text, names_or(names)));
 }
 
 void read_source(const YamlReader& root, ValidationTable& t) {
@@ -178,14 +188,11 @@ ValidationTable load_validation_table(const std::string& path) {
   t.id = checked_name(root, "table");
   t.platform = checked_name(root, "platform");
   root.text_or("description", ""); // read by people, but text all the same
-  t.kind = root.text_or("kind", "workload");
-  t.peak_memory = root.text_or("peak_memory", "device");
-  if (t.peak_memory != "device" && t.peak_memory != "allocated")
-    throw InputError(root.where("peak_memory"),
-                     fmt::format("'{}' is not valid (expected device or allocated)", t.peak_memory));
-  if (t.kind != "workload" && t.kind != "transfer")
-    throw InputError(root.where("kind"), fmt::format("'{}' is not valid (expected workload or transfer)", t.kind));
-  if (t.kind == "workload") {
+  // kind's text is read (a single value) before peak_memory's, and checked after it.
+  const std::string kind = root.text_or("kind", "workload");
+  t.peak_memory = parse_named(root, "peak_memory", root.text_or("peak_memory", "device"), kPeakMemoryNames);
+  t.kind = parse_named(root, "kind", kind, kTableKindNames);
+  if (t.kind == TableKind::workload) {
     YAML::Emitter text;
     text << root.map("workload").node();
     t.workload_yaml = text.c_str();

@@ -21,7 +21,7 @@ CaseResult step(const std::string& row, const std::string& group, double measure
   c.measured = measured;
   c.predicted = predicted;
   c.error_pct = 100 * (predicted - measured) / measured;
-  c.status = "compared";
+  c.status = CaseStatus::compared;
   return c;
 }
 
@@ -34,10 +34,10 @@ TEST_CASE("the fastest configuration of each table row, measured and predicted")
       step("mb4-t8", "4", 5, 5),                                                               // alone: no choice
   };
   CaseResult memory = step("mb2-p8", "2", 1, 0.5);
-  memory.metric = "peak_mem_gb"; // other metrics do not take part
+  memory.metric = CaseMetric::peak_memory; // other metrics do not take part
   cases.push_back(memory);
   CaseResult skipped = step("mb2-t4p2", "2", 1, 1);
-  skipped.status = "skipped";
+  skipped.status = CaseStatus::skipped;
   cases.push_back(skipped);
 
   const auto checks = fastest_per_row(cases);
@@ -62,7 +62,7 @@ TEST_CASE("the planner's pick in a table row is the predicted fastest that the s
                                    step("mb2-t8", "2", 7, 6)};
   const auto oom = [](const std::string& row, double predicted) {
     CaseResult c = step(row, "1", 0, predicted);
-    c.metric = "oom";
+    c.metric = CaseMetric::oom;
     return c;
   };
   cases.push_back(oom("mb1-t4p2", 1)); // predicted fastest, but predicted not to fit
@@ -88,7 +88,7 @@ TEST_CASE("each table is summarized once, over its held-out rows, whatever the r
   // Calibration rows first: the table is met before any row that counts in it.
   report.cases = {fitted("a", 1, 1.5), fitted("b", 1, 1.5), step("c", "c", 1, 1.1), step("d", "d", 1, 0.8)};
   CaseResult memory = step("c", "c", 10, 11);
-  memory.metric = "peak_mem_gb";
+  memory.metric = CaseMetric::peak_memory;
   report.cases.push_back(memory);
   summarize_cases(report);
   REQUIRE(report.tables.size() == 2);

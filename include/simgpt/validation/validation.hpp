@@ -29,15 +29,21 @@ struct ValidationRow {
   bool flagged(const std::string& flag) const;
 };
 
+// What a table's rows run: a training step of its workload, or one point-to-point message
+// (`kind: workload` or `kind: transfer`).
+enum class TableKind { workload, transfer };
+
+// What a table's peak memory counts: all the GPU holds (`device`: nvidia-smi, or what decides
+// out-of-memory) or the framework's own peak of live tensors (`allocated`, e.g. Alpa's XLA
+// allocation counter: no CUDA context, no allocator cache).
+enum class PeakMemory { device, allocated };
+
 struct ValidationTable {
   std::string id;
   std::string file;
   std::string platform;
-  std::string kind = "workload"; // or "transfer": rows time one point-to-point message
-  // What the table's peak memory counts: "device" (all the GPU holds: nvidia-smi, or what decides
-  // out-of-memory) or "allocated" (the framework's own peak of live tensors, e.g. Alpa's XLA
-  // allocation counter: no CUDA context, no allocator cache).
-  std::string peak_memory = "device";
+  TableKind kind = TableKind::workload;
+  PeakMemory peak_memory = PeakMemory::device;
   std::string source;
   std::string source_heading; // "seed file: heading"
   std::string workload_yaml; // the table's workload, as YAML text (rows override its keys)
@@ -49,15 +55,33 @@ struct ValidationTable {
 
 std::vector<ValidationTable> load_validation_tables(const std::string& dir);
 
+// What became of one metric of one row (printed compared, not_simulated, skipped).
+enum class CaseStatus { compared, not_simulated, skipped };
+
+// What a case compares (printed as its metric's name): the step time (step_time_s), one
+// transfer's time (transfer_s), peak memory (peak_mem_gb), whether it ran out of memory (oom),
+// the seed's own estimator against its runs (estimator_step_time), collectives per step of one
+// kind (count:allreduce, count:allgather, count:reducescatter).
+enum class CaseMetric {
+  step_time,
+  transfer,
+  peak_memory,
+  oom,
+  estimator_step_time,
+  allreduce_count,
+  allgather_count,
+  reducescatter_count,
+};
+
 struct CaseResult {
   std::string table;
   std::string id; // table/row
   std::string group; // the row label of the table the row sits in (its configurations are the columns)
-  std::string metric = "step_time_s";
+  CaseMetric metric = CaseMetric::step_time;
   std::optional<double> measured;
   std::optional<double> predicted;
   double error_pct = 0; // signed, (predicted - measured) / measured
-  std::string status;   // compared, not_simulated, skipped
+  CaseStatus status = CaseStatus::not_simulated;
   std::string message;
   std::vector<std::string> flags; // row flags, plus "calibration" for rows a profile was fitted on
 };
@@ -87,12 +111,16 @@ struct FastestCheck {
   bool agrees() const { return measured_fastest == predicted_fastest; }
 };
 
+// A threshold with no status gates a table that simgpt models; a `known-gap` one a table whose
+// residual has no mechanism in simgpt yet.
+enum class ThresholdStatus { gated, known_gap };
+
 struct Threshold {
   double median = 0;
   double max = 0;
-  // "known-gap": the table's residual has no mechanism in simgpt yet; `reason` says what is known.
-  // Its threshold still gates, and validate reports it in a section of its own.
-  std::string status;
+  // known_gap: `reason` says what is known. Its threshold still gates, and validate reports it
+  // in a section of its own.
+  ThresholdStatus status = ThresholdStatus::gated;
   std::string reason;
 };
 
