@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "validation/statistics.hpp"
+#include "validation/table_loader.hpp"
 #include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -232,5 +233,22 @@ TEST_CASE("a table whose planner comparison would search past the planner's limi
   } catch (const LimitError& e) {
     CHECK(e.where() == dir.path() + "/t.yaml: planner_search");
     CHECK_THAT(e.message(), Catch::Contains("candidate plans, simgpt's limit"));
+  }
+}
+
+TEST_CASE("one table file loads by its path, whatever its name, and its messages name that path") {
+  TableDir dir;
+  dir.write("t.yml", kTableKeys, kRow);
+  const ValidationTable t = load_validation_table(dir.path() + "/t.yml");
+  CHECK(t.id == "t");
+  CHECK(t.file == dir.path() + "/t.yml");
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].measured.at("step_time_s") == 1.5);
+  dir.write("bad.yml", kTableKeys, "  - {id: r, set: {}, measured: {x: 1}}");
+  try {
+    load_validation_table(dir.path() + "/bad.yml");
+    FAIL("a table with an unknown metric loaded");
+  } catch (const InputError& e) {
+    CHECK(e.where() == dir.path() + "/bad.yml: rows[0].measured.x");
   }
 }
