@@ -2,54 +2,23 @@
 
 #include "core/input_file.hpp"
 #include "simgpt/core/error.hpp"
-#include "core/temporary_directory.hpp"
 #include "simgpt/validation/validation.hpp"
+#include "validation/table_loader.hpp"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <utility>
 
 namespace simgpt {
 namespace {
 
-namespace fs = std::filesystem;
-
-// `message` with the private link's path put back to the path the user gave.
-std::string user_path(std::string message, const std::string& link, const std::string& path) {
-  for (size_t at = message.find(link); at != std::string::npos; at = message.find(link, at + path.size()))
-    message.replace(at, link.size(), path);
-  return message;
-}
-
-// One table file. The validation loader reads a whole directory, so the file is read through a
-// private directory holding only a link to it; messages name the file as the user gave it.
+// One table file; messages name the file as the user gave it.
 ValidationTable load_table_file(const std::string& path) {
   check_input_file(path, "validation table");
-  const std::string dir = make_temporary_directory("simgpt-plot");
-  const std::string link = dir + "/" + fs::path(path).stem().string() + ".yaml";
-  std::error_code ec;
-  fs::create_symlink(fs::absolute(path), link, ec);
-  try {
-    if (ec)
-      throw std::runtime_error("cannot link to " + path + " from " + dir);
-    std::vector<ValidationTable> tables = load_validation_tables(dir);
-    fs::remove_all(dir, ec);
-    return std::move(tables.at(0));
-  } catch (const LimitError& e) {
-    fs::remove_all(dir, ec);
-    throw LimitError(user_path(e.where(), link, path), user_path(e.message(), link, path));
-  } catch (const InputError& e) {
-    fs::remove_all(dir, ec);
-    throw InputError(user_path(e.where(), link, path), user_path(e.message(), link, path));
-  } catch (...) {
-    fs::remove_all(dir, ec);
-    throw;
-  }
+  return load_validation_table(path);
 }
 
 ValidationTable load_table_by_id(const std::string& id, const DataPaths& data) {
@@ -67,7 +36,7 @@ ValidationTable load_table_by_id(const std::string& id, const DataPaths& data) {
 
 // The sweep's name of the peak memory a table's peak_mem_gb counts (as validate pairs them).
 const char* peak_metric(const ValidationTable& t) {
-  return t.peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib";
+  return t.peak_memory == PeakMemory::allocated ? "peak_allocated_gib" : "peak_memory_gib";
 }
 
 // The key a table records `metric` under.

@@ -3,7 +3,8 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
-#include "validation/row_run.hpp"
+#include "validation/names.hpp"
+#include "validation/row_runner.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/framework/profile.hpp"
 
@@ -43,7 +44,7 @@ CalibrationRow find_row(const std::string& entry, const std::vector<ValidationTa
         if (r.id == id.substr(slash + 1) &&
             (oom_outcome ? (r.oom || r.measured.contains("step_time_s"))
              : memory    ? r.measured.contains("peak_mem_gb")
-                         : r.measured.contains(primary_metric(t))))
+                         : r.measured.contains(to_string(primary_metric(t)))))
           return {&t, &r, oom_outcome, memory};
   throw InputError(where, fmt::format("'{}' is not a validation row with a measured {}", entry,
                                       oom_outcome ? "outcome (ran or out of memory)"
@@ -62,12 +63,11 @@ double row_error(const CalibrationRow& c, const RowPrediction& r) {
   }
   if (c.memory) {
     const double measured = c.row->measured.at("peak_mem_gb");
-    const char* key = c.table->peak_memory == "allocated" ? "peak_allocated_gib" : "peak_memory_gib";
-    return 100 * (r.metric(key) - measured) / measured;
+    return 100 * (r.metric(predicted_metric(CaseMetric::peak_memory, c.table->peak_memory)) - measured) / measured;
   }
-  const char* metric = primary_metric(*c.table);
-  const double measured = c.row->measured.at(metric);
-  return 100 * (r.metric(metric) - measured) / measured;
+  const CaseMetric metric = primary_metric(*c.table);
+  const double measured = c.row->measured.at(to_string(metric));
+  return 100 * (r.metric(predicted_metric(metric, c.table->peak_memory)) - measured) / measured;
 }
 
 std::string row_name(const CalibrationRow& c) {

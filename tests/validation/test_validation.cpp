@@ -1,6 +1,8 @@
 #include "simgpt/validation/validation.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "validation/statistics.hpp"
+#include "validation/table_loader.hpp"
 #include "support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,7 +22,7 @@ CaseResult step(const std::string& row, const std::string& group, double measure
   c.measured = measured;
   c.predicted = predicted;
   c.error_pct = 100 * (predicted - measured) / measured;
-  c.status = "compared";
+  c.status = CaseStatus::compared;
   return c;
 }
 
@@ -33,10 +35,10 @@ TEST_CASE("the fastest configuration of each table row, measured and predicted")
       step("mb4-t8", "4", 5, 5),                                                               // alone: no choice
   };
   CaseResult memory = step("mb2-p8", "2", 1, 0.5);
-  memory.metric = "peak_mem_gb"; // other metrics do not take part
+  memory.metric = CaseMetric::peak_memory; // other metrics do not take part
   cases.push_back(memory);
   CaseResult skipped = step("mb2-t4p2", "2", 1, 1);
-  skipped.status = "skipped";
+  skipped.status = CaseStatus::skipped;
   cases.push_back(skipped);
 
   const auto checks = fastest_per_row(cases);
@@ -61,7 +63,7 @@ TEST_CASE("the planner's pick in a table row is the predicted fastest that the s
                                    step("mb2-t8", "2", 7, 6)};
   const auto oom = [](const std::string& row, double predicted) {
     CaseResult c = step(row, "1", 0, predicted);
-    c.metric = "oom";
+    c.metric = CaseMetric::oom;
     return c;
   };
   cases.push_back(oom("mb1-t4p2", 1)); // predicted fastest, but predicted not to fit
@@ -87,7 +89,7 @@ TEST_CASE("each table is summarized once, over its held-out rows, whatever the r
   // Calibration rows first: the table is met before any row that counts in it.
   report.cases = {fitted("a", 1, 1.5), fitted("b", 1, 1.5), step("c", "c", 1, 1.1), step("d", "d", 1, 0.8)};
   CaseResult memory = step("c", "c", 10, 11);
-  memory.metric = "peak_mem_gb";
+  memory.metric = CaseMetric::peak_memory;
   report.cases.push_back(memory);
   summarize_cases(report);
   REQUIRE(report.tables.size() == 2);
@@ -231,5 +233,22 @@ TEST_CASE("a table whose planner comparison would search past the planner's limi
   } catch (const LimitError& e) {
     CHECK(e.where() == dir.path() + "/t.yaml: planner_search");
     CHECK_THAT(e.message(), Catch::Contains("candidate plans, simgpt's limit"));
+  }
+}
+
+TEST_CASE("one table file loads by its path, whatever its name, and its messages name that path") {
+  TableDir dir;
+  dir.write("t.yml", kTableKeys, kRow);
+  const ValidationTable t = load_validation_table(dir.path() + "/t.yml");
+  CHECK(t.id == "t");
+  CHECK(t.file == dir.path() + "/t.yml");
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].measured.at("step_time_s") == 1.5);
+  dir.write("bad.yml", kTableKeys, "  - {id: r, set: {}, measured: {x: 1}}");
+  try {
+    load_validation_table(dir.path() + "/bad.yml");
+    FAIL("a table with an unknown metric loaded");
+  } catch (const InputError& e) {
+    CHECK(e.where() == dir.path() + "/bad.yml: rows[0].measured.x");
   }
 }

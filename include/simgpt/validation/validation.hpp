@@ -10,7 +10,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -30,15 +29,21 @@ struct ValidationRow {
   bool flagged(const std::string& flag) const;
 };
 
+// What a table's rows run: a training step of its workload, or one point-to-point message
+// (`kind: workload` or `kind: transfer`).
+enum class TableKind { workload, transfer };
+
+// What a table's peak memory counts: all the GPU holds (`device`: nvidia-smi, or what decides
+// out-of-memory) or the framework's own peak of live tensors (`allocated`, e.g. Alpa's XLA
+// allocation counter: no CUDA context, no allocator cache).
+enum class PeakMemory { device, allocated };
+
 struct ValidationTable {
   std::string id;
   std::string file;
   std::string platform;
-  std::string kind = "workload"; // or "transfer": rows time one point-to-point message
-  // What the table's peak memory counts: "device" (all the GPU holds: nvidia-smi, or what decides
-  // out-of-memory) or "allocated" (the framework's own peak of live tensors, e.g. Alpa's XLA
-  // allocation counter: no CUDA context, no allocator cache).
-  std::string peak_memory = "device";
+  TableKind kind = TableKind::workload;
+  PeakMemory peak_memory = PeakMemory::device;
   std::string source;
   std::string source_heading; // "seed file: heading"
   std::string workload_yaml; // the table's workload, as YAML text (rows override its keys)
@@ -50,15 +55,33 @@ struct ValidationTable {
 
 std::vector<ValidationTable> load_validation_tables(const std::string& dir);
 
+// What became of one metric of one row (printed compared, not_simulated, skipped).
+enum class CaseStatus { compared, not_simulated, skipped };
+
+// What a case compares (printed as its metric's name): the step time (step_time_s), one
+// transfer's time (transfer_s), peak memory (peak_mem_gb), whether it ran out of memory (oom),
+// the seed's own estimator against its runs (estimator_step_time), collectives per step of one
+// kind (count:allreduce, count:allgather, count:reducescatter).
+enum class CaseMetric {
+  step_time,
+  transfer,
+  peak_memory,
+  oom,
+  estimator_step_time,
+  allreduce_count,
+  allgather_count,
+  reducescatter_count,
+};
+
 struct CaseResult {
   std::string table;
   std::string id; // table/row
   std::string group; // the row label of the table the row sits in (its configurations are the columns)
-  std::string metric = "step_time_s";
+  CaseMetric metric = CaseMetric::step_time;
   std::optional<double> measured;
   std::optional<double> predicted;
   double error_pct = 0; // signed, (predicted - measured) / measured
-  std::string status;   // compared, not_simulated, skipped
+  CaseStatus status = CaseStatus::not_simulated;
   std::string message;
   std::vector<std::string> flags; // row flags, plus "calibration" for rows a profile was fitted on
 };
@@ -88,12 +111,16 @@ struct FastestCheck {
   bool agrees() const { return measured_fastest == predicted_fastest; }
 };
 
+// A threshold with no status gates a table that simgpt models; a `known-gap` one a table whose
+// residual has no mechanism in simgpt yet.
+enum class ThresholdStatus { gated, known_gap };
+
 struct Threshold {
   double median = 0;
   double max = 0;
-  // "known-gap": the table's residual has no mechanism in simgpt yet; `reason` says what is known.
-  // Its threshold still gates, and validate reports it in a section of its own.
-  std::string status;
+  // known_gap: `reason` says what is known. Its threshold still gates, and validate reports it
+  // in a section of its own.
+  ThresholdStatus status = ThresholdStatus::gated;
   std::string reason;
 };
 
@@ -121,25 +148,9 @@ struct ValidationReport {
   std::string to_markdown() const;
 };
 
-// Rows named in profiles' calibration lists, as "table/row".
-std::set<std::string> calibration_rows(const DataPaths& data);
-
 // Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would
 // (the report as JSON), or for a transfer table {"transfer_s": seconds}.
 nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
-
-// What one row's simulation predicts, read back from its process's JSON: a training step's
-// report, or for a transfer table one transfer's time.
-struct RowPrediction {
-  std::optional<Report> report;
-  double transfer_s = 0;
-  // step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib, as the report's JSON has them.
-  double metric(const std::string& name) const;
-  static RowPrediction from_json(const nlohmann::ordered_json& j);
-};
-
-// The metric a row's simulation is judged on first: step_time_s, or transfer_s in transfer tables.
-const char* primary_metric(const ValidationTable& table);
 
 // How validate and calibrate run a row: each simulation in a new process of the simgpt
 // executable (`simgpt row`), since SimGrid keeps one engine per process.
@@ -155,16 +166,6 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
                           unsigned jobs = 1, const RowProcess& process = {});
 
-// Fills report.tables (one summary per table and metric, held-out rows only) and the pooled
-// calibration and held-out summaries from report.cases.
-void summarize_cases(ValidationReport& report);
-
-// For each table row with two or more compared step times, the measured and predicted fastest.
-std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases);
-
 std::map<std::string, Threshold> load_thresholds(const std::string& path);
-
-// Spearman rank correlation (average ranks for ties); nullopt under 3 pairs or no variance.
-std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b);
 
 } // namespace simgpt

@@ -1,0 +1,103 @@
+#include "validation/row_runner.hpp"
+
+#include "simgpt/core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/units.hpp"
+#include "validation/names.hpp"
+
+#include <stdexcept>
+
+namespace simgpt {
+namespace {
+
+constexpr NamedValue<PredictedMetric> kPredictedMetricNames[] = {
+    {PredictedMetric::step_time_s, "step_time_s"},
+    {PredictedMetric::transfer_s, "transfer_s"},
+    {PredictedMetric::peak_memory_gib, "peak_memory_gib"},
+    {PredictedMetric::peak_allocated_gib, "peak_allocated_gib"},
+};
+
+// A transfer row's one message, with the row's network settings.
+double simulate_transfer_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+  NetworkWhatIf network;
+  for (const auto& [key, value] : row.set) {
+    const std::string at = table.file + " (" + row.id + "): set." + key;
+    try {
+      if (key == "network.delay")
+        network.delay_s = parse_duration(value);
+      else if (key == "network.bandwidth")
+        network.bandwidth_Bps = parse_bandwidth(value);
+      else
+        throw InputError(at, "a transfer row sets only network.delay and network.bandwidth");
+    } catch (const std::invalid_argument& e) {
+      throw InputError(at, e.what());
+    }
+  }
+  return simulate_transfer(data.root + "/platforms/" + table.platform, 0, 1, row.bytes, network, row.profile, data);
+}
+
+} // namespace
+
+CaseMetric primary_metric(const ValidationTable& table) {
+  return table.kind == TableKind::transfer ? CaseMetric::transfer : CaseMetric::step_time;
+}
+
+PredictedMetric predicted_metric(CaseMetric metric, PeakMemory counted) {
+  switch (metric) {
+  case CaseMetric::step_time: return PredictedMetric::step_time_s;
+  case CaseMetric::transfer: return PredictedMetric::transfer_s;
+  case CaseMetric::peak_memory:
+    return counted == PeakMemory::allocated ? PredictedMetric::peak_allocated_gib : PredictedMetric::peak_memory_gib;
+  default: throw std::logic_error(std::string("no row metric ") + to_string(metric));
+  }
+}
+
+nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
+  if (table.kind == TableKind::transfer)
+    return {{"transfer_s", simulate_transfer_row(table, row, data)}, {"oom", false}};
+  const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
+  return simulate(data.root + "/platforms/" + table.platform, w, data).to_json();
+}
+
+RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
+  RowPrediction p;
+  if (j.is_object() && j.contains("transfer_s") && j["transfer_s"].is_number())
+    p.transfer_s = j["transfer_s"].get<double>();
+  else
+    p.report = Report::from_json(j);
+  return p;
+}
+
+double RowPrediction::metric(PredictedMetric metric) const {
+  // GiB is a power of two, so bytes / GiB gives back the JSON's value exactly.
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  if (metric == PredictedMetric::transfer_s)
+    return transfer_s;
+  if (!report)
+    throw std::logic_error(std::string("a transfer row has no ") + name_in(kPredictedMetricNames, metric));
+  if (metric == PredictedMetric::peak_memory_gib)
+    return report->peak_memory_bytes / GiB;
+  if (metric == PredictedMetric::peak_allocated_gib)
+    return report->peak_allocated_bytes / GiB;
+  return report->step_time_s;
+}
+
+void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process) {
+  RowProcess resolved = process;
+  resolved.executable = simgpt_executable(process.executable); // once, and before any thread starts
+  run_parallel(runs.size(), jobs, [&](size_t i) {
+    RowRun& run = runs[i];
+    if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
+      return;
+    try {
+      run.result = RowPrediction::from_json(run_row_process_of(*run.table, *run.row, data, resolved));
+    } catch (const ProcessFailure& e) {
+      run.error = e.what();
+      run.process_failed = true;
+    } catch (const std::exception& e) {
+      run.error = e.what();
+    }
+  });
+}
+
+} // namespace simgpt
