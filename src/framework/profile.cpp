@@ -81,13 +81,10 @@ std::vector<int64_t> zero_stages(const YamlReader& s, const std::string& key) {
 }
 
 Schedule schedule_named(const YamlReader& s, const std::string& name) {
-  if (name == "gpipe")
-    return Schedule::gpipe;
-  if (name == "1f1b")
-    return Schedule::one_f_one_b;
-  if (name == "interleaved")
-    return Schedule::interleaved;
-  throw InputError(s.where("schedules"), fmt::format("'{}' is not a schedule (expected gpipe, 1f1b or interleaved)", name));
+  if (const std::optional<Schedule> schedule = parse_enum<Schedule>(name))
+    return *schedule;
+  throw InputError(s.where("schedules"), fmt::format("'{}' is not a schedule (expected {})", name,
+                                                     valid_enum_names<Schedule>(" or ")));
 }
 
 FrameworkSupport read_support(const YamlReader& s) {
@@ -207,11 +204,12 @@ Profile read_profile(const YamlReader& root, const std::string& name) {
   if (root.has("pipeline")) {
     YamlReader n = root.map("pipeline");
     n.only({"partition"});
-    const std::string partition = n.text_or("partition", "uniform");
-    if (partition != "uniform" && partition != "balanced")
-      throw InputError(n.where("partition"),
-                       fmt::format("'{}' is not valid (expected uniform or balanced)", partition));
-    p.partition = partition == "balanced" ? Partition::balanced : Partition::uniform;
+    const std::string partition = n.text_or("partition", name_of(Partition::uniform));
+    const std::optional<Partition> named = parse_enum<Partition>(partition);
+    if (!named)
+      throw InputError(n.where("partition"), fmt::format("'{}' is not valid (expected {})", partition,
+                                                         valid_enum_names<Partition>(" or ")));
+    p.partition = *named;
   }
   if (root.has("p2p")) {
     YamlReader n = root.map("p2p");
