@@ -107,12 +107,12 @@ std::vector<std::string> YamlReader::keys() const {
   return names;
 }
 
-void YamlReader::only(std::initializer_list<const char*> allowed) const {
+void YamlReader::only(const std::vector<std::string>& allowed) const {
   for (const std::string& key : keys())
-    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string valid;
-      for (const char* a : allowed)
-        valid += (valid.empty() ? "" : ", ") + std::string(a);
+      for (const std::string& a : allowed)
+        valid += (valid.empty() ? "" : ", ") + a;
       throw InputError(where(key), fmt::format("unknown key (valid keys: {})", valid));
     }
 }

@@ -34,8 +34,11 @@ public:
   std::string where(const std::string& key) const;
   bool has(const std::string& key) const;
   std::vector<std::string> keys() const;
-  // Rejects keys not in `allowed`, listing the valid ones.
-  void only(std::initializer_list<const char*> allowed) const;
+  // Rejects keys not in `allowed`, listing the valid ones in its order.
+  void only(const std::vector<std::string>& allowed) const;
+  void only(std::initializer_list<const char*> allowed) const {
+    only(std::vector<std::string>(allowed.begin(), allowed.end()));
+  }
 
   YamlReader map(const std::string& key) const;
   std::vector<YamlReader> list(const std::string& key) const;

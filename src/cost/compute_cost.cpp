@@ -15,7 +15,7 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, P
   auto peak = gpu.peak_flops.find(precision);
   if (peak == gpu.peak_flops.end())
     throw InputError(where, fmt::format("GPU {} does not support {} (the catalog lists no {} peak)", gpu.name,
-                                        to_string(precision), to_string(precision)));
+                                        name_of(precision), name_of(precision)));
   peak_ = peak->second;
   gemm_eff_ = gpu.gemm_efficiency.at(precision);
 }

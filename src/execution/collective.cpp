@@ -6,17 +6,6 @@
 
 namespace simgpt {
 
-const char* to_string(CollectiveKind k) {
-  switch (k) {
-  case CollectiveKind::allreduce: return "allreduce";
-  case CollectiveKind::reduce_scatter: return "reducescatter";
-  case CollectiveKind::allgather: return "allgather";
-  case CollectiveKind::broadcast: return "broadcast";
-  case CollectiveKind::reduce: return "reduce";
-  }
-  return "?";
-}
-
 double bytes_sent_per_member(CollectiveKind kind, int members, double bytes) {
   const double n = members;
   switch (kind) {

@@ -17,7 +17,8 @@ enum class CollectiveAlgorithm {
   direct // every member exchanges its shard with every other (sharded parameter server)
 };
 
-const char* to_string(CollectiveKind k);
+// The kind's name (name_of), as the step graph's report counts collectives.
+inline const char* to_string(CollectiveKind k) { return name_of(k); }
 
 struct CollectiveTasks {
   TaskId entry;

@@ -2,6 +2,8 @@
 // with the dependencies between them (data, and the order of each CUDA/NCCL stream) as edges.
 #pragma once
 
+#include "simgpt/core/enum_names.hpp"
+
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstdint>
@@ -11,6 +13,14 @@
 namespace simgpt {
 
 enum class CollectiveKind : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce };
+// Names as reports count collectives by kind; labels as a trace's slices show them.
+inline constexpr EnumName<CollectiveKind> kCollectiveKindNames[] = {
+    {CollectiveKind::allreduce, "allreduce", "all-reduce"},
+    {CollectiveKind::reduce_scatter, "reducescatter", "reduce-scatter"},
+    {CollectiveKind::allgather, "allgather", "all-gather"},
+    {CollectiveKind::broadcast, "broadcast"},
+    {CollectiveKind::reduce, "reduce"}};
+constexpr std::span<const EnumName<CollectiveKind>> enum_names(CollectiveKind) { return kCollectiveKindNames; }
 
 // 56 bytes: a step has millions of tasks, so the enums are one byte each.
 struct Task {
@@ -46,6 +56,13 @@ struct Task {
   long entry = -1;    // a collective's exit task: its entry task (the collective's start)
 };
 static_assert(sizeof(Task) <= 56, "a step has millions of tasks: keep Task small");
+// As a trace's slices and a critical path's tasks name them.
+inline constexpr EnumName<Task::Phase> kTaskPhaseNames[] = {
+    {Task::Phase::forward, "forward"},       {Task::Phase::backward, "backward"},
+    {Task::Phase::recompute, "recompute"},   {Task::Phase::optimizer, "optimizer"},
+    {Task::Phase::activation, "activations"}, {Task::Phase::gradient, "gradients"},
+    {Task::Phase::collective, "collective"}};
+constexpr std::span<const EnumName<Task::Phase>> enum_names(Task::Phase) { return kTaskPhaseNames; }
 
 // Edges stored in vectors (not lists): a step has millions of them.
 using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task, boost::no_property,

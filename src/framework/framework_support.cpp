@@ -21,7 +21,7 @@ namespace {
 std::string listed(const std::vector<Schedule>& schedules) {
   std::vector<std::string> names;
   for (Schedule s : schedules)
-    names.emplace_back(to_string(s));
+    names.emplace_back(name_of(s));
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
@@ -39,7 +39,7 @@ std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const
   if (p.pp > 1 && !support.pipeline)
     return Unsupported{"parallelism.pp", fmt::format("{} runs no pipeline parallelism (use pp 1, or a profile that has it)", profile)};
   if (p.pp > 1 && !support.allows_schedule(p.schedule))
-    return Unsupported{"parallelism.schedule", fmt::format("{} has no {} schedule (it runs {})", profile, to_string(p.schedule),
+    return Unsupported{"parallelism.schedule", fmt::format("{} has no {} schedule (it runs {})", profile, name_of(p.schedule),
                                                            listed(support.schedules))};
   if (!support.allows_zero(p.zero, p.pp > 1))
     return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {}{} (it runs {})", profile, p.zero,

@@ -4,6 +4,7 @@
 #include "core/units.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/workload/workload.hpp"
+#include "core/yaml_fields.hpp"
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>
@@ -81,43 +82,156 @@ std::vector<int64_t> zero_stages(const YamlReader& s, const std::string& key) {
 }
 
 Schedule schedule_named(const YamlReader& s, const std::string& name) {
-  if (name == "gpipe")
-    return Schedule::gpipe;
-  if (name == "1f1b")
-    return Schedule::one_f_one_b;
-  if (name == "interleaved")
-    return Schedule::interleaved;
-  throw InputError(s.where("schedules"), fmt::format("'{}' is not a schedule (expected gpipe, 1f1b or interleaved)", name));
+  if (const std::optional<Schedule> schedule = parse_enum<Schedule>(name))
+    return *schedule;
+  throw InputError(s.where("schedules"), fmt::format("'{}' is not a schedule (expected {})", name,
+                                                     valid_enum_names<Schedule>(" or ")));
 }
 
-FrameworkSupport read_support(const YamlReader& s) {
-  s.only({"tensor_parallel", "sequence_parallel", "pipeline", "schedules", "zero", "zero_with_pipeline"});
-  FrameworkSupport f;
-  f.tensor_parallel = s.boolean_or("tensor_parallel", true);
-  f.sequence_parallel = s.boolean_or("sequence_parallel", f.tensor_parallel);
-  f.pipeline = s.boolean_or("pipeline", true);
-  if (s.has("schedules")) {
-    f.schedules.clear();
-    for (const std::string& name : text_list(s, "schedules")) {
-      const Schedule schedule = schedule_named(s, name);
-      if (!f.allows_schedule(schedule))
-        f.schedules.push_back(schedule);
-    }
-    if (f.schedules.empty())
-      throw InputError(s.where("schedules"), "expected a list of schedules, e.g. [gpipe, 1f1b]");
+void read_schedules(const YamlReader& s, const char* key, FrameworkSupport& f) {
+  f.schedules.clear();
+  for (const std::string& name : text_list(s, key)) {
+    const Schedule schedule = schedule_named(s, name);
+    if (!f.allows_schedule(schedule))
+      f.schedules.push_back(schedule);
   }
-  if (s.has("zero"))
-    f.zero = zero_stages(s, "zero");
-  f.zero_with_pipeline = s.has("zero_with_pipeline") ? zero_stages(s, "zero_with_pipeline") : f.zero;
-  for (int64_t stage : f.zero_with_pipeline)
-    if (!f.allows_zero(stage, false))
-      throw InputError(s.where("zero_with_pipeline"),
-                       fmt::format("stage {} is not among supports.zero: a stage that runs with pipeline "
-                                   "parallelism runs without it too", stage));
-  return f;
+  if (f.schedules.empty())
+    throw InputError(s.where(key), "expected a list of schedules, e.g. [gpipe, 1f1b]");
 }
 
-Profile read_profile(const YamlReader& root, const std::string& name);
+// The profile file's sections, each a table of its keys (core/yaml_fields.hpp). A key left out keeps
+// Profile's default.
+
+const YamlSection<FrameworkSupport> kSupportsSection = {
+    {{"tensor_parallel",
+      [](const YamlReader& s, const char* key, FrameworkSupport& f) {
+        f.tensor_parallel = s.boolean_or(key, f.tensor_parallel);
+        // Sequence parallelism splits what tensor parallelism splits: unless the profile says
+        // otherwise, a framework runs it where it runs tensor parallelism.
+        f.sequence_parallel = f.tensor_parallel;
+      }},
+     flag_field("sequence_parallel", &FrameworkSupport::sequence_parallel),
+     flag_field("pipeline", &FrameworkSupport::pipeline),
+     {"schedules", read_schedules},
+     {"zero",
+      [](const YamlReader& s, const char* key, FrameworkSupport& f) {
+        f.zero = zero_stages(s, key);
+        f.zero_with_pipeline = f.zero; // unless the profile says otherwise, every stage runs with pipelines too
+      }},
+     {"zero_with_pipeline",
+      [](const YamlReader& s, const char* key, FrameworkSupport& f) { f.zero_with_pipeline = zero_stages(s, key); }}},
+    {},
+    [](const YamlReader& s, FrameworkSupport& f) {
+      for (int64_t stage : f.zero_with_pipeline)
+        if (!f.allows_zero(stage, false))
+          throw InputError(s.where("zero_with_pipeline"),
+                           fmt::format("stage {} is not among supports.zero: a stage that runs with pipeline "
+                                       "parallelism runs without it too", stage));
+    }};
+
+const YamlSection<Profile::FusedSoftmax> kFusedSoftmaxSection = {
+    {number_field("max_seq", &Profile::FusedSoftmax::max_seq, 0, 1e9),
+     number_field("batch_multiple", &Profile::FusedSoftmax::batch_multiple, 1, 1024),
+     number_field("fallback_passes", &Profile::FusedSoftmax::fallback_passes, 1, 3),
+     flag_field("fallback_fp32", &Profile::FusedSoftmax::fallback_fp32)}};
+
+const YamlSection<Profile> kComputeSection = {
+    {flag_field("recompute_last_micro_batch", &Profile::recompute_last_micro_batch),
+     number_field("softmax_passes", &Profile::softmax_passes, 1, 3),
+     {"fused_softmax",
+      [](const YamlReader& c, const char* key, Profile& p) {
+        // Given, the fused kernel has limits; the kernels it falls back to are by default the
+        // profile's usual ones (softmax_passes, read before).
+        p.fused_softmax.limited = true;
+        p.fused_softmax.fallback_passes = p.softmax_passes;
+        read_section(c.map(key), kFusedSoftmaxSection, p.fused_softmax);
+      }},
+     flag_field("dropout", &Profile::dropout),
+     flag_field("fused_elementwise", &Profile::fused_elementwise),
+     quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
+     quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
+    {"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
+     "recompute_last_micro_batch", "fused_softmax"}};
+
+const YamlSection<Profile> kPipelineSection = {
+    {{"partition", [](const YamlReader& n, const char* key, Profile& p) {
+        const std::string partition = n.text(key);
+        const std::optional<Partition> named = parse_enum<Partition>(partition);
+        if (!named)
+          throw InputError(n.where(key), fmt::format("'{}' is not valid (expected {})", partition,
+                                                     valid_enum_names<Partition>(" or ")));
+        p.partition = *named;
+      }}}};
+
+const YamlSection<Profile> kP2pSection = {
+    {quantity_field("max_rate", &Profile::p2p_max_rate_Bps, parse_bandwidth),
+     {"backend",
+      [](const YamlReader& n, const char* key, Profile& p) {
+        p.p2p_backend = n.text(key);
+        if (p.p2p_backend != "nccl" && p.p2p_backend != "gloo")
+          throw InputError(n.where(key), fmt::format("'{}' is not valid (expected nccl or gloo)", p.p2p_backend));
+      }},
+     number_field("bandwidth_efficiency", &Profile::bandwidth_efficiency, 0.01, 1.0),
+     quantity_field("tcp_window", &Profile::tcp_window_bytes, parse_bytes),
+     quantity_field("tcp_initial_window", &Profile::tcp_initial_window_bytes, parse_bytes),
+     flag_field("blocking", &Profile::p2p_blocking)},
+    {"backend", "bandwidth_efficiency", "tcp_window", "tcp_initial_window", "blocking", "max_rate"}};
+
+const YamlSection<Profile> kCollectivesSection = {
+    {quantity_field("step_overhead", &Profile::collective_step_overhead_s, parse_duration),
+     flag_field("dp_overlap", &Profile::dp_overlap),
+     quantity_field("dp_bucket", &Profile::dp_bucket_bytes, parse_bytes)}};
+
+const YamlSection<Profile> kZero3Section = {
+    {number_field("prefetch_bucket", &Profile::zero3_prefetch_bucket_elements, 0, 1e15),
+     {"prefetch_layers",
+      [](const YamlReader& z, const char* key, Profile& p) {
+        const double layers = z.number(key, 0, 16);
+        if (layers != static_cast<double>(static_cast<int>(layers)))
+          throw InputError(z.where(key), fmt::format("{} is not a whole number of layers", layers));
+        p.zero3_prefetch_layers = static_cast<int>(layers);
+      }}},
+    {"prefetch_layers", "prefetch_bucket"}};
+
+const YamlSection<MemoryProfile> kMemorySection = {
+    {number_field("replicated_kept", &MemoryProfile::replicated_kept, 0, 64),
+     number_field("logits_bytes", &MemoryProfile::logits_bytes, 0, 64),
+     number_field("recompute_kept", &MemoryProfile::recompute_kept, 0, 64),
+     quantity_field("context", &MemoryProfile::context_bytes, parse_bytes),
+     number_field("allocator_overhead", &MemoryProfile::allocator_overhead, 0, 1),
+     number_field("update_copy", &MemoryProfile::update_copy, 0, 2),
+     flag_field("persistent_gradients", &MemoryProfile::persistent_gradients),
+     number_field("pool_fraction", &MemoryProfile::pool_fraction, 0.05, 1),
+     flag_field("checkpoint_stages", &MemoryProfile::checkpoint_stages)},
+    {"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
+     "persistent_gradients", "pool_fraction", "checkpoint_stages"}};
+
+const YamlSection<Profile> kCalibrationSection = {
+    {{"fitted", [](const YamlReader& c, const char* key, Profile& p) { p.fitted = text_list(c, key); }},
+     {"rows", [](const YamlReader& c, const char* key, Profile& p) { p.calibration_rows = text_list(c, key); }}},
+    {},
+    [](const YamlReader& c, Profile& p) {
+      for (const std::string& key : p.fitted)
+        find_profile_parameter(key, c.where("fitted"));
+    }};
+
+const YamlSection<Profile> kProfileFile = {
+    {text_field("description", &Profile::description),
+     section_field("supports", &Profile::supports, kSupportsSection),
+     section_field("compute", kComputeSection),
+     section_field("pipeline", kPipelineSection),
+     section_field("p2p", kP2pSection),
+     section_field("collectives", kCollectivesSection),
+     section_field("zero3", kZero3Section),
+     section_field("memory", &Profile::memory, kMemorySection),
+     section_field("calibration", kCalibrationSection)}};
+
+Profile read_profile(const YamlReader& root, const std::string& name) {
+  Profile p;
+  p.name = name;
+  read_section(root, kProfileFile, p);
+  return p;
+}
 
 // Writes a run's options into the profile's YAML tree, so each is checked as the file's own key.
 void apply_options(const YamlReader& root, const std::map<std::string, std::string>& options,
@@ -173,99 +287,5 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   profile.file = path;
   return profile;
 }
-
-namespace {
-Profile read_profile(const YamlReader& root, const std::string& name) {
-  root.only({"description", "supports", "compute", "pipeline", "p2p", "collectives", "zero3", "memory",
-             "calibration"});
-  Profile p;
-  p.name = name;
-  p.description = root.text_or("description", "");
-  if (root.has("supports"))
-    p.supports = read_support(root.map("supports"));
-  if (root.has("compute")) {
-    YamlReader c = root.map("compute");
-    c.only({"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
-            "recompute_last_micro_batch", "fused_softmax"});
-    p.recompute_last_micro_batch = c.boolean_or("recompute_last_micro_batch", true);
-    p.softmax_passes = static_cast<int>(c.number_or("softmax_passes", p.softmax_passes, 1, 3));
-    if (c.has("fused_softmax")) {
-      YamlReader f = c.map("fused_softmax");
-      f.only({"max_seq", "batch_multiple", "fallback_passes", "fallback_fp32"});
-      Profile::FusedSoftmax& fs = p.fused_softmax;
-      fs.limited = true;
-      fs.max_seq = static_cast<int64_t>(f.number_or("max_seq", 0, 0, 1e9));
-      fs.batch_multiple = static_cast<int64_t>(f.number_or("batch_multiple", 1, 1, 1024));
-      fs.fallback_passes = static_cast<int>(f.number_or("fallback_passes", p.softmax_passes, 1, 3));
-      fs.fallback_fp32 = f.boolean_or("fallback_fp32", false);
-    }
-    p.dropout = c.boolean_or("dropout", p.dropout);
-    p.fused_elementwise = c.boolean_or("fused_elementwise", p.fused_elementwise);
-    p.op_overhead_s = c.quantity_or("op_overhead", 0, parse_duration);
-    p.microbatch_overhead_s = c.quantity_or("microbatch_overhead", 0, parse_duration);
-  }
-  if (root.has("pipeline")) {
-    YamlReader n = root.map("pipeline");
-    n.only({"partition"});
-    const std::string partition = n.text_or("partition", "uniform");
-    if (partition != "uniform" && partition != "balanced")
-      throw InputError(n.where("partition"),
-                       fmt::format("'{}' is not valid (expected uniform or balanced)", partition));
-    p.partition = partition == "balanced" ? Partition::balanced : Partition::uniform;
-  }
-  if (root.has("p2p")) {
-    YamlReader n = root.map("p2p");
-    n.only({"backend", "bandwidth_efficiency", "tcp_window", "tcp_initial_window", "blocking", "max_rate"});
-    p.p2p_max_rate_Bps = n.quantity_or("max_rate", 0, parse_bandwidth);
-    p.p2p_backend = n.text_or("backend", p.p2p_backend);
-    if (p.p2p_backend != "nccl" && p.p2p_backend != "gloo")
-      throw InputError(n.where("backend"), fmt::format("'{}' is not valid (expected nccl or gloo)", p.p2p_backend));
-    p.bandwidth_efficiency = n.number_or("bandwidth_efficiency", 1.0, 0.01, 1.0);
-    p.tcp_window_bytes = n.quantity_or("tcp_window", 0, parse_bytes);
-    p.tcp_initial_window_bytes = n.quantity_or("tcp_initial_window", 0, parse_bytes);
-    p.p2p_blocking = n.boolean_or("blocking", false);
-  }
-  if (root.has("collectives")) {
-    YamlReader c = root.map("collectives");
-    c.only({"step_overhead", "dp_overlap", "dp_bucket"});
-    p.collective_step_overhead_s = c.quantity_or("step_overhead", 0, parse_duration);
-    p.dp_overlap = c.boolean_or("dp_overlap", false);
-    p.dp_bucket_bytes = c.quantity_or("dp_bucket", p.dp_bucket_bytes, parse_bytes);
-  }
-  if (root.has("zero3")) {
-    YamlReader z = root.map("zero3");
-    z.only({"prefetch_layers", "prefetch_bucket"});
-    p.zero3_prefetch_bucket_elements = z.number_or("prefetch_bucket", 0, 0, 1e15);
-    const double layers = z.number_or("prefetch_layers", p.zero3_prefetch_layers, 0, 16);
-    if (layers != static_cast<double>(static_cast<int>(layers)))
-      throw InputError(z.where("prefetch_layers"), fmt::format("{} is not a whole number of layers", layers));
-    p.zero3_prefetch_layers = static_cast<int>(layers);
-  }
-  if (root.has("memory")) {
-    YamlReader m = root.map("memory");
-    m.only({"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-             "persistent_gradients", "pool_fraction",
-             "checkpoint_stages"});
-    p.memory.replicated_kept = m.number_or("replicated_kept", p.memory.replicated_kept, 0, 64);
-    p.memory.logits_bytes = m.number_or("logits_bytes", p.memory.logits_bytes, 0, 64);
-    p.memory.recompute_kept = m.number_or("recompute_kept", 1, 0, 64);
-    p.memory.context_bytes = m.quantity_or("context", 0, parse_bytes);
-    p.memory.allocator_overhead = m.number_or("allocator_overhead", 0, 0, 1);
-    p.memory.update_copy = m.number_or("update_copy", 0, 0, 2);
-    p.memory.persistent_gradients = m.boolean_or("persistent_gradients", true);
-    p.memory.pool_fraction = m.number_or("pool_fraction", 1, 0.05, 1);
-    p.memory.checkpoint_stages = m.boolean_or("checkpoint_stages", false);
-  }
-  if (root.has("calibration")) {
-    YamlReader cal = root.map("calibration");
-    cal.only({"fitted", "rows"});
-    p.fitted = text_list(cal, "fitted");
-    p.calibration_rows = text_list(cal, "rows");
-    for (const std::string& key : p.fitted)
-      find_profile_parameter(key, cal.where("fitted"));
-  }
-  return p;
-}
-} // namespace
 
 } // namespace simgpt

@@ -11,8 +11,8 @@
 namespace simgpt {
 
 std::string plan_name(const PlanCandidate& c) {
-  std::string s = fmt::format("dp{} tp{} pp{} mb{} {} {}", c.dp, c.tp, c.pp, c.micro_batch, to_string(c.recompute),
-                              to_string(c.schedule));
+  std::string s = fmt::format("dp{} tp{} pp{} mb{} {} {}", c.dp, c.tp, c.pp, c.micro_batch, name_of(c.recompute),
+                              name_of(c.schedule));
   if (c.schedule == Schedule::interleaved)
     s += fmt::format("x{}", c.chunks);
   if (c.zero > 0)
@@ -46,7 +46,7 @@ std::string group_value(const PlanCandidate& c, size_t group) {
   case 0: return fmt::format("{}x{}x{}", c.dp, c.tp, c.pp);
   case 1: return v[3];
   case 2: return v[4];
-  case 3: return c.schedule == Schedule::interleaved ? fmt::format("interleaved x{}", c.chunks) : v[5];
+  case 3: return c.schedule == Schedule::interleaved ? fmt::format("{} x{}", name_of(Schedule::interleaved), c.chunks) : v[5];
   case 4: return v[7];
   case 5: return v[8];
   default: return v[9];
@@ -61,7 +61,7 @@ std::string plan_text(const PlanResult& result, int top) {
   for (const PlanRow& row : result.rows)
     ++counts[row.status];
   std::string out = fmt::format("plan for {} on {} ({} x {}), objective {}\n", result.workload, result.platform,
-                                result.platform_gpus, result.gpu_model, to_string(result.objective));
+                                result.platform_gpus, result.gpu_model, name_of(result.objective));
   out += fmt::format("{} candidates: {} invalid, {} do not fit (static memory), {} symmetric, {} slower by their "
                      "lower bound, {} simulated ({} ok, {} oom, {} failed)\n",
                      result.rows.size(), counts[PlanStatus::invalid], counts[PlanStatus::memory],
@@ -115,7 +115,7 @@ std::string plan_text(const PlanResult& result, int top) {
     } else {
       std::string why;
       for (const auto& [status, n] : others)
-        why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, to_string(status));
+        why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, name_of(status));
       line += " no other value runs: " + why;
     }
     out += line + "\n";
@@ -133,7 +133,7 @@ std::string plan_csv(const PlanResult& result) {
     std::string line = fmt::format("{},{}", row.index, row.gpus());
     for (const std::string& v : plan_values(row.candidate))
       line += "," + csv_field(v);
-    line += std::string(",") + to_string(row.status);
+    line += std::string(",") + name_of(row.status);
     const bool bounded = row.status != PlanStatus::invalid || row.step_lower_bound_s > 0;
     line += bounded ? "," + number(row.step_lower_bound_s) + "," + number(row.static_peak_bytes / GiB) : ",,";
     if (row.report) {

@@ -28,35 +28,10 @@
 namespace simgpt {
 
 PlanObjective parse_objective(const std::string& text) {
-  if (text == "step_time")
-    return PlanObjective::step_time;
-  if (text == "tokens_per_s")
-    return PlanObjective::tokens_per_s;
-  if (text == "tokens_per_s_per_gpu")
-    return PlanObjective::tokens_per_s_per_gpu;
-  throw InputError("--objective " + echo(text), "is not valid (expected step_time, tokens_per_s or tokens_per_s_per_gpu)");
-}
-
-const char* to_string(PlanObjective o) {
-  switch (o) {
-  case PlanObjective::step_time: return "step_time";
-  case PlanObjective::tokens_per_s: return "tokens_per_s";
-  case PlanObjective::tokens_per_s_per_gpu: return "tokens_per_s_per_gpu";
-  }
-  return "?";
-}
-
-const char* to_string(PlanStatus s) {
-  switch (s) {
-  case PlanStatus::ok: return "ok";
-  case PlanStatus::oom: return "oom";
-  case PlanStatus::invalid: return "invalid";
-  case PlanStatus::failed: return "failed";
-  case PlanStatus::memory: return "pruned_memory";
-  case PlanStatus::symmetric: return "pruned_symmetric";
-  case PlanStatus::bound: return "pruned_bound";
-  }
-  return "?";
+  if (const std::optional<PlanObjective> objective = parse_enum<PlanObjective>(text))
+    return *objective;
+  throw InputError("--objective " + echo(text),
+                   fmt::format("is not valid (expected {})", valid_enum_names<PlanObjective>(" or ")));
 }
 
 // Tokens per second ranks as the step time does: every candidate trains the workload's global

@@ -12,30 +12,23 @@
 namespace simgpt {
 namespace {
 
-const char* order_name(RankOrder o) {
-  switch (o) {
-  case RankOrder::tp_dp_pp: return "tp-dp-pp";
-  case RankOrder::tp_pp_dp: return "tp-pp-dp";
-  case RankOrder::dp_tp_pp: return "dp-tp-pp";
-  case RankOrder::pp_tp_dp: return "pp-tp-dp";
-  }
-  return "?";
-}
-
+// The search takes recomputation from none to the most, not in the enum's order.
 constexpr Recompute kRecomputes[] = {Recompute::none, Recompute::selective, Recompute::full};
-constexpr Schedule kSchedules[] = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved};
-constexpr RankOrder kOrders[] = {RankOrder::tp_dp_pp, RankOrder::tp_pp_dp, RankOrder::dp_tp_pp, RankOrder::pp_tp_dp};
 
 // A key's values when they are names, in the order the search takes them; empty for integers.
 std::vector<std::string> named_values(const std::string& key) {
-  if (key == "training.recompute")
-    return {"none", "selective", "full"};
+  if (key == "training.recompute") {
+    std::vector<std::string> names;
+    for (Recompute recompute : kRecomputes)
+      names.emplace_back(name_of(recompute));
+    return names;
+  }
   if (key == "parallelism.schedule")
-    return {"gpipe", "1f1b", "interleaved"};
+    return enum_name_list<Schedule>();
   if (key == "parallelism.sequence_parallel")
     return {"false", "true"};
   if (key == "placement.order")
-    return {"tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "pp-tp-dp"};
+    return enum_name_list<RankOrder>();
   return {};
 }
 
@@ -79,9 +72,9 @@ const std::vector<std::string>& plan_keys() {
 
 std::vector<std::string> plan_values(const PlanCandidate& c) {
   return {std::to_string(c.dp),       std::to_string(c.tp),     std::to_string(c.pp),
-          std::to_string(c.micro_batch), to_string(c.recompute), to_string(c.schedule),
+          std::to_string(c.micro_batch), name_of(c.recompute), name_of(c.schedule),
           std::to_string(c.chunks),   std::to_string(c.zero),   c.sequence_parallel ? "true" : "false",
-          order_name(c.order)};
+          name_of(c.order)};
 }
 
 std::vector<std::string> plan_overrides(const PlanCandidate& c, const Workload& base, Partition framework_partition) {
@@ -93,7 +86,7 @@ std::vector<std::string> plan_overrides(const PlanCandidate& c, const Workload& 
     sets.push_back(fmt::format("placement.gpus={}", c.gpus()));
   if (base.parallelism.partition == Partition::listed)
     sets.push_back(std::string("parallelism.partition=") +
-                   (framework_partition == Partition::balanced ? "balanced" : "uniform"));
+                   name_of(framework_partition == Partition::balanced ? Partition::balanced : Partition::uniform));
   return sets;
 }
 
@@ -218,10 +211,11 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
           continue;
         for (int64_t mb : micro_batches)
           for (Recompute recompute : kRecomputes) {
-            if (!allows("training.recompute", to_string(recompute)))
+            if (!allows("training.recompute", name_of(recompute)))
               continue;
-            for (Schedule schedule : kSchedules) {
-              if (allowed_.contains("parallelism.schedule") ? !allows("parallelism.schedule", to_string(schedule))
+            for (const EnumName<Schedule>& named_schedule : kScheduleNames) {
+              const Schedule schedule = named_schedule.value;
+              if (allowed_.contains("parallelism.schedule") ? !allows("parallelism.schedule", named_schedule.name)
                                                             : pp > 1 && !support.allows_schedule(schedule))
                 continue;
               // Interleaving needs stages to interleave; a restriction may still ask for it.
@@ -245,9 +239,10 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
                     if (sp_searched ? !allows("parallelism.sequence_parallel", sp ? "true" : "false")
                                     : sp && (tp == 1 || !support.sequence_parallel))
                       continue;
-                    for (RankOrder order : kOrders) {
+                    for (const EnumName<RankOrder>& named_order : kRankOrderNames) {
+                      const RankOrder order = named_order.value;
                       // Unsearched, the placement is the workload's own.
-                      if (allowed_.contains("placement.order") ? !allows("placement.order", order_name(order))
+                      if (allowed_.contains("placement.order") ? !allows("placement.order", named_order.name)
                                                                : order != base.placement.order)
                         continue;
                       if (out.size() == kMaxPlanCandidates)

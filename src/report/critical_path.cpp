@@ -28,15 +28,15 @@ bool is_communication(const Task& task) {
 std::string kind_name(const Task& task) {
   if (is_compute(task)) {
     switch (task.phase) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::recompute: return "recompute";
-    case Phase::optimizer: return "optimizer";
+    case Phase::forward:
+    case Phase::backward:
+    case Phase::recompute:
+    case Phase::optimizer: return name_of(task.phase);
     default: return "compute";
     }
   }
   if (task.collective)
-    return to_string(*task.collective);
+    return name_of(*task.collective);
   if (task.phase == Phase::activation || task.phase == Phase::gradient)
     return "p2p";
   return is_communication(task) ? "collective" : "other";

@@ -24,30 +24,6 @@ std::string micros(std::int64_t ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }
 
-const char* phase_name(Task::Phase p) {
-  switch (p) {
-  case Task::Phase::forward: return "forward";
-  case Task::Phase::backward: return "backward";
-  case Task::Phase::recompute: return "recompute";
-  case Task::Phase::optimizer: return "optimizer";
-  case Task::Phase::activation: return "activations";
-  case Task::Phase::gradient: return "gradients";
-  case Task::Phase::collective: return "collective";
-  }
-  return "?";
-}
-
-const char* collective_name(CollectiveKind k) {
-  switch (k) {
-  case CollectiveKind::allreduce: return "all-reduce";
-  case CollectiveKind::reduce_scatter: return "reduce-scatter";
-  case CollectiveKind::allgather: return "all-gather";
-  case CollectiveKind::broadcast: return "broadcast";
-  case CollectiveKind::reduce: return "reduce";
-  }
-  return "?";
-}
-
 // Streams events into `out`, one a line, separated by commas.
 class EventWriter {
 public:
@@ -136,21 +112,21 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
   const std::string ts = micros(s.start_ns), dur = micros(s.end_ns - s.start_ns);
   if (s.role == Role::compute) {
     w.event(R"({{"ph":"X","name":"{}","cat":"compute","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
-            phase_name(task.phase), s.gpu, track.tid, ts, dur, compute_args(task, index, plan));
+            name_of(task.phase), s.gpu, track.tid, ts, dur, compute_args(task, index, plan));
   } else if (s.role == Role::collective) {
     std::string args = fmt::format(R"("members":{},"bytes_sent":{:.0f},)", s.members, s.bytes);
     if (const Task* after = issuing_compute(g, static_cast<TaskId>(task.entry), s.gpu))
-      args += fmt::format(R"("after":"{}",{})", phase_name(after->phase), compute_args(*after, index, plan));
+      args += fmt::format(R"("after":"{}",{})", name_of(after->phase), compute_args(*after, index, plan));
     else
       args += fmt::format(R"("stage":{})", index.stage_of(s.gpu));
     w.event(R"({{"ph":"X","name":"{}","cat":"collective","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
-            collective_name(*task.collective), s.gpu, track.tid, ts, dur, args);
+            label_of(*task.collective), s.gpu, track.tid, ts, dur, args);
   } else {
     const bool send = s.role == Role::send;
     w.event(R"({{"ph":"X","name":"{}","cat":"p2p","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"{}":{},)"
             R"("stage":{},"micro_batch":{},"chunk":{},"payload":"{}","bytes":{:.0f}}}}})",
             send ? "p2p send" : "p2p recv", s.gpu, track.tid, ts, dur, send ? "to_gpu" : "from_gpu",
-            send ? task.peer : task.gpu, task.stage, task.micro_batch, task.chunk, phase_name(task.phase), task.bytes);
+            send ? task.peer : task.gpu, task.stage, task.micro_batch, task.chunk, name_of(task.phase), task.bytes);
   }
 }
 
@@ -188,7 +164,7 @@ void write_trace(std::ostream& out, const TaskGraph& g, const Timeline& t, const
   const PlanIndex index(plan);
   out << fmt::format(R"({{"displayTimeUnit":"ms","otherData":{{"generator":"simgpt","step_time_s":"{:.9f}",)"
                      R"("schedule":"{}","gpus":{},"dp":{},"tp":{},"pp":{},"micro_batches":{}}},)",
-                     t.makespan(), to_string(plan.schedule), plan.gpus(), plan.dp, plan.tp, plan.pp,
+                     t.makespan(), name_of(plan.schedule), plan.gpus(), plan.dp, plan.tp, plan.pp,
                      plan.micro_batches)
       << "\n\"traceEvents\":[\n";
   {

@@ -131,7 +131,7 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
   r.platform = platform.name();
   r.workload = std::filesystem::path(w.source).filename().string();
   r.framework = profile.name;
-  r.schedule = to_string(w.parallelism.schedule);
+  r.schedule = name_of(w.parallelism.schedule);
   r.gpus = static_cast<int>(w.gpus());
   r.dp = static_cast<int>(w.parallelism.dp);
   r.tp = static_cast<int>(w.parallelism.tp);

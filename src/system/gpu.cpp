@@ -10,15 +10,14 @@
 namespace simgpt {
 namespace {
 
+// A value per precision, keyed by the precisions' names.
 std::map<Precision, double> read_precision_map(const YamlReader& r, const std::string& key, double scale) {
   std::map<Precision, double> values;
-  const std::pair<const char*, Precision> names[] = {
-      {"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}};
   YamlReader sub = r.map(key);
-  sub.only({"fp32", "fp16", "bf16"});
-  for (const auto& [name, precision] : names)
-    if (sub.has(name))
-      values[precision] = sub.number(name, 0) * scale;
+  sub.only(enum_name_list<Precision>());
+  for (const EnumName<Precision>& precision : kPrecisionNames)
+    if (sub.has(precision.name))
+      values[precision.value] = sub.number(precision.name, 0) * scale;
   return values;
 }
 
@@ -44,7 +43,7 @@ GpuCatalog GpuCatalog::load(const std::string& path) {
     g.gemm_tile = static_cast<int>(r.number("gemm_tile", 1));
     for (const auto& [precision, peak] : g.peak_flops)
       if (!g.gemm_efficiency.contains(precision))
-        throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", to_string(precision)));
+        throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", name_of(precision)));
     catalog.gpus_[name] = g;
   }
   return catalog;

@@ -20,31 +20,6 @@
 
 namespace simgpt {
 
-const char* to_string(Precision p) {
-  switch (p) {
-  case Precision::fp32: return "fp32";
-  case Precision::fp16: return "fp16";
-  case Precision::bf16: return "bf16";
-  }
-  return "?";
-}
-const char* to_string(Recompute r) {
-  switch (r) {
-  case Recompute::none: return "none";
-  case Recompute::full: return "full";
-  case Recompute::selective: return "selective";
-  }
-  return "?";
-}
-const char* to_string(Schedule s) {
-  switch (s) {
-  case Schedule::gpipe: return "gpipe";
-  case Schedule::one_f_one_b: return "1f1b";
-  case Schedule::interleaved: return "interleaved";
-  }
-  return "?";
-}
-
 namespace {
 
 // Reads one key of the workload; `where` is "file: section.key".
@@ -84,16 +59,13 @@ bool read_bool(const YAML::Node& node, const std::string& where) {
   }
 }
 
+// One of the enum's names (enum_names); the message lists them in alphabetical order.
 template <typename Enum>
-Enum read_enum(const YAML::Node& node, const std::string& where, const std::map<std::string, Enum>& names) {
+Enum read_enum(const YAML::Node& node, const std::string& where) {
   std::string text = node.IsScalar() ? node.Scalar() : "";
-  auto it = names.find(text);
-  if (it != names.end())
-    return it->second;
-  std::string valid;
-  for (const auto& [name, value] : names)
-    valid += (valid.empty() ? "" : ", ") + name;
-  throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", echo(text), valid));
+  if (const std::optional<Enum> value = parse_enum<Enum>(text))
+    return *value;
+  throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", echo(text), sorted_enum_names<Enum>()));
 }
 
 template <typename Parse>
@@ -110,8 +82,8 @@ void read_partition(const YAML::Node& node, Workload& w, const std::string& wher
   const std::string text = node.Scalar();
   auto& p = w.parallelism;
   p.stage_layers.clear();
-  if (text == "uniform" || text == "balanced") {
-    p.partition = text == "uniform" ? Partition::uniform : Partition::balanced;
+  if (const std::optional<Partition> named = parse_enum<Partition>(text)) {
+    p.partition = *named;
     return;
   }
   p.partition = Partition::listed;
@@ -146,40 +118,19 @@ const std::map<std::string, Section>& schema() {
         {"vocab", [](auto& n, Workload& w, auto& at) { w.model.vocab = read_int(n, at, 1, &kMaxVocab); }},
         {"ffn_hidden", [](auto& n, Workload& w, auto& at) { w.model.ffn_hidden = read_int(n, at, 1, &kMaxFfnHidden); }},
         {"tie_embeddings", [](auto& n, Workload& w, auto& at) { w.model.tie_embeddings = read_bool(n, at); }},
-        {"attention",
-         [](auto& n, Workload& w, auto& at) {
-           w.model.attention =
-               read_enum<Attention>(n, at, {{"standard", Attention::standard}, {"flash", Attention::flash}});
-         }},
-        {"head", [](auto& n, Workload& w, auto& at) {
-           w.model.head = read_enum<Head>(n, at, {{"lm", Head::lm}, {"classifier", Head::classifier}});
-         }}}},
+        {"attention", [](auto& n, Workload& w, auto& at) { w.model.attention = read_enum<Attention>(n, at); }},
+        {"head", [](auto& n, Workload& w, auto& at) { w.model.head = read_enum<Head>(n, at); }}}},
       {"training",
        {{"global_batch", [](auto& n, Workload& w, auto& at) { w.training.global_batch = read_int(n, at, 1); }},
         {"micro_batch", [](auto& n, Workload& w, auto& at) { w.training.micro_batch = read_int(n, at, 1); }},
-        {"precision",
-         [](auto& n, Workload& w, auto& at) {
-           w.training.precision = read_enum<Precision>(
-               n, at, {{"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}});
-         }},
-        {"recompute",
-         [](auto& n, Workload& w, auto& at) {
-           w.training.recompute = read_enum<Recompute>(
-               n, at, {{"none", Recompute::none}, {"full", Recompute::full}, {"selective", Recompute::selective}});
-         }},
-        {"optimizer", [](auto& n, Workload& w, auto& at) {
-           w.training.optimizer = read_enum<Optimizer>(n, at, {{"adam", Optimizer::adam}, {"sgd", Optimizer::sgd}, {"sgd_momentum", Optimizer::sgd_momentum}});
-         }}}},
+        {"precision", [](auto& n, Workload& w, auto& at) { w.training.precision = read_enum<Precision>(n, at); }},
+        {"recompute", [](auto& n, Workload& w, auto& at) { w.training.recompute = read_enum<Recompute>(n, at); }},
+        {"optimizer", [](auto& n, Workload& w, auto& at) { w.training.optimizer = read_enum<Optimizer>(n, at); }}}},
       {"parallelism",
        {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1, &kMaxGpus); }},
         {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},
         {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1, &kMaxGpus); }},
-        {"schedule",
-         [](auto& n, Workload& w, auto& at) {
-           w.parallelism.schedule = read_enum<Schedule>(
-               n, at,
-               {{"gpipe", Schedule::gpipe}, {"1f1b", Schedule::one_f_one_b}, {"interleaved", Schedule::interleaved}});
-         }},
+        {"schedule", [](auto& n, Workload& w, auto& at) { w.parallelism.schedule = read_enum<Schedule>(n, at); }},
         {"chunks", [](auto& n, Workload& w, auto& at) { w.parallelism.chunks = read_int(n, at, 1); }},
         {"zero",
          [](auto& n, Workload& w, auto& at) {
@@ -190,21 +141,10 @@ const std::map<std::string, Section>& schema() {
         {"sequence_parallel",
          [](auto& n, Workload& w, auto& at) { w.parallelism.sequence_parallel = read_bool(n, at); }},
         {"partition", [](auto& n, Workload& w, auto& at) { read_partition(n, w, at); }},
-        {"dp_algorithm", [](auto& n, Workload& w, auto& at) {
-           w.parallelism.dp_algorithm = read_enum<DpAlgorithm>(n, at,
-                                                               {{"allreduce", DpAlgorithm::allreduce},
-                                                                {"reduce_scatter", DpAlgorithm::reduce_scatter},
-                                                                {"parameter_server", DpAlgorithm::parameter_server}});
-         }}}},
+        {"dp_algorithm", [](auto& n, Workload& w, auto& at) { w.parallelism.dp_algorithm = read_enum<DpAlgorithm>(n, at); }}}},
       {"placement",
        {{"gpus", [](auto& n, Workload& w, auto& at) { w.placement.gpus = read_int(n, at, 1, &kMaxGpus); }},
-        {"order", [](auto& n, Workload& w, auto& at) {
-           w.placement.order = read_enum<RankOrder>(n, at,
-                                                   {{"tp-dp-pp", RankOrder::tp_dp_pp},
-                                                    {"tp-pp-dp", RankOrder::tp_pp_dp},
-                                                    {"dp-tp-pp", RankOrder::dp_tp_pp},
-                                                    {"pp-tp-dp", RankOrder::pp_tp_dp}});
-         }}}},
+        {"order", [](auto& n, Workload& w, auto& at) { w.placement.order = read_enum<RankOrder>(n, at); }}}},
       {"network",
        // Each bounded by check_delay and check_bandwidth (why: check_workload.cpp).
        {{"delay", [](auto& n, Workload& w, auto& at) {

@@ -4,6 +4,7 @@
 // order of their bound, until the bound of the next one shows it cannot beat the best simulated.
 #pragma once
 
+#include "simgpt/core/enum_names.hpp"
 #include "simgpt/planner/search_space.hpp"
 #include "simgpt/report/report.hpp"
 
@@ -16,9 +17,13 @@ namespace simgpt {
 // What "fastest" means: the step time (tokens per second ranks the same at a fixed global
 // batch), or tokens per second per GPU, which lets a smaller job win when --gpus lists several.
 enum class PlanObjective { step_time, tokens_per_s, tokens_per_s_per_gpu };
+inline constexpr EnumName<PlanObjective> kPlanObjectiveNames[] = {
+    {PlanObjective::step_time, "step_time"},
+    {PlanObjective::tokens_per_s, "tokens_per_s"},
+    {PlanObjective::tokens_per_s_per_gpu, "tokens_per_s_per_gpu"}};
+constexpr std::span<const EnumName<PlanObjective>> enum_names(PlanObjective) { return kPlanObjectiveNames; }
 
 PlanObjective parse_objective(const std::string& text); // throws InputError naming --objective
-const char* to_string(PlanObjective o);
 
 struct PlanRequest {
   std::string platform, workload;
@@ -46,7 +51,16 @@ enum class PlanStatus {
   symmetric, // pruned: the same simulation as an earlier candidate
   bound,     // pruned: its step-time lower bound is no better than a plan already simulated
 };
-const char* to_string(PlanStatus s);
+// As plan's table and CSV print them.
+inline constexpr EnumName<PlanStatus> kPlanStatusNames[] = {
+    {PlanStatus::ok, "ok"},
+    {PlanStatus::oom, "oom"},
+    {PlanStatus::invalid, "invalid"},
+    {PlanStatus::failed, "failed"},
+    {PlanStatus::memory, "pruned_memory"},
+    {PlanStatus::symmetric, "pruned_symmetric"},
+    {PlanStatus::bound, "pruned_bound"}};
+constexpr std::span<const EnumName<PlanStatus>> enum_names(PlanStatus) { return kPlanStatusNames; }
 
 struct PlanRow {
   int64_t index = 0; // in the search space's order

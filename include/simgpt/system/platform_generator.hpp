@@ -8,6 +8,8 @@
 // property role=nic whose UP direction is the node's outgoing traffic.
 #pragma once
 
+#include "simgpt/core/enum_names.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +25,11 @@ enum class Fabric {
   nvswitch,         // one port per GPU into a non-blocking NVSwitch
   pcie,             // through PCIe and the host
 };
+inline constexpr EnumName<Fabric> kFabricNames[] = {{Fabric::nvlink_cube_mesh, "nvlink-cube-mesh"},
+                                                   {Fabric::nvlink_mesh, "nvlink-mesh"},
+                                                   {Fabric::nvswitch, "nvswitch"},
+                                                   {Fabric::pcie, "pcie"}};
+constexpr std::span<const EnumName<Fabric>> enum_names(Fabric) { return kFabricNames; }
 
 struct NetworkTopology {
   enum class Kind { star, fat_tree } kind = Kind::star;

@@ -2,6 +2,8 @@
 // settings, the execution plan and the network what-if. Loading validates every key.
 #pragma once
 
+#include "simgpt/core/enum_names.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -13,26 +15,55 @@
 namespace simgpt {
 
 enum class Precision { fp32, fp16, bf16 };
+inline constexpr EnumName<Precision> kPrecisionNames[] = {
+    {Precision::fp32, "fp32"}, {Precision::fp16, "fp16"}, {Precision::bf16, "bf16"}};
+constexpr std::span<const EnumName<Precision>> enum_names(Precision) { return kPrecisionNames; }
+
 enum class Recompute { none, full, selective };
+inline constexpr EnumName<Recompute> kRecomputeNames[] = {
+    {Recompute::none, "none"}, {Recompute::full, "full"}, {Recompute::selective, "selective"}};
+constexpr std::span<const EnumName<Recompute>> enum_names(Recompute) { return kRecomputeNames; }
+
 // sgd: plain SGD (PyTorch's default, no state); sgd_momentum: one fp32 momentum buffer per
 // parameter (Megatron-LM's default --sgd-momentum 0.9).
 enum class Optimizer { adam, sgd, sgd_momentum };
+inline constexpr EnumName<Optimizer> kOptimizerNames[] = {
+    {Optimizer::adam, "adam"}, {Optimizer::sgd, "sgd"}, {Optimizer::sgd_momentum, "sgd_momentum"}};
+constexpr std::span<const EnumName<Optimizer>> enum_names(Optimizer) { return kOptimizerNames; }
+
 enum class Head { lm, classifier };
+inline constexpr EnumName<Head> kHeadNames[] = {{Head::lm, "lm"}, {Head::classifier, "classifier"}};
+constexpr std::span<const EnumName<Head>> enum_names(Head) { return kHeadNames; }
+
 // How the attention core runs: `standard` materialises the s x s scores, softmax and dropout mask in
 // HBM (Megatron's core attention); `flash` is one fused tiled kernel that keeps them in on-chip SRAM
 // and recomputes them in its backward (FlashAttention, Dao et al. 2022, arXiv 2205.14135;
 // FlashAttention-2, Dao 2023, arXiv 2307.08691). Only fp16/bf16: FlashAttention has no fp32 kernels.
 enum class Attention { standard, flash };
+inline constexpr EnumName<Attention> kAttentionNames[] = {{Attention::standard, "standard"},
+                                                         {Attention::flash, "flash"}};
+constexpr std::span<const EnumName<Attention>> enum_names(Attention) { return kAttentionNames; }
+
 enum class Schedule { gpipe, one_f_one_b, interleaved };
+inline constexpr EnumName<Schedule> kScheduleNames[] = {
+    {Schedule::gpipe, "gpipe"}, {Schedule::one_f_one_b, "1f1b"}, {Schedule::interleaved, "interleaved"}};
+constexpr std::span<const EnumName<Schedule>> enum_names(Schedule) { return kScheduleNames; }
+
 enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
+inline constexpr EnumName<DpAlgorithm> kDpAlgorithmNames[] = {{DpAlgorithm::allreduce, "allreduce"},
+                                                             {DpAlgorithm::reduce_scatter, "reduce_scatter"},
+                                                             {DpAlgorithm::parameter_server, "parameter_server"}};
+constexpr std::span<const EnumName<DpAlgorithm>> enum_names(DpAlgorithm) { return kDpAlgorithmNames; }
+
 // How layers are divided among pipeline stages: as the framework's profile says, the same number
 // on every stage, cut where the stages' forward FLOPs (embedding and head included) balance, or a
 // list the user gives.
 enum class Partition { framework, uniform, balanced, listed };
-
-const char* to_string(Precision);
-const char* to_string(Recompute);
-const char* to_string(Schedule);
+// Only the partitions a workload or profile names: `framework` is the absence of a choice and
+// `listed` is written as the list itself ("13,11").
+inline constexpr EnumName<Partition> kPartitionNames[] = {{Partition::uniform, "uniform"},
+                                                         {Partition::balanced, "balanced"}};
+constexpr std::span<const EnumName<Partition>> enum_names(Partition) { return kPartitionNames; }
 
 // What is computed: a GPT decoder stack (the model domain).
 struct ModelSpec {
@@ -78,6 +109,11 @@ struct NetworkWhatIf {
 // The order in which ranks fill GPUs, fastest-varying first: Megatron's default "tp-dp-pp" puts a
 // tensor-parallel group on neighbouring GPUs, then data-parallel replicas, then stages.
 enum class RankOrder { tp_dp_pp, tp_pp_dp, dp_tp_pp, pp_tp_dp };
+inline constexpr EnumName<RankOrder> kRankOrderNames[] = {{RankOrder::tp_dp_pp, "tp-dp-pp"},
+                                                         {RankOrder::tp_pp_dp, "tp-pp-dp"},
+                                                         {RankOrder::dp_tp_pp, "dp-tp-pp"},
+                                                         {RankOrder::pp_tp_dp, "pp-tp-dp"}};
+constexpr std::span<const EnumName<RankOrder>> enum_names(RankOrder) { return kRankOrderNames; }
 
 struct Placement {
   std::optional<int64_t> gpus; // how many of the platform's GPUs the job uses (first N hosts)

@@ -8,7 +8,6 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
-#include <map>
 
 namespace simgpt {
 namespace {
@@ -22,15 +21,9 @@ int positive_int(const std::string& text, const std::string& where) {
 }
 
 Fabric fabric_named(const std::string& text, const std::string& where) {
-  static const std::map<std::string, Fabric> names{{"nvlink-cube-mesh", Fabric::nvlink_cube_mesh},
-                                                   {"nvlink-mesh", Fabric::nvlink_mesh},
-                                                   {"nvswitch", Fabric::nvswitch},
-                                                   {"pcie", Fabric::pcie}};
-  auto it = names.find(text);
-  if (it == names.end())
-    throw InputError(where, fmt::format("unknown fabric '{}' (use nvlink-cube-mesh, nvlink-mesh, nvswitch or pcie)",
-                                        echo(text)));
-  return it->second;
+  if (const std::optional<Fabric> fabric = parse_enum<Fabric>(text))
+    return *fabric;
+  throw InputError(where, fmt::format("unknown fabric '{}' (use {})", echo(text), valid_enum_names<Fabric>(" or ")));
 }
 
 // "star", "fat-tree:16" or "fat-tree:16:2".
