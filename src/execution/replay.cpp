@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include "execution/collective.hpp"
+#include "execution/tcp_connections.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -25,7 +26,8 @@ namespace s4u = simgrid::s4u;
 class Replayer {
 public:
   Replayer(const TaskGraph& g, Cluster& cluster, const std::vector<std::vector<Ring>>& isolated)
-      : g_(g), cluster_(cluster), isolated_(isolated), waiting_(boost::num_vertices(g)), live_(boost::num_vertices(g)) {
+      : g_(g), cluster_(cluster), isolated_(isolated), tcp_(cluster), waiting_(boost::num_vertices(g)),
+        live_(boost::num_vertices(g)) {
     timeline_.start.assign(boost::num_vertices(g), -1);
     timeline_.finish.assign(boost::num_vertices(g), -1);
     for (TaskId v = 0; v < boost::num_vertices(g); ++v)
@@ -84,7 +86,7 @@ private:
       live_[v] = start_flow(t.gpu, t.peer, t.bytes, tag);
       return;
     }
-    const double ramp = slow_start(t);
+    const double ramp = tcp_.message_starts(t.gpu, t.peer, t.bytes, s4u::Engine::get_clock());
     if (ramp <= 0) {
       live_[v] = start_flow(t.gpu, t.peer, t.bytes, tag, false);
       return;
@@ -95,53 +97,6 @@ private:
     simgrid::kernel::timer::Timer::set(now + ramp, [this, v, tag] {
       live_[v] = start_flow(g_[v].gpu, g_[v].peer, g_[v].bytes, tag, false);
     });
-  }
-
-  // TCP's slow start when a connection restarts after idling (Linux net/ipv4/tcp_output.c,
-  // tcp_slow_start_after_idle_check and tcp_cwnd_restart, on by default with the sysctl
-  // net.ipv4.tcp_slow_start_after_idle; RFC 5681 section 4.1): when a socket has sent nothing for
-  // longer than its retransmission timeout (RTO: the round trip plus TCP_RTO_MIN, 200 ms), its
-  // congestion window is halved for each further RTO of idleness, down to the initial window (10
-  // segments); a new connection starts there too. From a window w below the route's bandwidth-delay
-  // product (rate x round trip) the window doubles each round trip, so the message's first
-  // bytes - w go out in log2(bdp / w) round trips instead of (bdp - w) / rate: the difference is
-  // the time this returns, spent before the message's bytes go at the route's rate. A message
-  // shorter than the ramp takes log2(bytes / w + 1) round trips. Back-to-back messages on a busy
-  // connection keep its window. Only flows through a NIC are TCP (Cluster::tcp_path).
-  double slow_start(const Task& t) {
-    const double now = s4u::Engine::get_clock();
-    Connection& c = connections_[{t.gpu, t.peer}];
-    if (!c.path)
-      c.path = cluster_.tcp_path(t.gpu, t.peer);
-    const TcpPath& p = *c.path;
-    ++c.sending;
-    if (!p.tcp || p.rate_Bps <= 0 || p.rtt_s <= 0)
-      return 0;
-    const double bdp = p.rate_Bps * p.rtt_s;
-    if (c.sending == 1) {
-      constexpr double kRtoMin = 0.200; // TCP_RTO_MIN, include/net/tcp.h
-      const double rto = p.rtt_s + kRtoMin;
-      if (c.window <= 0) {
-        c.window = p.initial_window_bytes;
-      } else if (const double idle = now - c.last_left; idle > rto) {
-        // tcp_cwnd_restart: while ((delta -= rto) > 0 && cwnd > restart) cwnd >>= 1;
-        const double halvings = std::ceil(idle / rto) - 1;
-        const int shifts = static_cast<int>(std::min(halvings, 60.0));
-        c.window = std::max(std::min(p.initial_window_bytes, c.window), std::ldexp(c.window, -shifts));
-      }
-    }
-    if (c.window >= bdp)
-      return 0;
-    const double ramp_bytes = bdp - c.window;
-    double lost = 0;
-    if (t.bytes >= ramp_bytes) {
-      lost = std::log2(bdp / c.window) * p.rtt_s - ramp_bytes / p.rate_Bps;
-      c.window = bdp;
-    } else {
-      lost = std::log2(t.bytes / c.window + 1) * p.rtt_s - t.bytes / p.rate_Bps;
-      c.window += t.bytes;
-    }
-    return std::max(0.0, lost);
   }
 
   s4u::CommPtr start_flow(int from, int to, double bytes, void* tag, bool with_latency = true) {
@@ -171,7 +126,7 @@ private:
   // (sender, receiver) link (StepGraph's connect_transfers chains them) starts when its bytes
   // have left, and a burst of k messages pays the one-way delay once (pipeline fill and
   // drain) while the messages still share the bandwidth. A lone message takes latency + bytes /
-  // rate as before, plus its TCP ramp when its connection starts or restarts (slow_start).
+  // rate as before, plus its TCP ramp when its connection starts or restarts (TcpConnections).
   // Collective flows keep SimGrid's latency (their exit task adds the other ring steps').
   static bool streamed(const Task& t) { return t.kind == Task::Kind::transfer && !t.collective; }
   bool same_stream(TaskId v, TaskId w) const {
@@ -191,9 +146,7 @@ private:
   // the receiver has it one route latency later.
   void bytes_left(TaskId v) {
     const Task& t = g_[v];
-    Connection& c = connections_[{t.gpu, t.peer}];
-    --c.sending;
-    c.last_left = s4u::Engine::get_clock();
+    tcp_.message_left(t.gpu, t.peer, s4u::Engine::get_clock());
     for (auto [e, end] = boost::out_edges(v, g_); e != end; ++e) {
       TaskId w = boost::target(*e, g_);
       if (same_stream(v, w) && --waiting_[w] == 0)
@@ -286,15 +239,7 @@ private:
   std::map<TaskId, Running> running_;              // isolated collectives running their flows
   std::map<CollectiveKey, double> flow_seconds_;  // what their flows took
   std::map<std::pair<int, int>, double> latency_; // route latency per (sender, receiver)
-  // A (sender, receiver) connection's TCP state: its path, messages sending, when the last one's
-  // bytes left, and its congestion window (0: not used yet).
-  struct Connection {
-    std::optional<TcpPath> path;
-    int sending = 0;
-    double last_left = 0;
-    double window = 0;
-  };
-  std::map<std::pair<int, int>, Connection> connections_;
+  TcpConnections tcp_; // the point-to-point messages' connections
   std::map<TaskId, double> ramp_start_; // streamed transfers ramping up: when they became ready
   std::vector<int> waiting_;
   std::vector<s4u::ActivityPtr> live_;

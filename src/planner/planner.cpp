@@ -250,15 +250,11 @@ void simulate_in_bound_order(std::vector<PlanRow>& rows, const std::vector<size_
   }
 }
 
-
-} // namespace
-
-PlanResult plan(const PlanRequest& request) {
-  const auto started = std::chrono::steady_clock::now();
-  const DataPaths data = request.data_dir.empty() ? default_data_paths() : data_paths_at(request.data_dir, "--data");
+// --set of a plan: keys the search does not cover (a searched key is restricted with --search).
+Overrides fixed_overrides(const std::vector<std::string>& sets) {
   Overrides overrides;
   const std::vector<std::string>& keys = plan_keys();
-  for (const std::string& s : request.sets) {
+  for (const std::string& s : sets) {
     overrides.push_back(parse_override(s));
     check_override_key(overrides.back().first);
     if (std::find(keys.begin(), keys.end(), overrides.back().first) != keys.end() ||
@@ -266,6 +262,48 @@ PlanResult plan(const PlanRequest& request) {
       throw InputError("--set " + echo(overrides.back().first),
                        "is a key the planner searches: restrict it with --search KEY=V1,V2,... instead");
   }
+  return overrides;
+}
+
+// The simulated plans that fit, best first by the objective.
+void rank_simulated(PlanResult& result, PlanObjective objective) {
+  result.ranked.clear();
+  for (const PlanRow& row : result.rows)
+    if (row.status == PlanStatus::ok)
+      result.ranked.push_back(row.index);
+  std::stable_sort(result.ranked.begin(), result.ranked.end(), [&](int64_t a, int64_t b) {
+    return plan_cost(result.rows[static_cast<size_t>(a)], objective) <
+           plan_cost(result.rows[static_cast<size_t>(b)], objective);
+  });
+}
+
+// The winner's neighbours that the bound pruned, simulated to say what each key costs.
+void simulate_pruned_neighbours(PlanResult& result, const Simulator& sim, const PlanRequest& request) {
+  const PlanCandidate winner = result.rows[static_cast<size_t>(result.ranked.front())].candidate;
+  std::vector<size_t> neighbours;
+  for (const PlanRow& row : result.rows)
+    for (size_t group = 0; group < kNeighbourGroups; ++group)
+      if (row.status == PlanStatus::bound && neighbours_in(winner, row.candidate, group)) {
+        neighbours.push_back(static_cast<size_t>(row.index));
+        break;
+      }
+  ProgressBar progress(static_cast<int64_t>(neighbours.size()), request.progress);
+  std::mutex mutex;
+  run_parallel(neighbours.size(), request.jobs, [&](size_t i) {
+    PlanRow row = result.rows[neighbours[i]];
+    sim.simulate(row);
+    const std::lock_guard lock(mutex);
+    result.rows[neighbours[i]] = std::move(row);
+    progress.advance();
+  });
+}
+
+} // namespace
+
+PlanResult plan(const PlanRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  const DataPaths data = request.data_dir.empty() ? default_data_paths() : data_paths_at(request.data_dir, "--data");
+  const Overrides overrides = fixed_overrides(request.sets);
   Platform::load(request.platform);
   const PlatformGpus platform = read_platform_gpus(request.platform);
   const Workload base = load_workload(request.workload, overrides);
@@ -307,37 +345,10 @@ PlanResult plan(const PlanRequest& request) {
                                                 request.fidelity}};
   simulate_in_bound_order(result.rows, order, sim, request);
 
-  const auto rank = [&] {
-    result.ranked.clear();
-    for (const PlanRow& row : result.rows)
-      if (row.status == PlanStatus::ok)
-        result.ranked.push_back(row.index);
-    std::stable_sort(result.ranked.begin(), result.ranked.end(), [&](int64_t a, int64_t b) {
-      return plan_cost(result.rows[static_cast<size_t>(a)], request.objective) <
-             plan_cost(result.rows[static_cast<size_t>(b)], request.objective);
-    });
-  };
-  rank();
-  // The winner's neighbours that the bound pruned, simulated to say what each key costs.
+  rank_simulated(result, request.objective);
   if (request.neighbours && !result.ranked.empty()) {
-    const PlanCandidate winner = result.rows[static_cast<size_t>(result.ranked.front())].candidate;
-    std::vector<size_t> neighbours;
-    for (const PlanRow& row : result.rows)
-      for (size_t group = 0; group < kNeighbourGroups; ++group)
-        if (row.status == PlanStatus::bound && neighbours_in(winner, row.candidate, group)) {
-          neighbours.push_back(static_cast<size_t>(row.index));
-          break;
-        }
-    ProgressBar progress(static_cast<int64_t>(neighbours.size()), request.progress);
-    std::mutex mutex;
-    run_parallel(neighbours.size(), request.jobs, [&](size_t i) {
-      PlanRow row = result.rows[neighbours[i]];
-      sim.simulate(row);
-      const std::lock_guard lock(mutex);
-      result.rows[neighbours[i]] = std::move(row);
-      progress.advance();
-    });
-    rank();
+    simulate_pruned_neighbours(result, sim, request);
+    rank_simulated(result, request.objective);
   }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -147,43 +147,35 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
   return r;
 }
 
-} // namespace
-
-SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
-  if (sweep.shards < 1 || sweep.shards > kMaxSweepShards || sweep.shard < 1 || sweep.shard > sweep.shards)
-    throw InputError("--shard", fmt::format("expected I/N with 1 <= I <= N <= {}, not {}/{}", kMaxSweepShards,
-                                            sweep.shard, sweep.shards));
-  for (const std::string& s : sweep.sets)
-    if (!is_printable_utf8(s))
-      throw InputError("--set " + echo(s.substr(0, s.find('='))),
-                       "the value is not UTF-8 text without control characters");
-  const std::vector<std::string> keys = sweep.grid.keys();
-  const int64_t total = sweep.grid.size();
-  // The output must not be one of the files the sweep reads.
+// The files a sweep reads, which its output must not be.
+std::vector<std::string> sweep_inputs(const Sweep& sweep) {
   std::vector<std::string> inputs{sweep.platform, sweep.workload};
   for (const char* key : {"platform", "workload"})
     for (const std::string& v : swept_values(sweep.grid, key))
       if (v != kDefaultValue)
         inputs.push_back(v);
-  check_output_path(run.output, "-o", inputs); // before the inputs are read: /dev/full, a FIFO
-  check_fixed_inputs(sweep, keys);
-  const std::string digest = sweep_digest(sweep_identity(sweep, run));
+  return inputs;
+}
 
-  // The k-th configuration of this shard.
-  const auto config_of = [&](int64_t k) { return k * sweep.shards + (sweep.shard - 1); };
-  SweepSummary summary;
-  summary.configurations = total <= sweep.shard - 1 ? 0 : (total - sweep.shard) / sweep.shards + 1;
+// The k-th configuration of this shard.
+int64_t shard_config(const Sweep& sweep, int64_t k) { return k * sweep.shards + (sweep.shard - 1); }
+
+// What a line the file already holds must be to be kept: this sweep's (digest and size), the
+// shard's k-th configuration, with that configuration's inputs.
+SweepFileExpectation kept_lines(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
+                                const std::string& digest, int64_t lines) {
+  const int64_t total = sweep.grid.size();
   SweepFileExpectation expect;
   expect.header = run.format == SweepFormat::csv ? sweep_csv_header(keys) : "";
-  expect.max_lines = summary.configurations;
-  expect.check_line = [&](int64_t k, std::string_view line) {
-    const SweepResult r = parse_sweep_line(line, keys, run.format);
+  expect.max_lines = lines;
+  expect.check_line = [&sweep, keys, digest, total, format = run.format](int64_t k, std::string_view line) {
+    const SweepResult r = parse_sweep_line(line, keys, format);
     if (r.digest != digest || r.configurations != total)
       throw InputError("", fmt::format("is a line of another sweep (sweep_digest {}, this sweep's is {}: another "
                                        "workload, platform, --set, grid or --fidelity): remove the file, or write "
                                        "this sweep with another -o",
                                        r.digest, digest));
-    const int64_t config = config_of(k);
+    const int64_t config = shard_config(sweep, k);
     if (r.config != config)
       throw InputError("", fmt::format("is configuration {}, where this shard's next is {} (another --shard wrote "
                                        "the file?): remove it, or write this sweep with another -o",
@@ -193,18 +185,20 @@ SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
                                        "write this sweep with another -o",
                                        config));
   };
-  expect.line_start = [&](int64_t k) {
-    return sweep_line_start(config_of(k), sweep.grid.values(config_of(k)), keys, run.format);
+  expect.line_start = [&sweep, keys, format = run.format](int64_t k) {
+    return sweep_line_start(shard_config(sweep, k), sweep.grid.values(shard_config(sweep, k)), keys, format);
   };
-  SweepFile file(run.output, inputs, expect);
-  summary.already_written = file.lines_kept();
+  return expect;
+}
+
+// Simulates the shard's configurations from the `first` not yet written, `run.jobs` at a time.
+// Results arrive in any order and are written in configuration order, so that the file is a
+// prefix of the whole sweep's whatever the interruption.
+void simulate_in_order(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
+                       const std::string& digest, int64_t first, SweepFile& file, SweepSummary& summary) {
   SweepRun resolved = run;
   resolved.executable = simgpt_executable(run.executable); // once, before any thread starts
-  const int64_t first = summary.already_written;
   const auto remaining = static_cast<size_t>(summary.configurations - first);
-
-  // Results arrive in any order and are written in configuration order, so that the file is a
-  // prefix of the whole sweep's whatever the interruption.
   std::mutex mutex;
   std::map<int64_t, SweepResult> ready;
   int64_t next_to_write = first;
@@ -214,8 +208,8 @@ SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
   run_parallel(remaining, run.jobs, [&](size_t i) {
     if (stopped.load())
       return;
-    SweepResult r = simulate_point(sweep, resolved, keys, config_of(first + static_cast<int64_t>(i)));
-    r.configurations = total;
+    SweepResult r = simulate_point(sweep, resolved, keys, shard_config(sweep, first + static_cast<int64_t>(i)));
+    r.configurations = sweep.grid.size();
     r.digest = digest;
     const std::lock_guard lock(mutex);
     if (!write_error.empty())
@@ -237,6 +231,29 @@ SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
   });
   if (!write_error.empty())
     throw InputError("", write_error);
+}
+
+} // namespace
+
+SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
+  if (sweep.shards < 1 || sweep.shards > kMaxSweepShards || sweep.shard < 1 || sweep.shard > sweep.shards)
+    throw InputError("--shard", fmt::format("expected I/N with 1 <= I <= N <= {}, not {}/{}", kMaxSweepShards,
+                                            sweep.shard, sweep.shards));
+  for (const std::string& s : sweep.sets)
+    if (!is_printable_utf8(s))
+      throw InputError("--set " + echo(s.substr(0, s.find('='))),
+                       "the value is not UTF-8 text without control characters");
+  const std::vector<std::string> keys = sweep.grid.keys();
+  const int64_t total = sweep.grid.size();
+  const std::vector<std::string> inputs = sweep_inputs(sweep);
+  check_output_path(run.output, "-o", inputs); // before the inputs are read: /dev/full, a FIFO
+  check_fixed_inputs(sweep, keys);
+  const std::string digest = sweep_digest(sweep_identity(sweep, run));
+  SweepSummary summary;
+  summary.configurations = total <= sweep.shard - 1 ? 0 : (total - sweep.shard) / sweep.shards + 1;
+  SweepFile file(run.output, inputs, kept_lines(sweep, run, keys, digest, summary.configurations));
+  summary.already_written = file.lines_kept();
+  simulate_in_order(sweep, run, keys, digest, summary.already_written, file, summary);
   return summary;
 }
 
@@ -257,53 +274,127 @@ struct MergePart {
   }
 };
 
-} // namespace
+// A merge of sorted parts: the first line's format, header and sweep, and each part's next line.
+class SweepMerge {
+  std::vector<std::unique_ptr<MergePart>> parts_;
+  std::optional<SweepFormat> format_;
+  std::string header_;
+  std::vector<std::string> keys_;
+  std::optional<SweepResult> identity_; // the first line's configurations and digest
+  std::string identity_at_;
 
-int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::string& output) {
-  if (parts.empty())
-    throw InputError("sweep merge", "name the parts to merge");
-  if (parts.size() > static_cast<size_t>(kMaxSweepShards))
-    throw LimitError("sweep merge", fmt::format("{} parts; at most {} are merged at once (one open file each)",
-                                                parts.size(), kMaxSweepShards));
-  // Refused before any part is read: the output may not be a part (it would be replaced).
-  check_output_path(output, "-o", parts);
-  std::vector<std::unique_ptr<MergePart>> open;
-  for (const std::string& path : parts) {
-    auto part = std::make_unique<MergePart>();
-    part->path = path;
-    part->fd = open_sweep_file(path, "sweep part");
-    part->reader = std::make_unique<LineReader>(part->fd, path);
-    open.push_back(std::move(part));
+public:
+  explicit SweepMerge(const std::vector<std::string>& paths) {
+    for (const std::string& path : paths) {
+      auto part = std::make_unique<MergePart>();
+      part->path = path;
+      part->fd = open_sweep_file(path, "sweep part");
+      part->reader = std::make_unique<LineReader>(part->fd, path);
+      parts_.push_back(std::move(part));
+    }
   }
-  // The format, header and keys: the first part's first line.
-  std::optional<SweepFormat> format;
-  std::string header;
-  std::vector<std::string> keys;
-  std::optional<SweepResult> identity; // the first line's configurations and digest
-  std::string identity_at;
-  const auto at = [](const MergePart& p) { return fmt::format("{}:{}", p.path, p.reader->line_number()); };
-  // Reads the part's line as its record: of the first line's sweep, after the part's line before.
-  const auto accept = [&](MergePart& p, int64_t previous) {
+
+  // Each part's first line: the first part's gives the format, header and keys.
+  void read_first_lines() {
+    for (auto& p : parts_)
+      read_first_line(*p);
+    if (!format_)
+      throw InputError(parts_.front()->path, "holds no configuration: the parts are empty");
+  }
+
+  // The configurations in order, each once, into `out`; returns the sweep's configurations.
+  int64_t write(OutputFile& out) {
+    out.write(header_);
+    // Smallest configuration first; ties by part, so a configuration in two parts is compared.
+    using Entry = std::pair<int64_t, size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    for (size_t i = 0; i < parts_.size(); ++i)
+      if (!parts_[i]->done)
+        queue.emplace(parts_[i]->record.config, i);
+    int64_t next = 0;
+    std::string last_line, last_at;
+    while (!queue.empty()) {
+      const size_t i = queue.top().second;
+      queue.pop();
+      MergePart& p = *parts_[i];
+      const int64_t config = p.record.config;
+      if (config < next) { // the configuration just written, in another part
+        if (p.line != last_line)
+          throw InputError(at(p), fmt::format("configuration {} is also in {} with another result: the parts "
+                                              "disagree (of two runs?)",
+                                              config, last_at));
+      } else if (config > next)
+        throw InputError(at(p), fmt::format("is configuration {}, but configuration {} is in no part: a shard "
+                                            "is missing or unfinished (each part of --shard I/N holds the "
+                                            "configurations whose index modulo N is I-1)",
+                                            config, next));
+      else {
+        out.write(p.line + "\n");
+        last_line = p.line;
+        last_at = at(p);
+        ++next;
+      }
+      if (advance(p))
+        queue.emplace(p.record.config, i);
+    }
+    return check_complete(next);
+  }
+
+private:
+  static std::string at(const MergePart& p) { return fmt::format("{}:{}", p.path, p.reader->line_number()); }
+
+  void read_first_line(MergePart& p) {
+    std::string first;
+    if (!p.reader->next(first)) {
+      if (!p.reader->rest().empty())
+        throw InputError(p.path + ":1", "holds no complete line: not a sweep file");
+      p.done = true; // empty: a shard of JSON lines with no configuration
+      return;
+    }
+    const SweepFormat f = first.starts_with("{") ? SweepFormat::jsonl : SweepFormat::csv;
+    if (format_ && *format_ != f)
+      throw InputError(p.path, "is of another format than the parts before it (CSV and JSON lines mixed)");
     try {
-      p.record = parse_sweep_line(p.line, keys, *format);
+      if (!format_) {
+        format_ = f;
+        keys_ = f == SweepFormat::csv ? sweep_header_keys(first) : sweep_jsonl_keys(first);
+        if (f == SweepFormat::csv)
+          header_ = first + "\n";
+      } else if (f == SweepFormat::csv && first + "\n" != header_)
+        throw InputError("", fmt::format("holds another sweep's columns than {}", parts_.front()->path));
+    } catch (const InputError& e) {
+      throw InputError(p.path + ":1", e.message());
+    }
+    if (f == SweepFormat::jsonl) { // the first line is a record: read it as one
+      p.line = first;
+      accept(p, -1);
+    } else
+      advance(p);
+  }
+
+  // Reads the part's line as its record: of the first line's sweep, after the part's line before.
+  void accept(MergePart& p, int64_t previous) {
+    try {
+      p.record = parse_sweep_line(p.line, keys_, *format_);
     } catch (const InputError& e) {
       throw InputError(at(p), e.message());
     }
-    if (!identity) {
-      identity = p.record;
-      identity_at = at(p);
-    } else if (p.record.digest != identity->digest || p.record.configurations != identity->configurations)
+    if (!identity_) {
+      identity_ = p.record;
+      identity_at_ = at(p);
+    } else if (p.record.digest != identity_->digest || p.record.configurations != identity_->configurations)
       throw InputError(at(p), fmt::format("is a line of another sweep than {} (sweep_digest {} of {} "
                                           "configurations, not {} of {}): merge the parts of one sweep",
-                                          identity_at, p.record.digest, p.record.configurations,
-                                          identity->digest, identity->configurations));
+                                          identity_at_, p.record.digest, p.record.configurations,
+                                          identity_->digest, identity_->configurations));
     if (p.record.config <= previous)
       throw InputError(at(p), fmt::format("is configuration {} after {}: a sweep writes its lines in "
                                           "configuration order",
                                           p.record.config, previous));
-  };
+  }
+
   // Reads the part's next line into its record; false at its end.
-  const auto advance = [&](MergePart& p) {
+  bool advance(MergePart& p) {
     const int64_t previous = p.done || p.line.empty() ? -1 : p.record.config;
     if (!p.reader->next(p.line)) {
       if (!p.reader->rest().empty())
@@ -315,80 +406,37 @@ int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::stri
     }
     accept(p, previous);
     return true;
-  };
-  for (auto& p : open) {
-    std::string first;
-    if (!p->reader->next(first)) {
-      if (!p->reader->rest().empty())
-        throw InputError(p->path + ":1", "holds no complete line: not a sweep file");
-      p->done = true; // empty: a shard of JSON lines with no configuration
-      continue;
-    }
-    const SweepFormat f = first.starts_with("{") ? SweepFormat::jsonl : SweepFormat::csv;
-    if (format && *format != f)
-      throw InputError(p->path, "is of another format than the parts before it (CSV and JSON lines mixed)");
-    try {
-      if (!format) {
-        format = f;
-        keys = f == SweepFormat::csv ? sweep_header_keys(first) : sweep_jsonl_keys(first);
-        if (f == SweepFormat::csv)
-          header = first + "\n";
-      } else if (f == SweepFormat::csv && first + "\n" != header)
-        throw InputError("", fmt::format("holds another sweep's columns than {}", open.front()->path));
-    } catch (const InputError& e) {
-      throw InputError(p->path + ":1", e.message());
-    }
-    if (f == SweepFormat::jsonl) { // the first line is a record: read it as one
-      p->line = first;
-      accept(*p, -1);
-    } else
-      advance(*p);
   }
-  if (!format)
-    throw InputError(parts.front(), "holds no configuration: the parts are empty");
+
+  // Every configuration was written: `written` is the sweep's number of them.
+  int64_t check_complete(int64_t written) const {
+    if (!identity_)
+      throw InputError(parts_.front()->path, "holds no configuration, nor do the other parts: merge the parts of "
+                                             "a sweep that ran");
+    const int64_t configurations = identity_->configurations;
+    if (written != configurations)
+      throw InputError(identity_at_,
+                       fmt::format("the sweep has {} configurations, but the parts hold only 0 to {}: a shard is "
+                                   "missing or unfinished",
+                                   configurations, written - 1));
+    return configurations;
+  }
+};
+
+} // namespace
+
+int64_t merge_sweep_parts(const std::vector<std::string>& parts, const std::string& output) {
+  if (parts.empty())
+    throw InputError("sweep merge", "name the parts to merge");
+  if (parts.size() > static_cast<size_t>(kMaxSweepShards))
+    throw LimitError("sweep merge", fmt::format("{} parts; at most {} are merged at once (one open file each)",
+                                                parts.size(), kMaxSweepShards));
+  // Refused before any part is read: the output may not be a part (it would be replaced).
+  check_output_path(output, "-o", parts);
+  SweepMerge merge(parts);
+  merge.read_first_lines();
   OutputFile out(output, "-o", parts);
-  out.write(header);
-  // Smallest configuration first; ties by part, so a configuration in two parts is compared.
-  using Entry = std::pair<int64_t, size_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  for (size_t i = 0; i < open.size(); ++i)
-    if (!open[i]->done)
-      queue.emplace(open[i]->record.config, i);
-  int64_t next = 0;
-  std::string last_line, last_at;
-  while (!queue.empty()) {
-    const size_t i = queue.top().second;
-    queue.pop();
-    MergePart& p = *open[i];
-    const int64_t config = p.record.config;
-    if (config < next) { // the configuration just written, in another part
-      if (p.line != last_line)
-        throw InputError(at(p), fmt::format("configuration {} is also in {} with another result: the parts "
-                                            "disagree (of two runs?)",
-                                            config, last_at));
-    } else if (config > next)
-      throw InputError(at(p), fmt::format("is configuration {}, but configuration {} is in no part: a shard "
-                                          "is missing or unfinished (each part of --shard I/N holds the "
-                                          "configurations whose index modulo N is I-1)",
-                                          config, next));
-    else {
-      out.write(p.line + "\n");
-      last_line = p.line;
-      last_at = at(p);
-      ++next;
-    }
-    if (advance(p))
-      queue.emplace(p.record.config, i);
-  }
-  if (!identity)
-    throw InputError(parts.front(), "holds no configuration, nor do the other parts: merge the parts of a sweep "
-                                    "that ran");
-  const int64_t configurations = identity->configurations;
-  if (next != configurations)
-    throw InputError(identity_at,
-                     fmt::format("the sweep has {} configurations, but the parts hold only 0 to {}: a shard is "
-                                 "missing or unfinished",
-                                 configurations, next - 1));
+  const int64_t configurations = merge.write(out);
   out.commit();
   return configurations;
 }
