@@ -120,7 +120,7 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
           throw InputError(w.source + ": " + unsupported->key, unsupported->why);
         plan = make_plan(w, cost, profile);
         memory = static_peak(*plan, w, profile, gpu);
-        bound = step_time_lower_bound(*plan);
+        bound = step_time_lower_bound(*plan, profile);
       } catch (const InputError& e) {
         invalid = e.message();
         const std::string& where = e.where();

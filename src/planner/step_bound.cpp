@@ -1,5 +1,7 @@
 #include "planner/step_bound.hpp"
 
+#include "simgpt/framework/profile.hpp"
+
 #include <algorithm>
 
 namespace simgpt {
@@ -12,13 +14,13 @@ struct PassSeconds {
   double forward = 0, backward = 0, rerun = 0; // rerun: full recompute's forward before the backward
 };
 
-PassSeconds pass_seconds(const ExecutionPlan& plan, int v) {
+PassSeconds pass_seconds(const ExecutionPlan& plan, const Profile& profile, int v) {
   const StageCost& c = plan.stages[static_cast<size_t>(v)];
   const LayerCost& l = plan.layer;
   PassSeconds p;
   const double layer_forward = l.attention_forward + l.mlp_forward;
-  p.forward = plan.microbatch_overhead_s + c.embedding_forward + c.layers * layer_forward + c.head_forward;
-  p.backward = plan.microbatch_overhead_s + c.head_backward + c.embedding_backward +
+  p.forward = profile.microbatch_overhead_s + c.embedding_forward + c.layers * layer_forward + c.head_forward;
+  p.backward = profile.microbatch_overhead_s + c.head_backward + c.embedding_backward +
                c.layers * (l.mlp_backward + l.recompute_core + l.attention_backward);
   if (plan.recompute == Recompute::full)
     p.rerun = c.layers * layer_forward;
@@ -27,15 +29,15 @@ PassSeconds pass_seconds(const ExecutionPlan& plan, int v) {
 
 } // namespace
 
-double step_time_lower_bound(const ExecutionPlan& plan) {
+double step_time_lower_bound(const ExecutionPlan& plan, const Profile& profile) {
   const int M = plan.micro_batches;
   const int V = plan.pp * plan.chunks;
   // Micro-batches whose backward reruns the forward (a framework may keep the last one whole).
-  const int reruns = plan.recompute_last_micro_batch ? M : M - 1;
+  const int reruns = profile.recompute_last_micro_batch ? M : M - 1;
   std::vector<double> busy(static_cast<size_t>(plan.pp), 0.0), optimizer(busy.size(), 0.0);
   for (int v = 0; v < V; ++v) {
     const auto s = static_cast<size_t>(v % plan.pp);
-    const PassSeconds p = pass_seconds(plan, v);
+    const PassSeconds p = pass_seconds(plan, profile, v);
     busy[s] += M * (p.forward + p.backward) + reruns * p.rerun;
     optimizer[s] += plan.stages[static_cast<size_t>(v)].optimizer_s;
   }
@@ -50,9 +52,9 @@ double step_time_lower_bound(const ExecutionPlan& plan) {
   // unless it is the last micro-batch of a framework that keeps that one whole.
   double fill = 0, drain = 0;
   for (int v = 0; v + 1 < plan.pp; ++v) {
-    const PassSeconds p = pass_seconds(plan, v);
+    const PassSeconds p = pass_seconds(plan, profile, v);
     fill += p.forward;
-    drain += p.backward + (plan.recompute_last_micro_batch ? p.rerun : 0);
+    drain += p.backward + (profile.recompute_last_micro_batch ? p.rerun : 0);
   }
   const auto last = static_cast<size_t>(plan.pp - 1);
   return std::max(bound, fill + busy[last] + drain + optimizer[0]);

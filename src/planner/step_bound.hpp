@@ -8,12 +8,15 @@
 
 namespace simgpt {
 
+struct Profile;
+
 // The larger of:
 //  - the busiest stage's compute: one GPU runs all its passes and its optimizer step one after
 //    another (the framework's host time per pass included);
 //  - the pipeline's fill and drain: the last stage cannot start before the first micro-batch's
 //    forward has crossed every stage before it, and after its last backward, that backward
 //    still crosses every stage before it, then stage 0 runs its optimizer step.
-double step_time_lower_bound(const ExecutionPlan& plan);
+// The profile gives the framework's host time per pass and whether it reruns the last micro-batch.
+double step_time_lower_bound(const ExecutionPlan& plan, const Profile& profile);
 
 } // namespace simgpt
