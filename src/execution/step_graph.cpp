@@ -10,6 +10,7 @@
 #include "execution/step_graph/pipeline_transfers.hpp"
 #include "execution/step_graph/stand_ins.hpp"
 #include "execution/step_graph/zero_gathers.hpp"
+#include "simgpt/framework/profile.hpp"
 
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@ using namespace step_graph;
 // tensor-parallel collectives inside its layers; the parts it holds add what joins the passes.
 class StepBuilder {
   const ExecutionPlan& plan_;
+  const Profile& profile_;
   const StepGraphOptions options_;
   StepGraph out_;
   GroupCollectives collectives_;
@@ -34,13 +36,14 @@ class StepBuilder {
   PipelineTransfers transfers_;
 
 public:
-  StepBuilder(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options)
-      : plan_(plan), options_(options), collectives_(plan, topology, out_, options_.max_tasks),
+  StepBuilder(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
+              const StepGraphOptions& options)
+      : plan_(plan), profile_(profile), options_(options), collectives_(profile, topology, out_, options_.max_tasks),
         stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
         streams_(out_.graph, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
-        gradients_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
-        transfers_(plan, stand_ins_, streams_, out_) {
+        gradients_(plan, profile, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
+        transfers_(plan, profile, stand_ins_, streams_, out_) {
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
   }
@@ -90,7 +93,7 @@ private:
         streams_.flush(gpu);
     if (receives)
       transfers_.await_inputs(pass);
-    run_all(pass, plan_.microbatch_overhead_s, pass.slot());
+    run_all(pass, profile_.microbatch_overhead_s, pass.slot());
   }
 
   void forward_kernels(const Pass& pass) {
@@ -117,7 +120,7 @@ private:
     const Slot slot = pass.slot();
     const int M = plan_.micro_batches;
     const bool last_backward = pass.micro_batch == M - 1;
-    const bool rerun = plan_.recompute == Recompute::full && (plan_.recompute_last_micro_batch || pass.micro_batch < M - 1);
+    const bool rerun = plan_.recompute == Recompute::full && (profile_.recompute_last_micro_batch || pass.micro_batch < M - 1);
     if (pass.v == plan_.pp * plan_.chunks - 1) {
       gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
@@ -201,8 +204,9 @@ private:
 
 } // namespace
 
-StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options) {
-  return StepBuilder(plan, topology, options).build();
+StepGraph build_step_graph(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
+                           const StepGraphOptions& options) {
+  return StepBuilder(plan, profile, topology, options).build();
 }
 
 } // namespace simgpt

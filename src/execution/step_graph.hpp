@@ -1,4 +1,5 @@
-// Builds the task graph of one training step from an execution plan: each GPU's compute
+// Builds the task graph of one training step from an execution plan and the framework's profile
+// (its host time per pass, recompute, pipeline sends and collectives): each GPU's compute
 // stream in schedule order, tensor-parallel collectives inside layers, pipeline transfers
 // between stages, data-parallel gradient synchronisation and the optimizer step.
 #pragma once
@@ -89,6 +90,7 @@ struct StepGraphTooLarge : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-StepGraph build_step_graph(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options = {});
+StepGraph build_step_graph(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
+                           const StepGraphOptions& options = {});
 
 } // namespace simgpt

@@ -94,10 +94,10 @@ const GpuSpec& job_gpu(const Cluster& cluster, const Workload& w, const Platform
   return gpu;
 }
 
-StepGraph step_graph_of(const ExecutionPlan& plan, const Cluster& cluster, const Workload& w,
+StepGraph step_graph_of(const ExecutionPlan& plan, const Profile& profile, const Cluster& cluster, const Workload& w,
                         const StepGraphOptions& graph_options) {
   try {
-    return build_step_graph(plan, ClusterTopology(cluster), graph_options);
+    return build_step_graph(plan, profile, ClusterTopology(cluster), graph_options);
   } catch (const StepGraphTooLarge& e) {
     throw LimitError(w.source + ": parallelism",
                      fmt::format("{} (simgpt's limit, about 13 GB); fewer micro-batches per step, tensor-parallel "
@@ -189,7 +189,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
   const StepGraph step = step_graph_of(
-      plan, cluster, w,
+      plan, profile, cluster, w,
       StepGraphOptions{.detailed = traced, .isolate_collectives = options.isolate_collectives, .symmetric = symmetric});
   const Timeline timeline = replay(step.graph, cluster, step.isolated);
   check_finite(step.graph, timeline, w.source + " on " + platform.path);

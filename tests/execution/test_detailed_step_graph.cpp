@@ -1,6 +1,7 @@
 // The detailed step graph (per-layer compute tasks, recompute as its own phase, for traces):
 // the same step as the default graph, only cut finer.
 #include "execution/step_graph.hpp"
+#include "simgpt/framework/profile.hpp"
 #include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
@@ -61,8 +62,8 @@ TEST_CASE("a detailed graph splits compute per layer and recompute from backward
   p.stages.front().embedding_forward = p.stages.front().embedding_backward = 5e-4;
   p.stages.back().head_forward = p.stages.back().head_backward = 5e-4;
   p.activation_bytes = 1e6;
-  const StepGraph merged = build_step_graph(p, FlatTopology());
-  const StepGraph detailed = build_step_graph(p, FlatTopology(), StepGraphOptions{.detailed = true});
+  const StepGraph merged = build_step_graph(p, Profile{}, FlatTopology());
+  const StepGraph detailed = build_step_graph(p, Profile{}, FlatTopology(), StepGraphOptions{.detailed = true});
   CHECK(detailed.p2p_transfers == merged.p2p_transfers);
   for (const auto& [kind, count] : merged.collectives)
     CHECK(detailed.collectives.at(kind).count == count.count);

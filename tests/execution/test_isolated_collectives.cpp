@@ -2,6 +2,7 @@
 // (StepGraphOptions::isolate_collectives): the same report as replaying every flow, with fewer tasks.
 // Symmetric graphs (StepGraphOptions::symmetric) against full ones.
 #include "execution/step_graph.hpp"
+#include "simgpt/framework/profile.hpp"
 #include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/system/platform_generator.hpp"
@@ -174,8 +175,8 @@ size_t count(const StepGraph& g, Task::Kind kind) {
 
 TEST_CASE("a tensor-parallel group is isolated only when no other communication uses its links") {
   const ExecutionPlan p = plan_of(2, 8, 2); // 32 GPUs: one tp group per node
-  const StepGraph alone = build_step_graph(p, SwitchedNodes(false));
-  const StepGraph flows = build_step_graph(p, SwitchedNodes(false), {.isolate_collectives = false});
+  const StepGraph alone = build_step_graph(p, Profile{}, SwitchedNodes(false));
+  const StepGraph flows = build_step_graph(p, Profile{}, SwitchedNodes(false), {.isolate_collectives = false});
   CHECK(alone.isolated.size() == 4);
   CHECK(count(alone, Task::Kind::isolated_collective) > 0);
   // Only the data-parallel and pipeline flows are left as transfers.
@@ -186,12 +187,12 @@ TEST_CASE("a tensor-parallel group is isolated only when no other communication 
   CHECK(alone.p2p_transfers == flows.p2p_transfers);
 
   // Pipeline and gradient flows through the switch ports share the rings' links: nothing isolated.
-  const StepGraph shared = build_step_graph(p, SwitchedNodes(true));
+  const StepGraph shared = build_step_graph(p, Profile{}, SwitchedNodes(true));
   CHECK(shared.isolated.empty());
   CHECK(count(shared, Task::Kind::isolated_collective) == 0);
   CHECK(boost::num_vertices(shared.graph) == boost::num_vertices(flows.graph));
 }
 
 TEST_CASE("a topology that cannot name its links isolates nothing") {
-  CHECK(build_step_graph(plan_of(1, 4, 2), testing::FlatTopology()).isolated.empty());
+  CHECK(build_step_graph(plan_of(1, 4, 2), Profile{}, testing::FlatTopology()).isolated.empty());
 }

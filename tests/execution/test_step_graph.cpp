@@ -1,4 +1,5 @@
 #include "execution/step_graph.hpp"
+#include "simgpt/framework/profile.hpp"
 #include "support/flat_topology.hpp"
 
 #include <catch2/catch.hpp>
@@ -22,11 +23,11 @@ TEST_CASE("collectives per step for dp=2 tp=2 pp=2 match a hand count") {
   // embedding all-reduces its output once per forward: 2 replicas x 3 micro-batches = 6.
   // Gradients: one all-reduce per stage and tensor rank: 2 x 2 = 4.
   ExecutionPlan p = small_plan(2, 2, 2, 3, 2);
-  StepGraph g = build_step_graph(p, FlatTopology());
+  StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
   CHECK(count(g, "allreduce") == 96 + 6 + 4);
   // Full recompute reruns the forward's two all-reduces per layer.
   p.recompute = Recompute::full;
-  CHECK(count(build_step_graph(p, FlatTopology()), "allreduce") == 96 + 48 + 6 + 4);
+  CHECK(count(build_step_graph(p, Profile{}, FlatTopology()), "allreduce") == 96 + 48 + 6 + 4);
   // Pipeline transfers: each tensor rank sends its slice, forward and backward, per micro-batch.
   CHECK(g.p2p_transfers == 2 /*replicas*/ * 2 /*tp*/ * 3 /*mb*/ * 2 /*directions*/);
   CHECK(g.p2p_bytes == Approx(24 * 1e6 / 2));
@@ -35,7 +36,7 @@ TEST_CASE("collectives per step for dp=2 tp=2 pp=2 match a hand count") {
 TEST_CASE("sequence parallelism swaps each all-reduce for an all-gather and a reduce-scatter") {
   ExecutionPlan p = small_plan(1, 4, 1, 2, 3);
   p.sequence_parallel = true;
-  StepGraph g = build_step_graph(p, FlatTopology());
+  StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
   CHECK(count(g, "allreduce") == 0);
   // Per micro-batch and layer 4 of each (2 blocks, forward and backward); the embedding only
   // reduce-scatters its output.
@@ -46,15 +47,16 @@ TEST_CASE("sequence parallelism swaps each all-reduce for an all-gather and a re
 TEST_CASE("sharded optimizers reduce-scatter gradients and all-gather weights") {
   ExecutionPlan p = small_plan(4, 1, 1, 2, 2);
   p.zero = 1;
-  StepGraph g = build_step_graph(p, FlatTopology());
+  StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
   CHECK(count(g, "reducescatter") == 1);
   CHECK(count(g, "allgather") == 1);
   CHECK(count(g, "allreduce") == 0);
   // Overlapped buckets of one layer's gradients each.
   p.zero = 0;
-  p.dp_overlap = true;
-  p.dp_bucket_bytes = 1e6;
-  CHECK(count(build_step_graph(p, FlatTopology()), "allreduce") == 2);
+  Profile overlapped;
+  overlapped.dp_overlap = true;
+  overlapped.dp_bucket_bytes = 1e6;
+  CHECK(count(build_step_graph(p, overlapped, FlatTopology()), "allreduce") == 2);
 }
 
 TEST_CASE("rank orders place tensor groups, replicas and stages on GPUs as declared") {
@@ -84,7 +86,7 @@ TEST_CASE("rank orders place tensor groups, replicas and stages on GPUs as decla
 TEST_CASE("ZeRO-3 gathers each layer's weights before every use and reduce-scatters its gradients") {
   ExecutionPlan p = small_plan(2, 1, 1, 3, 2);
   p.zero = 3;
-  StepGraph g = build_step_graph(p, FlatTopology());
+  StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
   // 2 layers x 3 micro-batches x (forward + backward) gathers on the one data-parallel group.
   CHECK(count(g, "allgather") == 12);
   CHECK(count(g, "reducescatter") == 2);
@@ -93,7 +95,7 @@ TEST_CASE("ZeRO-3 gathers each layer's weights before every use and reduce-scatt
 
 TEST_CASE("a step graph past its task limit is refused while it is built") {
   const ExecutionPlan p = small_plan(2, 2, 2, 8, 2);
-  const size_t tasks = boost::num_vertices(build_step_graph(p, FlatTopology()).graph);
-  CHECK_THROWS_AS(build_step_graph(p, FlatTopology(), {.max_tasks = tasks / 2}), StepGraphTooLarge);
-  CHECK_NOTHROW(build_step_graph(p, FlatTopology(), {.max_tasks = tasks + 10}));
+  const size_t tasks = boost::num_vertices(build_step_graph(p, Profile{}, FlatTopology()).graph);
+  CHECK_THROWS_AS(build_step_graph(p, Profile{}, FlatTopology(), {.max_tasks = tasks / 2}), StepGraphTooLarge);
+  CHECK_NOTHROW(build_step_graph(p, Profile{}, FlatTopology(), {.max_tasks = tasks + 10}));
 }

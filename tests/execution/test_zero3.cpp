@@ -145,7 +145,7 @@ double replay_time(const ExecutionPlan& plan, const CollectiveKind* lone = nullp
              add_collective(step.graph, *lone, CollectiveAlgorithm::ring, cluster.rings({0, 1}),
                             plan.layer.param_bytes, cluster.route_latency(0, 1));
            else
-             step = build_step_graph(plan, ClusterTopology(cluster));
+             step = build_step_graph(plan, Profile{}, ClusterTopology(cluster));
            return nlohmann::ordered_json(replay(step.graph, cluster, step.isolated).makespan());
          })
       .get<double>();

@@ -165,7 +165,7 @@ nlohmann::ordered_json replayed(const std::string& platform, const Overrides& o)
     Cluster cluster(Platform::load(data.root + "/platforms/" + platform), catalog, w.network, profile);
     const ComputeCostModel cost(*cluster.gpus().front().gpu, profile, w.training.precision, "test");
     const ExecutionPlan plan = make_plan(w, cost, profile);
-    const StepGraph step = build_step_graph(plan, ClusterTopology(cluster));
+    const StepGraph step = build_step_graph(plan, profile, ClusterTopology(cluster));
     const TaskGraph& g = step.graph;
     const Timeline t = replay(g, cluster, step.isolated);
     const double makespan = t.makespan();

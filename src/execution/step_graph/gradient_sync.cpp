@@ -2,6 +2,7 @@
 
 #include "execution/step_graph/parallel_groups.hpp"
 #include "execution/step_graph/zero_gathers.hpp"
+#include "simgpt/framework/profile.hpp"
 
 #include <optional>
 
@@ -61,12 +62,12 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members) {
   for (size_t i = 0; i < first.size(); ++i) {
     bucket += first[i].bytes;
     const bool last = i + 1 == first.size();
-    if (!last && (!plan_.dp_overlap || bucket < plan_.dp_bucket_bytes))
+    if (!last && (!profile_.dp_overlap || bucket < profile_.dp_bucket_bytes))
       continue;
     CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, stand_ins_.rank_weight());
     for (int gpu : members) {
       // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
-      const bool early = plan_.dp_overlap;
+      const bool early = profile_.dp_overlap;
       TaskId ready = early ? points_[static_cast<size_t>(stand_ins_.owner(gpu))][i].ready : *streams_.tail(gpu);
       boost::add_edge(ready, c.entry, graph_);
       // Communication leaves a GPU in the order it was issued: the pipeline sends issued

@@ -23,6 +23,7 @@ class GradientSync {
   };
 
   const ExecutionPlan& plan_;
+  const Profile& profile_; // whether the framework overlaps gradient buckets with the backward
   const StandIns& stand_ins_;
   ComputeStreams& streams_;
   DataParallelStreams& dp_streams_;
@@ -33,9 +34,9 @@ class GradientSync {
   std::map<int, TaskId> last_reduce_scatter_;       // per GPU: the entry of its last reduce-scatter
 
 public:
-  GradientSync(const ExecutionPlan& plan, const StandIns& stand_ins, ComputeStreams& streams,
+  GradientSync(const ExecutionPlan& plan, const Profile& profile, const StandIns& stand_ins, ComputeStreams& streams,
                DataParallelStreams& dp_streams, GroupCollectives& collectives, TaskGraph& graph)
-      : plan_(plan), stand_ins_(stand_ins), streams_(streams), dp_streams_(dp_streams), collectives_(collectives),
+      : plan_(plan), profile_(profile), stand_ins_(stand_ins), streams_(streams), dp_streams_(dp_streams), collectives_(collectives),
         graph_(graph), points_(static_cast<size_t>(plan.gpus())) {}
 
   // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:

@@ -1,6 +1,7 @@
 #include "execution/step_graph/group_collectives.hpp"
 
 #include "execution/step_graph/task_limit.hpp"
+#include "simgpt/framework/profile.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -40,7 +41,7 @@ double GroupCollectives::step_latency(const std::vector<int>& ring) const {
   double latency = 0;
   for (size_t i = 0; i < ring.size(); ++i)
     latency = std::max(latency, topology_.route_latency(ring[i], ring[(i + 1) % ring.size()]));
-  return latency + plan_.collective_step_overhead_s;
+  return latency + profile_.collective_step_overhead_s;
 }
 
 } // namespace simgpt::step_graph

@@ -18,15 +18,15 @@ struct GroupRings {
 };
 
 class GroupCollectives {
-  const ExecutionPlan& plan_;
+  const Profile& profile_; // the framework's overhead per ring step
   const Topology& topology_;
   StepGraph& out_; // the graph the collectives join, and their counts
   size_t max_tasks_;
   std::map<std::vector<int>, GroupRings> rings_; // per group, as searched
 
 public:
-  GroupCollectives(const ExecutionPlan& plan, const Topology& topology, StepGraph& out, size_t max_tasks)
-      : plan_(plan), topology_(topology), out_(out), max_tasks_(max_tasks) {}
+  GroupCollectives(const Profile& profile, const Topology& topology, StepGraph& out, size_t max_tasks)
+      : profile_(profile), topology_(topology), out_(out), max_tasks_(max_tasks) {}
 
   // A group's rings and step latency: the same every time, so searched once.
   const GroupRings& rings(const std::vector<int>& gpus);

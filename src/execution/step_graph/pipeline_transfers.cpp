@@ -1,5 +1,7 @@
 #include "execution/step_graph/pipeline_transfers.hpp"
 
+#include "simgpt/framework/profile.hpp"
+
 #include <optional>
 
 namespace simgpt::step_graph {
@@ -26,7 +28,7 @@ void PipelineTransfers::send_outputs(const Pass& pass) {
       const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
       const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
       send_[key] = streams_.flush(gpu);
-      if (plan_.blocking_p2p && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stand_ins_.stands_in(t)) {
+      if (profile_.p2p_blocking && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stand_ins_.stands_in(t)) {
         // The sender's stream waits for its send to complete before going on.
         TaskId sent = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
         streams_.waits(gpu).push_back(sent);

@@ -19,6 +19,7 @@ class PipelineTransfers {
   using StepKey = std::tuple<int, int, int, int, bool>;
 
   const ExecutionPlan& plan_;
+  const Profile& profile_; // whether the framework's sends block the sender's stream
   const StandIns& stand_ins_;
   ComputeStreams& streams_;
   StepGraph& out_; // the graph, and its transfer counts
@@ -28,8 +29,9 @@ class PipelineTransfers {
   std::map<int, TaskId> last_send_; // per GPU: its last pipeline send
 
 public:
-  PipelineTransfers(const ExecutionPlan& plan, const StandIns& stand_ins, ComputeStreams& streams, StepGraph& out)
-      : plan_(plan), stand_ins_(stand_ins), streams_(streams), out_(out) {}
+  PipelineTransfers(const ExecutionPlan& plan, const Profile& profile, const StandIns& stand_ins,
+                    ComputeStreams& streams, StepGraph& out)
+      : plan_(plan), profile_(profile), stand_ins_(stand_ins), streams_(streams), out_(out) {}
 
   // Each GPU of the pass waits for its input from the neighbouring virtual stage.
   void await_inputs(const Pass& pass);
