@@ -29,16 +29,8 @@ int run_validate(const Options& o, const CLI::App&) {
   const auto thresholds = load_thresholds(data.root + "/validation/thresholds.yaml");
   const ValidationReport report =
       validate(tables, data, o.filter, thresholds, o.jobs, RowProcess{kThisSimgpt, o.timeout});
-  if (o.format == "markdown") {
-    size_t total = 0;
-    std::cout << "| measured table | source | rows |\n| --- | --- | ---: |\n";
-    for (const auto& t : tables) {
-      std::cout << fmt::format("| {} | {} | {} |\n", t.id, t.source_heading, t.rows.size());
-      total += t.rows.size();
-    }
-    std::cout << fmt::format("| all {} tables | | {} |\n\n", tables.size(), total);
-    std::cout << report.to_markdown();
-  }
+  if (o.format == "markdown")
+    std::cout << tables_markdown(tables) << report.to_markdown();
   else
     std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
   return o.gate && !report.gate_failures.empty() ? 1 : 0;

@@ -1,5 +1,5 @@
 // A validation report as text (`simgpt validate`) and Markdown (`--format markdown`, README's
-// accuracy tables): the summary, known gaps and planner comparison are built once as tables and
+// accuracy tables, after the list of measured tables): the summary, known gaps and planner comparison are built once as tables and
 // drawn in either style; the per-row cases and fastest configurations are text's alone.
 #include "simgpt/validation/validation.hpp"
 
@@ -133,6 +133,16 @@ Table planner_table(const ValidationReport& r) {
 }
 
 } // namespace
+
+std::string tables_markdown(const std::vector<ValidationTable>& tables) {
+  std::string out = "| measured table | source | rows |\n| --- | --- | ---: |\n";
+  size_t total = 0;
+  for (const ValidationTable& t : tables) {
+    out += fmt::format("| {} | {} | {} |\n", t.id, t.source_heading, t.rows.size());
+    total += t.rows.size();
+  }
+  return out + fmt::format("| all {} tables | | {} |\n\n", tables.size(), total);
+}
 
 std::string ValidationReport::to_markdown() const {
   std::string out = draw(summary_table(*this), DrawingStyle::markdown);

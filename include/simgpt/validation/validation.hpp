@@ -55,6 +55,10 @@ struct ValidationTable {
 
 std::vector<ValidationTable> load_validation_tables(const std::string& dir);
 
+// The measured tables as a Markdown table (README's list above the accuracy summary): each
+// table's id, source and row count, then the totals.
+std::string tables_markdown(const std::vector<ValidationTable>& tables);
+
 // What became of one metric of one row (printed compared, not_simulated, skipped).
 enum class CaseStatus { compared, not_simulated, skipped };
 
