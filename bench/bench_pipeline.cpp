@@ -2,6 +2,7 @@
 // Each iteration builds the plan and task graph and replays it on a fresh SimGrid engine in a
 // child process (SimGrid allows one engine per process); the fork is part of the measured time.
 #include "support/isolate.hpp"
+#include "report/report_json.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -47,7 +48,7 @@ void BM_Pipeline1F1B(benchmark::State& state) {
   const simgpt::DataPaths data = simgpt::default_data_paths();
   double step = 0;
   for (auto _ : state) {
-    auto r = simgpt::run_isolated([&] { return simgpt::simulate(platform, w, data).to_json(); });
+    auto r = simgpt::run_isolated([&] { return simgpt::report_json(simgpt::simulate(platform, w, data)); });
     step = r["step_time_s"].get<double>();
   }
   state.counters["tasks"] = 4.0 * stages * micro_batches;

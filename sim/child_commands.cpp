@@ -3,43 +3,11 @@
 // the protocol of process/child_main.hpp.
 #include "command.hpp"
 
-#include "simgpt/core/error.hpp"
 #include "simgpt/process/child_main.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
 
-#include <fmt/format.h>
-
 namespace simgpt::cli {
-
-namespace {
-// One validation row by its "table/row" id, with the profile parameters of --profile-set.
-nlohmann::ordered_json simulate_row_by_id(const Options& o) {
-  DataPaths data = data_paths(o);
-  for (const std::string& s : o.profile_sets) {
-    const auto [key, value] = parse_override(s);
-    try {
-      data.profile_overrides.emplace_back(key, std::stod(value));
-    } catch (const std::exception&) {
-      throw InputError("--profile-set " + key, "expected a number");
-    }
-  }
-  const std::string dir = o.tables_dir.empty() ? data.root + "/validation/tables" : o.tables_dir;
-  const auto tables = load_validation_tables(dir);
-  for (const auto& t : tables)
-    for (const auto& r : t.rows)
-      if (t.id + "/" + r.id == o.row_id)
-        return simulate_row(t, r, data);
-  throw InputError(dir, fmt::format("no validation row '{}'", o.row_id));
-}
-
-// One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
-nlohmann::ordered_json simulate_point(const Options& o) {
-  return simulate(o.platform, load_workload(o.workload, parse_overrides(o.sets)), data_paths(o),
-                  SimulationOptions{.fidelity = o.fidelity})
-      .to_json();
-}
-} // namespace
 
 void declare_row(CLI::App& cmd, Options& o) {
   cmd.add_option("id", o.row_id, "TABLE/ROW")->required();
@@ -50,7 +18,12 @@ void declare_row(CLI::App& cmd, Options& o) {
 }
 
 int run_row(const Options& o, const CLI::App&) {
-  return child_main(o.parent_pid, [&] { return simulate_row_by_id(o); });
+  return child_main(o.parent_pid, [&] {
+    DataPaths data = data_paths(o);
+    for (const std::string& s : o.profile_sets)
+      data.profile_overrides.push_back(parse_profile_set(s));
+    return simulate_row_by_id(o.row_id, o.tables_dir, data);
+  });
 }
 
 void declare_point(CLI::App& cmd, Options& o) {
@@ -62,8 +35,13 @@ void declare_point(CLI::App& cmd, Options& o) {
   add_fidelity_option(cmd, o.fidelity);
 }
 
+// One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
 int run_point(const Options& o, const CLI::App&) {
-  return child_main(o.parent_pid, [&] { return simulate_point(o); });
+  return child_main(o.parent_pid, [&] {
+    return simulate(o.platform, load_workload(o.workload, parse_overrides(o.sets)), data_paths(o),
+                    SimulationOptions{.fidelity = o.fidelity})
+        .to_json_text();
+  });
 }
 
 } // namespace simgpt::cli

@@ -27,11 +27,4 @@ std::span<const Command> commands();
 void declare_simulation(CLI::App& app, Options& o);
 int run_simulation(const Options& o, const CLI::App& app);
 
-// A JSON document as the commands print it: a byte that is not UTF-8 (a file name's) written as
-// U+FFFD, not refused.
-template <class Json>
-std::string json_text(const Json& j) {
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
 } // namespace simgpt::cli

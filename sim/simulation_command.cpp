@@ -25,7 +25,7 @@ int run_simulation(const Options& o, const CLI::App& app) {
   const Workload w = load_workload(o.workload, parse_overrides(o.sets));
   const Report report =
       simulate(o.platform, w, data_paths(o), SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
-  std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
+  std::cout << (o.format == "json" ? report.to_json_text() : report.to_text());
   return 0;
 }
 

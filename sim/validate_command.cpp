@@ -4,7 +4,6 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/framework/parameters.hpp"
-#include "simgpt/process/child_main.hpp"
 #include "simgpt/validation/calibration.hpp"
 #include "simgpt/validation/validation.hpp"
 
@@ -32,7 +31,7 @@ int run_validate(const Options& o, const CLI::App&) {
   if (o.format == "markdown")
     std::cout << tables_markdown(tables) << report.to_markdown();
   else
-    std::cout << (o.format == "json" ? json_text(report.to_json()) : report.to_text());
+    std::cout << (o.format == "json" ? report.to_json_text() : report.to_text());
   return o.gate && !report.gate_failures.empty() ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include "simgpt/simulate.hpp"
 #include "memory/static_peak.hpp"
 #include "planner/step_bound.hpp"
+#include "report/report_json.hpp"
 #include "process/point_process.hpp"
 #include "core/progress_bar.hpp"
 
@@ -180,7 +181,7 @@ struct Simulator {
       row.status = PlanStatus::failed;
     } else {
       try {
-        row.report = std::make_shared<const Report>(Report::from_json(outcome.report));
+        row.report = std::make_shared<const Report>(report_from_json(outcome.report));
         row.status = row.report->oom ? PlanStatus::oom : PlanStatus::ok;
       } catch (const std::exception& e) {
         row.status = PlanStatus::failed;

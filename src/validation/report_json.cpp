@@ -1,7 +1,10 @@
 // A validation report as JSON (`simgpt validate --format json`).
 #include "simgpt/validation/validation.hpp"
 
+#include "core/json_text.hpp"
 #include "validation/names.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace simgpt {
 namespace {
@@ -47,33 +50,35 @@ nlohmann::ordered_json planner_json(const PlannerComparison& c) {
   return e;
 }
 
-} // namespace
-
-nlohmann::ordered_json ValidationReport::to_json() const {
+nlohmann::ordered_json validation_report_json(const ValidationReport& r) {
   nlohmann::ordered_json j;
   auto& cs = j["cases"] = nlohmann::ordered_json::array();
-  for (const CaseResult& c : cases)
+  for (const CaseResult& c : r.cases)
     cs.push_back(case_json(c));
   auto& ts = j["tables"] = nlohmann::ordered_json::array();
-  for (const TableSummary& s : tables)
+  for (const TableSummary& s : r.tables)
     ts.push_back(summary_json(s));
-  j["calibration"] = summary_json(calibration);
-  j["held_out"] = summary_json(held_out);
-  j["calibration_transfer"] = summary_json(calibration_transfer);
-  j["held_out_transfer"] = summary_json(held_out_transfer);
-  j["calibration_memory"] = summary_json(calibration_memory);
-  j["held_out_memory"] = summary_json(held_out_memory);
+  j["calibration"] = summary_json(r.calibration);
+  j["held_out"] = summary_json(r.held_out);
+  j["calibration_transfer"] = summary_json(r.calibration_transfer);
+  j["held_out_transfer"] = summary_json(r.held_out_transfer);
+  j["calibration_memory"] = summary_json(r.calibration_memory);
+  j["held_out_memory"] = summary_json(r.held_out_memory);
   auto& fs = j["fastest"] = nlohmann::ordered_json::array();
-  for (const FastestCheck& f : fastest)
+  for (const FastestCheck& f : r.fastest)
     fs.push_back(fastest_json(f));
   auto& gaps = j["known_gaps"] = nlohmann::ordered_json::array();
-  for (const KnownGap& g : known_gaps)
+  for (const KnownGap& g : r.known_gaps)
     gaps.push_back({{"table", g.table}, {"median_abs_pct", g.median_abs}, {"reason", g.reason}});
   auto& planners = j["planner_comparisons"] = nlohmann::ordered_json::array();
-  for (const PlannerComparison& c : planner_comparisons)
+  for (const PlannerComparison& c : r.planner_comparisons)
     planners.push_back(planner_json(c));
-  j["gate_failures"] = gate_failures;
+  j["gate_failures"] = r.gate_failures;
   return j;
 }
+
+} // namespace
+
+std::string ValidationReport::to_json_text() const { return json_text(validation_report_json(*this)); }
 
 } // namespace simgpt

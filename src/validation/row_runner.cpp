@@ -3,6 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/units.hpp"
+#include "report/report_json.hpp"
 #include "validation/names.hpp"
 
 #include <stdexcept>
@@ -56,7 +57,7 @@ nlohmann::ordered_json simulate_row(const ValidationTable& table, const Validati
   if (table.kind == TableKind::transfer)
     return {{"transfer_s", simulate_transfer_row(table, row, data)}, {"oom", false}};
   const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
-  return simulate(data.root + "/platforms/" + table.platform, w, data).to_json();
+  return report_json(simulate(data.root + "/platforms/" + table.platform, w, data));
 }
 
 RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
@@ -64,7 +65,7 @@ RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
   if (j.is_object() && j.contains("transfer_s") && j["transfer_s"].is_number())
     p.transfer_s = j["transfer_s"].get<double>();
   else
-    p.report = Report::from_json(j);
+    p.report = report_from_json(j);
   return p;
 }
 

@@ -23,6 +23,10 @@ inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, c
                          data.profile_overrides, process.executable, process.timeout_s);
 }
 
+// Predicts one row in this process: the workload of its table with the row's overrides, as
+// `simgpt --set` would (the report's JSON form), or for a transfer table {"transfer_s": seconds}.
+nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
+
 // The quantities of a prediction a row is compared on, named as the report's JSON names them.
 enum class PredictedMetric { step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib };
 

@@ -2,6 +2,7 @@
 // (StepGraphOptions::isolate_collectives): the same report as replaying every flow, with fewer tasks.
 // Symmetric graphs (StepGraphOptions::symmetric) against full ones.
 #include "execution/step_graph.hpp"
+#include "report/report_json.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
@@ -51,7 +52,7 @@ nlohmann::ordered_json simulate_with(const std::string& platform, const Override
     SimulationOptions options;
     options.isolate_collectives = isolate;
     options.fidelity = fidelity;
-    return simulate(platform, w, data, options).to_json();
+    return report_json(simulate(platform, w, data, options));
   });
 }
 

@@ -1,6 +1,7 @@
 #include "support/isolate.hpp"
 #include "simgpt/memory/memory.hpp"
 #include "model/model.hpp"
+#include "report/report_json.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -14,7 +15,7 @@ nlohmann::ordered_json run(const std::string& platform, const Overrides& o) {
   const DataPaths data = default_data_paths();
   return run_isolated([&] {
     Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
-    return simulate(data.root + "/platforms/" + platform, w, data).to_json();
+    return report_json(simulate(data.root + "/platforms/" + platform, w, data));
   });
 }
 

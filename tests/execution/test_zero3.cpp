@@ -8,6 +8,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
 #include "model/model.hpp"
+#include "report/report_json.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include "support/two_node_platform.hpp"
@@ -33,7 +34,7 @@ nlohmann::ordered_json simulate_gpt(const Overrides& o) {
   const DataPaths data = default_data_paths();
   return run_isolated([&] {
     Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
-    return simulate(data.root + "/platforms/p3_16xlarge.xml", w, data).to_json();
+    return report_json(simulate(data.root + "/platforms/p3_16xlarge.xml", w, data));
   });
 }
 

@@ -5,6 +5,7 @@
 #include "execution/step_graph.hpp"
 #include "cost/compute_cost.hpp"
 #include "execution/plan.hpp"
+#include "report/report_json.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
 #include "system/cluster.hpp"
@@ -193,7 +194,7 @@ nlohmann::ordered_json replayed(const std::string& platform, const Overrides& o)
     j["chain"] = is_chain(critical_path(g, t));
     j["forward_s"] = forward / plan.micro_batches;
     j["backward_s"] = backward / plan.micro_batches;
-    j["critical_path"] = r.to_json()["critical_path"];
+    j["critical_path"] = report_json(r)["critical_path"];
     return j;
   });
 }

@@ -4,17 +4,16 @@
 // {"ok": result}, {"input_error": message, "where": where} or {"error": message}.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <sys/types.h>
 
 #include <functional>
+#include <string>
 
 namespace simgpt {
 
-// Runs `simulate` and prints its outcome as above; returns the exit status (0 once the outcome
-// is written). Dies with the parent: with `parent_pid` given, exits at once if the process that
+// Runs `simulate`, which returns its result as JSON text, and prints its outcome as above;
+// returns the exit status (0 once the outcome is written). Dies with the parent: with `parent_pid` given, exits at once if the process that
 // started it is already gone. Anything else the simulation prints goes to stderr.
-int child_main(pid_t parent_pid, const std::function<nlohmann::ordered_json()>& simulate);
+int child_main(pid_t parent_pid, const std::function<std::string()>& simulate);
 
 } // namespace simgpt

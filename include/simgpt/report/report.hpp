@@ -3,8 +3,6 @@
 
 #include "simgpt/memory/memory.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -89,10 +87,9 @@ struct Report {
   bool oom = false;             // some GPU's peak exceeds its memory
   std::vector<int> oom_stages;
 
-  // The JSON form carries `schema` (kReportSchema); from_json reads what to_json wrote (values
-  // rounded to 9 significant digits) and throws InputError for another schema or a missing key.
-  nlohmann::ordered_json to_json() const;
-  static Report from_json(const nlohmann::ordered_json& j);
+  // The JSON form as `--format json` prints it: it carries `schema` (kReportSchema), values
+  // rounded to 9 significant digits.
+  std::string to_json_text() const;
   std::string to_text() const;
 };
 

@@ -6,11 +6,10 @@
 #include "simgpt/validation/planner_comparison.hpp"
 #include "simgpt/workload/workload.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simgpt {
@@ -146,15 +145,21 @@ struct ValidationReport {
   std::vector<PlannerComparison> planner_comparisons; // another planner's runs beside simgpt plan's pick
   std::vector<std::string> gate_failures;
 
-  nlohmann::ordered_json to_json() const;
+  // As `validate --format json` prints it.
+  std::string to_json_text() const;
   std::string to_text() const;
   // The per-table summary as a Markdown table (for README).
   std::string to_markdown() const;
 };
 
-// Predicts one row: the workload of its table with the row's overrides, as `simgpt --set` would
-// (the report as JSON), or for a transfer table {"transfer_s": seconds}.
-nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
+// What `simgpt row` runs in its own process: the row `id` ("TABLE/ROW") of the tables in
+// `tables_dir` (empty: DATA/validation/tables) predicted, its result as JSON text (the report, or
+// for a transfer table {"transfer_s": seconds}). Throws InputError when no row has that id.
+std::string simulate_row_by_id(const std::string& id, const std::string& tables_dir, const DataPaths& data);
+
+// A profile parameter as `simgpt row --profile-set` takes it (SECTION.KEY=VALUE, a number), for
+// DataPaths::profile_overrides.
+std::pair<std::string, double> parse_profile_set(const std::string& text);
 
 // How validate and calibrate run a row: each simulation in a new process of the simgpt
 // executable (`simgpt row`), since SimGrid keeps one engine per process.

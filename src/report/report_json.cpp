@@ -1,0 +1,201 @@
+// A report as JSON: what `--format json` prints and what the parent of `simgpt point` and
+// `simgpt row` reads back.
+#include "report/report_json.hpp"
+
+#include "core/json_text.hpp"
+
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace simgpt {
+namespace {
+
+// Rounds to 9 significant digits so that JSON output does not depend on the last bits of
+// floating-point sums.
+double rounded(double x) {
+  if (x == 0 || !std::isfinite(x))
+    return x;
+  return std::stod(fmt::format("{:.9g}", x));
+}
+
+nlohmann::ordered_json critical_path_json(const CriticalPathReport& c) {
+  nlohmann::ordered_json j;
+  j["compute_s"] = rounded(c.compute_s);
+  j["bubble_s"] = rounded(c.bubble_s);
+  j["exposed_comm_s"] = rounded(c.exposed_comm_s);
+  auto& comm = j["comm_s"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, seconds] : c.comm_s)
+    comm[kind] = rounded(seconds);
+  j["other_s"] = rounded(c.other_s);
+  j["pacing_stage"] = c.pacing_stage;
+  auto& stages = j["stages"] = nlohmann::ordered_json::array();
+  for (const CriticalPathReport::Stage& s : c.stages)
+    stages.push_back({{"stage", s.stage}, {"compute_s", rounded(s.compute_s)}, {"bubble_s", rounded(s.bubble_s)}});
+  auto& top = j["top_tasks"] = nlohmann::ordered_json::array();
+  for (const CriticalPathReport::Task& t : c.top_tasks)
+    top.push_back({{"kind", t.kind},
+                   {"gpu", t.gpu},
+                   {"stage", t.stage},
+                   {"micro_batch", t.micro_batch},
+                   {"start_s", rounded(t.start_s)},
+                   {"duration_s", rounded(t.duration_s)}});
+  return j;
+}
+
+} // namespace
+
+nlohmann::ordered_json report_json(const Report& r) {
+  nlohmann::ordered_json j;
+  j["schema"] = kReportSchema;
+  j["platform"] = r.platform;
+  j["workload"] = r.workload;
+  j["framework"] = r.framework;
+  j["schedule"] = r.schedule;
+  j["gpus"] = r.gpus;
+  j["dp"] = r.dp;
+  j["tp"] = r.tp;
+  j["pp"] = r.pp;
+  j["micro_batches"] = r.micro_batches;
+  j["fidelity"] = {{"mode", r.fidelity.mode},
+                   {"replicas_simulated", r.fidelity.replicas_simulated},
+                   {"tensor_ranks_simulated", r.fidelity.tensor_ranks_simulated}};
+  j["step_time_s"] = rounded(r.step_time_s);
+  j["samples_per_s"] = rounded(r.samples_per_s);
+  j["tokens_per_s"] = rounded(r.tokens_per_s);
+  j["model_flops"] = rounded(r.model_flops);
+  j["tflops_per_gpu"] = rounded(r.tflops_per_gpu);
+  j["p2p_transfers"] = r.p2p_transfers;
+  j["p2p_bytes"] = rounded(r.p2p_bytes);
+  j["critical_path"] = critical_path_json(r.critical_path);
+  auto& coll = j["collectives"] = nlohmann::ordered_json::object();
+  for (const Report::Collectives& c : r.collectives)
+    coll[c.kind] = {{"count", c.count}, {"per_gpu", c.per_gpu}, {"bytes", rounded(c.bytes)}};
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  j["peak_memory_gib"] = rounded(r.peak_memory_bytes / GiB);
+  j["peak_memory_stage"] = r.peak_memory_stage;
+  j["peak_allocated_gib"] = rounded(r.peak_allocated_bytes / GiB);
+  j["oom"] = r.oom;
+  j["oom_stages"] = r.oom_stages;
+  auto& arr = j["stages"] = nlohmann::ordered_json::array();
+  for (const StageReport& s : r.stages) {
+    const MemoryReport& m = s.memory;
+    arr.push_back({{"stage", s.stage},
+                   {"gpu", s.gpu},
+                   {"layers", s.layers},
+                   {"compute_s", rounded(s.compute_s)},
+                   {"comm_wait_s", rounded(s.comm_wait_s)},
+                   {"idle_s", rounded(s.idle_s)},
+                   {"memory_gib",
+                    {{"peak", rounded(m.peak / GiB)},
+                     {"capacity", rounded(m.capacity / GiB)},
+                     {"usable", rounded(m.usable / GiB)},
+                     {"peak_time_s", rounded(m.peak_time_s)},
+                     {"in_flight_micro_batches", m.in_flight},
+                     {"weights", rounded(m.weights / GiB)},
+                     {"gradients", rounded(m.gradients / GiB)},
+                     {"optimizer_state", rounded(m.optimizer_state / GiB)},
+                     {"activations", rounded(m.activations / GiB)},
+                     {"transient", rounded(m.transient / GiB)},
+                     {"framework", rounded(m.framework / GiB)}}}});
+  }
+  return j;
+}
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+MemoryReport memory_from_json(const nlohmann::ordered_json& m) {
+  MemoryReport r;
+  r.peak = m.at("peak").get<double>() * kGiB;
+  r.capacity = m.at("capacity").get<double>() * kGiB;
+  r.usable = m.at("usable").get<double>() * kGiB;
+  r.peak_time_s = m.at("peak_time_s").get<double>();
+  r.in_flight = m.at("in_flight_micro_batches").get<int>();
+  r.weights = m.at("weights").get<double>() * kGiB;
+  r.gradients = m.at("gradients").get<double>() * kGiB;
+  r.optimizer_state = m.at("optimizer_state").get<double>() * kGiB;
+  r.activations = m.at("activations").get<double>() * kGiB;
+  r.transient = m.at("transient").get<double>() * kGiB;
+  r.framework = m.at("framework").get<double>() * kGiB;
+  return r;
+}
+
+CriticalPathReport critical_path_from_json(const nlohmann::ordered_json& j) {
+  CriticalPathReport c;
+  c.compute_s = j.at("compute_s").get<double>();
+  c.bubble_s = j.at("bubble_s").get<double>();
+  c.exposed_comm_s = j.at("exposed_comm_s").get<double>();
+  for (const auto& [kind, seconds] : j.at("comm_s").items())
+    c.comm_s[kind] = seconds.get<double>();
+  c.other_s = j.at("other_s").get<double>();
+  c.pacing_stage = j.at("pacing_stage").get<int>();
+  for (const auto& s : j.at("stages"))
+    c.stages.push_back({s.at("stage").get<int>(), s.at("compute_s").get<double>(), s.at("bubble_s").get<double>()});
+  for (const auto& t : j.at("top_tasks"))
+    c.top_tasks.push_back({t.at("kind").get<std::string>(), t.at("gpu").get<int>(), t.at("stage").get<int>(),
+                           t.at("micro_batch").get<int>(), t.at("start_s").get<double>(),
+                           t.at("duration_s").get<double>()});
+  return c;
+}
+
+StageReport stage_from_json(const nlohmann::ordered_json& s) {
+  StageReport r;
+  r.stage = s.at("stage").get<int>();
+  r.gpu = s.at("gpu").get<int>();
+  r.layers = s.at("layers").get<int>();
+  r.compute_s = s.at("compute_s").get<double>();
+  r.comm_wait_s = s.at("comm_wait_s").get<double>();
+  r.idle_s = s.at("idle_s").get<double>();
+  r.memory = memory_from_json(s.at("memory_gib"));
+  return r;
+}
+
+} // namespace
+
+Report report_from_json(const nlohmann::ordered_json& j) {
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != kReportSchema)
+    throw InputError("report", fmt::format("expected a JSON object with schema \"{}\"", kReportSchema));
+  Report r;
+  try {
+    r.platform = j.at("platform").get<std::string>();
+    r.workload = j.at("workload").get<std::string>();
+    r.framework = j.at("framework").get<std::string>();
+    r.schedule = j.at("schedule").get<std::string>();
+    r.gpus = j.at("gpus").get<int>();
+    r.dp = j.at("dp").get<int>();
+    r.tp = j.at("tp").get<int>();
+    r.pp = j.at("pp").get<int>();
+    r.micro_batches = j.at("micro_batches").get<int>();
+    r.fidelity.mode = j.at("fidelity").at("mode").get<std::string>();
+    r.fidelity.replicas_simulated = j.at("fidelity").at("replicas_simulated").get<int>();
+    r.fidelity.tensor_ranks_simulated = j.at("fidelity").at("tensor_ranks_simulated").get<int>();
+    r.step_time_s = j.at("step_time_s").get<double>();
+    r.samples_per_s = j.at("samples_per_s").get<double>();
+    r.tokens_per_s = j.at("tokens_per_s").get<double>();
+    r.model_flops = j.at("model_flops").get<double>();
+    r.tflops_per_gpu = j.at("tflops_per_gpu").get<double>();
+    r.p2p_transfers = j.at("p2p_transfers").get<int>();
+    r.p2p_bytes = j.at("p2p_bytes").get<double>();
+    r.critical_path = critical_path_from_json(j.at("critical_path"));
+    for (const auto& [kind, c] : j.at("collectives").items())
+      r.collectives.push_back({kind, c.at("count").get<int>(), c.at("per_gpu").get<int>(), c.at("bytes").get<double>()});
+    r.peak_memory_bytes = j.at("peak_memory_gib").get<double>() * kGiB;
+    r.peak_memory_stage = j.at("peak_memory_stage").get<int>();
+    r.peak_allocated_bytes = j.at("peak_allocated_gib").get<double>() * kGiB;
+    r.oom = j.at("oom").get<bool>();
+    r.oom_stages = j.at("oom_stages").get<std::vector<int>>();
+    for (const auto& s : j.at("stages"))
+      r.stages.push_back(stage_from_json(s));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("report", fmt::format("not a simgpt report: {}", e.what()));
+  }
+  return r;
+}
+
+std::string Report::to_json_text() const { return json_text(report_json(*this)); }
+
+} // namespace simgpt
