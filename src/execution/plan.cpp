@@ -55,16 +55,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.micro_batches = static_cast<int>(w.micro_batches());
   plan.schedule = par.schedule;
   plan.recompute = w.training.recompute;
-  plan.recompute_last_micro_batch = profile.recompute_last_micro_batch;
-  plan.microbatch_overhead_s = profile.microbatch_overhead_s;
-  plan.blocking_p2p = profile.p2p_blocking;
   plan.sequence_parallel = par.sequence_parallel;
-  plan.dp_overlap = profile.dp_overlap;
-  plan.dp_bucket_bytes = profile.dp_bucket_bytes;
   plan.zero = static_cast<int>(par.zero);
   plan.zero3_prefetch_layers = profile.zero3_prefetch_layers;
   plan.dp_algorithm = par.dp_algorithm;
-  plan.collective_step_overhead_s = profile.collective_step_overhead_s;
   plan.order = w.placement.order;
 
   const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel};

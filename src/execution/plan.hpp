@@ -33,24 +33,20 @@ struct StageCost {
   double parameters = 0;        // parameters on one GPU (its tensor-parallel shard)
 };
 
+// How the workload is split and what each block costs. How the framework runs it (host time,
+// overlap, buckets) is the Profile's, which the later stages take beside the plan.
 struct ExecutionPlan {
   int dp = 1, tp = 1, pp = 1, chunks = 1;
   int micro_batches = 1; // per data-parallel replica
   Schedule schedule = Schedule::one_f_one_b;
   Recompute recompute = Recompute::none;
-  bool recompute_last_micro_batch = true;
   LayerCost layer;
   std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
   double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)
-  double microbatch_overhead_s = 0;
-  bool blocking_p2p = false;
   bool sequence_parallel = false;
-  bool dp_overlap = false;
-  double dp_bucket_bytes = 25e6;
   int zero = 0;
   int zero3_prefetch_layers = 1; // ZeRO-3: units whose gathers run ahead of the compute (0: blocking)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
-  double collective_step_overhead_s = 0;
 
   RankOrder order = RankOrder::tp_dp_pp;
   bool softmax_fp32 = false; // the softmax fell back to fp32 kernels: its saved output is fp32

@@ -23,6 +23,35 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 
+// Point-to-point messages stream over a long-lived connection per pair of peers: NCCL
+// connects each pair once and its proxy keeps up to NCCL_STEPS (8) chunks of a send in flight
+// on it, the next operation's steps continuing the same connection's step counter
+// (NVIDIA/nccl src/transport/net.cc sendProxyProgress, src/transport/net_socket.cc);
+// PyTorch's ProcessGroupNCCL caches one communicator per (low rank, high rank) pair for
+// send/recv (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp getKeySendRecv), and Gloo one
+// TCP pair per peer. On such a connection a message's bytes follow the previous message's
+// onto the wire as soon as those have left: TCP does not wait a round trip per message, only
+// the window (bytes in flight per round trip) bounds the rate, which SimGrid's TCP-gamma
+// bound keeps (system/cluster). So a transfer is replayed as its bytes (a comm without the
+// route's latency) and then that latency (a timer): a transfer queued behind it on the same
+// (sender, receiver) link (StepGraph's connect_transfers chains them) starts when its bytes
+// have left, and a burst of k messages pays the one-way delay once (pipeline fill and
+// drain) while the messages still share the bandwidth. A lone message takes latency + bytes /
+// rate as before, plus its TCP ramp when its connection starts or restarts (TcpConnections).
+// Collective flows keep SimGrid's latency (their exit task adds the other ring steps').
+bool streamed(const Task& t) { return t.kind == Task::Kind::transfer && !t.collective; }
+
+using CollectiveKey = std::tuple<int, CollectiveKind, double>; // group, kind, bytes
+
+CollectiveKey key_of(const Task& t) { return {t.peer, *t.collective, t.bytes}; }
+
+// An isolated collective running its flows.
+struct Running {
+  double start = 0;
+  size_t flows_left = 0;
+  std::vector<s4u::CommPtr> comms;
+};
+
 class Replayer {
 public:
   Replayer(const TaskGraph& g, Cluster& cluster, const std::vector<std::vector<Ring>>& isolated)
@@ -112,23 +141,6 @@ private:
     return comm;
   }
 
-  // Point-to-point messages stream over a long-lived connection per pair of peers: NCCL
-  // connects each pair once and its proxy keeps up to NCCL_STEPS (8) chunks of a send in flight
-  // on it, the next operation's steps continuing the same connection's step counter
-  // (NVIDIA/nccl src/transport/net.cc sendProxyProgress, src/transport/net_socket.cc);
-  // PyTorch's ProcessGroupNCCL caches one communicator per (low rank, high rank) pair for
-  // send/recv (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp getKeySendRecv), and Gloo one
-  // TCP pair per peer. On such a connection a message's bytes follow the previous message's
-  // onto the wire as soon as those have left: TCP does not wait a round trip per message, only
-  // the window (bytes in flight per round trip) bounds the rate, which SimGrid's TCP-gamma
-  // bound keeps (system/cluster). So a transfer is replayed as its bytes (a comm without the
-  // route's latency) and then that latency (a timer): a transfer queued behind it on the same
-  // (sender, receiver) link (StepGraph's connect_transfers chains them) starts when its bytes
-  // have left, and a burst of k messages pays the one-way delay once (pipeline fill and
-  // drain) while the messages still share the bandwidth. A lone message takes latency + bytes /
-  // rate as before, plus its TCP ramp when its connection starts or restarts (TcpConnections).
-  // Collective flows keep SimGrid's latency (their exit task adds the other ring steps').
-  static bool streamed(const Task& t) { return t.kind == Task::Kind::transfer && !t.collective; }
   bool same_stream(TaskId v, TaskId w) const {
     const Task& a = g_[v];
     const Task& b = g_[w];
@@ -170,10 +182,6 @@ private:
       finished(v, std::min(start, now), now);
     });
   }
-
-  using CollectiveKey = std::tuple<int, CollectiveKind, double>; // group, kind, bytes
-
-  static CollectiveKey key_of(const Task& t) { return {t.peer, *t.collective, t.bytes}; }
 
   // The first of its kind runs its flows; the others wait as long as it did.
   void start_isolated(TaskId v) {
@@ -226,12 +234,6 @@ private:
         start(w);
     }
   }
-
-  struct Running {
-    double start = 0;
-    size_t flows_left = 0;
-    std::vector<s4u::CommPtr> comms;
-  };
 
   const TaskGraph& g_;
   Cluster& cluster_;
