@@ -15,8 +15,10 @@ platform() { # FILE PRESET NODES
 platform p3_2xlarge_x2.xml p3.2xlarge 2      # the two-node transfer test
 platform p3_2xlarge_x12.xml p3.2xlarge 12    # seed 001 pipeline runs
 platform p3_2xlarge_x48.xml p3.2xlarge 48    # seed 001 GPipe + data parallel
+platform p3_2xlarge_x64.xml p3.2xlarge 64    # DS3Lab pipelines of 8 with data parallel 8, Megatron on 64 nodes
 platform p3_16xlarge.xml p3.16xlarge 1
 platform p3_16xlarge_x2.xml p3.16xlarge 2
 platform p3_16xlarge_x6.xml p3.16xlarge 6
+platform p3_16xlarge_x8.xml p3.16xlarge 8   # DS3Lab Megatron and NeurIPS case 1
 platform v100_32gb_x16_nvswitch.xml v100-nvswitch-16 1   # seed 000's server
 platform dgx_a100.xml dgx-a100 1             # vTrain's one-node runs
