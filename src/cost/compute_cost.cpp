@@ -80,11 +80,18 @@ double ComputeCostModel::kernel_seconds(const Kernel& k) const {
 // synchronisation, the GPU only for work not yet issued). The host is taken to enter the block
 // with its first kernel issued, as it is when the GPU was busy with the block before: a block of
 // long kernels costs their GPU time, one of kernels shorter than their dispatch costs the host's.
+//
+// With CUDA graphs (compute.cuda_graphs) the block's kernels were captured once and the host
+// replays them with one launch (CUDA C++ Programming Guide, "CUDA Graphs": a graph is launched as
+// a unit, its work submitted without a host call per kernel; Megatron-LM captures each transformer
+// layer's forward and backward, megatron/core/transformer/cuda_graphs.py): the whole block is
+// issued as it begins, and only the GPU's gap between kernels (kernel_launch) remains.
 double ComputeCostModel::seconds(const Kernels& ks) const {
+  const double per_kernel_issue = profile_.cuda_graphs ? 0.0 : profile_.op_overhead_s;
   double issued = 0, done = 0;
   for (const Kernel& k : ks) {
     done = std::max(done, issued) + kernel_seconds(k);
-    issued += profile_.op_overhead_s;
+    issued += per_kernel_issue;
   }
   return done;
 }

@@ -149,8 +149,9 @@ const YamlSection<Profile> kComputeSection = {
      flag_field("dropout", &Profile::dropout),
      flag_field("fused_elementwise", &Profile::fused_elementwise),
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
+     flag_field("cuda_graphs", &Profile::cuda_graphs),
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kPipelineSection = {

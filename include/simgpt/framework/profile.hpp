@@ -56,6 +56,7 @@ struct Profile {
   bool dropout = true;            // the model runs dropout kernels (attention and hidden)
   bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
+  bool cuda_graphs = false;       // blocks captured as CUDA graphs: one host launch per block, not per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
   bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
 
