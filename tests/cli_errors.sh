@@ -71,6 +71,8 @@ expect 2 "cannot read the platform file" --platform "$tmp/none.xml" --workload "
 expect 2 "not a valid SimGrid platform" --platform "$tmp/broken.xml" --workload "$tmp/ok.yaml"
 expect 2 "FATPIPE" --platform "$tmp/flow_limit.xml" --workload "$tmp/ok.yaml"
 expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set framework_options.compute.fused=true
+{ cat workloads/gpt3xl.yaml; printf 'framework_options:\n  collectives.library: nosuch\n'; } > "$tmp/library.yaml"
+expect 2 "collectives.library: 'nosuch' is not a collective library" --platform $P --workload "$tmp/library.yaml"
 expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
 expect 0 "" --platform $P --workload "$tmp/ok.yaml"
 expect 2 "missing/trace.json: its directory .* does not exist" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/missing/trace.json"

@@ -47,6 +47,16 @@ Report simulate(const Platform& platform, const Workload& workload, const Profil
 double simulate_transfer(const Platform& platform, int from, int to, double bytes, const NetworkWhatIf& network,
                          const Profile& profile, const GpuCatalog& catalog);
 
+// Seconds one collective (`allreduce`, `reducescatter`, `allgather`, `broadcast`, `reduce`) of a
+// buffer of `bytes` per GPU takes over the platform's first `gpus` GPUs, alone on the platform,
+// laid out and replayed as a training step's collective over that group: what a collective
+// benchmark (nccl-tests) measures. A benchmark thread that drives `gpus_per_thread` GPUs launches
+// the collective's kernel on each in turn, one per GPU's kernel_launch: back-to-back calls take
+// at least that long, however short the collective.
+double simulate_collective(const Platform& platform, const std::string& collective, int gpus, double bytes,
+                           const NetworkWhatIf& network, const Profile& profile, const GpuCatalog& catalog,
+                           int gpus_per_thread = 1);
+
 // Where simgpt's data files live: platforms/gpus.yaml, profiles/, validation/.
 struct DataPaths {
   std::string root;
@@ -84,5 +94,8 @@ Report simulate(const std::string& platform_path, const Workload& workload, cons
                 const SimulationOptions& options = {});
 double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
                          const std::string& profile, const DataPaths& data);
+double simulate_collective(const std::string& platform_path, const std::string& collective, int gpus, double bytes,
+                           const NetworkWhatIf& network, const std::string& profile, const DataPaths& data,
+                           int gpus_per_thread = 1);
 
 } // namespace simgpt

@@ -19,6 +19,12 @@ public:
   std::optional<std::vector<double>> route_signature(int a, int b) const override {
     return cluster_.route_signature(a, b);
   }
+  int node_of(int gpu) const override { return cluster_.gpus().at(static_cast<size_t>(gpu)).node; }
+  double compute_capability(int gpu) const override {
+    return cluster_.gpus().at(static_cast<size_t>(gpu)).gpu->compute_capability;
+  }
+  double route_bandwidth(int a, int b) const override { return cluster_.route_bandwidth(a, b); }
+  bool route_over_pcie(int a, int b) const override { return cluster_.route_over_pcie(a, b); }
 
 private:
   const Cluster& cluster_;

@@ -89,6 +89,14 @@ RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rin
 
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s) {
+  const int n = rings.empty() ? 0 : static_cast<int>(rings.front().gpus.size());
+  const CollectiveTiming timing{n < 2 ? 0 : (ring_steps(kind, n) - 1) * step_latency_s, 1};
+  return add_collective(g, kind, algorithm, rings, bytes, step_latency_s, timing);
+}
+
+CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s,
+                               const CollectiveTiming& ring_timing) {
   if (rings.empty())
     throw std::logic_error("add_collective: no ring");
   const std::vector<int>& members = rings.front().gpus;
@@ -120,8 +128,8 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
       all_to_all(g, kind, members, shard, c.entry, c.exit);
     }
   } else {
-    const RingCollective ring = ring_collective(kind, rings, bytes, step_latency_s);
-    c.exit = add_delay(g, kind, ring.exit_latency_s);
+    const RingCollective ring = ring_collective(kind, rings, bytes * ring_timing.byte_factor, 0);
+    c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
     for (const CollectiveFlow& flow : ring.flows) {
       TaskId f = add_flow(g, kind, flow.from, flow.to, flow.bytes);
       boost::add_edge(c.entry, f, g);

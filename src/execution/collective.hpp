@@ -20,6 +20,13 @@ enum class CollectiveAlgorithm {
 // The kind's name (name_of), as the step graph's report counts collectives.
 inline const char* to_string(CollectiveKind k) { return name_of(k); }
 
+// What a ring collective adds to its flows (execution/collective_timing): the latency its exit
+// waits after them, and a factor on their bytes (a protocol slower than NCCL's Simple ring).
+struct CollectiveTiming {
+  double exit_latency_s = 0;
+  double byte_factor = 1;
+};
+
 struct CollectiveTasks {
   TaskId entry;
   TaskId exit;
@@ -34,6 +41,11 @@ struct CollectiveTasks {
 // pipelined broadcast and reduce n-1 hops of S.
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s);
+// The same with the ring algorithm's exit latency and byte factor given (`step_latency_s` then
+// serves the direct algorithm only).
+CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s,
+                               const CollectiveTiming& ring_timing);
 
 // The ring algorithm's steps: 2(n-1) for all-reduce, n-1 for the others.
 int ring_steps(CollectiveKind kind, int members);

@@ -186,8 +186,9 @@ private:
       t.collective = kind;
       t.gpu = gpus.front();
       t.peer = isolated->second;
-      t.bytes = bytes;
-      t.seconds = (ring_steps(kind, static_cast<int>(gpus.size())) - 1) * collectives_.rings(gpus).step_latency;
+      const CollectiveTiming timing = collectives_.timing(gpus, kind, bytes);
+      t.bytes = bytes * timing.byte_factor; // what its flows carry; the count below keeps the buffer's
+      t.seconds = timing.exit_latency_s;
       streams_.append(gpus.front(), boost::add_vertex(t, out_.graph));
       collectives_.count(gpus, kind, bytes, stand_ins_.replica_weight());
       return;

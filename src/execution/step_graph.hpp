@@ -29,6 +29,13 @@ public:
   // The bandwidth and latency of every link on the route from a to b, in order (what makes two
   // routes alike); nullopt when unknown.
   virtual std::optional<std::vector<double>> route_signature(int, int) const { return std::nullopt; }
+  // What NCCL's tuning asks of a group (execution/nccl_model): each GPU's node and compute
+  // capability, the narrowest bandwidth of a route (0: unknown) and whether it crosses PCIe.
+  // Defaults: one node of Ampere GPUs on NVLink, bandwidth unknown.
+  virtual int node_of(int) const { return 0; }
+  virtual double compute_capability(int) const { return 8.0; }
+  virtual double route_bandwidth(int, int) const { return 0; }
+  virtual bool route_over_pcie(int, int) const { return false; }
 };
 
 struct CollectiveCount {

@@ -180,6 +180,7 @@ const YamlSection<Profile> kP2pSection = {
 
 const YamlSection<Profile> kCollectivesSection = {
     {quantity_field("step_overhead", &Profile::collective_step_overhead_s, parse_duration),
+     {"library", [](const YamlReader& c, const char* key, Profile& p) { p.nccl.library = c.text(key); }},
      flag_field("dp_overlap", &Profile::dp_overlap),
      quantity_field("dp_bucket", &Profile::dp_bucket_bytes, parse_bytes)}};
 
@@ -286,6 +287,8 @@ Profile load_profile(const std::string& dir, const std::string& name, const std:
   YamlReader root = YamlReader::file(path);
   Profile profile = options.empty() ? read_profile(root, name) : read_profile_with_options(root, name, where, options);
   profile.file = path;
+  if (profile.nccl.loaded())
+    profile.nccl = load_nccl_tuning(dir, profile.nccl.library, path + ": collectives.library");
   return profile;
 }
 

@@ -8,6 +8,8 @@
 #include "model/model.hpp"
 #include "execution/plan.hpp"
 #include "simgpt/framework/profile.hpp"
+#include "execution/collective.hpp"
+#include "execution/collective_timing.hpp"
 #include "execution/replay.hpp"
 #include "execution/cluster_topology.hpp"
 #include "execution/step_graph.hpp"
@@ -64,10 +66,45 @@ double simulate_transfer(const Platform& platform, int from, int to, double byte
   return replay(g, cluster).makespan();
 }
 
+double simulate_collective(const Platform& platform, const std::string& collective, int gpus, double bytes,
+                           const NetworkWhatIf& network, const Profile& profile, const GpuCatalog& catalog,
+                           int gpus_per_thread) {
+  const std::optional<CollectiveKind> kind = parse_enum<CollectiveKind>(collective);
+  if (!kind)
+    throw InputError(platform.path, fmt::format("'{}' is not a collective (expected {})", echo(collective),
+                                                valid_enum_names<CollectiveKind>(" or ")));
+  Cluster cluster(platform, catalog, network, profile);
+  const auto available = static_cast<int>(cluster.gpus().size());
+  if (gpus < 2 || gpus > available)
+    throw InputError(platform.path, fmt::format("a collective over {} GPUs: expected 2 to the {} GPUs it has", gpus,
+                                                available));
+  cluster.check_routes(gpus); // throws, naming the hosts, if a route misses a hop
+  std::vector<int> members(static_cast<size_t>(gpus));
+  for (int i = 0; i < gpus; ++i)
+    members[static_cast<size_t>(i)] = i; // the first GPUs, as a job of that many GPUs takes them
+  // What a step's collective over the group is (step_graph/group_collectives): NCCL's rings over
+  // its links, with the latency and protocol of the profile's collective library.
+  const ClusterTopology topology(cluster);
+  const std::vector<Ring> rings = cluster.rings(members);
+  TaskGraph g;
+  add_collective(g, *kind, CollectiveAlgorithm::ring, rings, bytes, 0,
+                 collective_timing(profile, topology, rings, *kind, bytes));
+  const double launches = gpus_per_thread * cluster.gpus().front().gpu->kernel_launch_s;
+  return std::max(launches, replay(g, cluster).makespan());
+}
+
 double simulate_transfer(const std::string& platform_path, int from, int to, double bytes, const NetworkWhatIf& network,
                          const std::string& profile_name, const DataPaths& data) {
   return simulate_transfer(Platform::load(platform_path), from, to, bytes, network,
                            load_profile_of(data, profile_name, "transfer profile"), load_catalog(data));
+}
+
+double simulate_collective(const std::string& platform_path, const std::string& collective, int gpus, double bytes,
+                           const NetworkWhatIf& network, const std::string& profile_name, const DataPaths& data,
+                           int gpus_per_thread) {
+  return simulate_collective(Platform::load(platform_path), collective, gpus, bytes, network,
+                             load_profile_of(data, profile_name, "collective profile"), load_catalog(data),
+                             gpus_per_thread);
 }
 
 Report simulate(const std::string& platform_path, const Workload& w, const DataPaths& data,

@@ -289,6 +289,13 @@ double Cluster::route_latency(int a, int b) const {
   return latency;
 }
 
+bool Cluster::route_over_pcie(int a, int b) const {
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
+    if (l->get_name().starts_with("pcie"))
+      return true;
+  return false;
+}
+
 std::vector<const simgrid::s4u::Link*> Cluster::shared_links(int a, int b) const {
   std::vector<const simgrid::s4u::Link*> out;
   for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))

@@ -57,6 +57,9 @@ public:
   // The narrowest link's bandwidth and the latency of the route from GPU a to GPU b.
   double route_bandwidth(int a, int b) const;
   double route_latency(int a, int b) const;
+  // Whether the route from GPU a to GPU b crosses PCIe: a link named pcie-* as `simgpt platform`
+  // names them (NCCL's latency table tells PCIe hops from NVLink ones).
+  bool route_over_pcie(int a, int b) const;
   // The links of the route from GPU a to GPU b that flows share: all but FATPIPE links.
   std::vector<const simgrid::s4u::Link*> shared_links(int a, int b) const;
   // Each link's bandwidth, latency and whether it is a FATPIPE, on the route from GPU a to GPU b.

@@ -30,7 +30,7 @@ GpuCatalog GpuCatalog::load(const std::string& path) {
   for (const std::string& name : root.keys()) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
-            "kernel_launch", "gemm_tile"});
+            "kernel_launch", "gemm_tile", "compute_capability"});
     GpuSpec g;
     g.name = name;
     g.peak_flops = read_precision_map(r, "peak_tflops", 1e12);
@@ -41,6 +41,7 @@ GpuCatalog GpuCatalog::load(const std::string& path) {
     g.memory_efficiency = r.number("memory_efficiency", 0.01, 1.0);
     g.kernel_launch_s = r.quantity("kernel_launch", parse_duration);
     g.gemm_tile = static_cast<int>(r.number("gemm_tile", 1));
+    g.compute_capability = r.number_or("compute_capability", 0, 1, 20);
     for (const auto& [precision, peak] : g.peak_flops)
       if (!g.gemm_efficiency.contains(precision))
         throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", name_of(precision)));

@@ -18,7 +18,7 @@ constexpr NamedValue<PredictedMetric> kPredictedMetricNames[] = {
     {PredictedMetric::peak_allocated_gib, "peak_allocated_gib"},
 };
 
-// A transfer row's one message, with the row's network settings.
+// A transfer row's one message or collective, with the row's network settings.
 double simulate_transfer_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
   NetworkWhatIf network;
   for (const auto& [key, value] : row.set) {
@@ -34,7 +34,11 @@ double simulate_transfer_row(const ValidationTable& table, const ValidationRow& 
       throw InputError(at, e.what());
     }
   }
-  return simulate_transfer(data.root + "/platforms/" + table.platform, 0, 1, row.bytes, network, row.profile, data);
+  const std::string platform = data.root + "/platforms/" + table.platform;
+  if (!row.collective.empty())
+    return simulate_collective(platform, row.collective, row.gpus, row.bytes, network, row.profile, data,
+                               row.gpus_per_thread);
+  return simulate_transfer(platform, 0, 1, row.bytes, network, row.profile, data);
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "simgpt/planner/search_space.hpp"
 #include "core/units.hpp"
 #include "core/yaml_read.hpp"
+#include "execution/task_graph.hpp"
 #include "validation/names.hpp"
 
 #include <fmt/format.h>
@@ -112,8 +113,35 @@ std::vector<std::string> read_flags(const YamlReader& r) {
   return flags;
 }
 
+// A transfer table's collective row: which collective, over how many of the platform's first GPUs.
+void read_collective(const YamlReader& r, const ValidationTable& t, ValidationRow& row) {
+  if (!r.has("collective")) {
+    for (const char* key : {"gpus", "gpus_per_thread"})
+      if (r.has(key))
+        throw InputError(r.where(key), fmt::format("{} goes with collective (a message runs from GPU 0 to GPU 1)", key));
+    return;
+  }
+  if (t.kind != TableKind::transfer)
+    throw InputError(r.where("collective"), "collective rows belong in a table of kind: transfer");
+  row.collective = r.text("collective");
+  if (!parse_enum<CollectiveKind>(row.collective))
+    throw InputError(r.where("collective"), fmt::format("'{}' is not a collective (expected {})", echo(row.collective),
+                                                        valid_enum_names<CollectiveKind>(" or ")));
+  // At least two: a collective over one GPU moves nothing over the platform.
+  const double gpus = r.number("gpus", 2, 65536);
+  if (gpus != static_cast<double>(static_cast<int>(gpus)))
+    throw InputError(r.where("gpus"), fmt::format("{} is not a whole number of GPUs (expected 2 to 65536)", gpus));
+  row.gpus = static_cast<int>(gpus);
+  // The benchmark's threads each drive some of the GPUs: at most all of them.
+  const double per_thread = r.number_or("gpus_per_thread", 1, 1, gpus);
+  if (per_thread != static_cast<double>(static_cast<int>(per_thread)))
+    throw InputError(r.where("gpus_per_thread"), fmt::format("{} is not a whole number of GPUs", per_thread));
+  row.gpus_per_thread = static_cast<int>(per_thread);
+}
+
 ValidationRow read_row(const YamlReader& r, const ValidationTable& t) {
-  r.only({"id", "row", "column", "set", "measured", "flags", "note", "bytes", "profile"});
+  r.only({"id", "row", "column", "set", "measured", "flags", "note", "bytes", "profile", "collective", "gpus",
+           "gpus_per_thread"});
   ValidationRow row;
   row.id = checked_name(r, "id");
   row.row = r.text_or("row", "");
@@ -123,6 +151,7 @@ ValidationRow read_row(const YamlReader& r, const ValidationTable& t) {
   row.profile = r.has("profile") ? checked_name(r, "profile") : "";
   if (t.kind == TableKind::transfer && (row.bytes <= 0 || row.profile.empty()))
     throw InputError(r.where("bytes"), "a transfer row needs bytes and profile");
+  read_collective(r, t, row);
   row.set = read_set(r);
   read_measured(r, row);
   row.flags = read_flags(r);

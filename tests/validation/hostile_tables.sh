@@ -49,6 +49,28 @@ write_table "$row
 $row";                                                            expect 2 "rows\[1\].id: 'r' is the id of an earlier row"
 write_table '  - {id: b/c, set: {}}';                             expect 2 "rows\[0\].id: 'b/c' is not a valid name"
 write_table "$row" "source: {seed: s, page: 3}";                  expect 2 'source.page: unknown key'
+# Collective rows: a collective simgpt has, over 2 or more GPUs, in a transfer table only.
+collective_row() { echo "  - {id: r, bytes: 1MiB, profile: nccl, $1, measured: {transfer_s: 0.001}}"; }
+write_table "$(collective_row 'collective: alltoall, gpus: 2')" 'kind: transfer'
+expect 2 "rows\[0\].collective: 'alltoall' is not a collective (expected allreduce, reducescatter, allgather, broadcast or reduce)"
+write_table "$(collective_row 'collective: allreduce, gpus: 1')" 'kind: transfer'; expect 2 'rows\[0\].gpus: 1 is out of range'
+write_table "$(collective_row 'collective: allreduce, gpus: 2.5')" 'kind: transfer'
+expect 2 'rows\[0\].gpus: 2.5 is not a whole number of GPUs (expected 2 to 65536)'
+write_table "$(collective_row 'collective: allreduce')" 'kind: transfer';          expect 2 'rows\[0\].gpus: '
+write_table "$(collective_row 'gpus: 2')" 'kind: transfer';                        expect 2 'rows\[0\].gpus: gpus goes with collective'
+write_table "$(collective_row 'gpus_per_thread: 2')" 'kind: transfer'
+expect 2 'rows\[0\].gpus_per_thread: gpus_per_thread goes with collective'
+write_table "$(collective_row 'collective: allreduce, gpus: 2, gpus_per_thread: 3')" 'kind: transfer'
+expect 2 'rows\[0\].gpus_per_thread: 3 is out of range'
+write_table "$(collective_row 'collective: allreduce, gpus: 2, gpus_per_thread: 1.5')" 'kind: transfer'
+expect 2 'rows\[0\].gpus_per_thread: 1.5 is not a whole number of GPUs'
+write_table "  - {id: r, set: {}, collective: allreduce, gpus: 2}"
+expect 2 'rows\[0\].collective: collective rows belong in a table of kind: transfer'
+# More GPUs than the platform has: the row's simulation refuses it, naming the platform.
+write_table "$(collective_row 'collective: allreduce, gpus: 3')" 'kind: transfer'
+"$simgpt" row t/r --data "$data" > "$tmp/out" 2> "$tmp/err"
+check "a collective over more GPUs than the platform has is an input error ($(head -c 300 "$tmp/out"))" \
+  grep -q '"input_error":"a collective over 3 GPUs: expected 2 to the 2 GPUs it has' "$tmp/out"
 sed -i "s|^platform: .*|platform: $(printf 'p%.0s' $(seq 300))|" "$table"
 expect 2 't.yaml: platform: .ppp'
 # Two files, one table id.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "simgpt/framework/framework_support.hpp"
+#include "simgpt/framework/nccl_tuning.hpp"
 
 #include <map>
 #include <string>
@@ -79,6 +80,10 @@ struct Profile {
 
   // Collectives (tensor- and data-parallel).
   double collective_step_overhead_s = 0; // per ring step beyond the route latency (kernel sync, protocol)
+  // The collective library's own cost model (`collectives.library`, profiles/collectives/<name>.yaml):
+  // when loaded, a collective's latency and protocol are NCCL's (execution/nccl_model) and the
+  // step overhead is not added.
+  NcclTuning nccl;
   bool dp_overlap = false;               // gradient all-reduce in buckets overlapped with backward (DDP)
   double dp_bucket_bytes = 25e6;         // gradient bucket size when overlapped
 

@@ -20,6 +20,8 @@ struct GpuSpec {
   double memory_efficiency = 0.8;              // stream kernels' fraction of HBM bandwidth
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
+  double compute_capability = 0;               // CUDA compute capability (7.0 Volta, 8.0 Ampere, 9.0 Hopper): NCCL's
+                                               // tuning tables differ by generation; 0: not given
 };
 
 class GpuCatalog {

@@ -25,11 +25,16 @@ struct ValidationRow {
   std::string note;
   double bytes = 0;    // transfer tables: the message size
   std::string profile; // transfer tables: whose transfer settings
+  // Transfer tables: a collective (`allreduce`, ...) of `bytes` per GPU over the platform's first
+  // `gpus` GPUs instead of one message; empty for a message.
+  std::string collective;
+  int gpus = 0;
+  int gpus_per_thread = 1; // collective rows: GPUs one benchmark thread launches on (nccl-tests' nGpus)
   bool flagged(const std::string& flag) const;
 };
 
-// What a table's rows run: a training step of its workload, or one point-to-point message
-// (`kind: workload` or `kind: transfer`).
+// What a table's rows run: a training step of its workload, or one point-to-point message or
+// collective (`kind: workload` or `kind: transfer`).
 enum class TableKind { workload, transfer };
 
 // What a table's peak memory counts: all the GPU holds (`device`: nvidia-smi, or what decides

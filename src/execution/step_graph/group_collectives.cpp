@@ -1,5 +1,6 @@
 #include "execution/step_graph/group_collectives.hpp"
 
+#include "execution/collective_timing.hpp"
 #include "execution/step_graph/task_limit.hpp"
 #include "simgpt/framework/profile.hpp"
 
@@ -32,9 +33,14 @@ CollectiveTasks GroupCollectives::add(const std::vector<int>& gpus, CollectiveKi
                                       CollectiveAlgorithm algorithm, int times) {
   check_task_limit(out_.graph, max_tasks_);
   const GroupRings& group = rings(gpus);
-  CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency);
+  CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency,
+                                     timing(gpus, kind, bytes));
   count(gpus, kind, bytes, times);
   return c;
+}
+
+CollectiveTiming GroupCollectives::timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+  return collective_timing(profile_, topology_, rings(gpus).rings, kind, bytes);
 }
 
 double GroupCollectives::step_latency(const std::vector<int>& ring) const {

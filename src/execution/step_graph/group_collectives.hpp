@@ -35,6 +35,9 @@ public:
   // collectives this one stands for.
   void count(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1);
 
+  // What a ring collective of the group pays beyond its flows (execution/collective_timing).
+  CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes);
+
   // Adds a collective over the group's rings to the graph, and counts it.
   CollectiveTasks add(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                       CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1);

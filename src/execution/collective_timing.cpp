@@ -1,0 +1,71 @@
+#include "execution/collective_timing.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace simgpt {
+
+double ring_hop_latency(const Topology& topology, const std::vector<Ring>& rings) {
+  double latency = 0;
+  for (const Ring& r : rings)
+    for (size_t i = 0; i < r.gpus.size(); ++i)
+      latency = std::max(latency, topology.route_latency(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));
+  return latency;
+}
+
+CollectiveShape collective_shape(const Topology& topology, const std::vector<Ring>& rings, CollectiveKind kind) {
+  CollectiveShape s;
+  s.kind = kind;
+  const std::vector<int>& members = rings.front().gpus;
+  s.ranks = static_cast<int>(members.size());
+  std::set<int> nodes;
+  double capability = std::numeric_limits<double>::infinity();
+  for (int gpu : members) {
+    nodes.insert(topology.node_of(gpu));
+    capability = std::min(capability, topology.compute_capability(gpu));
+  }
+  s.nodes = static_cast<int>(nodes.size());
+  s.arch = nccl_arch(capability); // NCCL tunes for the oldest GPU of the communicator
+  s.channels = static_cast<int>(rings.size());
+  // The Simple ring's bus bandwidth: each ring runs at its slowest hop and carries its share, so
+  // the collective's is the least of rate / share over the rings (the rings' summed rate when
+  // shares follow rates). Only NCCL's choice of protocol reads it; the flows time the bytes.
+  s.bus_Bps = std::numeric_limits<double>::infinity();
+  for (const Ring& r : rings) {
+    double slowest = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < r.gpus.size(); ++i) {
+      const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
+      slowest = std::min(slowest, topology.route_bandwidth(a, b));
+      const bool same_node = topology.node_of(a) == topology.node_of(b);
+      if (same_node && topology.route_over_pcie(a, b))
+        s.intra = NcclHop::pci;
+      double& wire = same_node ? s.intra_wire_s : s.inter_wire_s;
+      wire = std::max(wire, topology.route_latency(a, b));
+    }
+    s.bus_Bps = std::min(s.bus_Bps, slowest / std::max(r.share, 1e-9));
+  }
+  if (!(s.bus_Bps < std::numeric_limits<double>::infinity()))
+    s.bus_Bps = 0;
+  return s;
+}
+
+CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
+                                   CollectiveKind kind, double bytes) {
+  CollectiveTiming timing;
+  const int n = rings.empty() ? 0 : static_cast<int>(rings.front().gpus.size());
+  if (n < 2)
+    return timing;
+  const double hop = ring_hop_latency(topology, rings);
+  if (!profile.nccl.loaded()) {
+    timing.exit_latency_s = (ring_steps(kind, n) - 1) * (hop + profile.collective_step_overhead_s);
+    return timing;
+  }
+  const NcclChoice choice = choose_nccl(profile.nccl, collective_shape(topology, rings, kind), bytes);
+  // NCCL's latency counts every hop; the flows already paid one route's latency.
+  timing.exit_latency_s = std::max(0.0, choice.latency_s - hop);
+  timing.byte_factor = choice.byte_factor;
+  return timing;
+}
+
+} // namespace simgpt

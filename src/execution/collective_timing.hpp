@@ -1,0 +1,27 @@
+// What a ring collective pays beyond its flows' bandwidth term: the latency its exit task adds
+// after the flows, and a factor on the flows' bytes for a protocol that moves its payload slower
+// than NCCL's Simple ring. With the profile's collective library loaded (collectives.library),
+// NCCL's own tuning model decides both (execution/nccl_model); without it, each of the ring's
+// steps but the first (which the flows pay) costs the slowest hop's route latency plus the
+// profile's collectives.step_overhead.
+#pragma once
+
+#include "execution/collective.hpp"
+#include "execution/nccl_model.hpp"
+#include "execution/step_graph.hpp"
+#include "simgpt/framework/profile.hpp"
+
+#include <vector>
+
+namespace simgpt {
+
+// The shape NCCL's tuning sees of a collective over `rings` (all over the same GPUs).
+CollectiveShape collective_shape(const Topology& topology, const std::vector<Ring>& rings, CollectiveKind kind);
+
+// The slowest route latency between neighbours on the rings: what the flows themselves pay.
+double ring_hop_latency(const Topology& topology, const std::vector<Ring>& rings);
+
+CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
+                                   CollectiveKind kind, double bytes);
+
+} // namespace simgpt

@@ -1,0 +1,94 @@
+// NCCL's tuning model (execution/nccl_model) with the constants of profiles/collectives/
+// nccl-2.18.3.yaml: latencies worked out by hand from NCCL 2.18.3's tuning.cc tables, and the
+// protocol its predicted times pick at small and large sizes.
+#include "execution/nccl_model.hpp"
+#include "simgpt/framework/profile.hpp"
+#include "simgpt/simulate.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+NcclTuning tuning() { return load_profile(default_data_paths().profiles(), "nccl", "test").nccl; }
+
+CollectiveShape allreduce(int ranks, int nodes, double bus_Bps = 300e9) {
+  CollectiveShape s;
+  s.kind = CollectiveKind::allreduce;
+  s.ranks = ranks;
+  s.nodes = nodes;
+  s.bus_Bps = bus_Bps;
+  return s;
+}
+
+constexpr double us = 1e-6;
+
+} // namespace
+
+TEST_CASE("NCCL's latency: base plus hops by algorithm and protocol") {
+  const NcclTuning t = tuning();
+  REQUIRE(t.loaded());
+  // One node of 8 on NVLink: ring LL 6.6 + 14 x 0.6; ring Simple 8.4 + 14 x 3.4; tree LL 6.8 + 2 x 7 x 0.6.
+  const CollectiveShape one = allreduce(8, 1);
+  CHECK(nccl_latency(t, one, NcclAlgorithm::ring, NcclProtocol::ll) == Approx(15.0 * us));
+  CHECK(nccl_latency(t, one, NcclAlgorithm::ring, NcclProtocol::simple) == Approx(56.0 * us));
+  CHECK(nccl_latency(t, one, NcclAlgorithm::tree, NcclProtocol::ll) == Approx(15.2 * us));
+  // Two nodes of 8: 30 ring steps, 4 crossing nodes (2.7 us each for LL); the 26 others wait
+  // for the host's 1 us network post (more than NVLink's 0.6).
+  const CollectiveShape two = allreduce(16, 2);
+  CHECK(nccl_latency(t, two, NcclAlgorithm::ring, NcclProtocol::ll) == Approx((6.6 + 26 * 1.0 + 4 * 2.7) * us));
+  // Simple posts three times a step (3 us), still below NVLink's 3.4; 14 us a network step.
+  CHECK(nccl_latency(t, two, NcclAlgorithm::ring, NcclProtocol::simple) == Approx((8.4 + 26 * 3.4 + 4 * 14) * us));
+  // Tree: 2 x ((8 - 1) x 0.6 + log2(2) x 5.0) + 6.8.
+  CHECK(nccl_latency(t, two, NcclAlgorithm::tree, NcclProtocol::ll) == Approx(25.2 * us));
+  // 16 nodes: log2 16 = 4 network hops each way.
+  CHECK(nccl_latency(t, allreduce(128, 16), NcclAlgorithm::tree, NcclProtocol::ll) == Approx(55.2 * us));
+}
+
+TEST_CASE("NCCL's choice: LL for small buffers, Simple for large, trees across many nodes") {
+  const NcclTuning t = tuning();
+  const NcclChoice small = choose_nccl(t, allreduce(8, 1), 1024);
+  CHECK(small.algorithm == NcclAlgorithm::ring);
+  CHECK(small.protocol == NcclProtocol::ll);
+  CHECK(small.latency_s == Approx(15.0 * us));
+  // LL's bus bandwidth is a quarter of Simple's (below its 87.7 GB/s ceiling): 4x the bytes.
+  CHECK(small.byte_factor == Approx(4.0));
+  const NcclChoice large = choose_nccl(t, allreduce(8, 1), 1 << 30);
+  CHECK(large.algorithm == NcclAlgorithm::ring);
+  CHECK(large.protocol == NcclProtocol::simple);
+  CHECK(large.byte_factor == Approx(1.0));
+  const NcclChoice wide = choose_nccl(t, allreduce(128, 16, 200e9), 4096);
+  CHECK(wide.algorithm == NcclAlgorithm::tree);
+  CHECK(wide.protocol == NcclProtocol::ll);
+  // Reduce-scatter runs rings only, and LL128 needs NVLink.
+  CollectiveShape rs = allreduce(8, 1);
+  rs.kind = CollectiveKind::reduce_scatter;
+  CHECK(choose_nccl(t, rs, 1024).algorithm == NcclAlgorithm::ring);
+  CollectiveShape pcie = allreduce(4, 1, 12e9);
+  pcie.intra = NcclHop::pci;
+  CHECK(nccl_bus_bandwidth(t, pcie, NcclAlgorithm::ring, NcclProtocol::ll128) == 0);
+  CHECK(choose_nccl(t, pcie, 4 << 20).protocol != NcclProtocol::ll128);
+}
+
+TEST_CASE("NCCL's generations from the compute capability") {
+  CHECK(nccl_arch(7.0) == NcclArch::volta);
+  CHECK(nccl_arch(8.0) == NcclArch::ampere);
+  CHECK(nccl_arch(9.0) == NcclArch::hopper);
+  CHECK(nccl_arch(0) == NcclArch::volta);
+}
+
+TEST_CASE("a route slower than NCCL's fabric bounds each step by its own latency") {
+  const NcclTuning t = tuning();
+  CollectiveShape fast = allreduce(4, 4, 1e9); // one GPU a node
+  CollectiveShape delayed = fast;
+  delayed.inter_wire_s = 10e-3; // a 10 ms netem delay between nodes
+  for (NcclAlgorithm a : {NcclAlgorithm::ring, NcclAlgorithm::tree})
+    for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::simple}) {
+      // Every crossing step waits the 10 ms: ring 2 x 4 of them (NCCL's count), tree 2 x log2 4.
+      const int crossing = a == NcclAlgorithm::ring ? 8 : 4;
+      CHECK(nccl_latency(t, delayed, a, p) == Approx(t.base_latency_s[static_cast<int>(a)][static_cast<int>(p)] +
+                                                     crossing * 10e-3));
+      CHECK(nccl_latency(t, fast, a, p) < 1e-3);
+    }
+}
