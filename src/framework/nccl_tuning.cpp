@@ -107,7 +107,7 @@ NcclTuning load_nccl_tuning(const std::string& dir, const std::string& library, 
                                         echo(library), dir));
   const YamlReader r = YamlReader::file(path);
   r.only({"source", "base_latency", "hop_latency", "net_overhead", "simple_net_posts", "ring_plateau", "bandwidth",
-          "ll_max_bandwidth", "tree_correction"});
+          "ll_max_bandwidth", "tree_correction", "nvlink"});
   NcclTuning t;
   t.library = library;
   t.file = path;
@@ -126,6 +126,12 @@ NcclTuning load_nccl_tuning(const std::string& dir, const std::string& library, 
   read_bandwidth_factors(r.map("bandwidth"), t);
   read_ll_ceilings(r.map("ll_max_bandwidth"), t);
   read_corrections(r.map("tree_correction"), t);
+  const YamlReader nvlink = r.map("nvlink");
+  nvlink.only({"nccl_rate", "link_rate"});
+  const double nccl_rate = bandwidth(nvlink, "nccl_rate"), link_rate = bandwidth(nvlink, "link_rate");
+  if (nccl_rate > link_rate)
+    throw InputError(nvlink.where("nccl_rate"), "is above the link's own rate (nvlink.link_rate)");
+  t.nvlink_share = nccl_rate / link_rate;
   return t;
 }
 

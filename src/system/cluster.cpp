@@ -63,26 +63,38 @@ std::vector<simgrid::s4u::Link*> route(const GpuHost& from, const GpuHost& to, d
   return links;
 }
 
-// A route's narrowest link, and whether it crosses a NIC (a TCP/IP flow).
+// A route's narrowest link, whether it crosses a NIC (a TCP/IP flow), and whether all of it is
+// NVLink (links named nvlink-* or nvswitch-port-*, as platforms/README.md names them).
 struct RouteRate {
   double bottleneck = std::numeric_limits<double>::infinity();
   bool through_nic = false;
+  bool all_nvlink = false;
 };
+
+bool is_nvlink(const simgrid::s4u::Link* l) {
+  const std::string& name = l->get_name();
+  return name.starts_with("nvlink-") || name.starts_with("nvswitch-port-");
+}
 
 RouteRate route_rate(const std::vector<simgrid::s4u::Link*>& links,
                      const std::unordered_set<const simgrid::s4u::Link*>& nics) {
   RouteRate r;
+  r.all_nvlink = !links.empty();
   for (const simgrid::s4u::Link* l : links) {
     r.bottleneck = std::min(r.bottleneck, l->get_bandwidth());
     r.through_nic = r.through_nic || nics.contains(l);
+    r.all_nvlink = r.all_nvlink && is_nvlink(l);
   }
   return r;
 }
 
 // The fraction of a route's rate a transfer's payload gets (set_transfer_rates explains): the
-// profile's efficiency through a NIC, or less under the backend's own ceiling `max_rate` (0: none).
-double payload_factor(const RouteRate& r, double efficiency, double max_rate) {
+// profile's efficiency through a NIC, or less under the backend's own ceiling `max_rate` (0: none);
+// over NVLink, the part of it the collective library's copies reach (`nvlink_share`).
+double payload_factor(const RouteRate& r, double efficiency, double max_rate, double nvlink_share) {
   const double cap = max_rate > 0 ? max_rate : std::numeric_limits<double>::infinity();
+  if (r.all_nvlink)
+    return nvlink_share;
   return r.through_nic ? std::min(efficiency, cap / r.bottleneck) : 1.0;
 }
 
@@ -231,16 +243,18 @@ void Cluster::set_transfer_rates(std::shared_ptr<const std::unordered_set<const 
                                  const Profile& profile) {
   const double efficiency = profile.bandwidth_efficiency;
   const double max_rate = profile.p2p_max_rate_Bps;
+  // NCCL moves data over NVLink with SMs, at a part of the link's rate (nccl_tuning.hpp).
+  const double nvlink_share = profile.nccl.loaded() && profile.p2p_backend == "nccl" ? profile.nccl.nvlink_share : 1.0;
   nics_ = nics;
   efficiency_ = efficiency;
   max_rate_ = max_rate;
   tcp_window_ = profile.tcp_window_bytes;
   tcp_initial_window_ = profile.tcp_initial_window_bytes;
   engine_->get_netzone_root()->get_network_model()->set_bw_factor_cb(
-      [efficiency, max_rate, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+      [efficiency, max_rate, nvlink_share, nics](double, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                    const std::vector<simgrid::s4u::Link*>& links,
                                    const std::unordered_set<simgrid::s4u::NetZone*>&) {
-        return payload_factor(route_rate(links, *nics), efficiency, max_rate);
+        return payload_factor(route_rate(links, *nics), efficiency, max_rate, nvlink_share);
       });
   // SimGrid 3.32's CM02 multiplies a flow's latency by this factor when the flow starts, after it
   // has taken the route's unfactored latency for the TCP-gamma bound and the sharing weight
@@ -264,7 +278,7 @@ TcpPath Cluster::tcp_path(int from, int to) const {
   if (!rate.through_nic || tcp_initial_window_ <= 0)
     return p;
   p.tcp = true;
-  const double factor = payload_factor(rate, efficiency_, max_rate_);
+  const double factor = payload_factor(rate, efficiency_, max_rate_, 1.0);
   double bound = rate.bottleneck;
   if (tcp_window_ > 0 && latency > 0)
     bound = std::min(bound, tcp_window_ / (2 * latency));
@@ -314,17 +328,40 @@ std::vector<double> Cluster::route_signature(int a, int b) const {
   return out;
 }
 
+// The NIC (its outgoing half) the route from GPU a to GPU b leaves through, or null.
+const simgrid::s4u::Link* Cluster::first_nic(int a, int b) const {
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
+    if (nics_->contains(l))
+      return l;
+  return nullptr;
+}
+
 GroupLinks Cluster::links(const std::vector<int>& gpus) const {
   GroupLinks group;
   group.gpus = gpus;
   const size_t n = gpus.size();
+  for (int gpu : gpus)
+    group.node.push_back(gpus_[static_cast<size_t>(gpu)].node);
+  // Each member's NIC: the first on its route to a member of another node.
+  const auto elsewhere = [&](size_t i) {
+    return std::find_if(gpus.begin(), gpus.end(), [&](int g) { return gpus_[static_cast<size_t>(g)].node != group.node[i]; });
+  };
+  if (n > 1 && elsewhere(0) != gpus.end()) {
+    std::vector<const simgrid::s4u::Link*> nics;
+    for (size_t i = 0; i < n; ++i) {
+      const simgrid::s4u::Link* nic = first_nic(gpus[i], *elsewhere(i));
+      auto at = std::find(nics.begin(), nics.end(), nic);
+      if (nic != nullptr && at == nics.end())
+        at = nics.insert(nics.end(), nic);
+      group.nic.push_back(nic == nullptr ? -1 : static_cast<int>(at - nics.begin()));
+    }
+  }
   if (!ring_search_covers(n))
     return group;
   std::vector<const simgrid::s4u::Link*> seen;
   group.bandwidth.assign(n, std::vector<double>(n, 0));
   group.direct.assign(n, std::vector<int>(n, -1));
   for (size_t i = 0; i < n; ++i) {
-    group.node.push_back(gpus_[static_cast<size_t>(gpus[i])].node);
     for (size_t j = 0; j < n; ++j) {
       if (i == j)
         continue;

@@ -87,6 +87,7 @@ private:
   void check_links() const;
   void read_gpus(const GpuCatalog& catalog);
   std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> apply_what_if(const NetworkWhatIf& network);
+  const simgrid::s4u::Link* first_nic(int a, int b) const;
   void set_transfer_rates(std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics,
                           const Profile& profile);
 

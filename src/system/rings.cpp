@@ -156,8 +156,58 @@ LinkBudget direct_links(const GroupLinks& group, std::vector<size_t>& members) {
 
 } // namespace
 
+// NCCL 2.18.3, src/graph/search.cc (ncclTopoSearchRecNet): across nodes each channel's ring
+// starts from a network interface, takes its bandwidth from that NIC, and the next channel tries
+// the next NIC, so the channels spread over every NIC the node's GPUs reach; inside the node the
+// channel passes through all of the communicator's GPUs there before leaving for the next node.
+// Ring c here enters each node at its c-th member and leaves from the member before it, whose
+// NIC is then different for every ring: with both directions run, each NIC sends two of the 2m
+// crossing flows, as NCCL's channel pairs per NIC do.
+std::vector<Ring> rail_rings(const GroupLinks& group) {
+  const size_t n = group.gpus.size();
+  if (group.node.size() != n || group.nic.size() != n)
+    return {};
+  std::vector<int> nodes; // in order of first appearance
+  std::vector<std::vector<size_t>> members;
+  for (size_t i = 0; i < n; ++i) {
+    auto at = std::find(nodes.begin(), nodes.end(), group.node[i]);
+    if (at == nodes.end()) {
+      nodes.push_back(group.node[i]);
+      members.emplace_back();
+      at = nodes.end() - 1;
+    }
+    members[static_cast<size_t>(at - nodes.begin())].push_back(i);
+  }
+  const size_t per_node = members.front().size();
+  if (nodes.size() < 2 || per_node < 2)
+    return {};
+  for (const auto& m : members) {
+    if (m.size() != per_node)
+      return {};
+    for (size_t i : m)
+      if (group.nic[i] < 0)
+        return {};
+    const bool one_nic = std::all_of(m.begin(), m.end(), [&](size_t i) { return group.nic[i] == group.nic[m.front()]; });
+    if (one_nic)
+      return {};
+  }
+  std::vector<Ring> rings;
+  for (size_t c = 0; c < per_node; ++c) {
+    Ring ring{{}, 1.0 / static_cast<double>(per_node)};
+    for (const auto& m : members)
+      for (size_t k = 0; k < per_node; ++k)
+        ring.gpus.push_back(group.gpus[m[(c + k) % per_node]]);
+    // Each ring starts at the caller's first GPU: a broadcast's root, a reduce's destination.
+    std::rotate(ring.gpus.begin(), std::find(ring.gpus.begin(), ring.gpus.end(), group.gpus.front()), ring.gpus.end());
+    rings.push_back(std::move(ring));
+  }
+  return rings;
+}
+
 std::vector<Ring> nccl_rings(const GroupLinks& group) {
   const std::vector<int>& gpus = group.gpus;
+  if (std::vector<Ring> rails = rail_rings(group); !rails.empty())
+    return rails;
   auto single = [&] { return std::vector<Ring>{{ring_order(group), 1.0}}; };
   if (!ring_search_covers(gpus.size()))
     return single();

@@ -26,6 +26,9 @@ struct GroupLinks {
   std::vector<std::vector<int>> direct;        // [i][j]: index of the one link from i to j, or -1
   std::vector<double> link_rate;               // per link, bytes/s
   std::vector<bool> link_shared;               // a FATPIPE link caps each flow but is never used up
+  // Per member, the network interface its traffic to other nodes leaves through (an id shared
+  // by the members behind the same NIC), or -1; filled for groups over several nodes.
+  std::vector<int> nic;
 };
 
 // Groups of these sizes are searched (exhaustively, as NCCL's topology search within a node);
@@ -36,7 +39,14 @@ inline bool ring_search_covers(std::size_t members) { return members > 2 && memb
 // the fewest node crossings.
 std::vector<int> ring_order(const GroupLinks& group);
 
-// The rings NCCL would spread a collective over: rings are taken greedily over direct links,
+// Across nodes whose members reach the network through several NICs, NCCL's rings: one per
+// member of a node, each passing through every node's members in turn and crossing to the next
+// node from a different NIC, so that every NIC carries an equal share (the rails). Empty where
+// that does not apply: one node, one member per node, unequal nodes, or one NIC per node.
+std::vector<Ring> rail_rings(const GroupLinks& group);
+
+// The rings NCCL would spread a collective over: the rails across nodes (rail_rings) where there
+// are any; otherwise rings are taken greedily over direct links,
 // each the cycle whose slowest remaining link is fastest, until no cycle is left; each carries a
 // share of the data in proportion to its rate. Groups without such a cycle get the one ring of
 // ring_order. Each ring starts at the group's first listed GPU.

@@ -2,6 +2,7 @@
 // each node's outgoing inter-node interface: it slows what leaves a node, never what stays in it.
 #include "support/isolate.hpp"
 #include "simgpt/simulate.hpp"
+#include "simgpt/framework/nccl_tuning.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform.hpp"
@@ -41,11 +42,14 @@ std::string two_by_two() {
   return path;
 }
 
-double transfer_s(int from, int to, double bytes, const NetworkWhatIf& network) {
+double transfer_s(int from, int to, double bytes, const NetworkWhatIf& network, bool nccl = false) {
   return run_isolated([&] {
            const DataPaths data = default_data_paths();
+           Profile profile;
+           if (nccl)
+             profile.nccl = load_nccl_tuning(data.profiles(), "nccl-2.18.3", "test");
            return nlohmann::ordered_json(simulate_transfer(Platform::load(two_by_two()), from, to, bytes, network,
-                                                           Profile{}, load_catalog(data)));
+                                                           profile, load_catalog(data)));
          })
       .get<double>();
 }
@@ -70,4 +74,11 @@ TEST_CASE("network.bandwidth caps what leaves a node, not what stays in it") {
   CHECK(transfer_s(0, 1, bytes, capped) == Approx(transfer_s(0, 1, bytes, {})).epsilon(1e-9));
   // 64 MB at 1 Gbps, plus the route's 50 us.
   CHECK(transfer_s(0, 2, bytes, capped) == Approx(bytes / (1e9 / 8) + 50e-6).epsilon(1e-6));
+}
+
+TEST_CASE("under NCCL, what crosses NVLink moves at NCCL's part of the link's rate; a NIC's flows do not") {
+  const double bytes = 64e6;
+  // nccl-2.18.3.yaml: 20 of each NVLink's 25 GB/s. The route's 1 us latency is paid either way.
+  CHECK(transfer_s(0, 1, bytes, {}, true) - 1e-6 == Approx((transfer_s(0, 1, bytes, {}) - 1e-6) * 25 / 20).epsilon(1e-6));
+  CHECK(transfer_s(0, 2, bytes, {}, true) == Approx(transfer_s(0, 2, bytes, {})).epsilon(1e-9));
 }

@@ -96,3 +96,61 @@ TEST_CASE("a fully linked 8-GPU group gets valid rings within the search bound")
     CHECK(r.share > 0);
   }
 }
+
+namespace {
+
+// Two or more nodes of `per_node` members each, GPU g on node g / per_node, behind NIC `nic(g)`.
+template <class Nic>
+GroupLinks nodes(int count, int per_node, Nic nic) {
+  GroupLinks g;
+  for (int gpu = 0; gpu < count * per_node; ++gpu) {
+    g.gpus.push_back(gpu);
+    g.node.push_back(gpu / per_node);
+    g.nic.push_back(nic(gpu));
+  }
+  // Routes of one rate, no direct links, as Cluster::links fills them for the ring search.
+  const size_t n = g.gpus.size();
+  g.bandwidth.assign(n, std::vector<double>(n, 1e9));
+  g.direct.assign(n, std::vector<int>(n, -1));
+  return g;
+}
+
+} // namespace
+
+TEST_CASE("across nodes with a NIC per GPU, NCCL's rings leave every node through a different NIC") {
+  const GroupLinks g = nodes(3, 4, [](int gpu) { return gpu % 4; });
+  const auto rings = nccl_rings(g);
+  REQUIRE(rings.size() == 4);
+  std::vector<int> leaving; // the node-0 member each ring leaves node 0 from
+  for (const Ring& r : rings) {
+    CHECK(r.share == 0.25);
+    CHECK(r.gpus.front() == 0);
+    CHECK(std::is_permutation(r.gpus.begin(), r.gpus.end(), g.gpus.begin(), g.gpus.end()));
+    int crossings = 0;
+    for (size_t i = 0; i < r.gpus.size(); ++i) {
+      const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
+      if (a / 4 != b / 4) {
+        ++crossings;
+        if (a / 4 == 0)
+          leaving.push_back(a);
+      }
+    }
+    CHECK(crossings == 3); // each node's members in one run
+  }
+  std::sort(leaving.begin(), leaving.end());
+  CHECK(leaving == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("one NIC per node, unequal nodes or one member per node keep a single ring") {
+  CHECK(nccl_rings(nodes(2, 4, [](int) { return 0; })).size() == 1);
+  CHECK(nccl_rings(nodes(4, 1, [](int gpu) { return gpu; })).size() == 1);
+  GroupLinks uneven = nodes(2, 4, [](int gpu) { return gpu % 4; });
+  uneven.gpus.pop_back();
+  uneven.node.pop_back();
+  uneven.nic.pop_back();
+  uneven.bandwidth.pop_back();
+  for (auto& row : uneven.bandwidth)
+    row.pop_back();
+  uneven.direct.assign(uneven.gpus.size(), std::vector<int>(uneven.gpus.size(), -1));
+  CHECK(nccl_rings(uneven).size() == 1);
+}

@@ -47,6 +47,9 @@ struct NcclTuning {
   double ll_max_two_nodes_Bps = 0, ll_max_more_nodes_Bps = 0;
   // Tree bandwidth correction per protocol and power-of-two size (64 B, 128 B, ... 256 MiB).
   std::array<std::array<double, kNcclCorrectionSizes>, kNcclProtocols> tree_correction{};
+  // The part of an NVLink's rate NCCL's copies reach (topo.h: NCCL counts 20 GB/s of each link's
+  // 25 GB/s a direction); flows over NVLink-only routes carry their bytes at this fraction.
+  double nvlink_share = 1;
 
   bool loaded() const { return !library.empty(); }
 };
