@@ -18,7 +18,15 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // Layernorm inputs, QKV and FC1 inputs and the two dropout masks are replicated across tensor
   // ranks unless sequence parallelism splits them.
   const double replicated = replicated_kept * E + 2 * d;
-  const double split = 12 * E / t;
+  // Split across tensor ranks (Korthikanti et al. 2022, arXiv 2205.05198, section 4.1: 24 sbh / t
+  // in 16 bits for a GPT layer): Q, K and V for the scores and their product (K and V repeated to
+  // every query head by the unfused core under grouped-query attention, kept at their own width by
+  // FlashAttention), the output projection's input, and the MLP's saved tensors: FC1's output and
+  // GeLU's (2 ffn), or the gate-and-up output and SwiGLU's (3 ffn).
+  const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : h;
+  const double f = static_cast<double>(m.ffn_hidden);
+  const double mlp_saved = m.mlp == Mlp::swiglu ? 3 * f : 2 * f;
+  const double split = E * (h + 2 * kv + h + mlp_saved) / (h * t);
   double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split);
   // FlashAttention keeps Q, K, V and O (among the s b h terms above) and, instead of the scores,
   // softmax output and dropout mask, the fp32 logsumexp of each query row and head that its

@@ -37,6 +37,11 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
     return {flash_attention_forward(b, heads, seq, head_dim, E)};
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
+  // Grouped-query attention: the unfused core repeats each key and value head for the query heads
+  // it serves before the batched products (megatron/core/transformer/dot_product_attention.py).
+  const double groups = static_cast<double>(m.query_groups()) / static_cast<double>(s.tp);
+  if (groups < heads)
+    k.push_back(Kernel::memory(2 * b * seq * head_dim * (groups + heads) * E));
   k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
   const double Es = form.softmax_fp32 ? 4.0 : E;
   if (Es != E)
@@ -54,11 +59,12 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
 namespace {
 
 // Bias, dropout and residual add after a row-parallel GEMM, on `act` elements.
-void add_epilogue(Kernels& k, double act, double E, const KernelForm& form) {
+void add_epilogue(Kernels& k, double act, double E, const KernelForm& form, bool bias) {
   if (form.fused_elementwise) {
     k.push_back(Kernel::memory(act * (3 * E + (form.dropout ? 1 : 0))));
   } else {
-    k.push_back(pass(act, 1, 1, E)); // bias
+    if (bias)
+      k.push_back(pass(act, 1, 1, E)); // bias
     if (form.dropout)
       k.push_back(Kernel::memory(act * (2 * E + 1))); // dropout with its one-byte mask
     k.push_back(pass(act, 2, 1, E)); // residual add
@@ -73,15 +79,19 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
   const double act = tokens * h;                         // one full activation tensor
   const double local = s.sequence_parallel ? act / tp : act; // what this rank's elementwise work covers
+  // Queries, keys and values: h + 2 kv_hidden wide (h + 2h without grouped-query attention).
+  const double qkv = (h + 2 * static_cast<double>(m.kv_hidden())) / tp;
   Kernels k;
-  k.push_back(pass(local, 1, 1, E));                  // layernorm 1
-  k.push_back(Kernel::gemm(tokens, 3 * h / tp, h));   // QKV projection (column parallel)
-  k.push_back(pass(act / tp, 3, 3, E));               // split heads: q, k, v to [b, a, s, d]
+  k.push_back(pass(local, 1, 1, E));                  // layernorm (or RMSNorm) 1
+  k.push_back(Kernel::gemm(tokens, qkv, h));          // QKV projection (column parallel)
+  k.push_back(pass(tokens * qkv, 1, 1, E));           // split heads: q, k, v to [b, a, s, d]
+  if (m.position == Position::rope) // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
+    k.push_back(pass(tokens * (h + static_cast<double>(m.kv_hidden())) / tp, 1, 1, E));
   Kernels core = attention_core_forward(m, s, form);
   k.insert(k.end(), core.begin(), core.end());
   k.push_back(pass(act / tp, 1, 1, E));               // merge heads
   k.push_back(Kernel::gemm(tokens, h, h / tp));       // output projection (row parallel)
-  add_epilogue(k, local, E, form);
+  add_epilogue(k, local, E, form, m.bias);
   return k;
 }
 
@@ -93,11 +103,18 @@ Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& 
   const double act = tokens * h;
   const double local = s.sequence_parallel ? act / tp : act;
   Kernels k;
-  k.push_back(pass(local, 1, 1, E));            // layernorm 2
-  k.push_back(Kernel::gemm(tokens, ffn, h));    // FC1 (column parallel)
-  k.push_back(pass(tokens * ffn, 1, 1, E));     // bias + GeLU
-  k.push_back(Kernel::gemm(tokens, h, ffn));    // FC2 (row parallel)
-  add_epilogue(k, local, E, form);
+  k.push_back(pass(local, 1, 1, E)); // layernorm (or RMSNorm) 2
+  if (m.mlp == Mlp::swiglu) {
+    // Gate and up projections as one GEMM, then SiLU(gate) * up (megatron/core/transformer/mlp.py,
+    // gated_linear_unit; bias_swiglu_impl fuses a bias in when there is one).
+    k.push_back(Kernel::gemm(tokens, 2 * ffn, h)); // FC1: gate and up (column parallel)
+    k.push_back(pass(tokens * ffn, 2, 1, E));      // SwiGLU
+  } else {
+    k.push_back(Kernel::gemm(tokens, ffn, h)); // FC1 (column parallel)
+    k.push_back(pass(tokens * ffn, 1, 1, E));  // bias + GeLU
+  }
+  k.push_back(Kernel::gemm(tokens, h, ffn)); // FC2 (row parallel)
+  add_epilogue(k, local, E, form, m.bias);
   return k;
 }
 
@@ -131,7 +148,9 @@ Kernels backward_of(const Kernels& forward) {
 Kernels embedding_forward(const ModelSpec& m, const Shard& s) {
   const double E = element_bytes(s.precision);
   const double act = static_cast<double>(s.micro_batch * m.seq_len * m.hidden);
-  // Token and position lookups, their sum, and embedding dropout.
+  // Token and position lookups, their sum, and embedding dropout; rotary positions have no table.
+  if (m.position == Position::rope)
+    return {pass(act, 0, 1, E), Kernel::memory(act * (2 * E + 1))};
   return {pass(act, 0, 1, E), pass(act, 0, 1, E), pass(act, 2, 1, E), Kernel::memory(act * (2 * E + 1))};
 }
 
@@ -154,16 +173,27 @@ Kernels head_forward(const ModelSpec& m, const Shard& s) {
   return k;
 }
 
+namespace {
+double norm_parameters(const ModelSpec& m) {
+  return static_cast<double>(m.hidden) * (m.norm == Norm::layernorm ? 2 : 1); // scale (and bias)
+}
+} // namespace
+
 double layer_parameters(const ModelSpec& m, int64_t tp) {
   const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-  const double t = static_cast<double>(tp);
-  // QKV and projection weights and biases, two MLP matrices and biases, two layernorms.
-  return (4 * h * h + 3 * h + 2 * h * f + f) / t + h + h + 4 * h;
+  const double t = static_cast<double>(tp), qkv = h + 2 * static_cast<double>(m.kv_hidden());
+  const double up = m.mlp == Mlp::swiglu ? 2 * f : f; // FC1's output width
+  // Column-parallel weights and biases split over tp (QKV, FC1), row-parallel weights split and
+  // their biases whole (projection, FC2), two norms whole.
+  const double split = qkv * h + h * h + up * h + f * h + (m.bias ? qkv + up : 0);
+  const double whole = (m.bias ? 2 * h : 0) + 2 * norm_parameters(m);
+  return split / t + whole;
 }
 
 double embedding_parameters(const ModelSpec& m, int64_t tp) {
   const double h = static_cast<double>(m.hidden);
-  return static_cast<double>(m.vocab) * h / static_cast<double>(tp) + static_cast<double>(m.seq_len) * h;
+  const double positions = m.position == Position::learned ? static_cast<double>(m.seq_len) * h : 0;
+  return static_cast<double>(m.vocab) * h / static_cast<double>(tp) + positions;
 }
 
 double head_parameters(const ModelSpec& m, int64_t tp) {
@@ -171,8 +201,9 @@ double head_parameters(const ModelSpec& m, int64_t tp) {
   // The LM head's final layernorm, and its own projection and bias (vocabulary-parallel) unless it
   // is tied to the word embedding; the classifier has a pooler and a projection.
   if (m.head == Head::lm)
-    return 2 * h + (m.tie_embeddings ? 0.0 : static_cast<double>(m.vocab) * (h + 1) / static_cast<double>(tp));
-  return 2 * h + h * h + h + 2 * h + 2;
+    return norm_parameters(m) +
+           (m.tie_embeddings ? 0.0 : static_cast<double>(m.vocab) * (h + (m.bias ? 1 : 0)) / static_cast<double>(tp));
+  return norm_parameters(m) + h * h + h + 2 * h + 2;
 }
 
 double total_parameters(const ModelSpec& m) {
@@ -191,10 +222,14 @@ double model_flops_per_step(const Workload& w) {
   const KernelForm form;
   const Kernels layer = transformer_forward(w.model, whole, form);
   const Kernels head = head_forward(w.model, whole);
+  // The causal mask leaves half of Q K^T and of P V useful: counted half, as Megatron-LM counts
+  // them (megatron/training/training.py, num_floating_point_operations: "causal mask (only half
+  // of the mask is non-zero)"); Narayanan et al. 2021's formula counted them whole.
+  const double core = sum_flops(attention_core_forward(w.model, whole, form));
   // Forward plus backward (twice the forward GEMM FLOPs). FlashAttention's backward recomputes
   // Q K^T (2.5x its forward's matmuls, not 2x): that recompute is not model FLOPs, so its model
   // FLOPs equal standard attention's.
-  return 3 * (static_cast<double>(w.model.layers) * sum_flops(layer) + sum_flops(head));
+  return 3 * (static_cast<double>(w.model.layers) * (sum_flops(layer) - core / 2) + sum_flops(head));
 }
 
 } // namespace simgpt

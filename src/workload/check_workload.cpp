@@ -124,6 +124,10 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(m.ffn_hidden, at("model.ffn_hidden"), 1, &kMaxFfnHidden);
   check_enum(m.head, Head::classifier, at("model.head"));
   check_enum(m.attention, Attention::flash, at("model.attention"));
+  check_int(m.kv_heads, at("model.kv_heads"), 0);
+  check_enum(m.mlp, Mlp::swiglu, at("model.mlp"));
+  check_enum(m.norm, Norm::rmsnorm, at("model.norm"));
+  check_enum(m.position, Position::rope, at("model.position"));
   check_int(t.global_batch, at("training.global_batch"), 1);
   check_int(t.micro_batch, at("training.micro_batch"), 1);
   check_enum(t.precision, Precision::bf16, at("training.precision"));
@@ -202,6 +206,13 @@ void check_consistency(const Workload& w, const std::string& f) {
                                  w.micro_batches(), p.pp));
   if (m.heads % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide heads {}", p.tp, m.heads));
+  if (m.heads % m.query_groups() != 0)
+    throw InputError(f + ": model.kv_heads", fmt::format("{} key-value heads do not divide the {} heads (each serves "
+                                                         "heads / kv_heads query heads)", m.query_groups(), m.heads));
+  // megatron/core/transformer/attention.py: num_query_groups_per_partition = divide(num_query_groups, tp).
+  if (m.query_groups() % p.tp != 0)
+    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide kv_heads {} (each tensor-parallel "
+                                                         "rank holds whole key-value heads)", p.tp, m.query_groups()));
   if (m.ffn_hidden % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide ffn_hidden {}", p.tp, m.ffn_hidden));
   // FlashAttention's kernels take fp16 and bf16 only (Dao et al. 2022; Dao 2023).

@@ -76,7 +76,7 @@ TEST_CASE("network.bandwidth caps what leaves a node, not what stays in it") {
   CHECK(transfer_s(0, 2, bytes, capped) == Approx(bytes / (1e9 / 8) + 50e-6).epsilon(1e-6));
 }
 
-TEST_CASE("under NCCL, what crosses NVLink moves at NCCL's part of the link's rate; a NIC's flows do not") {
+TEST_CASE("under NCCL, what crosses NVLink moves at NCCL's part of the link's rate, a NIC's flows do not") {
   const double bytes = 64e6;
   // nccl-2.18.3.yaml: 20 of each NVLink's 25 GB/s. The route's 1 us latency is paid either way.
   CHECK(transfer_s(0, 1, bytes, {}, true) - 1e-6 == Approx((transfer_s(0, 1, bytes, {}) - 1e-6) * 25 / 20).epsilon(1e-6));

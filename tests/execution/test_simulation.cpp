@@ -40,7 +40,7 @@ TEST_CASE("1F1B keeps pp - stage micro-batches in flight at its peak, GPipe all 
   CHECK(stage_activations(g, 7) == Approx(32 * stage_activations(r, 7)));
 }
 
-TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp; ZeRO-1 only the optimizer state") {
+TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp, ZeRO-1 only the optimizer state") {
   const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "8"}, {"training.optimizer", "adam"},
                        {"parallelism.schedule", "1f1b"}, {"training.global_batch", "8"}};
   auto plain = run("p3_16xlarge.xml", base);

@@ -24,17 +24,18 @@ GpuSpec test_gpu(Precision p, double peak) {
 }
 } // namespace
 
-TEST_CASE("model FLOPs per step match Narayanan et al. 2021 without recompute") {
-  // 72 B s l h^2 (1 + s/(6h) + V/(12 l h))
+TEST_CASE("model FLOPs per step match Narayanan et al. 2021 without recompute, the causal half of attention counted") {
+  // 72 B s l h^2 (1 + s/(6h) + V/(12 l h)), whose s/(6h) counts Q K^T and P V whole; Megatron-LM
+  // now counts the causal half of them: s/(12h).
   for (auto w : {gpt(24, 2048, 16, 2048, 50257, 64), gpt(32, 4096, 32, 1024, 51200, 1024), gpt(4, 512, 8, 128, 1000, 3)}) {
     const double B = w.training.global_batch, s = w.model.seq_len, l = w.model.layers, h = w.model.hidden,
                  V = w.model.vocab;
-    const double formula = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+    const double formula = 72 * B * s * l * h * h * (1 + s / (12 * h) + V / (12 * l * h));
     CHECK(model_flops_per_step(w) == Approx(formula).epsilon(1e-9));
   }
 }
 
-TEST_CASE("backward GEMMs cost twice the forward FLOPs; tensor parallelism divides them") {
+TEST_CASE("backward GEMMs cost twice the forward FLOPs, tensor parallelism divides them") {
   Workload w = gpt(1, 1024, 16, 512, 1000, 1);
   Kernels f1 = transformer_forward(w.model, {1, 1, Precision::fp16}, {});
   Kernels f4 = transformer_forward(w.model, {1, 4, Precision::fp16}, {});
@@ -134,4 +135,61 @@ TEST_CASE("a FlashAttention kernel runs at the GEMM efficiency of its query tile
   const double standard = cost.seconds(attention_core_forward(m, shard, {}));
   m.attention = Attention::flash;
   CHECK(cost.seconds(attention_core_forward(m, shard, {})) < standard);
+}
+
+namespace {
+
+// megatron/training/training.py (NVIDIA/Megatron-LM d98e8a6, 2026-08), num_floating_point_operations
+// for a dense GPT without MoE, MTP or linear attention, written out for these arguments:
+//   tokens * (3*2*h*ffn*(3 if swiglu else 2)*layers + 3*2*(h*(q + 2 kv) + q*h)*layers + 3*2*h*V)
+//   + batch * s^2 * 3*2*q/2*2*layers, with q = kv_channels * heads, kv = kv_channels * groups.
+double megatron_flops(double batch, double s, double layers, double h, double heads, double groups, double ffn,
+                      double vocab, bool swiglu) {
+  const double kv_channels = h / heads, q = kv_channels * heads, kv = kv_channels * groups;
+  const double tokens = batch * s;
+  const double mlp = 3 * 2 * h * ffn * (swiglu ? 3 : 2) * layers;
+  const double attention = 3 * 2 * (h * (q + 2 * kv) + q * h) * layers;
+  const double logits = 3 * 2 * h * vocab;
+  const double core = 3 * 2 * q / 2 * 2 * layers;
+  return tokens * (mlp + attention + logits) + batch * s * s * core;
+}
+
+// A Llama-3 of Meta's published shape (Llama 3 Herd of Models, arXiv 2407.21783, Table 3; the
+// released config.json files): grouped-query attention with 8 key-value heads, SwiGLU, RMSNorm,
+// rotary positions, no linear biases, untied embeddings, vocabulary 128256.
+Workload llama3(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int64_t seq, int64_t batch) {
+  Workload w;
+  w.model = {layers, hidden, heads, seq, 128256, ffn, Head::lm};
+  w.model.kv_heads = 8;
+  w.model.mlp = Mlp::swiglu;
+  w.model.norm = Norm::rmsnorm;
+  w.model.position = Position::rope;
+  w.model.bias = false;
+  w.model.tie_embeddings = false;
+  w.training.global_batch = batch;
+  return w;
+}
+
+} // namespace
+
+TEST_CASE("Llama-3 8B, 70B and 405B FLOPs per step equal Megatron-LM's count") {
+  for (const Workload& w : {llama3(32, 4096, 32, 14336, 8192, 128), llama3(80, 8192, 64, 28672, 8192, 64),
+                            llama3(126, 16384, 128, 53248, 8192, 16)}) {
+    const auto& m = w.model;
+    const double expected = megatron_flops(static_cast<double>(w.training.global_batch), m.seq_len, m.layers, m.hidden,
+                                           m.heads, m.kv_heads, m.ffn_hidden, m.vocab, true);
+    CHECK(model_flops_per_step(w) == Approx(expected).epsilon(1e-3));
+    // And GPT-3's multi-head GeLU layers by the same count.
+  }
+  const Workload g = gpt(24, 2048, 16, 2048, 50257, 64);
+  CHECK(model_flops_per_step(g) == Approx(megatron_flops(64, 2048, 24, 2048, 16, 16, 8192, 50257, false)).epsilon(1e-3));
+}
+
+TEST_CASE("grouped-query attention, SwiGLU, RMSNorm, rotary positions and no biases change the parameter count as Llama's") {
+  // Llama-3 8B: 8,030,261,248 parameters (the released checkpoint's count, untied embeddings).
+  const Workload w = llama3(32, 4096, 32, 14336, 8192, 1);
+  CHECK(total_parameters(w.model) == Approx(8030261248.0).epsilon(1e-9));
+  // Tensor parallelism splits every matrix but not the norms.
+  const double h = 4096;
+  CHECK(layer_parameters(w.model, 8) == Approx((layer_parameters(w.model, 1) - 2 * h) / 8 + 2 * h));
 }

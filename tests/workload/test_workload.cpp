@@ -167,3 +167,27 @@ TEST_CASE("messages echo a value cut to 80 characters, control characters escape
   CHECK(echo(std::string("\xc3\xa9", 2) + std::string(79, 'y') + "\xc3\xa9") ==
         std::string("\xc3\xa9", 2) + std::string(78, 'y') + "...");
 }
+
+TEST_CASE("a Llama layer is written with kv_heads, mlp, norm, position and bias, GPT layers by default") {
+  const Workload gpt = parse_workload(kBase, "w.yaml");
+  CHECK(gpt.model.query_groups() == 16);
+  CHECK(gpt.model.mlp == Mlp::gelu);
+  CHECK(gpt.model.norm == Norm::layernorm);
+  CHECK(gpt.model.position == Position::learned);
+  CHECK(gpt.model.bias);
+  const Workload llama = parse_workload(kBase, "w.yaml",
+                                        {{"model.kv_heads", "4"}, {"model.mlp", "swiglu"}, {"model.norm", "rmsnorm"},
+                                         {"model.position", "rope"}, {"model.bias", "false"}});
+  CHECK(llama.model.query_groups() == 4);
+  CHECK(llama.model.kv_hidden() == 4 * 128);
+  CHECK(llama.model.mlp == Mlp::swiglu);
+  CHECK(llama.model.norm == Norm::rmsnorm);
+  CHECK(llama.model.position == Position::rope);
+  CHECK_FALSE(llama.model.bias);
+  CHECK_THAT(error_of(kBase, {{"model.kv_heads", "5"}}),
+             Catch::Contains("w.yaml: model.kv_heads") && Catch::Contains("do not divide the 16 heads"));
+  CHECK_THAT(error_of(kBase, {{"model.kv_heads", "2"}, {"parallelism.tp", "4"}, {"parallelism.pp", "2"}}),
+             Catch::Contains("w.yaml: parallelism.tp") && Catch::Contains("does not divide kv_heads 2"));
+  CHECK_THAT(error_of(kBase, {{"model.mlp", "relu"}}), Catch::Contains("model.mlp") && Catch::Contains("gelu"));
+  CHECK_THAT(error_of(kBase, {{"model.kv_heads", "0"}}), Catch::Contains("model.kv_heads"));
+}

@@ -44,6 +44,25 @@ inline constexpr EnumName<Attention> kAttentionNames[] = {{Attention::standard, 
                                                          {Attention::flash, "flash"}};
 constexpr std::span<const EnumName<Attention>> enum_names(Attention) { return kAttentionNames; }
 
+// The MLP's activation: `gelu`, two projections (h -> ffn -> h); `swiglu`, a gated linear unit
+// with a SiLU gate (Shazeer 2020, arXiv 2002.05202; Llama): a fused gate-and-up projection
+// h -> 2 ffn, SiLU(gate) * up, then ffn -> h (Megatron-LM --swiglu).
+enum class Mlp { gelu, swiglu };
+inline constexpr EnumName<Mlp> kMlpNames[] = {{Mlp::gelu, "gelu"}, {Mlp::swiglu, "swiglu"}};
+constexpr std::span<const EnumName<Mlp>> enum_names(Mlp) { return kMlpNames; }
+
+// The normalisation before each block and at the end: LayerNorm (a scale and a bias per
+// channel) or RMSNorm (a scale only; Zhang and Sennrich 2019, arXiv 1910.07467; Llama).
+enum class Norm { layernorm, rmsnorm };
+inline constexpr EnumName<Norm> kNormNames[] = {{Norm::layernorm, "layernorm"}, {Norm::rmsnorm, "rmsnorm"}};
+constexpr std::span<const EnumName<Norm>> enum_names(Norm) { return kNormNames; }
+
+// Positions: a learned table added to the token embedding (GPT-2/3), or rotary embeddings applied
+// to queries and keys in every layer (RoPE, Su et al. 2021, arXiv 2104.09864; Llama), no table.
+enum class Position { learned, rope };
+inline constexpr EnumName<Position> kPositionNames[] = {{Position::learned, "learned"}, {Position::rope, "rope"}};
+constexpr std::span<const EnumName<Position>> enum_names(Position) { return kPositionNames; }
+
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 inline constexpr EnumName<Schedule> kScheduleNames[] = {
     {Schedule::gpipe, "gpipe"}, {Schedule::one_f_one_b, "1f1b"}, {Schedule::interleaved, "interleaved"}};
@@ -72,10 +91,21 @@ struct ModelSpec {
   int64_t heads = 0;
   int64_t seq_len = 0;
   int64_t vocab = 0;
-  int64_t ffn_hidden = 0; // 4 * hidden unless given
+  int64_t ffn_hidden = 0; // 4 * hidden unless given; with swiglu, the gated unit's width
   Head head = Head::lm;
   bool tie_embeddings = true; // the LM head reuses the word embedding (Megatron, GPT-2); false: its own weights
   Attention attention = Attention::standard;
+  Mlp mlp = Mlp::gelu;
+  Norm norm = Norm::layernorm;
+  Position position = Position::learned;
+  bool bias = true; // the linear layers' biases (Megatron's --disable-bias-linear: false, as Llama)
+  // Key and value heads (grouped-query attention, Ainslie et al. 2023, arXiv 2305.13245; Megatron's
+  // --num-query-groups): each serves heads / kv_heads query heads. 0: as many as heads (multi-head).
+  int64_t kv_heads = 0;
+
+  int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
+  int64_t head_dim() const { return hidden / heads; }
+  int64_t kv_hidden() const { return query_groups() * head_dim(); } // width of K (and of V)
 };
 
 struct TrainingSpec {
