@@ -1,5 +1,7 @@
 #include "model/model.hpp"
 
+#include <cmath>
+
 namespace simgpt {
 
 double element_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
@@ -16,10 +18,18 @@ Kernel pass(double elements, double reads, double writes, double bytes_per_eleme
 // the scale, causal mask, softmax and dropout (its mask regenerated from the RNG state) touch no
 // HBM. Its two matmuls are the standard core's Q K^T and P V FLOPs; it reads Q, K, V and writes O
 // (O(b s h), not O(b a s^2)) and the fp32 logsumexp of each query row its backward needs.
-Kernel flash_attention_forward(double b, double heads, double seq, double head_dim, double E) {
-  const double qkvo = 4 * b * heads * seq * head_dim * E;
+//
+// Under a causal mask FlashAttention-2 skips the key blocks wholly above the diagonal (Dao 2023,
+// section 3.1.1, "Causal masking": about half the blocks for long sequences, its 1.7-1.8x): of the
+// nb x nb tiles of 128 queries by 128 keys (its forward's block sizes on A100 and H100, section
+// 3.3), nb (nb + 1) / 2 run. Key and value heads are read at their own number (grouped-query).
+Kernel flash_attention_forward(double b, double heads, double groups, double seq, double head_dim, double E,
+                               bool causal) {
+  const double qkvo = 2 * b * (heads + groups) * seq * head_dim * E;
   const double logsumexp = 4 * b * heads * seq;
-  return Kernel::attention(seq, seq, head_dim, b * heads, 2, qkvo + logsumexp);
+  const double blocks = std::ceil(seq / 128);
+  const double run = causal ? (blocks + 1) / (2 * blocks) : 1;
+  return Kernel::attention(seq, seq, head_dim, b * heads, 2 * run, qkvo + logsumexp);
 }
 
 } // namespace
@@ -33,13 +43,13 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double b = static_cast<double>(s.micro_batch), seq = static_cast<double>(m.seq_len);
   const double heads = static_cast<double>(m.heads) / static_cast<double>(s.tp);
   const double head_dim = static_cast<double>(m.hidden) / static_cast<double>(m.heads);
+  const double groups = static_cast<double>(m.query_groups()) / static_cast<double>(s.tp);
   if (m.attention == Attention::flash)
-    return {flash_attention_forward(b, heads, seq, head_dim, E)};
+    return {flash_attention_forward(b, heads, groups, seq, head_dim, E, m.causal)};
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
   // Grouped-query attention: the unfused core repeats each key and value head for the query heads
   // it serves before the batched products (megatron/core/transformer/dot_product_attention.py).
-  const double groups = static_cast<double>(m.query_groups()) / static_cast<double>(s.tp);
   if (groups < heads)
     k.push_back(Kernel::memory(2 * b * seq * head_dim * (groups + heads) * E));
   k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
@@ -220,15 +230,17 @@ double sum_flops(const Kernels& ks) {
 double model_flops_per_step(const Workload& w) {
   const Shard whole{w.training.global_batch, 1, w.training.precision};
   const KernelForm form;
-  const Kernels layer = transformer_forward(w.model, whole, form);
-  const Kernels head = head_forward(w.model, whole);
-  // The causal mask leaves half of Q K^T and of P V useful: counted half, as Megatron-LM counts
+  // Counted on the standard core whatever runs it: FlashAttention's backward recomputes Q K^T
+  // (2.5x its forward's matmuls, not 2x) and its causal kernel skips tiles, neither model FLOPs.
+  ModelSpec counted = w.model;
+  counted.attention = Attention::standard;
+  const Kernels layer = transformer_forward(counted, whole, form);
+  const Kernels head = head_forward(counted, whole);
+  // A causal mask leaves half of Q K^T and of P V useful: counted half, as Megatron-LM counts
   // them (megatron/training/training.py, num_floating_point_operations: "causal mask (only half
   // of the mask is non-zero)"); Narayanan et al. 2021's formula counted them whole.
-  const double core = sum_flops(attention_core_forward(w.model, whole, form));
-  // Forward plus backward (twice the forward GEMM FLOPs). FlashAttention's backward recomputes
-  // Q K^T (2.5x its forward's matmuls, not 2x): that recompute is not model FLOPs, so its model
-  // FLOPs equal standard attention's.
+  const double core = w.model.causal ? sum_flops(attention_core_forward(counted, whole, form)) : 0;
+  // Forward plus backward (twice the forward GEMM FLOPs).
   return 3 * (static_cast<double>(w.model.layers) * (sum_flops(layer) - core / 2) + sum_flops(head));
 }
 

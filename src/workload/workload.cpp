@@ -124,6 +124,7 @@ const std::map<std::string, Section>& schema() {
         {"norm", [](auto& n, Workload& w, auto& at) { w.model.norm = read_enum<Norm>(n, at); }},
         {"position", [](auto& n, Workload& w, auto& at) { w.model.position = read_enum<Position>(n, at); }},
         {"bias", [](auto& n, Workload& w, auto& at) { w.model.bias = read_bool(n, at); }},
+        {"causal", [](auto& n, Workload& w, auto& at) { w.model.causal = read_bool(n, at); }},
         {"head", [](auto& n, Workload& w, auto& at) { w.model.head = read_enum<Head>(n, at); }}}},
       {"training",
        {{"global_batch", [](auto& n, Workload& w, auto& at) { w.training.global_batch = read_int(n, at, 1); }},

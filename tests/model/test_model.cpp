@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using namespace simgpt;
 
 namespace {
@@ -108,15 +110,21 @@ TEST_CASE("FlashAttention runs the same matmul FLOPs in one kernel and recompute
     const Kernels flash_core = attention_core_forward(flash.model, shard, {});
     REQUIRE(flash_core.size() == 1);
     CHECK(flash_core[0].kind == Kernel::Kind::attention);
-    CHECK(sum_flops(flash_core) == Approx(sum_flops(standard_core)));
+    // Causal: of nb x nb tiles of 128 x 128, the nb (nb + 1) / 2 on and below the diagonal run.
+    const double s = static_cast<double>(w.model.seq_len), blocks = std::ceil(s / 128);
+    CHECK(sum_flops(flash_core) == Approx(sum_flops(standard_core) * (blocks + 1) / (2 * blocks)));
+    Workload bidirectional = flash;
+    bidirectional.model.causal = false;
+    CHECK(sum_flops(attention_core_forward(bidirectional.model, shard, {})) == Approx(sum_flops(standard_core)));
     // HBM traffic: Q, K, V, O in fp16 and an fp32 logsumexp per query row and head, O(b s h).
-    const double b = 2, heads = static_cast<double>(w.model.heads) / 2, s = static_cast<double>(w.model.seq_len);
+    const double b = 2, heads = static_cast<double>(w.model.heads) / 2;
     const double d = static_cast<double>(w.model.hidden / w.model.heads);
     CHECK(flash_core[0].bytes == Approx(4 * b * heads * s * d * 2 + 4 * b * heads * s));
     // Backward: five matmuls for the forward's two.
     CHECK(sum_flops(backward_of(flash_core)) == Approx(2.5 * sum_flops(flash_core)));
     CHECK(sum_flops(backward_of(attention_block_forward(flash.model, shard, {}))) ==
-          Approx(sum_flops(backward_of(attention_block_forward(w.model, shard, {}))) + 0.5 * sum_flops(flash_core)));
+          Approx(sum_flops(backward_of(attention_block_forward(w.model, shard, {}))) - 2 * sum_flops(standard_core) +
+                 2.5 * sum_flops(flash_core)));
   }
 }
 

@@ -184,6 +184,8 @@ TEST_CASE("a Llama layer is written with kv_heads, mlp, norm, position and bias,
   CHECK(llama.model.norm == Norm::rmsnorm);
   CHECK(llama.model.position == Position::rope);
   CHECK_FALSE(llama.model.bias);
+  CHECK(llama.model.causal);
+  CHECK_FALSE(parse_workload(kBase, "w.yaml", {{"model.causal", "false"}}).model.causal);
   CHECK_THAT(error_of(kBase, {{"model.kv_heads", "5"}}),
              Catch::Contains("w.yaml: model.kv_heads") && Catch::Contains("do not divide the 16 heads"));
   CHECK_THAT(error_of(kBase, {{"model.kv_heads", "2"}, {"parallelism.tp", "4"}, {"parallelism.pp", "2"}}),

@@ -99,6 +99,7 @@ struct ModelSpec {
   Norm norm = Norm::layernorm;
   Position position = Position::learned;
   bool bias = true; // the linear layers' biases (Megatron's --disable-bias-linear: false, as Llama)
+  bool causal = true; // each token attends to those before it (a decoder); false: to all (BERT's encoder)
   // Key and value heads (grouped-query attention, Ainslie et al. 2023, arXiv 2305.13245; Megatron's
   // --num-query-groups): each serves heads / kv_heads query heads. 0: as many as heads (multi-head).
   int64_t kv_heads = 0;
