@@ -137,13 +137,16 @@ TEST_CASE("the p3 presets keep the numbers of simgpt's first platforms") {
 
 TEST_CASE("every preset names its source and generates a platform") {
   for (const char* name : {"p3.2xlarge", "p3.16xlarge", "p4d.24xlarge", "p5.48xlarge", "dgx-a100", "dgx-h100",
-                           "v100-nvswitch-16"}) {
+                           "dgx-h200", "dgx-b200", "gb200-nvl72", "nd-a100-v4", "v100-nvswitch-16"}) {
     const PlatformSpec s = preset(name, 2);
     CHECK(s.preset == name);
     CHECK_NOTHROW(platform_xml(s, catalog()));
   }
   CHECK(preset("p4d.24xlarge", 1).nics_per_node == 4);
   CHECK(preset("v100-nvswitch-16", 1).gpus_per_node == 16);
+  // A GB200 NVL72 rack is one NVLink domain of 72 GPUs, each with its own NIC.
+  CHECK(preset("gb200-nvl72", 1).gpus_per_node == 72);
+  CHECK(preset("gb200-nvl72", 1).nics_per_node == 72);
   CHECK_THROWS_WITH(load_platform_preset(presets(), "p9"), Catch::Contains("unknown preset 'p9'") &&
                                                                  Catch::Contains("dgx-h100"));
 }
