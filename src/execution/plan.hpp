@@ -46,6 +46,7 @@ struct ExecutionPlan {
   bool sequence_parallel = false;
   int zero = 0;
   int zero3_prefetch_layers = 1; // ZeRO-3: units whose gathers run ahead of the compute (0: blocking)
+  double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 
   RankOrder order = RankOrder::tp_dp_pp;

@@ -125,7 +125,7 @@ private:
       gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes * plan_.grad_factor);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
       gathers_.use_weights(plan_.layer.param_bytes);
@@ -145,7 +145,7 @@ private:
       gathers_.use_weights(c.embedding_bytes);
       run_all(pass, c.embedding_backward, slot);
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes * plan_.grad_factor);
     }
   }
 

@@ -204,9 +204,10 @@ const YamlSection<MemoryProfile> kMemorySection = {
      number_field("update_copy", &MemoryProfile::update_copy, 0, 2),
      flag_field("persistent_gradients", &MemoryProfile::persistent_gradients),
      number_field("pool_fraction", &MemoryProfile::pool_fraction, 0.05, 1),
-     flag_field("checkpoint_stages", &MemoryProfile::checkpoint_stages)},
+     flag_field("checkpoint_stages", &MemoryProfile::checkpoint_stages),
+     flag_field("fp32_grads_with_bf16", &MemoryProfile::fp32_grads_with_bf16)},
     {"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-     "persistent_gradients", "pool_fraction", "checkpoint_stages"}};
+     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16"}};
 
 const YamlSection<Profile> kCalibrationSection = {
     {{"fitted", [](const YamlReader& c, const char* key, Profile& p) { p.fitted = text_list(c, key); }},

@@ -42,12 +42,13 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   return bytes;
 }
 
-StateBytes state_bytes_per_parameter(const TrainingSpec& t) {
+StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16) {
   const bool mixed = t.precision != Precision::fp32;
   const double E = element_bytes(t.precision);
   const double master = mixed ? 4 : 0;
   const double moments = t.optimizer == Optimizer::adam ? 8 : t.optimizer == Optimizer::sgd_momentum ? 4 : 0;
-  return {E, E, master + moments};
+  const double gradients = fp32_grads_with_bf16 && t.precision == Precision::bf16 ? 4 : E;
+  return {E, gradients, master + moments};
 }
 
 } // namespace simgpt

@@ -86,6 +86,17 @@ TEST_CASE("mixed-precision Adam keeps 16 bytes per parameter") {
   CHECK(b.optimizer == 8); // fp32 master weight and momentum
 }
 
+TEST_CASE("under bf16, fp32 gradients (Megatron-LM's) take 4 bytes a parameter, under fp16 2") {
+  TrainingSpec t;
+  t.precision = Precision::bf16;
+  t.optimizer = Optimizer::adam;
+  CHECK(state_bytes_per_parameter(t, true).gradients == 4);
+  CHECK(state_bytes_per_parameter(t, false).gradients == 2);
+  CHECK(state_bytes_per_parameter(t, true).weights + state_bytes_per_parameter(t, true).optimizer == 14);
+  t.precision = Precision::fp16;
+  CHECK(state_bytes_per_parameter(t, true).gradients == 2);
+}
+
 TEST_CASE("FlashAttention keeps the softmax's logsumexp instead of the a s^2 b term") {
   // s = h = 2048, a = 16, b = 1, fp16 with dropout: standard s b h (34 + 5 a s / h) = 4194304 * 114.
   ModelSpec m = gpt(2048, 16, 2048);

@@ -30,6 +30,8 @@ struct MemoryProfile {
   bool persistent_gradients = true; // a gradient buffer lives through the whole step (PyTorch's .grad,
                                     // Megatron's contiguous buffer); false when gradients are values the
                                     // backward produces (JAX/XLA), kept whole only to accumulate micro-batches
+  bool fp32_grads_with_bf16 = false; // under bf16, gradients accumulate and are reduced in fp32 (4 bytes
+                                     // a parameter, in memory and on the wire): Megatron-LM's default
   double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
                                  // their gradient (8) for a fused cross-entropy; more when the softmax,
                                  // one-hot labels and products are materialised separately

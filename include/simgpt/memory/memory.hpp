@@ -52,6 +52,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
 struct StateBytes {
   double weights, gradients, optimizer;
 };
-StateBytes state_bytes_per_parameter(const TrainingSpec& t);
+// `fp32_grads_with_bf16`: under bf16 the gradients are fp32 (the profile's memory.fp32_grads_with_bf16).
+StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16 = false);
 
 } // namespace simgpt
