@@ -157,7 +157,8 @@ done <<'TABLE'
 3|--nodes.*65536 GPUs|platform --preset dgx-a100 --nodes 9000 -o "$tmp/p.xml"
 2|network.bandwidth.*too small|"${W[@]}" --set network.bandwidth=1e-300bps
 2|network.bandwidth.*too small|"${W[@]}" --set network.bandwidth=0Gbps
-2|network.delay.*at most 1h|"${W[@]}" --set network.delay=3601
+2|network.delay.*at most 1h|"${W[@]}" --set network.delay=3601s
+2|network.delay.*has no unit|"${W[@]}" --set network.delay=10
 2|network.delay.*at most 1h|"${W[@]}" --set network.delay=61min
 2|model.layers: '010' has a leading zero|"${W[@]}" --set model.layers=010
 2|model.layers: '0x18' is not an integer|"${W[@]}" --set model.layers=0x18

@@ -34,10 +34,17 @@ std::pair<double, std::string_view> split_number(const std::string& text, const 
   return {value, std::string_view(ptr, static_cast<size_t>(end - ptr))};
 }
 
+// A bare number is refused but 0, the same in every unit: "delay 10" could be seconds (SI),
+// microseconds (tc's reading) or a forgotten unit, and a wrong guess is off by a factor of a million.
 template <size_t N>
 double parse_with_units(const std::string& text, const char* kind, const std::array<Unit, N>& units,
                         const char* valid) {
   auto [value, suffix] = split_number(text, kind);
+  if (suffix.empty()) {
+    if (value == 0)
+      return 0;
+    throw std::invalid_argument("'" + echo(text) + "' has no unit (use " + valid + "; only 0 may go without)");
+  }
   for (const Unit& unit : units)
     if (suffix == unit.suffix) {
       const double si = value * unit.scale;
@@ -51,14 +58,39 @@ double parse_with_units(const std::string& text, const char* kind, const std::ar
 
 } // namespace
 
+// SI's s, ms, us, ns and min, and tc's spellings of them (tc(8), "TIMES": s, sec, secs; ms, msec,
+// msecs; us, usec, usecs), since network.delay stands for `tc qdisc ... netem delay`.
 double parse_duration(const std::string& text) {
-  static constexpr std::array<Unit, 6> units{
-      {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"min", 60}}};
-  return parse_with_units(text, "duration", units, "a number with s, ms, us or ns, e.g. 10ms");
+  static constexpr std::array<Unit, 13> units{{{"s", 1},
+                                               {"sec", 1},
+                                               {"secs", 1},
+                                               {"ms", 1e-3},
+                                               {"msec", 1e-3},
+                                               {"msecs", 1e-3},
+                                               {"us", 1e-6},
+                                               {"usec", 1e-6},
+                                               {"usecs", 1e-6},
+                                               {"ns", 1e-9},
+                                               {"nsec", 1e-9},
+                                               {"nsecs", 1e-9},
+                                               {"min", 60}}};
+  return parse_with_units(text, "duration", units, "s, ms, us, ns or tc's sec, msec, usec, e.g. 10ms");
 }
 
+// Bits (bps with k, M, G, T) and bytes (Bps) per second, and tc's bit rates (tc(8), "RATES": bit,
+// kbit, mbit, gbit, tbit, and kibit ... tibit in powers of 1024). tc's byte rates, written kbps,
+// mbps, gbps, are not taken: kbps here is kilobits, as the SI spellings read.
 double parse_bandwidth(const std::string& text) {
-  static constexpr std::array<Unit, 10> units{{{"bps", 1.0 / 8},
+  static constexpr std::array<Unit, 19> units{{{"bit", 1.0 / 8},
+                                               {"kbit", 1e3 / 8},
+                                               {"mbit", 1e6 / 8},
+                                               {"gbit", 1e9 / 8},
+                                               {"tbit", 1e12 / 8},
+                                               {"kibit", 1024.0 / 8},
+                                               {"mibit", 1024.0 * 1024 / 8},
+                                               {"gibit", 1024.0 * 1024 * 1024 / 8},
+                                               {"tibit", 1024.0 * 1024 * 1024 * 1024 / 8},
+                                               {"bps", 1.0 / 8},
                                                {"kbps", 1e3 / 8},
                                                {"Mbps", 1e6 / 8},
                                                {"Gbps", 1e9 / 8},
@@ -68,19 +100,18 @@ double parse_bandwidth(const std::string& text) {
                                                {"MBps", 1e6},
                                                {"GBps", 1e9},
                                                {"TBps", 1e12}}};
-  return parse_with_units(text, "bandwidth", units, "a number with bps, Mbps, Gbps or MBps, GBps, e.g. 1Gbps");
+  return parse_with_units(text, "bandwidth", units, "bps, Mbps, Gbps, MBps, GBps or tc's mbit, gbit, e.g. 1Gbps");
 }
 
 double parse_bytes(const std::string& text) {
-  static constexpr std::array<Unit, 8> units{{{"", 1},
-                                              {"B", 1},
+  static constexpr std::array<Unit, 7> units{{{"B", 1},
                                               {"kB", 1e3},
                                               {"MB", 1e6},
                                               {"GB", 1e9},
                                               {"KiB", 1024.0},
                                               {"MiB", 1024.0 * 1024},
                                               {"GiB", 1024.0 * 1024 * 1024}}};
-  return parse_with_units(text, "size", units, "a number with B, MB, GB, MiB or GiB, e.g. 16GiB");
+  return parse_with_units(text, "size", units, "B, kB, MB, GB, KiB, MiB or GiB, e.g. 16GiB");
 }
 
 } // namespace simgpt

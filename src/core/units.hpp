@@ -11,11 +11,12 @@
 
 namespace simgpt {
 
-// Seconds from "10ms", "50us", "0.1s", "2" (seconds). Throws std::invalid_argument.
+// Each takes a number and its unit; a bare number is refused, but 0. Throws std::invalid_argument.
+// Seconds from "10ms", "50us", "0.1s", tc's "10msec".
 double parse_duration(const std::string& text);
-// Bytes per second from "1Gbps" (bits), "25GBps" (bytes), "10Mbps", "100kbps".
+// Bytes per second from "1Gbps" (bits), "25GBps" (bytes), "10Mbps", "100kbps", tc's "1gbit".
 double parse_bandwidth(const std::string& text);
-// Bytes from "16GiB", "16GB", "512MiB", "1024".
+// Bytes from "16GiB", "16GB", "512MiB", "1024B".
 double parse_bytes(const std::string& text);
 
 } // namespace simgpt
