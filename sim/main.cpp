@@ -53,6 +53,7 @@ int run_given(const simgpt::cli::Options& o, const CLI::App& app, const std::vec
 int main(int argc, char** argv) {
   CLI::App app{"simgpt: simulate distributed GPT training on a SimGrid cluster and predict its step time"};
   simgpt::cli::Options o;
+  app.set_version_flag("--version", "simgpt " SIMGPT_VERSION, "print simgpt's version and exit");
   simgpt::cli::declare_simulation(app, o);
   std::vector<CLI::App*> subcommands;
   for (const simgpt::cli::Command& command : simgpt::cli::commands()) {
@@ -66,6 +67,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // CLI11 echoes the offending argument whole: keep it to one bounded line.

@@ -121,4 +121,7 @@ expect_status 2 "--jobs 99999999999999999999" "expected a whole number" sweep --
 expect_status 2 "--top 0" "expected a whole number from 1" plan --top 0
 "$simgpt" validate --filter no-such-row --jobs 1000000 > "$tmp/out" 2> "$tmp/err"
 check "--jobs 1000000 runs, lowered to the cores, with a line saying so" grep -q "one per core" "$tmp/err"
+# --version: the project's version from CMakeLists.txt, on stdout, exit 0.
+version=$(sed -n 's/^project(simgpt VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+check "--version prints simgpt $version" [ "$("$simgpt" --version 2> /dev/null)" = "simgpt $version" ]
 exit $fail
