@@ -5,6 +5,7 @@
 #include "core/checked_int.hpp"
 #include "core/input_file.hpp"
 #include "core/yaml_read.hpp"
+#include "workload/key_suggestion.hpp"
 #include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
@@ -172,6 +173,59 @@ std::string valid_names(const auto& map) {
   return names;
 }
 
+// " (did you mean X?)" when an unknown "section.key" resembles a valid one, else "".
+std::string did_you_mean(const std::string& dotted) {
+  static const std::vector<std::string> valid = [] {
+    std::vector<std::string> keys;
+    for (const auto& [section, readers] : schema())
+      for (const auto& entry : readers)
+        keys.push_back(section + "." + entry.first);
+    return keys;
+  }();
+  const std::optional<std::string> key = suggest_key(dotted, valid);
+  return key ? fmt::format(" (did you mean {}?)", *key) : "";
+}
+
+// Every unknown section and key of the document at once, each with the key it most likely means:
+// one run names them all. One alone keeps the list of what its section takes.
+void check_known_keys(const YAML::Node& root, const std::string& source) {
+  std::vector<std::string> unknown;
+  std::string single_at, single_message;
+  for (const auto& entry : root) {
+    const std::string section = entry.first.as<std::string>();
+    if (section == "framework" || section == "framework_options")
+      continue;
+    auto sec = schema().find(section);
+    if (sec == schema().end()) {
+      unknown.push_back(echo(section) + did_you_mean(section));
+      single_at = source + ": " + echo(section);
+      single_message = fmt::format("unknown section{} (expected one of: framework, framework_options, {})",
+                                   did_you_mean(section), valid_names(schema()));
+      continue;
+    }
+    if (!entry.second.IsMap())
+      continue; // the reader says what is wrong with it
+    for (const auto& item : entry.second) {
+      const std::string name = item.first.as<std::string>();
+      if (sec->second.contains(name))
+        continue;
+      const std::string dotted = section + "." + name;
+      unknown.push_back(echo(dotted) + did_you_mean(dotted));
+      single_at = source + ": " + echo(dotted);
+      single_message = fmt::format("unknown key{} (valid keys of {}: {})", did_you_mean(dotted), section,
+                                   valid_names(sec->second));
+    }
+  }
+  if (unknown.size() == 1)
+    throw InputError(single_at, single_message);
+  if (!unknown.empty()) {
+    std::string list;
+    for (const std::string& u : unknown)
+      list += (list.empty() ? "" : ", ") + u;
+    throw InputError(source, fmt::format("{} unknown keys: {}", unknown.size(), list));
+  }
+}
+
 // Applies "section.key=value" by writing the value into the YAML tree, so an override
 // is checked exactly as the same key in the file would be.
 // A section an override writes into must be a mapping (or absent): yaml-cpp cannot index a scalar
@@ -246,6 +300,7 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   for (const auto& [key, value] : overrides)
     apply_override(root, key, value, source);
 
+  check_known_keys(root, source);
   Workload w;
   w.source = source;
   for (const auto& entry : root) {
@@ -309,8 +364,8 @@ void check_override_key(const std::string& key) {
     throw InputError(where, fmt::format("unknown section '{}' (expected one of: framework, framework_options, {})",
                                         echo(section), valid_names(schema())));
   if (!sec->second.contains(name))
-    throw InputError(where, fmt::format("unknown key '{}' (valid keys of {}: {})", echo(name), section,
-                                        valid_names(sec->second)));
+    throw InputError(where, fmt::format("unknown key '{}'{} (valid keys of {}: {})", echo(name), did_you_mean(key),
+                                        section, valid_names(sec->second)));
 }
 
 Workload load_workload(const std::string& path, const Overrides& overrides) {

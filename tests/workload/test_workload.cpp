@@ -193,3 +193,29 @@ TEST_CASE("a Llama layer is written with kv_heads, mlp, norm, position and bias,
   CHECK_THAT(error_of(kBase, {{"model.mlp", "relu"}}), Catch::Contains("model.mlp") && Catch::Contains("gelu"));
   CHECK_THAT(error_of(kBase, {{"model.kv_heads", "0"}}), Catch::Contains("model.kv_heads"));
 }
+
+TEST_CASE("unknown keys are named all at once, each with the key it most likely means") {
+  const std::string megatron_names = R"(
+model: {num_layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}
+training: {global_batch: 64, micro_batch_size: 1, precision: fp32, recompute: full}
+parallelism: {pp: 8, schedule: gpipe, tensor-model-parallel-size: 1}
+framework: torch-pipe
+)";
+  const std::string e = error_of(megatron_names);
+  CHECK_THAT(e, Catch::Contains("w.yaml: 3 unknown keys"));
+  CHECK_THAT(e, Catch::Contains("model.num_layers (did you mean model.layers?)"));
+  CHECK_THAT(e, Catch::Contains("training.micro_batch_size (did you mean training.micro_batch?)"));
+  CHECK_THAT(e, Catch::Contains("parallelism.tensor-model-parallel-size (did you mean parallelism.tp?)"));
+  // One alone: its section's keys listed, the right key in the wrong section, a misspelling.
+  const std::string one = R"(
+model: {layers: 24, hidden: 2048, heads: 16, seqlen: 2048, vocab: 50257}
+training: {global_batch: 64, precision: fp32, recompute: full}
+parallelism: {pp: 8, schedule: gpipe}
+framework: torch-pipe
+)";
+  CHECK_THAT(error_of(one), Catch::Contains("w.yaml: model.seqlen: unknown key (did you mean model.seq_len?)") &&
+                                Catch::Contains("valid keys of model"));
+  CHECK_THAT(error_of(kBase, {{"model.micro_batch", "2"}}), Catch::Contains("did you mean training.micro_batch?"));
+  CHECK_THAT(error_of(kBase, {{"model.layrs", "2"}}), Catch::Contains("did you mean model.layers?"));
+  CHECK_THAT(error_of(kBase, {{"model.zzzzzz", "2"}}), !Catch::Contains("did you mean"));
+}
