@@ -38,6 +38,7 @@ int run_validate(const Options& o, const CLI::App&) {
 void declare_calibrate(CLI::App& cmd, Options& o) {
   cmd.add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
   cmd.add_flag("--write", o.write, "write the fitted values into the profile file");
+  add_process_options(cmd, o, "a row's simulation");
   add_data_option(cmd, o.data_dir);
   cmd.add_flag("--check", o.check, "only list the rows that move each parameter; exit 1 unless each has "
                                    "3 rows of 2 configurations");
@@ -46,7 +47,8 @@ void declare_calibrate(CLI::App& cmd, Options& o) {
 namespace {
 // What pins each parameter; exit 1 when a parameter lacks the rows a fit needs.
 int check_calibration_support(const Options& o, const std::vector<ValidationTable>& tables, const DataPaths& data) {
-  const CalibrationSupport support = calibration_support(o.profile, tables, data);
+  const CalibrationSupport support = calibration_support(
+      o.profile, tables, data, RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs});
   for (const auto& [key, moved] : support.parameters)
     std::cout << fmt::format("{}: {} row(s) of {} configuration(s): {}\n", key, moved.rows.size(),
                              moved.configurations, fmt::join(moved.rows, ", "));
@@ -67,7 +69,8 @@ int run_calibrate(const Options& o, const CLI::App&) {
     return check_calibration_support(o, tables, data);
   if (o.write)
     check_fitted_writable(o.profile, data);
-  const CalibrationResult r = calibrate_profile(o.profile, tables, data, RowProcess{.executable = kThisSimgpt});
+  const CalibrationResult r = calibrate_profile(
+      o.profile, tables, data, RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs});
   std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
   // Durations show their SI unit; sizes and rates print as bare SI numbers, as they always have.
   for (const auto& [key, value] : r.fitted) {

@@ -119,6 +119,8 @@ expect_status 2 "--jobs -1" "expected a whole number" validate --jobs -1
 expect_status 2 "--jobs 1e9" "expected a whole number" plan --jobs 1e9
 expect_status 2 "--jobs 99999999999999999999" "expected a whole number" sweep --jobs 99999999999999999999
 expect_status 2 "--top 0" "expected a whole number from 1" plan --top 0
+expect_status 2 "calibrate --jobs 0" "expected a whole number from 1" calibrate --profile deepspeed --jobs 0
+expect_status 3 "calibrate past its --timeout" "ran past --timeout 0.01 s" calibrate --profile deepspeed --timeout 0.01
 "$simgpt" validate --filter no-such-row --jobs 1000000 > "$tmp/out" 2> "$tmp/err"
 check "--jobs 1000000 runs, lowered to the cores, with a line saying so" grep -q "one per core" "$tmp/err"
 # --version: the project's version from CMakeLists.txt, on stdout, exit 0.

@@ -101,7 +101,7 @@ Finished collect(pid_t pid, int fd, double timeout_s) {
 // "where": where} or {"error": message}.
 nlohmann::ordered_json outcome(const Finished& f, double timeout_s) {
   if (f.timed_out)
-    throw ProcessFailure(fmt::format("the simulation process timed out after {:g} s", timeout_s));
+    throw ProcessTimeout(fmt::format("the simulation process timed out after {:g} s", timeout_s));
   if (WIFSIGNALED(f.status))
     throw ProcessFailure(fmt::format("the simulation process was killed by signal {}", WTERMSIG(f.status)));
   if (!WIFEXITED(f.status) || WEXITSTATUS(f.status) != 0)

@@ -17,6 +17,10 @@ namespace simgpt {
 struct ProcessFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The process ran past its timeout and was killed: a limit the caller set, not a fault.
+struct ProcessTimeout : ProcessFailure {
+  using ProcessFailure::ProcessFailure;
+};
 
 // `executable`, or this process's own when it is empty and this process is simgpt
 // (std::runtime_error otherwise).

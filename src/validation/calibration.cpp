@@ -3,6 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "process/child_process.hpp"
 #include "validation/names.hpp"
 #include "validation/row_runner.hpp"
 #include "simgpt/framework/parameters.hpp"
@@ -97,15 +98,19 @@ double golden_section(const ProfileParameter& p, double& value, Loss loss) {
   return value;
 }
 
-// Each row's error under `trial`, the rows simulated one per core at a time (each in its own
-// process); an error in a row's simulation is rethrown.
+// Each row's error under `trial`, the rows simulated `process.jobs` at a time (0: one per core),
+// each in its own process; an error in a row's simulation is rethrown.
 std::vector<double> row_errors(const std::vector<CalibrationRow>& rows, const DataPaths& trial,
                                const RowProcess& process) {
   std::vector<double> out(rows.size());
   std::vector<std::exception_ptr> failed(rows.size());
-  run_parallel(rows.size(), std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
+  const unsigned jobs = process.jobs > 0 ? process.jobs : std::max(1u, std::thread::hardware_concurrency());
+  run_parallel(rows.size(), jobs, [&](size_t i) {
     try {
       out[i] = row_error(rows[i], RowPrediction::from_json(run_row_process_of(*rows[i].table, *rows[i].row, trial, process)));
+    } catch (const ProcessTimeout&) {
+      failed[i] = std::make_exception_ptr(LimitError(
+          row_name(rows[i]), fmt::format("its simulation ran past --timeout {:g} s (give it more)", process.timeout_s)));
     } catch (...) {
       failed[i] = std::current_exception();
     }
