@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+import table_yaml
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PAGES = os.path.join(ROOT, "..", "shared", "measured", "ds3lab")
@@ -151,15 +153,11 @@ def emit_row(r):
         sys.exit(f"cannot transcribe the cell '{cell[1]}' of row {r['id']}")
     if r["note"]:
         notes.append(r["note"])
-    out = (f"  - id: {r['id']}\n"
-           f"    row: {quote(r['row'])}\n"
-           f"    column: {quote(r['column'])}\n"
-           f"    set: {flow(r['set'])}\n"
-           f"    measured: {measured}\n"
-           f"    flags: [{', '.join(dict.fromkeys(flags))}]\n")
+    fields = [("id", r["id"]), ("row", quote(r["row"])), ("column", quote(r["column"])), ("set", flow(r["set"])),
+              ("measured", measured), ("flags", f"[{', '.join(dict.fromkeys(flags))}]")]
     if notes:
-        out += f"    note: {quote('; '.join(notes))}\n"
-    return out
+        fields.append(("note", quote("; ".join(notes))))
+    return table_yaml.row(fields)
 
 
 def fold(text, width=100):
@@ -796,11 +794,7 @@ def main():
         ids = [r["id"] for r in rows]
         if len(ids) != len(set(ids)):
             sys.exit(f"{t['id']}: duplicate row ids")
-        path = os.path.join(output, t["id"] + ".yaml")
-        temporary = path + ".tmp"
-        with open(temporary, "w") as f:
-            f.write(emit_table(t, rows, pages))
-        os.replace(temporary, path)
+        table_yaml.write_whole(os.path.join(output, t["id"] + ".yaml"), emit_table(t, rows, pages))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+import table_yaml
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 LOGS = os.path.join(ROOT, "..", "shared", "measured", "nccl-tests-ndv4")
@@ -84,16 +86,10 @@ def rows_of(log_dir, gpus):
 
 def row_yaml(gpus, size, time_us, per_thread, provenance):
     seconds = float(time_us) / 1e6
-    return (f"  - id: allreduce-{gpus}gpus-{size}b\n"
-            f"    row: \"{gpus} GPUs\"\n"
-            f"    column: \"{size_label(size)}: {time_us} us\"\n"
-            f"    collective: allreduce\n"
-            f"    gpus: {gpus}\n"
-            f"    gpus_per_thread: {per_thread}\n"
-            f"    bytes: {size}B\n"
-            f"    profile: nccl\n"
-            f"    measured: {{transfer_s: {seconds:.9g}}}\n"
-            f"    note: \"{provenance}\"\n")
+    return table_yaml.row([("id", f"allreduce-{gpus}gpus-{size}b"), ("row", f'"{gpus} GPUs"'),
+                ("column", f'"{size_label(size)}: {time_us} us"'), ("collective", "allreduce"), ("gpus", gpus),
+                ("gpus_per_thread", per_thread), ("bytes", f"{size}B"), ("profile", "nccl"),
+                ("measured", f"{{transfer_s: {seconds:.9g}}}"), ("note", f'"{provenance}"')])
 
 
 def main():
@@ -103,10 +99,7 @@ def main():
     for gpus in GPU_COUNTS:
         for size, time_us, per_thread, provenance in rows_of(log_dir, gpus):
             text += row_yaml(gpus, size, time_us, per_thread, provenance)
-    temporary = output + ".tmp"
-    with open(temporary, "w") as f:
-        f.write(text)
-    os.replace(temporary, output)
+    table_yaml.write_whole(output, text)
 
 
 if __name__ == "__main__":

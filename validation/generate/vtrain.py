@@ -13,6 +13,8 @@ import csv
 import os
 import sys
 
+import table_yaml
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CSV = os.path.join(ROOT, "..", "shared", "measured", "vtrain", "single_node_2_4_gpus.csv")
@@ -57,12 +59,8 @@ def row_yaml(line, r):
     sets = (f"{{model.layers: {layers}, model.hidden: {h}, model.heads: {a}, model.seq_len: {seq}, "
             f"training.global_batch: {gb}, training.micro_batch: {mb}, parallelism.tp: {tp}, "
             f"parallelism.dp: {dp}, parallelism.pp: {pp}}}")
-    return (f"  - id: {ident}\n"
-            f"    row: \"{line}\"\n"
-            f"    column: \"iteration time (ms): {ms}\"\n"
-            f"    set: {sets}\n"
-            f"    measured: {{step_time_s: {seconds:.9g}}}\n"
-            f"    flags: []\n")
+    return table_yaml.row([("id", ident), ("row", f'"{line}"'), ("column", f'"iteration time (ms): {ms}"'), ("set", sets),
+                ("measured", f"{{step_time_s: {seconds:.9g}}}"), ("flags", "[]")])
 
 
 def main():
@@ -72,11 +70,7 @@ def main():
         rows = list(csv.reader(f))
     if rows[0] != COLUMNS:
         sys.exit(f"{source}:1: expected the columns {COLUMNS}")
-    text = HEADER + "".join(row_yaml(i + 2, r) for i, r in enumerate(rows[1:]))
-    temporary = output + ".tmp"
-    with open(temporary, "w") as f:
-        f.write(text)
-    os.replace(temporary, output)
+    table_yaml.write_whole(output, HEADER + "".join(row_yaml(i + 2, r) for i, r in enumerate(rows[1:])))
 
 
 if __name__ == "__main__":
