@@ -76,9 +76,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.layer.param_bytes = layer_parameters(w.model, par.tp) * E;
   // Megatron-LM accumulates and reduces bf16 models' gradients in fp32 (megatron/training/
   // arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
-  // (memory/ holds the same rule for the resident gradients, state_bytes_per_parameter.)
-  if (profile.memory.fp32_grads_with_bf16 && w.training.precision == Precision::bf16)
-    plan.grad_factor = 4 / E;
+  plan.grad_factor = gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) / E;
   plan.layer.grad_bytes = plan.layer.param_bytes * plan.grad_factor;
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace

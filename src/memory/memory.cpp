@@ -47,8 +47,7 @@ StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with
   const double E = element_bytes(t.precision);
   const double master = mixed ? 4 : 0;
   const double moments = t.optimizer == Optimizer::adam ? 8 : t.optimizer == Optimizer::sgd_momentum ? 4 : 0;
-  const double gradients = fp32_grads_with_bf16 && t.precision == Precision::bf16 ? 4 : E;
-  return {E, gradients, master + moments};
+  return {E, gradient_element_bytes(t.precision, fp32_grads_with_bf16), master + moments};
 }
 
 } // namespace simgpt

@@ -6,6 +6,10 @@ namespace simgpt {
 
 double element_bytes(Precision p) { return p == Precision::fp32 ? 4.0 : 2.0; }
 
+double gradient_element_bytes(Precision p, bool fp32_grads_with_bf16) {
+  return fp32_grads_with_bf16 && p == Precision::bf16 ? 4.0 : element_bytes(p);
+}
+
 namespace {
 
 // An elementwise pass over `elements` values reading `reads` and writing `writes` tensors.

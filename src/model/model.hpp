@@ -47,6 +47,9 @@ struct Shard {
 };
 
 double element_bytes(Precision p);
+// Bytes of one gradient element: the weights' precision, or 4 for a bf16 model whose framework
+// accumulates and reduces gradients in fp32 (`fp32_grads_with_bf16`, Megatron-LM's default).
+double gradient_element_bytes(Precision p, bool fp32_grads_with_bf16);
 
 // Forward kernels of one transformer layer (attention + MLP, Megatron's column/row split).
 // Under tensor parallelism each block ends in an all-reduce (or reduce-scatter with sequence
