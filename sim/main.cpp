@@ -5,6 +5,7 @@
 #include "number_options.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
+#include "simgpt/core/version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -53,7 +54,7 @@ int run_given(const simgpt::cli::Options& o, const CLI::App& app, const std::vec
 int main(int argc, char** argv) {
   CLI::App app{"simgpt: simulate distributed GPT training on a SimGrid cluster and predict its step time"};
   simgpt::cli::Options o;
-  app.set_version_flag("--version", "simgpt " SIMGPT_VERSION, "print simgpt's version and exit");
+  app.set_version_flag("--version", "simgpt " + std::string(simgpt::version()), "print simgpt's version and exit");
   simgpt::cli::declare_simulation(app, o);
   std::vector<CLI::App*> subcommands;
   for (const simgpt::cli::Command& command : simgpt::cli::commands()) {

@@ -80,6 +80,7 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["oom"] = r.oom;
   j["oom_stages"] = r.oom_stages;
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
+
   for (const StageReport& s : r.stages) {
     const MemoryReport& m = s.memory;
     arr.push_back({{"stage", s.stage},
@@ -101,6 +102,15 @@ nlohmann::ordered_json report_json(const Report& r) {
                      {"transient", rounded(m.transient / GiB)},
                      {"framework", rounded(m.framework / GiB)}}}});
   }
+  // After the figures, what they were made from.
+  j["simgpt_version"] = r.inputs.version;
+  auto& files = j["inputs"] = nlohmann::ordered_json::object();
+  for (const ReportInputs::File& f : r.inputs.files)
+    files[f.role] = {{"file", f.path}, {"digest", f.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.digest)}};
+  j["overrides"] = r.inputs.overrides;
+  j["resolved_workload"] = r.inputs.resolved_workload.empty()
+                               ? nlohmann::ordered_json()
+                               : nlohmann::ordered_json::parse(r.inputs.resolved_workload);
   return j;
 }
 

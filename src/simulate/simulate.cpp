@@ -17,6 +17,9 @@
 #include "report/critical_path.hpp"
 #include "report/stage_breakdown.hpp"
 #include "report/trace.hpp"
+#include "core/digest.hpp"
+#include "simgpt/core/version.hpp"
+#include "workload/resolved_workload.hpp"
 
 #include <fmt/format.h>
 
@@ -158,6 +161,27 @@ void judge_memory(Report& r) {
   }
 }
 
+// The files the simulation read, each with its digest where it is a file, the overrides and the
+// workload as simulated.
+ReportInputs report_inputs(const Platform& platform, const Workload& w, const Profile& profile,
+                           const GpuCatalog& catalog) {
+  ReportInputs inputs;
+  inputs.version = std::string(version());
+  const auto add = [&inputs](const char* role, const std::string& path) {
+    std::error_code ec;
+    const bool file = !path.empty() && std::filesystem::is_regular_file(path, ec);
+    inputs.files.push_back({role, path, file ? file_digest(path) : ""});
+  };
+  add("platform", platform.path);
+  add("workload", w.source);
+  add("profile", profile.file);
+  add("gpu_catalog", catalog.file());
+  for (const auto& [key, value] : w.overrides)
+    inputs.overrides.push_back(key + "=" + value);
+  inputs.resolved_workload = resolved_workload_json(w).dump();
+  return inputs;
+}
+
 // What the replayed step says: times and rates, what ran, the critical path, each stage's time
 // and memory.
 Report assemble_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
@@ -233,6 +257,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
 
   Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline,
                              symmetric && !traced ? "symmetric" : "full");
+  r.inputs = report_inputs(platform, w, profile, catalog);
   if (traced)
     write_trace_file(*trace, step.graph, timeline, plan, memory_over_time(step.graph, timeline, plan, w, profile));
   return r;

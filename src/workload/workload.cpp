@@ -297,12 +297,14 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   if (!root.IsMap())
     throw InputError(source, "a workload is a YAML mapping with sections model, training, parallelism, framework");
   check_keys(root, source); // before overrides, which replace a key rather than repeat it
+  translate_megatron_keys(root, source);
   for (const auto& [key, value] : overrides)
     apply_override(root, key, value, source);
 
   check_known_keys(root, source);
   Workload w;
   w.source = source;
+  w.overrides = overrides;
   for (const auto& entry : root) {
     const std::string section = entry.first.as<std::string>();
     const std::string at = source + ": " + echo(section);

@@ -49,7 +49,23 @@ struct CriticalPathReport {
   std::vector<Task> top_tasks; // the five longest on the path, longest first
 };
 
+// What a report was made from, so that it can be traced and made again: simgpt's version, each
+// file the simulation read with its content's digest, the --set overrides, and the workload as
+// simulated (a workload file's content, as JSON).
+struct ReportInputs {
+  struct File {
+    std::string role;   // platform, workload, profile, gpu_catalog
+    std::string path;   // as the simulation opened it
+    std::string digest; // "sha256:..." of its bytes; empty where it is not a file (a workload built in C++)
+  };
+  std::string version;
+  std::vector<File> files;
+  std::vector<std::string> overrides; // KEY=VALUE, in the order applied
+  std::string resolved_workload;      // JSON text of the workload's every key after the overrides
+};
+
 struct Report {
+  ReportInputs inputs;
   std::string platform;
   std::string workload;
   std::string framework;

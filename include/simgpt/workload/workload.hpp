@@ -151,8 +151,12 @@ struct Placement {
   RankOrder order = RankOrder::tp_dp_pp;
 };
 
+// KEY=VALUE overrides in dotted form, applied after the file is read: "parallelism.pp=4".
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
 struct Workload {
   std::string source; // file the workload came from, for messages
+  Overrides overrides; // the --set overrides applied over the file, in order
   ModelSpec model;
   TrainingSpec training;
   ParallelismSpec parallelism;
@@ -171,9 +175,6 @@ struct Workload {
 // valid, and each option is written into the profile's YAML tree, whose lookups are linear.
 inline constexpr size_t kMaxFrameworkOptions = 1000;
 
-// KEY=VALUE overrides in dotted form, applied after the file is read: "parallelism.pp=4".
-using Overrides = std::vector<std::pair<std::string, std::string>>;
-
 // Parses "KEY=VALUE"; throws InputError naming the option.
 std::pair<std::string, std::string> parse_override(const std::string& text);
 // Each of `texts` parsed, in order.
@@ -187,6 +188,11 @@ void check_override_key(const std::string& key);
 // `source` (or "workload" when it is empty) and the key. simulate() calls it, so a Workload
 // filled in C++ is held to the same rules as one read from YAML.
 void check_workload(const Workload& workload);
+
+// The workload as simulated, as a workload file: every section and key, defaults included, after
+// the overrides (resolved_workload.hpp says which keys are left out and why). Read back, it is the
+// same workload.
+std::string workload_yaml(const Workload& workload);
 
 // Reads and checks a workload file; throws InputError with the file, key and what is valid.
 Workload load_workload(const std::string& path, const Overrides& overrides = {});

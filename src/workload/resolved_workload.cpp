@@ -1,0 +1,110 @@
+#include "workload/resolved_workload.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+namespace simgpt {
+namespace {
+
+std::string partition_text(const ParallelismSpec& p) {
+  if (p.partition != Partition::listed)
+    return std::string(name_of(p.partition));
+  std::string list;
+  for (int64_t layers : p.stage_layers)
+    list += (list.empty() ? "" : ",") + std::to_string(layers);
+  return list;
+}
+
+// fmt's shortest form reads back as the same double; the unit makes it a quantity
+// (units.cpp refuses a bare number).
+std::string quantity(double value, const char* unit) { return fmt::format("{}{}", value, unit); }
+
+} // namespace
+
+nlohmann::ordered_json resolved_workload_json(const Workload& w) {
+  nlohmann::ordered_json j;
+  const ModelSpec& m = w.model;
+  auto& model = j["model"];
+  model["layers"] = m.layers;
+  model["hidden"] = m.hidden;
+  model["heads"] = m.heads;
+  if (m.kv_heads > 0)
+    model["kv_heads"] = m.kv_heads;
+  model["seq_len"] = m.seq_len;
+  model["vocab"] = m.vocab;
+  model["ffn_hidden"] = m.ffn_hidden;
+  model["mlp"] = name_of(m.mlp);
+  model["norm"] = name_of(m.norm);
+  model["position"] = name_of(m.position);
+  model["bias"] = m.bias;
+  model["tie_embeddings"] = m.tie_embeddings;
+  model["attention"] = name_of(m.attention);
+  model["causal"] = m.causal;
+  model["head"] = name_of(m.head);
+  const TrainingSpec& t = w.training;
+  j["training"] = {{"global_batch", t.global_batch},
+                   {"micro_batch", t.micro_batch},
+                   {"precision", name_of(t.precision)},
+                   {"recompute", name_of(t.recompute)},
+                   {"optimizer", name_of(t.optimizer)}};
+  const ParallelismSpec& p = w.parallelism;
+  auto& par = j["parallelism"];
+  par["dp"] = p.dp;
+  par["tp"] = p.tp;
+  par["pp"] = p.pp;
+  par["schedule"] = name_of(p.schedule);
+  par["chunks"] = p.chunks;
+  par["zero"] = p.zero;
+  par["sequence_parallel"] = p.sequence_parallel;
+  par["dp_algorithm"] = name_of(p.dp_algorithm);
+  if (p.partition != Partition::framework)
+    par["partition"] = partition_text(p);
+  auto& placement = j["placement"];
+  if (w.placement.gpus)
+    placement["gpus"] = *w.placement.gpus;
+  placement["order"] = name_of(w.placement.order);
+  if (w.network.delay_s || w.network.bandwidth_Bps) {
+    auto& network = j["network"];
+    if (w.network.delay_s)
+      network["delay"] = quantity(*w.network.delay_s, "s");
+    if (w.network.bandwidth_Bps)
+      network["bandwidth"] = quantity(*w.network.bandwidth_Bps, "Bps");
+  }
+  j["framework"] = w.framework;
+  if (!w.framework_options.empty()) {
+    auto& options = j["framework_options"];
+    for (const auto& [key, value] : w.framework_options)
+      options[key] = value;
+  }
+  return j;
+}
+
+std::string workload_yaml(const Workload& w) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  const nlohmann::ordered_json resolved = resolved_workload_json(w);
+  for (const auto& [section, value] : resolved.items()) {
+    out << YAML::Key << section;
+    if (value.is_string()) {
+      out << YAML::Value << value.get<std::string>();
+      continue;
+    }
+    out << YAML::Value << YAML::BeginMap;
+    for (const auto& [key, v] : value.items()) {
+      out << YAML::Key << key << YAML::Value;
+      if (v.is_boolean())
+        out << (v.get<bool>() ? "true" : "false");
+      else if (v.is_number_integer())
+        out << v.get<int64_t>();
+      else // a string: quoted where plain text would read as another type (a framework option "false")
+        out << YAML::DoubleQuoted << v.get<std::string>();
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+} // namespace simgpt
