@@ -21,6 +21,8 @@ void declare_plan(CLI::App&, Options&);
 int run_plan(const Options&, const CLI::App&);
 void declare_plot(CLI::App&, Options&);
 int run_plot(const Options&, const CLI::App&);
+void declare_import(CLI::App&, Options&);
+int run_import(const Options&, const CLI::App&);
 void declare_platform(CLI::App&, Options&);
 int run_platform(const Options&, const CLI::App&);
 
@@ -39,6 +41,8 @@ constexpr std::array kCommands{
             run_plan},
     Command{"plot", "chart a metric of a sweep's CSV against an input, as SVG (gnuplot)", false, declare_plot,
             run_plot},
+    Command{"import", "write a workload from a Megatron-LM command line and a DeepSpeed config", false,
+            declare_import, run_import},
     Command{"platform", "write a SimGrid platform file: GPU nodes joined by a network", false, declare_platform,
             run_platform},
 };

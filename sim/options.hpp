@@ -42,6 +42,9 @@ struct Options {
   std::vector<std::string> searches;
   int top = 5;
   bool exhaustive = false;
+  std::vector<std::string> import_words;             // simgpt import: the framework's command line
+  std::string deepspeed_config;                      // simgpt import deepspeed CONFIG.json
+  int64_t import_gpus = 0;                           // simgpt import --gpus (0: as the command line says)
   std::string preset;                                // simgpt platform
   std::map<std::string, std::string> platform_values; // by option name
 };

@@ -6,6 +6,7 @@
 #include "core/input_file.hpp"
 #include "core/yaml_read.hpp"
 #include "workload/key_suggestion.hpp"
+#include "workload/megatron_args.hpp"
 #include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
@@ -224,6 +225,31 @@ void check_known_keys(const YAML::Node& root, const std::string& source) {
       list += (list.empty() ? "" : ", ") + u;
     throw InputError(source, fmt::format("{} unknown keys: {}", unknown.size(), list));
   }
+}
+
+// Megatron-LM's argument names written as top-level keys (num_layers: 24, bf16: true) become the
+// workload keys they stand for, as Megatron reads them (megatron_args.hpp). What simgpt cannot
+// model of them is refused rather than dropped.
+void translate_megatron_keys(YAML::Node& root, const std::string& source) {
+  MegatronArguments args;
+  std::vector<std::string> names;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    if (schema().contains(key) || key == "framework" || key == "framework_options" ||
+        !is_modelled_megatron_argument(megatron_name(key)))
+      continue;
+    if (!entry.second.IsScalar())
+      throw InputError(source + ": " + echo(key), "expected a single value (a Megatron-LM argument's)");
+    args.emplace_back(megatron_name(key), entry.second.Scalar());
+    names.push_back(key);
+  }
+  if (args.empty())
+    return;
+  for (const std::string& key : names)
+    root.remove(key);
+  const std::vector<std::string> not_modelled = apply_megatron_arguments(args, root, source);
+  if (!not_modelled.empty())
+    throw InputError(source, not_modelled.front());
 }
 
 // Applies "section.key=value" by writing the value into the YAML tree, so an override

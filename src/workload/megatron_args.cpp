@@ -1,0 +1,331 @@
+#include "workload/megatron_args.hpp"
+
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <string_view>
+
+namespace simgpt {
+namespace {
+
+// An argument whose value is a workload key's value as written (num_layers 24 -> model.layers: 24),
+// or a flag that sets a key to one value (--bf16 -> training.precision: bf16).
+struct Direct {
+  std::string_view name;
+  std::string_view section, key;
+  std::string_view flag_value; // empty: the argument takes a value, copied
+};
+
+constexpr std::array<Direct, 21> kDirect{{
+    {"num_layers", "model", "layers", ""},
+    {"hidden_size", "model", "hidden", ""},
+    {"num_attention_heads", "model", "heads", ""},
+    {"seq_length", "model", "seq_len", ""},
+    {"ffn_hidden_size", "model", "ffn_hidden", ""},
+    {"micro_batch_size", "training", "micro_batch", ""},
+    {"global_batch_size", "training", "global_batch", ""},
+    {"tensor_model_parallel_size", "parallelism", "tp", ""},
+    {"pipeline_model_parallel_size", "parallelism", "pp", ""},
+    {"zero_stage", "parallelism", "zero", ""}, // Megatron-DeepSpeed
+    {"swiglu", "model", "mlp", "swiglu"},
+    {"disable_bias_linear", "model", "bias", "false"},
+    {"untie_embeddings_and_output_weights", "model", "tie_embeddings", "false"},
+    {"use_flash_attn", "model", "attention", "flash"},
+    {"fp16", "training", "precision", "fp16"},
+    {"bf16", "training", "precision", "bf16"},
+    {"sequence_parallel", "parallelism", "sequence_parallel", "true"},
+    // The distributed optimizer shards the optimizer state and fp32 master weights over the
+    // data-parallel ranks (Megatron-LM docs/distrib_optimizer.md): ZeRO's stage 1.
+    {"use_distributed_optimizer", "parallelism", "zero", "1"},
+    {"recompute_activations", "training", "recompute", "selective"},
+    {"checkpoint_activations", "training", "recompute", "full"}, // Megatron-LM before 2.5, Megatron-DeepSpeed
+    {"deepspeed", "", "framework", "deepspeed"},
+}};
+
+// Arguments whose value is translated or that other arguments read.
+constexpr std::array<std::string_view, 15> kComputed{
+    "vocab_file",
+    "normalization",           "position_embedding_type",
+    "recompute_granularity",   "recompute_method",
+    "recompute_num_layers",    "optimizer",
+    "sgd_momentum",            "group_query_attention",
+    "num_query_groups",        "vocab_size",
+    "make_vocab_size_divisible_by", "tokenizer_type",
+    "num_layers_per_virtual_pipeline_stage", "num_virtual_stages_per_pipeline_rank",
+};
+
+// Flags among kComputed.
+constexpr std::array<std::string_view, 1> kComputedFlags{"group_query_attention"};
+
+// Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
+constexpr int64_t kGpt2Vocab = 50257;
+
+const Direct* direct(std::string_view name) {
+  const auto it = std::find_if(kDirect.begin(), kDirect.end(), [&](const Direct& d) { return d.name == name; });
+  return it == kDirect.end() ? nullptr : &*it;
+}
+
+// The tree being written, refusing a key set twice to different values.
+class Tree {
+public:
+  Tree(YAML::Node& root, std::string source) : root_(root), source_(std::move(source)) {}
+
+  void set(std::string_view section, std::string_view key, const std::string& value, const std::string& argument) {
+    const std::string dotted = section.empty() ? std::string(key) : fmt::format("{}.{}", section, key);
+    const YAML::Node existing = section.empty() ? root_[std::string(key)] : lookup(section, key);
+    if (existing.IsDefined() && existing.IsScalar() && existing.Scalar() != value)
+      throw InputError(where(argument), fmt::format("sets {} to {} but {} is {} already: give it once", dotted,
+                                                    echo(value), dotted, echo(existing.Scalar())));
+    if (section.empty()) {
+      root_[std::string(key)] = value;
+      return;
+    }
+    require_mapping(section, argument);
+    root_[std::string(section)][std::string(key)] = value;
+  }
+
+  // A key's value as the tree holds it, when it is an integer.
+  std::optional<int64_t> integer(std::string_view section, std::string_view key) const {
+    const YAML::Node node = lookup(section, key);
+    if (!node.IsDefined() || !node.IsScalar())
+      return std::nullopt;
+    return parse_integer(node.Scalar());
+  }
+
+  std::string where(const std::string& argument) const { return fmt::format("{}: {}", source_, argument); }
+
+  static std::optional<int64_t> parse_integer(const std::string& text) {
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+      return std::nullopt;
+    return value;
+  }
+
+private:
+  YAML::Node lookup(std::string_view section, std::string_view key) const {
+    const YAML::Node s = static_cast<const YAML::Node&>(root_)[std::string(section)];
+    if (!s.IsDefined() || !s.IsMap())
+      return YAML::Node(YAML::NodeType::Undefined);
+    return s[std::string(key)];
+  }
+
+  void require_mapping(std::string_view section, const std::string& argument) const {
+    const YAML::Node s = static_cast<const YAML::Node&>(root_)[std::string(section)];
+    if (s.IsDefined() && !s.IsNull() && !s.IsMap())
+      throw InputError(where(argument), fmt::format("sets a key of {}, which is not a mapping", section));
+  }
+
+  YAML::Node& root_;
+  std::string source_;
+};
+
+int64_t positive(const std::string& value, const std::string& where) {
+  const std::optional<int64_t> n = Tree::parse_integer(value);
+  if (!n || *n < 1)
+    throw InputError(where, fmt::format("'{}' is not a positive integer", echo(value)));
+  return *n;
+}
+
+// One of `choices` (Megatron's spelling -> simgpt's).
+std::string choose(const std::string& value, const std::string& where,
+                   std::initializer_list<std::pair<std::string_view, std::string_view>> choices) {
+  std::string valid;
+  for (const auto& [megatron, ours] : choices) {
+    if (value == megatron)
+      return std::string(ours);
+    valid += (valid.empty() ? "" : ", ") + std::string(megatron);
+  }
+  throw InputError(where, fmt::format("'{}' is not one simgpt models (expected one of: {})", echo(value), valid));
+}
+
+bool given(const std::map<std::string, std::string>& args, const std::string& name) {
+  const auto it = args.find(name);
+  return it != args.end() && it->second != "false";
+}
+
+} // namespace
+
+std::string megatron_name(const std::string& written) {
+  std::string name = written;
+  name.erase(0, name.find_first_not_of('-'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+bool is_modelled_megatron_argument(const std::string& name) {
+  return direct(name) != nullptr || std::find(kComputed.begin(), kComputed.end(), name) != kComputed.end();
+}
+
+bool is_megatron_flag(const std::string& name) {
+  if (const Direct* d = direct(name))
+    return !d->flag_value.empty();
+  return std::find(kComputedFlags.begin(), kComputedFlags.end(), name) != kComputedFlags.end();
+}
+
+std::vector<std::string> apply_megatron_arguments(const MegatronArguments& list, YAML::Node& root,
+                                                  const std::string& source) {
+  Tree tree(root, source);
+  std::map<std::string, std::string> args;
+  for (const auto& [name, value] : list) {
+    if (!is_modelled_megatron_argument(name))
+      throw InputError(tree.where(name), "is not a Megatron-LM argument simgpt reads");
+    if (is_megatron_flag(name) && value != "true" && value != "false")
+      throw InputError(tree.where(name), fmt::format("'{}' is not valid for a flag (expected true or false)", echo(value)));
+    if (const auto [it, inserted] = args.emplace(name, value); !inserted && it->second != value)
+      throw InputError(tree.where(name), fmt::format("is given twice ({} and {})", echo(it->second), echo(value)));
+  }
+  const auto at = [&](const std::string& name) { return tree.where(name); };
+  std::vector<std::string> notes;
+
+  for (const auto& [name, value] : args)
+    if (const Direct* d = direct(name)) {
+      if (d->flag_value.empty())
+        tree.set(d->section, d->key, value, name);
+      else if (value != "false")
+        tree.set(d->section, d->key, std::string(d->flag_value), name);
+    }
+  if (args.contains("normalization"))
+    tree.set("model", "norm",
+             choose(args["normalization"], at("normalization"), {{"LayerNorm", "layernorm"}, {"RMSNorm", "rmsnorm"}}),
+             "normalization");
+  if (args.contains("position_embedding_type"))
+    tree.set("model", "position",
+             choose(args["position_embedding_type"], at("position_embedding_type"),
+                    {{"learned_absolute", "learned"}, {"rope", "rope"}}),
+             "position_embedding_type");
+  if (args.contains("recompute_granularity"))
+    tree.set("training", "recompute",
+             choose(args["recompute_granularity"], at("recompute_granularity"),
+                    {{"full", "full"}, {"selective", "selective"}}),
+             "recompute_granularity");
+  // Full recompute checkpoints every layer's input (--recompute-method uniform
+  // --recompute-num-layers 1); other groupings recompute the same work from fewer checkpoints.
+  if (args.contains("recompute_method") &&
+      (args["recompute_method"] != "uniform" || (args.contains("recompute_num_layers") && args["recompute_num_layers"] != "1")))
+    notes.push_back("recompute_method/recompute_num_layers: simgpt checkpoints every layer (uniform, 1 layer)");
+  // megatron/training/training.py get_megatron_optimizer: --optimizer sgd keeps a momentum buffer
+  // unless --sgd-momentum is 0 (its default is 0.9).
+  if (args.contains("optimizer")) {
+    std::string optimizer = choose(args["optimizer"], at("optimizer"), {{"adam", "adam"}, {"sgd", "sgd_momentum"}});
+    if (optimizer == "sgd_momentum" && args.contains("sgd_momentum") &&
+        (args["sgd_momentum"] == "0" || args["sgd_momentum"] == "0.0"))
+      optimizer = "sgd";
+    tree.set("training", "optimizer", optimizer, "optimizer");
+  }
+  // megatron/core/transformer/transformer_config.py: num_query_groups applies only with
+  // --group-query-attention.
+  if (given(args, "group_query_attention")) {
+    if (!args.contains("num_query_groups"))
+      throw InputError(at("group_query_attention"), "needs --num-query-groups");
+    tree.set("model", "kv_heads", args["num_query_groups"], "num_query_groups");
+  } else if (args.contains("num_query_groups")) {
+    notes.push_back("num_query_groups: Megatron uses it only with --group-query-attention");
+  }
+
+  // The vocabulary: --vocab-size, or the GPT-2 tokenizer's, padded as Megatron pads it
+  // (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding): up to a multiple of
+  // make_vocab_size_divisible_by (128) x tensor-parallel size.
+  std::optional<int64_t> vocab;
+  if (args.contains("vocab_size"))
+    vocab = positive(args["vocab_size"], at("vocab_size"));
+  else if (args.contains("tokenizer_type")) {
+    if (args["tokenizer_type"] != "GPT2BPETokenizer")
+      throw InputError(at("tokenizer_type"), fmt::format("'{}' has no vocabulary size simgpt knows: give --vocab-size",
+                                                         echo(args["tokenizer_type"])));
+    vocab = kGpt2Vocab;
+  } else if (args.contains("vocab_file") && args["vocab_file"].ends_with("gpt2-vocab.json")) {
+    vocab = kGpt2Vocab; // the GPT-2 BPE vocabulary's file, read by Megatron versions without --tokenizer-type
+  }
+  if (vocab) {
+    const int64_t divisible_by = args.contains("make_vocab_size_divisible_by")
+                                     ? positive(args["make_vocab_size_divisible_by"], at("make_vocab_size_divisible_by"))
+                                     : 128;
+    const int64_t tp = tree.integer("parallelism", "tp").value_or(1);
+    const int64_t multiple = divisible_by * std::max<int64_t>(tp, 1);
+    tree.set("model", "vocab", std::to_string((*vocab + multiple - 1) / multiple * multiple),
+             args.contains("vocab_size") ? "vocab_size" : args.contains("tokenizer_type") ? "tokenizer_type" : "vocab_file");
+  } else if (args.contains("make_vocab_size_divisible_by")) {
+    notes.push_back("make_vocab_size_divisible_by: no --vocab-size or --tokenizer-type to pad");
+  }
+
+  // The interleaved schedule: layers / (pp x layers per virtual stage) model chunks per stage
+  // (megatron/training/arguments.py), or the chunks themselves.
+  if (args.contains("num_layers_per_virtual_pipeline_stage")) {
+    const std::string name = "num_layers_per_virtual_pipeline_stage";
+    const int64_t per_stage = positive(args[name], at(name));
+    const std::optional<int64_t> layers = tree.integer("model", "layers");
+    const int64_t pp = tree.integer("parallelism", "pp").value_or(1);
+    if (!layers || pp < 2 || per_stage * pp <= 0 || *layers % (per_stage * pp) != 0)
+      throw InputError(at(name), fmt::format("needs --pipeline-model-parallel-size above 1 and --num-layers divisible "
+                                             "by it times {}", per_stage));
+    tree.set("parallelism", "schedule", "interleaved", name);
+    tree.set("parallelism", "chunks", std::to_string(*layers / (per_stage * pp)), name);
+  }
+  if (args.contains("num_virtual_stages_per_pipeline_rank")) {
+    tree.set("parallelism", "schedule", "interleaved", "num_virtual_stages_per_pipeline_rank");
+    tree.set("parallelism", "chunks", args["num_virtual_stages_per_pipeline_rank"], "num_virtual_stages_per_pipeline_rank");
+  }
+  return notes;
+}
+
+MegatronCommandLine split_megatron_command_line(const std::vector<std::string>& words, const std::string& source) {
+  MegatronCommandLine line;
+  // The launcher's words come before the script (a .py); torchrun and the deepspeed launcher name
+  // the GPUs a node and the nodes.
+  size_t first = 0;
+  std::optional<int64_t> nodes, per_node;
+  const auto script = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.ends_with(".py"); });
+  if (script != words.end()) {
+    for (auto it = words.begin(); it != script; ++it) {
+      std::string name = megatron_name(it->substr(0, it->find('=')));
+      std::string value = it->find('=') != std::string::npos ? it->substr(it->find('=') + 1)
+                          : std::next(it) != script ? *std::next(it)
+                                                    : "";
+      if (name == "nnodes" || name == "num_nodes")
+        nodes = positive(value, source + ": " + *it);
+      else if (name == "nproc_per_node" || name == "num_gpus")
+        per_node = positive(value, source + ": " + *it);
+    }
+    first = static_cast<size_t>(script - words.begin()) + 1;
+  }
+  if (per_node)
+    line.launcher_gpus = *per_node * nodes.value_or(1);
+  for (size_t i = first; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (!word.starts_with("--")) {
+      line.ignored.push_back(word);
+      continue;
+    }
+    const size_t eq = word.find('=');
+    const std::string name = megatron_name(word.substr(0, eq));
+    const bool has_next = i + 1 < words.size() && !words[i + 1].starts_with("--");
+    if (!is_modelled_megatron_argument(name)) {
+      std::string ignored = word; // with its values, however many (--rampup-batch-size 32 32 10000)
+      while (eq == std::string::npos && i + 1 < words.size() && !words[i + 1].starts_with("--"))
+        ignored += " " + words[++i];
+      line.ignored.push_back(ignored);
+      continue;
+    }
+    if (is_megatron_flag(name)) {
+      line.modelled.emplace_back(name, eq == std::string::npos ? "true" : word.substr(eq + 1));
+      continue;
+    }
+    if (eq != std::string::npos) {
+      line.modelled.emplace_back(name, word.substr(eq + 1));
+      continue;
+    }
+    if (!has_next)
+      throw InputError(source + ": " + word, "is given without its value");
+    line.modelled.emplace_back(name, words[++i]);
+  }
+  return line;
+}
+
+} // namespace simgpt

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# simgpt import: Narayanan et al. 2021's GPT-3 175B command line, and BigScience's tr1-13B
+# Megatron-DeepSpeed arguments with its DeepSpeed config, import into workloads that simulate to
+# the same step as hand-written ones. A JSON report says what it was made from: its resolved
+# workload, written to a file, simulates again to the same step, memory and collectives; its
+# digests are the files' SHA-256. Bad input: one line, exit 2, no file touched.
+set -u
+simgpt="$1"
+. "$(dirname "$0")/../support/checks.sh"
+
+same_step() { # same_step A.json B.json: the same step time, peak memory and collectives
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+keys = ["step_time_s", "peak_memory_gib", "collectives", "p2p_transfers", "gpus", "micro_batches"]
+diff = [k for k in keys if a[k] != b[k]]
+if diff:
+    print("differ:", {k: (a[k], b[k]) for k in diff})
+sys.exit(1 if diff else 0)
+PY
+}
+
+# GPT-3 175B on 1,024 A100s as Megatron-LM's command line gives it, launcher included.
+"$simgpt" platform --preset dgx-a100 --nodes 128 -o "$tmp/a100.xml" > /dev/null
+"$simgpt" import megatron -o "$tmp/175b.yaml" -- torchrun --nproc_per_node 8 --nnodes 128 --node_rank 0 \
+  pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 --num-layers 96 \
+  --hidden-size 12288 --num-attention-heads 96 --seq-length 2048 --max-position-embeddings 2048 \
+  --micro-batch-size 1 --global-batch-size 1536 --train-iters 500000 --lr 6.0e-5 --lr-decay-style cosine \
+  --vocab-file gpt2-vocab.json --merge-file gpt2-merges.txt --tokenizer-type GPT2BPETokenizer \
+  --fp16 --checkpoint-activations 2> "$tmp/err"
+check "import megatron: exit 0 ($(head -c 300 "$tmp/err"))" [ -s "$tmp/175b.yaml" ]
+check "import megatron lists what it left out" grep -q -- "--lr-decay-style cosine" "$tmp/175b.yaml"
+"$simgpt" --platform "$tmp/a100.xml" --workload "$tmp/175b.yaml" --format json > "$tmp/175b.json"
+"$simgpt" --platform "$tmp/a100.xml" --workload workloads/gpt3_175b.yaml --format json > "$tmp/175b_hand.json"
+check "imported 175B simulates as workloads/gpt3_175b.yaml" same_step "$tmp/175b.json" "$tmp/175b_hand.json"
+
+# BigScience tr1-13B (bigscience-workshop/bigscience train/tr1-13B-base/tr1-13B-round1.slurm): its
+# launcher, GPT_ARGS, OPTIMIZER_ARGS, DEEPSPEED_ARGS and ds_config.json, 16 nodes of 4 GPUs.
+cat > "$tmp/ds_config.json" <<'JSON'
+{
+  "train_micro_batch_size_per_gpu": 2,
+  "gradient_accumulation_steps": 256,
+  "gradient_clipping": 1.0,
+  "zero_optimization": {
+    "stage": 1
+  },
+  "fp16": {
+    "enabled": true,
+    "loss_scale": 0,
+    "loss_scale_window": 500,
+    "hysteresis": 2,
+    "min_loss_scale": 1,
+    "initial_scale_power": 12
+  },
+  "steps_per_print": 2000,
+  "wall_clock_breakdown": false
+}
+JSON
+cp "$tmp/ds_config.json" "$tmp/ds_config.before"
+bigscience=(python -u -m torch.distributed.launch --nproc_per_node 4 --nnodes 16 --master_addr node0
+  --master_port 6000 --node_rank 0 /code/Megatron-DeepSpeed/pretrain_gpt.py
+  --tensor-model-parallel-size 4 --pipeline-model-parallel-size 8 --num-layers 40 --hidden-size 5120
+  --num-attention-heads 32 --ffn_hidden_size 20480 --seq-length 1024 --max-position-embeddings 1024
+  --micro-batch-size 2 --rampup-batch-size 32 32 10_000_000 --global-batch-size 2048
+  --train-samples 300_000_000 --vocab-file gpt2-vocab.json --merge-file gpt2-merges.txt --loss-scale 12
+  --clip-grad 1.0 --fp16 --checkpoint-activations --optimizer adam --adam-beta1 0.9 --adam-beta2 0.95
+  --adam-eps 1e-8 --lr 1e-4 --lr-warmup-samples 432_640 --weight-decay 1e-1 --log-interval 1
+  --save-interval 10 --eval-interval 100 --eval-iters 10 --data-path oscar-en --data-impl mmap
+  --split 949,50,1 --distributed-backend nccl --deepspeed --deepspeed_config ds_config.json
+  --zero-stage 1 --deepspeed-activation-checkpointing)
+"$simgpt" import deepspeed "$tmp/ds_config.json" -o "$tmp/13b.yaml" -- "${bigscience[@]}" 2> "$tmp/err"
+check "import deepspeed: exit 0 ($(head -c 300 "$tmp/err"))" [ -s "$tmp/13b.yaml" ]
+check "import deepspeed lists the config keys it left out" grep -q "fp16.loss_scale_window\|gradient_clipping" "$tmp/13b.yaml"
+# The same job written by hand: the GPT-2 vocabulary padded to a multiple of 128 x tp 4 = 512.
+cat > "$tmp/13b_hand.yaml" <<'YAML'
+model: {layers: 40, hidden: 5120, heads: 32, ffn_hidden: 20480, seq_len: 1024, vocab: 50688}
+training: {global_batch: 2048, micro_batch: 2, precision: fp16, recompute: full}
+parallelism: {dp: 2, tp: 4, pp: 8, zero: 1}
+framework: deepspeed
+YAML
+small=(--set training.global_batch=32)
+"$simgpt" --platform platforms/p3_16xlarge_x8.xml --workload "$tmp/13b.yaml" "${small[@]}" --format json > "$tmp/13b.json"
+"$simgpt" --platform platforms/p3_16xlarge_x8.xml --workload "$tmp/13b_hand.yaml" "${small[@]}" --format json > "$tmp/13b_hand.json"
+check "imported tr1-13B simulates as the hand-written one" same_step "$tmp/13b.json" "$tmp/13b_hand.json"
+check "the DeepSpeed config is untouched" cmp -s "$tmp/ds_config.json" "$tmp/ds_config.before"
+
+# A report's resolved workload simulates again to the same step.
+job=(--platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --set parallelism.pp=2
+     --set parallelism.dp=4 --set network.delay=1ms --format json)
+"$simgpt" "${job[@]}" > "$tmp/first.json"
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["resolved_workload"], open(sys.argv[2], "w"))' \
+  "$tmp/first.json" "$tmp/resolved.yaml"
+"$simgpt" --platform platforms/p3_16xlarge.xml --workload "$tmp/resolved.yaml" --format json > "$tmp/again.json"
+check "the resolved workload simulates to the same step" same_step "$tmp/first.json" "$tmp/again.json"
+check "... and resolves to itself" python3 -c 'import json,sys; a,b=(json.load(open(p))["resolved_workload"] for p in sys.argv[1:]); sys.exit(a!=b)' \
+  "$tmp/first.json" "$tmp/again.json"
+provenance() { # provenance REPORT: the version, overrides and digests it records, as checked
+  python3 - "$1" <<'PY'
+import hashlib, json, re, sys
+r = json.load(open(sys.argv[1]))
+version = re.search(r"project\(simgpt VERSION ([0-9.]+)", open("CMakeLists.txt").read()).group(1)
+ok = r["simgpt_version"] == version
+ok &= r["overrides"] == ["parallelism.pp=2", "parallelism.dp=4", "network.delay=1ms"]
+for role in ("platform", "workload", "profile", "gpu_catalog"):
+    f = r["inputs"][role]
+    ok &= f["digest"] == "sha256:" + hashlib.sha256(open(f["file"], "rb").read()).hexdigest()
+sys.exit(0 if ok else 1)
+PY
+}
+check "the report records simgpt's version, the overrides and its inputs' SHA-256" provenance "$tmp/first.json"
+
+# Bad input.
+expect_refusal() { # expect_refusal DESCRIPTION PATTERN ARGS...
+  local what="$1" pattern="$2"
+  shift 2
+  "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err"
+  local got=$?
+  check "$what: exit 2 (got $got: $(head -c 300 "$tmp/err"))" [ "$got" -eq 2 ]
+  check "$what: one line" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+  check "$what: says '$pattern'" grep -q -- "$pattern" "$tmp/err"
+}
+expect_refusal "import megatron with no arguments" "give them after --" import megatron
+expect_refusal "import with no GPU count" "give --gpus N" import megatron -- --num-layers 2 --hidden-size 64 \
+  --num-attention-heads 2 --seq-length 8 --vocab-size 8
+expect_refusal "an argument without its value" "is given without its value" import megatron --gpus 8 -- --num-layers
+expect_refusal "a missing DeepSpeed config" "DeepSpeed config" import deepspeed "$tmp/none.json" -- --num-layers 2
+echo '{"train_batch_size": "auto"}' > "$tmp/auto.json"
+expect_refusal "a config's \"auto\"" "auto" import deepspeed "$tmp/auto.json" --gpus 8 -- --num-layers 2
+expect_refusal "-o naming the DeepSpeed config" "also an input" import deepspeed "$tmp/ds_config.json" \
+  -o "$tmp/ds_config.json" -- "${bigscience[@]}"
+check "the DeepSpeed config is still untouched" cmp -s "$tmp/ds_config.json" "$tmp/ds_config.before"
+exit $fail

@@ -1,0 +1,163 @@
+// Megatron-LM's argument names, as workload keys and as an imported command line, mean what
+// Megatron does with them.
+#include "simgpt/core/error.hpp"
+#include "simgpt/simulate.hpp"
+#include "simgpt/workload/import.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace simgpt;
+
+namespace {
+
+std::string resolved(const std::string& yaml) { return workload_yaml(parse_workload(yaml, "w.yaml")); }
+
+std::string refusal(const std::string& yaml) {
+  try {
+    parse_workload(yaml, "w.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The workload part of an imported file: its comment lines dropped.
+std::string body(const std::string& imported) {
+  std::string out;
+  size_t start = 0;
+  while (start < imported.size()) {
+    const size_t end = imported.find('\n', start);
+    const std::string line = imported.substr(start, end - start + 1);
+    if (!line.starts_with("#"))
+      out += line;
+    start = end + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("Megatron-LM argument names as top-level keys set the workload keys they stand for") {
+  const std::string ours = R"(model: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, seq_len: 8192, vocab: 128256,
+         ffn_hidden: 14336, mlp: swiglu, norm: rmsnorm, position: rope, bias: false, tie_embeddings: false}
+training: {global_batch: 128, micro_batch: 1, precision: bf16, recompute: selective}
+parallelism: {dp: 4, tp: 2, pp: 1, sequence_parallel: true, zero: 1}
+framework: megatron
+)";
+  const std::string megatron = R"(num_layers: 32
+hidden_size: 4096
+num_attention_heads: 32
+group_query_attention: true
+num_query_groups: 8
+seq_length: 8192
+vocab_size: 128256
+make_vocab_size_divisible_by: 1
+ffn_hidden_size: 14336
+swiglu: true
+normalization: RMSNorm
+position_embedding_type: rope
+disable_bias_linear: true
+untie_embeddings_and_output_weights: true
+global_batch_size: 128
+micro_batch_size: 1
+bf16: true
+recompute_activations: true
+tensor_model_parallel_size: 2
+sequence_parallel: true
+use_distributed_optimizer: true
+parallelism: {dp: 4}
+framework: megatron
+)";
+  CHECK(resolved(megatron) == resolved(ours));
+}
+
+TEST_CASE("Megatron's vocabulary padding and virtual pipeline stages") {
+  const std::string base = "model: {hidden: 1024, heads: 16, seq_len: 1024}\ntraining: {global_batch: 8}\n"
+                           "parallelism: {dp: 1}\n";
+  // 50257 up to a multiple of 128 x tp 2 = 256: 50432 (megatron/training/tokenizer/tokenizer.py).
+  const Workload padded = parse_workload(base + "num_layers: 24\nvocab_size: 50257\ntensor_model_parallel_size: 2\n"
+                                                "pipeline_model_parallel_size: 4\n"
+                                                "num_layers_per_virtual_pipeline_stage: 3\n",
+                                         "w.yaml");
+  CHECK(padded.model.vocab == 50432);
+  CHECK(padded.parallelism.schedule == Schedule::interleaved);
+  CHECK(padded.parallelism.chunks == 2); // 24 layers / (pp 4 x 3 layers a virtual stage)
+  const Workload gpt2 = parse_workload(base + "num_layers: 24\ntokenizer_type: GPT2BPETokenizer\n"
+                                              "tensor_model_parallel_size: 8\n",
+                                       "w.yaml");
+  CHECK(gpt2.model.vocab == 51200);
+}
+
+TEST_CASE("a Megatron key that contradicts a workload key, or a value Megatron would refuse, is refused") {
+  const std::string base = "model: {layers: 24, hidden: 1024, heads: 16, seq_len: 1024, vocab: 50257}\n"
+                           "training: {global_batch: 8}\n";
+  CHECK_THAT(refusal(base + "num_layers: 12\n"), Catch::Contains("w.yaml: num_layers: sets model.layers to 12"));
+  CHECK(refusal(base + "num_layers: 24\n").empty());
+  CHECK_THAT(refusal(base + "normalization: BatchNorm\n"), Catch::Contains("expected one of: LayerNorm, RMSNorm"));
+  CHECK_THAT(refusal(base + "bf16: maybe\n"), Catch::Contains("expected true or false"));
+  CHECK_THAT(refusal(base + "fp16: true\nbf16: true\n"), Catch::Contains("training.precision"));
+  CHECK_THAT(refusal(base + "recompute_method: block\nrecompute_num_layers: 4\n"), Catch::Contains("every layer"));
+  CHECK_THAT(refusal(base + "group_query_attention: true\n"), Catch::Contains("needs --num-query-groups"));
+}
+
+TEST_CASE("Narayanan et al. 2021's GPT-3 175B command line imports as workloads/gpt3_175b.yaml") {
+  // megatron's examples/gpt3/train_gpt3_175b_distributed.sh of the paper's time, with the paper's
+  // split (1,024 GPUs, tp 8, pp 16) and the flags that do not change the step.
+  const std::vector<std::string> words = {
+      "torchrun", "--nproc_per_node", "8", "--nnodes", "128", "--node_rank", "0", "pretrain_gpt.py",
+      "--tensor-model-parallel-size", "8", "--pipeline-model-parallel-size", "16", "--num-layers", "96",
+      "--hidden-size", "12288", "--num-attention-heads", "96", "--seq-length", "2048",
+      "--max-position-embeddings", "2048", "--micro-batch-size", "1", "--global-batch-size", "1536",
+      "--train-iters", "500000", "--lr", "6.0e-5", "--vocab-file", "gpt2-vocab.json", "--merge-file",
+      "gpt2-merges.txt", "--tokenizer-type", "GPT2BPETokenizer", "--fp16", "--checkpoint-activations"};
+  const ImportedWorkload imported = import_megatron(words, std::nullopt);
+  const DataPaths data = default_data_paths();
+  const std::string hand = workload_yaml(load_workload(data.root + "/workloads/gpt3_175b.yaml"));
+  CHECK(body(imported.yaml) == hand);
+  CHECK_THAT(imported.yaml, Catch::Contains("--lr 6.0e-5"));
+  CHECK_THAT(imported.yaml, Catch::Contains("--max-position-embeddings 2048"));
+  // --gpus wins over the launcher's count.
+  CHECK_THAT(import_megatron(words, 512).yaml, Catch::Contains("dp: 4"));
+}
+
+TEST_CASE("a DeepSpeed config's batch sizes, ZeRO stage and precision merge with Megatron-DeepSpeed's arguments") {
+  const std::string config = "test_megatron_args_ds.json";
+  std::ofstream(config) << R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 2,
+    "gradient_accumulation_steps": 8, "zero_optimization": {"stage": 1, "reduce_bucket_size": 5e8},
+    "bf16": {"enabled": true}, "steps_per_print": 10})";
+  const std::vector<std::string> words = {"--num-layers", "24", "--hidden-size", "2048", "--num-attention-heads", "16",
+                                          "--seq-length", "2048", "--vocab-size", "50257", "--pipeline-model-parallel-size",
+                                          "2", "--micro-batch-size", "2", "--checkpoint-activations", "--deepspeed"};
+  const ImportedWorkload imported = import_megatron(words, std::nullopt, config);
+  const Workload w = parse_workload(body(imported.yaml), "imported");
+  CHECK(w.framework == "deepspeed");
+  CHECK(w.parallelism.dp == 4); // 64 / (2 x 8)
+  CHECK(w.parallelism.pp == 2);
+  CHECK(w.parallelism.zero == 1);
+  CHECK(w.training.precision == Precision::bf16);
+  CHECK(w.training.recompute == Recompute::full);
+  CHECK(w.training.global_batch == 64);
+  CHECK_THAT(imported.yaml, Catch::Contains("zero_optimization.reduce_bucket_size"));
+  // Megatron-DeepSpeed's micro-batch is the command line's; the config's is noted as superseded.
+  std::vector<std::string> other = words;
+  other[13] = "4";
+  CHECK_THAT(import_megatron(other, 8, config).yaml,
+             Catch::Contains("train_micro_batch_size_per_gpu 2 (the command line's 4 is used)"));
+  // The precision must agree.
+  std::vector<std::string> fp16 = words;
+  fp16.push_back("--fp16");
+  CHECK_THROWS_WITH(import_megatron(fp16, std::nullopt, config), Catch::Contains("training.precision"));
+  CHECK(parse_workload(body(import_megatron(words, 16, config).yaml), "imported").parallelism.dp == 8);
+  std::remove(config.c_str());
+}
+
+TEST_CASE("an import that cannot say the job's GPUs, or an argument without its value, is refused") {
+  CHECK_THROWS_WITH(import_megatron({"--num-layers", "2", "--hidden-size", "64", "--num-attention-heads", "2",
+                                     "--seq-length", "8", "--vocab-size", "8"},
+                                    std::nullopt),
+                    Catch::Contains("--gpus N"));
+  CHECK_THROWS_WITH(import_megatron({"--num-layers"}, 8), Catch::Contains("--num-layers: is given without its value"));
+}
