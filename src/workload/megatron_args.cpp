@@ -1,6 +1,7 @@
 #include "workload/megatron_args.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/checked_int.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <string_view>
 
@@ -248,8 +250,10 @@ std::vector<std::string> apply_megatron_arguments(const MegatronArguments& list,
                                      ? positive(args["make_vocab_size_divisible_by"], at("make_vocab_size_divisible_by"))
                                      : 128;
     const int64_t tp = tree.integer("parallelism", "tp").value_or(1);
-    const int64_t multiple = divisible_by * std::max<int64_t>(tp, 1);
-    tree.set("model", "vocab", std::to_string((*vocab + multiple - 1) / multiple * multiple),
+    // Past 64 bits the padded size is refused by model.vocab's limit all the same.
+    const int64_t multiple = checked_mul(divisible_by, std::max<int64_t>(tp, 1)).value_or(std::numeric_limits<int64_t>::max());
+    const int64_t padded = checked_mul((*vocab - 1) / multiple + 1, multiple).value_or(std::numeric_limits<int64_t>::max());
+    tree.set("model", "vocab", std::to_string(padded),
              args.contains("vocab_size") ? "vocab_size" : args.contains("tokenizer_type") ? "tokenizer_type" : "vocab_file");
   } else if (args.contains("make_vocab_size_divisible_by")) {
     notes.push_back("make_vocab_size_divisible_by: no --vocab-size or --tokenizer-type to pad");
@@ -262,11 +266,12 @@ std::vector<std::string> apply_megatron_arguments(const MegatronArguments& list,
     const int64_t per_stage = positive(args[name], at(name));
     const std::optional<int64_t> layers = tree.integer("model", "layers");
     const int64_t pp = tree.integer("parallelism", "pp").value_or(1);
-    if (!layers || pp < 2 || per_stage * pp <= 0 || *layers % (per_stage * pp) != 0)
+    const std::optional<int64_t> group = checked_mul(per_stage, pp);
+    if (!layers || pp < 2 || !group || *layers % *group != 0)
       throw InputError(at(name), fmt::format("needs --pipeline-model-parallel-size above 1 and --num-layers divisible "
                                              "by it times {}", per_stage));
     tree.set("parallelism", "schedule", "interleaved", name);
-    tree.set("parallelism", "chunks", std::to_string(*layers / (per_stage * pp)), name);
+    tree.set("parallelism", "chunks", std::to_string(*layers / *group), name);
   }
   if (args.contains("num_virtual_stages_per_pipeline_rank")) {
     tree.set("parallelism", "schedule", "interleaved", "num_virtual_stages_per_pipeline_rank");
