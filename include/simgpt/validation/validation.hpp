@@ -157,10 +157,11 @@ struct ValidationReport {
   std::string to_markdown() const;
 };
 
-// What `simgpt row` runs in its own process: the row `id` ("TABLE/ROW") of the tables in
-// `tables_dir` (empty: DATA/validation/tables) predicted, its result as JSON text (the report, or
-// for a transfer table {"transfer_s": seconds}). Throws InputError when no row has that id.
-std::string simulate_row_by_id(const std::string& id, const std::string& tables_dir, const DataPaths& data);
+// What `simgpt row` runs in its own process: the row `id` ("TABLE/ROW") of `tables`, one table
+// file or a folder of them (empty: DATA/validation/tables), predicted, its result as JSON text
+// (the report, or for a transfer table {"transfer_s": seconds}). Throws InputError when no row
+// has that id.
+std::string simulate_row_by_id(const std::string& id, const std::string& tables, const DataPaths& data);
 
 // A profile parameter as `simgpt row --profile-set` takes it (SECTION.KEY=VALUE, a number), for
 // DataPaths::profile_overrides.
