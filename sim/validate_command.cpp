@@ -31,7 +31,7 @@ int run_validate(const Options& o, const CLI::App&) {
   const auto thresholds = load_thresholds(data.root + "/validation/thresholds.yaml");
   const ValidationReport report = validate(
       tables, data, o.filter, thresholds, o.jobs,
-      RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout});
+      RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .progress = stderr_is_terminal()});
   if (o.format == "markdown")
     std::cout << tables_markdown(tables) << report.to_markdown();
   else
@@ -69,7 +69,8 @@ CalibrationInput calibration_input(const Options& o, const DataPaths& data) {
 }
 
 RowProcess calibration_process(const Options& o) {
-  return RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs};
+  return RowProcess{
+      .executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs, .progress = stderr_is_terminal()};
 }
 
 // What pins each parameter; exit 1 when a parameter lacks the rows a fit needs.

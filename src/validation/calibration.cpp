@@ -3,6 +3,7 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "core/progress_bar.hpp"
 #include "process/child_process.hpp"
 #include "validation/calibration_rows.hpp"
 #include "validation/row_runner.hpp"
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <exception>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -24,7 +26,9 @@
 namespace simgpt {
 namespace {
 
+// Probes of one golden-section search: two per iteration.
 constexpr int kGoldenIterations = 24;
+constexpr int64_t kProbesPerSearch = 2 * kGoldenIterations;
 
 // Golden-section search of `value` over the parameter's physical range (on a log scale where
 // the registry says so), `loss` evaluated at each probe.
@@ -54,11 +58,13 @@ int descent_rounds(size_t parameters) { return parameters > 1 ? 3 : 1; }
 
 // The calibration rows' simulations under trial profile values: each row of a table simulated
 // once per trial however many of its measurements are judged (a time and a peak memory), the
-// runs `process.jobs` at a time (0: one per core), each in its own process.
+// runs `process.jobs` at a time (0: one per core), each in its own process. `trials` is how many
+// trials the command runs, the length of its progress bar (drawn when process.progress says so).
 class RowTrials {
 public:
-  RowTrials(std::vector<CalibrationRow> rows, const RowProcess& process)
-      : rows_(std::move(rows)), process_(process), runs_(distinct_runs(rows_, run_of_)) {
+  RowTrials(std::vector<CalibrationRow> rows, const RowProcess& process, int64_t trials)
+      : rows_(std::move(rows)), process_(process), runs_(distinct_runs(rows_, run_of_)),
+        progress_(trials * static_cast<int64_t>(runs_.size()), process.progress) {
     process_.executable = simgpt_executable(process.executable); // once, before any thread starts
   }
 
@@ -80,6 +86,8 @@ public:
       } catch (...) {
         failed[i] = std::current_exception();
       }
+      const std::lock_guard lock(mutex_);
+      progress_.advance();
     });
     for (const std::exception_ptr& e : failed)
       if (e)
@@ -118,6 +126,8 @@ private:
   std::vector<size_t> run_of_;
   RowProcess process_;
   std::vector<CalibrationRow> runs_;
+  std::mutex mutex_;
+  ProgressBar progress_;
 };
 
 // The parameter's value moved by a tenth of its range (of its log range where it is searched so),
@@ -177,13 +187,16 @@ CalibrationSupport support_of(const Fit& fit, RowTrials& trials, const DataPaths
   return support;
 }
 
+// Trials of the support check: the profile's values, then each parameter probed.
+int64_t support_trials(const Fit& fit) { return 1 + static_cast<int64_t>(fit.profile.fitted.size()); }
+
 } // namespace
 
 CalibrationSupport calibration_support(const std::string& name, const std::vector<ValidationTable>& tables,
                                        const DataPaths& data, const RowProcess& process,
                                        const std::optional<std::vector<std::string>>& rows) {
   const Fit fit = load_fit(name, tables, data, rows);
-  RowTrials trials(fit.rows, process);
+  RowTrials trials(fit.rows, process, support_trials(fit));
   std::vector<double> at_value;
   return support_of(fit, trials, data, at_value);
 }
@@ -202,7 +215,10 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
                                     const DataPaths& data, const RowProcess& process,
                                     const std::optional<std::vector<std::string>>& rows) {
   const Fit fit = load_fit(name, tables, data, rows);
-  RowTrials trials(fit.rows, process);
+  const auto parameters = static_cast<int64_t>(fit.profile.fitted.size());
+  const int rounds = descent_rounds(fit.profile.fitted.size());
+  // The support check, each search's probes, and the errors at the fit.
+  RowTrials trials(fit.rows, process, support_trials(fit) + rounds * parameters * kProbesPerSearch + 1);
   std::vector<double> at_value;
   require_support(support_of(fit, trials, data, at_value), rows ? "--table" : fit.file + ": calibration");
 
@@ -217,7 +233,6 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   };
   CalibrationResult result;
   result.profile = name;
-  const int rounds = descent_rounds(fit.profile.fitted.size());
   for (int round = 0; round < rounds; ++round)
     for (auto& [key, value] : trial.profile_overrides)
       result.fitted[key] = golden_section(find_profile_parameter(key, fit.file + ": calibration.fitted"), value, loss);

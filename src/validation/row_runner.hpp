@@ -55,8 +55,9 @@ struct RowRun {
   bool process_failed = false; // the row's process died or timed out: the gate fails
 };
 
-// Runs the rows' simulations, `jobs` at a time, each in its own process. Rows whose plan is
-// unknown or whose numbers the authors doubted are not simulated.
+// Runs the rows' simulations, `jobs` at a time, each in its own process, with a progress bar
+// when process.progress says so. Rows whose plan is unknown or whose numbers the authors
+// doubted are not simulated.
 void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process);
 
 } // namespace simgpt

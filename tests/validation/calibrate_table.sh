@@ -3,7 +3,8 @@
 # of vTrain's DeepSpeed rows (validation/tables/vtrain-single-node.yaml, their measured times kept)
 # in a folder of their own fit deepspeed's compute.op_overhead and report each row's error before
 # and after; --write writes the profile and leaves the table as it was. A table of two rows, of
-# another framework, or missing is refused with one line and exit status 2.
+# another framework, or missing is refused with one line and exit status 2. On a terminal, validate
+# and calibrate draw a progress bar on stderr; on a pipe, nothing.
 set -u
 simgpt="$1"
 . "$(dirname "$0")/../support/checks.sh"
@@ -43,6 +44,7 @@ cp "$tmp/data/profiles/deepspeed.yaml" "$tmp/profile.before"
   > "$tmp/out" 2> "$tmp/err"
 got=$?
 check "calibrate --table exits 0 (got $got: $(head -c 300 "$tmp/err"))" [ "$got" -eq 0 ]
+check "nothing on stderr off a terminal" [ ! -s "$tmp/err" ]
 check "fitted on the table's 3 rows" grep -q "^profile deepspeed fitted on 3 row(s) of $tmp/mine/runs.yaml:" "$tmp/out"
 check "reports the fitted value" grep -Eq "^  compute.op_overhead = [0-9.e+-]+ s$" "$tmp/out"
 for row in l12-h1024-gb8-tp1-dp2 l24-h2048-gb8-tp2 l12-h1024-gb16-tp4; do
@@ -76,4 +78,15 @@ refused "a transfer table of another profile" "profile 'ds3-gpipe' is not --prof
 refused "a missing table" "$tmp/missing.yaml: cannot read" --table "$tmp/missing.yaml"
 refused "one table id twice" "'my-runs' is the id of the table in" --table "$tmp/mine/runs.yaml" --table "$tmp/two.yaml"
 
+# On a terminal (script gives the command one), the progress bar: done/total on stderr.
+script -qec "'$simgpt' calibrate --profile deepspeed --table '$tmp/mine/runs.yaml' --check --jobs 2 > '$tmp/out'" \
+  /dev/null > "$tmp/tty"
+check "calibrate on a terminal draws its progress (6 simulations: 3 rows, then with op_overhead moved)" \
+  grep -q "\] 6/6 " "$tmp/tty"
+check "calibrate --check --table lists the rows" \
+  grep -q "^compute.op_overhead: 3 row(s) of 3 configuration(s)" "$tmp/out"
+script -qec "'$simgpt' validate --filter vtrain-single-node/l12-h1024-gb8-mb1-tp1-dp2-pp1 > '$tmp/out'" /dev/null \
+  > "$tmp/tty"
+check "validate on a terminal draws its progress" grep -q "\] 1/1 " "$tmp/tty"
+check "validate's report stays on stdout" grep -q "l12-h1024-gb8-mb1-tp1-dp2-pp1" "$tmp/out"
 exit $fail

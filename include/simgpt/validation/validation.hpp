@@ -173,6 +173,7 @@ struct RowProcess {
   std::string executable; // empty: this process's own executable, which must then be simgpt
   double timeout_s = 600; // a row's process still running after this is killed
   unsigned jobs = 0;       // calibration's rows run at once; 0: one per core
+  bool progress = false;   // a progress bar of the simulations on stderr (a terminal's only)
 };
 
 // Runs the rows' simulations `jobs` at a time (each in its own process). A row whose process
