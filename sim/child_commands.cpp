@@ -12,7 +12,7 @@ namespace simgpt::cli {
 void declare_row(CLI::App& cmd, Options& o) {
   cmd.add_option("id", o.row_id, "TABLE/ROW")->required();
   add_data_option(cmd, o.data_dir);
-  cmd.add_option("--tables", o.tables_dir, "directory of the validation tables (default: DATA/validation/tables)");
+  cmd.add_option("--tables", o.tables_dir, "a validation table file, or a directory of them (default: DATA/validation/tables)");
   cmd.add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
   cmd.add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
 }

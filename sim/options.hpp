@@ -34,6 +34,7 @@ struct Options {
   bool gate = false;
   bool write = false;
   bool check = false; // simgpt calibrate --check
+  std::vector<std::string> calibration_tables; // simgpt calibrate --table: the user's measured rows
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> grids, zips, parts; // simgpt sweep
   std::string output, shard = "1/1";

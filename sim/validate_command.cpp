@@ -11,6 +11,9 @@
 #include <fmt/ranges.h>
 
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace simgpt::cli {
 
@@ -26,8 +29,9 @@ int run_validate(const Options& o, const CLI::App&) {
   const DataPaths data = data_paths(o);
   const auto tables = load_validation_tables(data.root + "/validation/tables");
   const auto thresholds = load_thresholds(data.root + "/validation/thresholds.yaml");
-  const ValidationReport report =
-      validate(tables, data, o.filter, thresholds, o.jobs, RowProcess{kThisSimgpt, o.timeout});
+  const ValidationReport report = validate(
+      tables, data, o.filter, thresholds, o.jobs,
+      RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .progress = stderr_is_terminal()});
   if (o.format == "markdown")
     std::cout << tables_markdown(tables) << report.to_markdown();
   else
@@ -37,6 +41,9 @@ int run_validate(const Options& o, const CLI::App&) {
 
 void declare_calibrate(CLI::App& cmd, Options& o) {
   cmd.add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
+  cmd.add_option("--table", o.calibration_tables,
+                 "fit on the measured rows of this table (validation/tables' format; may be given several times) "
+                 "instead of the profile's declared calibration rows");
   cmd.add_flag("--write", o.write, "write the fitted values into the profile file");
   add_process_options(cmd, o, "a row's simulation");
   add_data_option(cmd, o.data_dir);
@@ -45,42 +52,64 @@ void declare_calibrate(CLI::App& cmd, Options& o) {
 }
 
 namespace {
+
+// What a fit runs on: the rows of the user's --table files, or the profile's declared rows of the
+// shipped tables.
+struct CalibrationInput {
+  std::vector<ValidationTable> tables;
+  std::optional<std::vector<std::string>> rows; // none: the profile's calibration.rows
+};
+
+CalibrationInput calibration_input(const Options& o, const DataPaths& data) {
+  if (o.calibration_tables.empty())
+    return {load_validation_tables(data.root + "/validation/tables"), std::nullopt};
+  CalibrationInput in{load_calibration_tables(o.calibration_tables), std::nullopt};
+  in.rows = table_calibration_rows(o.profile, in.tables);
+  return in;
+}
+
+RowProcess calibration_process(const Options& o) {
+  return RowProcess{
+      .executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs, .progress = stderr_is_terminal()};
+}
+
 // What pins each parameter; exit 1 when a parameter lacks the rows a fit needs.
-int check_calibration_support(const Options& o, const std::vector<ValidationTable>& tables, const DataPaths& data) {
-  const CalibrationSupport support = calibration_support(
-      o.profile, tables, data, RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs});
+int check_calibration_support(const Options& o, const CalibrationInput& in, const DataPaths& data) {
+  const CalibrationSupport support = calibration_support(o.profile, in.tables, data, calibration_process(o), in.rows);
   for (const auto& [key, moved] : support.parameters)
     std::cout << fmt::format("{}: {} row(s) of {} configuration(s): {}\n", key, moved.rows.size(),
                              moved.configurations, fmt::join(moved.rows, ", "));
   try {
-    require_support(support, "profile " + o.profile);
+    require_support(support, in.rows ? "--table" : "profile " + o.profile);
   } catch (const InputError& e) {
     std::cout << e.what() << "\n";
     return 1;
   }
   return 0;
 }
+
 } // namespace
 
 int run_calibrate(const Options& o, const CLI::App&) {
   const DataPaths data = data_paths(o);
-  const auto tables = load_validation_tables(data.root + "/validation/tables");
+  const CalibrationInput in = calibration_input(o, data);
   if (o.check)
-    return check_calibration_support(o, tables, data);
-  if (o.write)
-    check_fitted_writable(o.profile, data);
-  const CalibrationResult r = calibrate_profile(
-      o.profile, tables, data, RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs});
-  std::cout << fmt::format("profile {} fitted on {} row(s):\n", r.profile, r.error_pct.size());
+    return check_calibration_support(o, in, data);
+  if (o.write) // never over a table it reads
+    check_fitted_writable(o.profile, data, o.calibration_tables);
+  const CalibrationResult r = calibrate_profile(o.profile, in.tables, data, calibration_process(o), in.rows);
+  std::cout << fmt::format("profile {} fitted on {} row(s){}:\n", r.profile, r.error_pct.size(),
+                           in.rows ? fmt::format(" of {}", fmt::join(o.calibration_tables, ", ")) : "");
   // Durations show their SI unit; sizes and rates print as bare SI numbers, as they always have.
   for (const auto& [key, value] : r.fitted) {
     const ProfileParameter& p = find_profile_parameter(key, "--profile " + r.profile);
     std::cout << fmt::format("  {} = {:.6g}{}\n", key, value, p.si_unit == "s" ? " s" : "");
   }
+  std::cout << "  error of each row, at the profile's values -> fitted:\n";
   for (const auto& [row, error] : r.error_pct)
-    std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
+    std::cout << fmt::format("  {:<40} {:+.2f}% -> {:+.2f}%\n", row, r.error_before_pct.at(row), error);
   if (o.write) {
-    write_fitted(r, data);
+    write_fitted(r, data, o.calibration_tables);
     std::cout << fmt::format("written to {}/{}.yaml\n", data.profiles(), r.profile);
   }
   return 0;

@@ -13,7 +13,7 @@ namespace simgpt {
 namespace {
 
 // `simgpt row TABLE/ROW`; doubles with 17 digits, which read back as the same double.
-std::vector<std::string> row_arguments(const std::string& row_id, const std::string& tables_dir,
+std::vector<std::string> row_arguments(const std::string& row_id, const std::string& tables,
                                        const std::string& data_root,
                                        const std::vector<std::pair<std::string, double>>& profile_overrides) {
   std::vector<std::string> args{"simgpt",
@@ -22,7 +22,7 @@ std::vector<std::string> row_arguments(const std::string& row_id, const std::str
                                 "--data",
                                 data_root,
                                 "--tables",
-                                tables_dir,
+                                tables,
                                 "--parent-pid",
                                 std::to_string(::getpid())};
   for (const auto& [key, value] : profile_overrides) {
@@ -34,11 +34,11 @@ std::vector<std::string> row_arguments(const std::string& row_id, const std::str
 
 } // namespace
 
-nlohmann::ordered_json run_row_process(const std::string& row_id, const std::string& tables_dir,
+nlohmann::ordered_json run_row_process(const std::string& row_id, const std::string& tables,
                                        const std::string& data_root,
                                        const std::vector<std::pair<std::string, double>>& profile_overrides,
                                        const std::string& executable, double timeout_s) {
-  return run_simgpt_child(executable, row_arguments(row_id, tables_dir, data_root, profile_overrides), timeout_s);
+  return run_simgpt_child(executable, row_arguments(row_id, tables, data_root, profile_overrides), timeout_s);
 }
 
 } // namespace simgpt

@@ -3,8 +3,9 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
 #include "core/parallel.hpp"
+#include "core/progress_bar.hpp"
 #include "process/child_process.hpp"
-#include "validation/names.hpp"
+#include "validation/calibration_rows.hpp"
 #include "validation/row_runner.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/framework/profile.hpp"
@@ -15,65 +16,19 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <set>
-#include <thread>
 #include <fstream>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <sstream>
+#include <thread>
 
 namespace simgpt {
 namespace {
 
-// A row is judged on its measured time; named "table/row:memory", on its measured peak memory;
-// named "table/row:oom", on whether it ran out of memory (a run with a measured time did not).
-struct CalibrationRow {
-  const ValidationTable* table;
-  const ValidationRow* row;
-  bool oom_outcome;
-  bool memory;
-};
-
-// The validation row a profile's calibration.rows entry names, with what it is judged on.
-CalibrationRow find_row(const std::string& entry, const std::vector<ValidationTable>& tables,
-                        const std::string& where) {
-  const bool oom_outcome = entry.ends_with(":oom");
-  const bool memory = entry.ends_with(":memory");
-  const std::string id = oom_outcome || memory ? entry.substr(0, entry.rfind(':')) : entry;
-  const auto slash = id.find('/');
-  for (const ValidationTable& t : tables)
-    if (t.id == id.substr(0, slash))
-      for (const ValidationRow& r : t.rows)
-        if (r.id == id.substr(slash + 1) &&
-            (oom_outcome ? (r.oom || r.measured.contains("step_time_s"))
-             : memory    ? r.measured.contains("peak_mem_gb")
-                         : r.measured.contains(to_string(primary_metric(t)))))
-          return {&t, &r, oom_outcome, memory};
-  throw InputError(where, fmt::format("'{}' is not a validation row with a measured {}", entry,
-                                      oom_outcome ? "outcome (ran or out of memory)"
-                                      : memory    ? "peak memory"
-                                                  : "time"));
-}
-
-// Signed error in % of one calibration row's prediction.
-double row_error(const CalibrationRow& c, const RowPrediction& r) {
-  if (c.oom_outcome) {
-    // Distance (in % of the usable memory) on the wrong side of a 5% band around it:
-    // a run that failed should predict above 105%, one that ran below 95%.
-    const MemoryReport& stage = r.report->stages.at(static_cast<size_t>(r.report->peak_memory_stage)).memory;
-    const double fill = 100 * stage.peak / stage.usable;
-    return c.row->oom ? std::max(0.0, 105 - fill) : std::max(0.0, fill - 95);
-  }
-  if (c.memory) {
-    const double measured = c.row->measured.at("peak_mem_gb");
-    return 100 * (r.metric(predicted_metric(CaseMetric::peak_memory, c.table->peak_memory)) - measured) / measured;
-  }
-  const CaseMetric metric = primary_metric(*c.table);
-  const double measured = c.row->measured.at(to_string(metric));
-  return 100 * (r.metric(predicted_metric(metric, c.table->peak_memory)) - measured) / measured;
-}
-
-std::string row_name(const CalibrationRow& c) {
-  return c.table->id + "/" + c.row->id + (c.oom_outcome ? ":oom" : c.memory ? ":memory" : "");
-}
+// Probes of one golden-section search: two per iteration.
+constexpr int kGoldenIterations = 24;
+constexpr int64_t kProbesPerSearch = 2 * kGoldenIterations;
 
 // Golden-section search of `value` over the parameter's physical range (on a log scale where
 // the registry says so), `loss` evaluated at each probe.
@@ -83,7 +38,7 @@ double golden_section(const ProfileParameter& p, double& value, Loss loss) {
   auto from = [&](double y) { return p.log_scale ? std::exp(y) : y; };
   const double phi = (std::sqrt(5.0) - 1) / 2;
   double a = to(p.min), b = to(p.max);
-  for (int iteration = 0; iteration < 24; ++iteration) {
+  for (int iteration = 0; iteration < kGoldenIterations; ++iteration) {
     const double c = b - phi * (b - a), d = a + phi * (b - a);
     value = from(c);
     const double fc = loss();
@@ -98,38 +53,82 @@ double golden_section(const ProfileParameter& p, double& value, Loss loss) {
   return value;
 }
 
-// Each row's error under `trial`, the rows simulated `process.jobs` at a time (0: one per core),
-// each in its own process; an error in a row's simulation is rethrown.
-std::vector<double> row_errors(const std::vector<CalibrationRow>& rows, const DataPaths& trial,
-                               const RowProcess& process) {
-  std::vector<double> out(rows.size());
-  std::vector<std::exception_ptr> failed(rows.size());
-  const unsigned jobs = process.jobs > 0 ? process.jobs : std::max(1u, std::thread::hardware_concurrency());
-  run_parallel(rows.size(), jobs, [&](size_t i) {
-    try {
-      out[i] = row_error(rows[i], RowPrediction::from_json(run_row_process_of(*rows[i].table, *rows[i].row, trial, process)));
-    } catch (const ProcessTimeout&) {
-      failed[i] = std::make_exception_ptr(LimitError(
-          row_name(rows[i]), fmt::format("its simulation ran past --timeout {:g} s (give it more)", process.timeout_s)));
-    } catch (...) {
-      failed[i] = std::current_exception();
-    }
-  });
-  for (const std::exception_ptr& e : failed)
-    if (e)
-      std::rethrow_exception(e);
-  return out;
-}
+// Coordinate descent: parameters in turn, rounds until they settle (one suffices for one).
+int descent_rounds(size_t parameters) { return parameters > 1 ? 3 : 1; }
 
-// What a calibration row measures under: its table and its row's overrides (and a transfer's
-// size). Rows of one configuration (a time and a memory of one run, say) pin a parameter once.
-std::string configuration(const CalibrationRow& c) {
-  std::vector<std::string> set;
-  for (const auto& [key, value] : c.row->set)
-    set.push_back(key + "=" + value);
-  std::sort(set.begin(), set.end());
-  return fmt::format("{} {} {}", c.table->id, fmt::join(set, ","), c.row->bytes);
-}
+// The calibration rows' simulations under trial profile values: each row of a table simulated
+// once per trial however many of its measurements are judged (a time and a peak memory), the
+// runs `process.jobs` at a time (0: one per core), each in its own process. `trials` is how many
+// trials the command runs, the length of its progress bar (drawn when process.progress says so).
+class RowTrials {
+public:
+  RowTrials(std::vector<CalibrationRow> rows, const RowProcess& process, int64_t trials)
+      : rows_(std::move(rows)), process_(process), runs_(distinct_runs(rows_, run_of_)),
+        progress_(trials * static_cast<int64_t>(runs_.size()), process.progress) {
+    process_.executable = simgpt_executable(process.executable); // once, before any thread starts
+  }
+
+  const std::vector<CalibrationRow>& rows() const { return rows_; }
+
+  // Each row's error under `trial`; an error in a run's simulation is rethrown.
+  std::vector<double> errors(const DataPaths& trial) {
+    std::vector<std::optional<RowPrediction>> predicted(runs_.size());
+    std::vector<std::exception_ptr> failed(runs_.size());
+    const unsigned jobs = process_.jobs > 0 ? process_.jobs : std::max(1u, std::thread::hardware_concurrency());
+    run_parallel(runs_.size(), jobs, [&](size_t i) {
+      const CalibrationRow& run = runs_[i];
+      try {
+        predicted[i] = RowPrediction::from_json(run_row_process_of(*run.table, *run.row, trial, process_));
+      } catch (const ProcessTimeout&) {
+        failed[i] = std::make_exception_ptr(
+            LimitError(run.table->id + "/" + run.row->id,
+                       fmt::format("its simulation ran past --timeout {:g} s (give it more)", process_.timeout_s)));
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+      const std::lock_guard lock(mutex_);
+      progress_.advance();
+    });
+    for (const std::exception_ptr& e : failed)
+      if (e)
+        std::rethrow_exception(e);
+    std::vector<double> out(rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i)
+      out[i] = calibration_row_error(rows_[i], *predicted[run_of_[i]]);
+    return out;
+  }
+
+  // Each row's error under `trial`, by its name.
+  std::map<std::string, double> named_errors(const DataPaths& trial) { return named(errors(trial)); }
+
+  std::map<std::string, double> named(const std::vector<double>& errors) const {
+    std::map<std::string, double> out;
+    for (size_t i = 0; i < rows_.size(); ++i)
+      out[calibration_row_name(rows_[i])] = errors[i];
+    return out;
+  }
+
+private:
+  // The distinct (table, row) pairs of `rows`, in their first order; run_of[i]: rows[i]'s.
+  static std::vector<CalibrationRow> distinct_runs(const std::vector<CalibrationRow>& rows,
+                                                   std::vector<size_t>& run_of) {
+    std::vector<CalibrationRow> runs;
+    for (const CalibrationRow& r : rows) {
+      auto same = std::find_if(runs.begin(), runs.end(), [&](const CalibrationRow& x) { return x.row == r.row; });
+      run_of.push_back(static_cast<size_t>(same - runs.begin()));
+      if (same == runs.end())
+        runs.push_back({r.table, r.row, false, false});
+    }
+    return runs;
+  }
+
+  std::vector<CalibrationRow> rows_;
+  std::vector<size_t> run_of_;
+  RowProcess process_;
+  std::vector<CalibrationRow> runs_;
+  std::mutex mutex_;
+  ProgressBar progress_;
+};
 
 // The parameter's value moved by a tenth of its range (of its log range where it is searched so),
 // towards the farther end: a probe of whether a row's prediction depends on it.
@@ -141,43 +140,71 @@ double probe_value(const ProfileParameter& p, double value) {
   return from(y + step <= to(p.max) ? y + step : y - step);
 }
 
-} // namespace
-
-CalibrationSupport calibration_support(const std::string& name, const std::vector<ValidationTable>& tables,
-                                       const DataPaths& data, const RowProcess& process) {
-  const std::string file = data.profiles() + "/" + name + ".yaml";
-  const Profile profile = load_profile(data.profiles(), name, "--profile");
-  if (profile.fitted.empty() || profile.calibration_rows.empty())
-    throw InputError(file + ": calibration", "declares no fitted parameters or no calibration rows");
+// A profile with what it is fitted on: `rows` when given (calibrate --table), else its declared
+// calibration.rows.
+struct Fit {
+  std::string file; // the profile's
+  Profile profile;
   std::vector<CalibrationRow> rows;
-  for (const std::string& entry : profile.calibration_rows)
-    rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
-  RowProcess resolved = process;
-  resolved.executable = simgpt_executable(process.executable);
-  auto errors = [&](const DataPaths& trial) { return row_errors(rows, trial, resolved); };
-  const std::vector<double> at_value = errors(data);
+  std::string where; // what the rows are named by in messages
+};
+
+Fit load_fit(const std::string& name, const std::vector<ValidationTable>& tables, const DataPaths& data,
+             const std::optional<std::vector<std::string>>& rows) {
+  Fit fit;
+  fit.file = data.profiles() + "/" + name + ".yaml";
+  fit.profile = load_profile(data.profiles(), name, "--profile");
+  if (fit.profile.fitted.empty())
+    throw InputError(fit.file + ": calibration.fitted", "declares no fitted parameters: nothing to calibrate");
+  if (!rows && fit.profile.calibration_rows.empty())
+    throw InputError(fit.file + ": calibration.rows",
+                     "declares no calibration rows (give measured rows of your own with --table FILE)");
+  fit.where = rows ? "--table" : fit.file + ": calibration.rows";
+  for (const std::string& entry : rows ? *rows : fit.profile.calibration_rows)
+    fit.rows.push_back(find_calibration_row(entry, tables, fit.where));
+  return fit;
+}
+
+// What pins each parameter (calibration_support), and each row's error at the profile's values.
+CalibrationSupport support_of(const Fit& fit, RowTrials& trials, const DataPaths& data,
+                              std::vector<double>& at_value) {
+  at_value = trials.errors(data);
   CalibrationSupport support;
-  for (const std::string& key : profile.fitted) {
-    const ProfileParameter& p = find_profile_parameter(key, file + ": calibration.fitted");
+  for (const std::string& key : fit.profile.fitted) {
+    const ProfileParameter& p = find_profile_parameter(key, fit.file + ": calibration.fitted");
     DataPaths trial = data;
-    trial.profile_overrides.emplace_back(key, probe_value(p, get_profile_parameter(profile, key)));
-    const std::vector<double> probed = errors(trial);
+    trial.profile_overrides.emplace_back(key, probe_value(p, get_profile_parameter(fit.profile, key)));
+    const std::vector<double> probed = trials.errors(trial);
     CalibrationSupport::Parameter& moved = support.parameters[key];
     std::set<std::string> configurations;
-    for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t i = 0; i < fit.rows.size(); ++i)
       if (std::abs(probed[i] - at_value[i]) > 1e-6) {
-        moved.rows.push_back(row_name(rows[i]));
-        configurations.insert(configuration(rows[i]));
+        moved.rows.push_back(calibration_row_name(fit.rows[i]));
+        configurations.insert(calibration_configuration(fit.rows[i]));
       }
     moved.configurations = static_cast<int>(configurations.size());
   }
   return support;
 }
 
+// Trials of the support check: the profile's values, then each parameter probed.
+int64_t support_trials(const Fit& fit) { return 1 + static_cast<int64_t>(fit.profile.fitted.size()); }
+
+} // namespace
+
+CalibrationSupport calibration_support(const std::string& name, const std::vector<ValidationTable>& tables,
+                                       const DataPaths& data, const RowProcess& process,
+                                       const std::optional<std::vector<std::string>>& rows) {
+  const Fit fit = load_fit(name, tables, data, rows);
+  RowTrials trials(fit.rows, process, support_trials(fit));
+  std::vector<double> at_value;
+  return support_of(fit, trials, data, at_value);
+}
+
 void require_support(const CalibrationSupport& support, const std::string& where) {
   for (const auto& [key, moved] : support.parameters)
     if (static_cast<int>(moved.rows.size()) < kMinCalibrationRows || moved.configurations < kMinCalibrationConfigurations)
-      throw InputError(where, fmt::format("{} moves {} of the declared rows ({}), of {} configuration(s): a fitted "
+      throw InputError(where, fmt::format("{} moves {} of the rows fitted on ({}), of {} configuration(s): a fitted "
                                           "parameter needs at least {} rows of at least {} configurations (model "
                                           "sizes or settings) that move it, or it fits one table and not the next run",
                                           key, moved.rows.size(), moved.rows.empty() ? "none" : fmt::format("{}", fmt::join(moved.rows, ", ")),
@@ -185,41 +212,32 @@ void require_support(const CalibrationSupport& support, const std::string& where
 }
 
 CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
-                                    const DataPaths& data, const RowProcess& process) {
-  const std::string file = data.profiles() + "/" + name + ".yaml";
-  require_support(calibration_support(name, tables, data, process), file + ": calibration");
-  const Profile profile = load_profile(data.profiles(), name, "--profile");
-  std::vector<CalibrationRow> rows;
-  for (const std::string& entry : profile.calibration_rows)
-    rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
+                                    const DataPaths& data, const RowProcess& process,
+                                    const std::optional<std::vector<std::string>>& rows) {
+  const Fit fit = load_fit(name, tables, data, rows);
+  const auto parameters = static_cast<int64_t>(fit.profile.fitted.size());
+  const int rounds = descent_rounds(fit.profile.fitted.size());
+  // The support check, each search's probes, and the errors at the fit.
+  RowTrials trials(fit.rows, process, support_trials(fit) + rounds * parameters * kProbesPerSearch + 1);
+  std::vector<double> at_value;
+  require_support(support_of(fit, trials, data, at_value), rows ? "--table" : fit.file + ": calibration");
 
   DataPaths trial = data;
-  for (const std::string& key : profile.fitted)
-    trial.profile_overrides.emplace_back(key, get_profile_parameter(profile, key));
-  RowProcess resolved = process;
-  resolved.executable = simgpt_executable(process.executable);
-  auto errors = [&] {
-    const std::vector<double> e = row_errors(rows, trial, resolved);
-    std::map<std::string, double> out;
-    for (size_t i = 0; i < rows.size(); ++i)
-      out[row_name(rows[i])] = e[i];
-    return out;
-  };
+  for (const std::string& key : fit.profile.fitted)
+    trial.profile_overrides.emplace_back(key, get_profile_parameter(fit.profile, key));
   auto loss = [&] {
     double sum = 0;
-    for (const auto& [id, e] : errors())
+    for (const double e : trials.errors(trial))
       sum += e * e;
     return sum;
   };
-
-  // Coordinate descent: parameters in turn, rounds until they settle (one suffices for one).
   CalibrationResult result;
   result.profile = name;
-  const int rounds = trial.profile_overrides.size() > 1 ? 3 : 1;
   for (int round = 0; round < rounds; ++round)
     for (auto& [key, value] : trial.profile_overrides)
-      result.fitted[key] = golden_section(find_profile_parameter(key, file + ": calibration.fitted"), value, loss);
-  result.error_pct = errors();
+      result.fitted[key] = golden_section(find_profile_parameter(key, fit.file + ": calibration.fitted"), value, loss);
+  result.error_before_pct = trials.named(at_value);
+  result.error_pct = trials.named_errors(trial);
   return result;
 }
 
@@ -231,11 +249,11 @@ std::string profile_path(const std::string& profile, const DataPaths& data) {
 
 } // namespace
 
-void check_fitted_writable(const std::string& profile, const DataPaths& data) {
-  check_output_path(profile_path(profile, data), "calibrate --write");
+void check_fitted_writable(const std::string& profile, const DataPaths& data, const std::vector<std::string>& inputs) {
+  check_output_path(profile_path(profile, data), "calibrate --write", inputs);
 }
 
-void write_fitted(const CalibrationResult& result, const DataPaths& data) {
+void write_fitted(const CalibrationResult& result, const DataPaths& data, const std::vector<std::string>& inputs) {
   const std::string path = profile_path(result.profile, data);
   std::ifstream in(path);
   std::stringstream text;
@@ -256,7 +274,7 @@ void write_fitted(const CalibrationResult& result, const DataPaths& data) {
     }
     out += line + "\n";
   }
-  write_output_file(path, out, "calibrate --write");
+  write_output_file(path, out, "calibrate --write", inputs);
 }
 
 } // namespace simgpt

@@ -5,20 +5,28 @@
 #include "simgpt/core/error.hpp"
 #include "core/json_text.hpp"
 #include "validation/row_runner.hpp"
+#include "validation/table_loader.hpp"
 
 #include <fmt/format.h>
 
 #include <exception>
+#include <filesystem>
 
 namespace simgpt {
 
-std::string simulate_row_by_id(const std::string& id, const std::string& tables_dir, const DataPaths& data) {
-  const std::string dir = tables_dir.empty() ? data.root + "/validation/tables" : tables_dir;
-  for (const ValidationTable& t : load_validation_tables(dir))
+std::string simulate_row_by_id(const std::string& id, const std::string& tables, const DataPaths& data) {
+  const std::string where = tables.empty() ? data.root + "/validation/tables" : tables;
+  // One table file (a row's own, as validate and calibrate pass it) is read alone: the folder it
+  // sits in may hold other files, a user's table beside anything.
+  std::error_code ec;
+  const std::vector<ValidationTable> loaded = std::filesystem::is_regular_file(where, ec)
+                                                  ? std::vector<ValidationTable>{load_validation_table(where)}
+                                                  : load_validation_tables(where);
+  for (const ValidationTable& t : loaded)
     for (const ValidationRow& r : t.rows)
       if (t.id + "/" + r.id == id)
         return json_text(simulate_row(t, r, data));
-  throw InputError(dir, fmt::format("no validation row '{}'", id));
+  throw InputError(where, fmt::format("no validation row '{}'", id));
 }
 
 std::pair<std::string, double> parse_profile_set(const std::string& text) {

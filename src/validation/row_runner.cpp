@@ -2,10 +2,12 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/progress_bar.hpp"
 #include "core/units.hpp"
 #include "report/report_json.hpp"
 #include "validation/names.hpp"
 
+#include <mutex>
 #include <stdexcept>
 
 namespace simgpt {
@@ -90,18 +92,22 @@ double RowPrediction::metric(PredictedMetric metric) const {
 void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process) {
   RowProcess resolved = process;
   resolved.executable = simgpt_executable(process.executable); // once, and before any thread starts
+  std::mutex mutex;
+  ProgressBar progress(static_cast<int64_t>(runs.size()), process.progress);
   run_parallel(runs.size(), jobs, [&](size_t i) {
     RowRun& run = runs[i];
-    if (run.row->flagged("not_reproducible") || run.row->flagged("questionable"))
-      return;
-    try {
-      run.result = RowPrediction::from_json(run_row_process_of(*run.table, *run.row, data, resolved));
-    } catch (const ProcessFailure& e) {
-      run.error = e.what();
-      run.process_failed = true;
-    } catch (const std::exception& e) {
-      run.error = e.what();
+    if (!run.row->flagged("not_reproducible") && !run.row->flagged("questionable")) {
+      try {
+        run.result = RowPrediction::from_json(run_row_process_of(*run.table, *run.row, data, resolved));
+      } catch (const ProcessFailure& e) {
+        run.error = e.what();
+        run.process_failed = true;
+      } catch (const std::exception& e) {
+        run.error = e.what();
+      }
     }
+    const std::lock_guard lock(mutex);
+    progress.advance();
   });
 }
 

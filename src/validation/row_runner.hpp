@@ -8,19 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace simgpt {
 
-// The child reloads the tables from table.file's directory, so `table` must come from
-// load_validation_tables; `process.executable` must be resolved (simgpt_executable).
+// The child reloads `table` from its file, so `table` must come from load_validation_table(s);
+// `process.executable` must be resolved (simgpt_executable).
 inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, const ValidationRow& row,
                                                  const DataPaths& data, const RowProcess& process) {
-  return run_row_process(table.id + "/" + row.id, std::filesystem::path(table.file).parent_path().string(), data.root,
-                         data.profile_overrides, process.executable, process.timeout_s);
+  return run_row_process(table.id + "/" + row.id, table.file, data.root, data.profile_overrides,
+                         process.executable, process.timeout_s);
 }
 
 // Predicts one row in this process: the workload of its table with the row's overrides, as
@@ -56,8 +55,9 @@ struct RowRun {
   bool process_failed = false; // the row's process died or timed out: the gate fails
 };
 
-// Runs the rows' simulations, `jobs` at a time, each in its own process. Rows whose plan is
-// unknown or whose numbers the authors doubted are not simulated.
+// Runs the rows' simulations, `jobs` at a time, each in its own process, with a progress bar
+// when process.progress says so. Rows whose plan is unknown or whose numbers the authors
+// doubted are not simulated.
 void run_rows(std::vector<RowRun>& runs, const DataPaths& data, unsigned jobs, const RowProcess& process);
 
 } // namespace simgpt

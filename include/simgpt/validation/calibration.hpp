@@ -1,10 +1,12 @@
-// Fits a profile's declared parameters to its declared calibration rows.
+// Fits a profile's declared parameters to its declared calibration rows, or to measured rows of
+// the user's own tables.
 #pragma once
 
 #include "simgpt/simulate.hpp"
 #include "simgpt/validation/validation.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +14,9 @@ namespace simgpt {
 
 struct CalibrationResult {
   std::string profile;
-  std::map<std::string, double> fitted;   // parameter -> value
-  std::map<std::string, double> error_pct; // calibration row -> signed error at the fit
+  std::map<std::string, double> fitted;          // parameter -> value
+  std::map<std::string, double> error_before_pct; // calibration row -> signed error at the profile's values
+  std::map<std::string, double> error_pct;        // calibration row -> signed error at the fit
 };
 
 // A fit transfers to runs it was not fitted on only when each parameter is pinned by several
@@ -21,9 +24,13 @@ struct CalibrationResult {
 inline constexpr int kMinCalibrationRows = 3;
 inline constexpr int kMinCalibrationConfigurations = 2;
 
-// Which declared calibration rows each fitted parameter moves: a row's prediction changes when
-// the parameter alone moves by a tenth of its range. Configurations: distinct (table, row
-// overrides, transfer size) among those rows.
+// The rows a fit is judged on: `rows` ("table/row", ":memory" or ":oom" after it, as a profile's
+// calibration.rows names them) of `tables` when given (calibrate --table), else the profile's
+// declared calibration.rows.
+
+// Which of those rows each fitted parameter moves: a row's prediction changes when the parameter
+// alone moves by a tenth of its range. Configurations: distinct (table, row overrides, transfer
+// size) among those rows.
 struct CalibrationSupport {
   struct Parameter {
     std::vector<std::string> rows;
@@ -32,25 +39,43 @@ struct CalibrationSupport {
   std::map<std::string, Parameter> parameters;
 };
 CalibrationSupport calibration_support(const std::string& profile, const std::vector<ValidationTable>& tables,
-                                       const DataPaths& data, const RowProcess& process = {});
+                                       const DataPaths& data, const RowProcess& process = {},
+                                       const std::optional<std::vector<std::string>>& rows = std::nullopt);
 
 // Throws InputError (at `where`) naming the first parameter that moves fewer than
 // kMinCalibrationRows rows or kMinCalibrationConfigurations configurations.
 void require_support(const CalibrationSupport& support, const std::string& where);
 
-// Refuses (InputError) a profile whose parameters lack support (above); then minimises the mean squared relative step-time error over the profile's calibration rows,
-// one parameter at a time (golden-section search within each parameter's physical range). Each
-// trial simulation runs in its own process, as in validate.
+// Refuses (InputError) a profile whose parameters lack support (above); then minimises the mean
+// squared relative error over the rows, one parameter at a time (golden-section search within
+// each parameter's physical range). Each trial simulation runs in its own process, as in
+// validate; a row measured twice (time and memory) runs once per trial.
 CalibrationResult calibrate_profile(const std::string& profile, const std::vector<ValidationTable>& tables,
-                                    const DataPaths& data, const RowProcess& process = {});
+                                    const DataPaths& data, const RowProcess& process = {},
+                                    const std::optional<std::vector<std::string>>& rows = std::nullopt);
+
+// calibrate --table: the user's measured tables (validation/tables' format), one file each;
+// refuses a missing or malformed file and two tables of one id (InputError).
+std::vector<ValidationTable> load_calibration_tables(const std::vector<std::string>& files);
+
+// The rows of the user's `tables` a fit of `profile` is judged on, named as calibration.rows
+// names them: each row's time (step or transfer) where measured, its peak memory (":memory")
+// where measured, and its out-of-memory outcome (":oom") where it ran out of memory; rows the
+// authors flagged questionable or not reproducible are left out. Throws InputError for a row of
+// another framework than `profile` (a workload's `framework`, a transfer row's `profile`), and
+// for fewer than kMinCalibrationRows rows or kMinCalibrationConfigurations configurations in all.
+std::vector<std::string> table_calibration_rows(const std::string& profile,
+                                                const std::vector<ValidationTable>& tables);
 
 // Writes fitted values into profiles/<profile>.yaml, replacing each parameter's line in place so
 // that the file's comments and layout stay; the whole file or nothing (a full disk leaves the
-// profile as it was). Throws InputError when it cannot be written.
-void write_fitted(const CalibrationResult& result, const DataPaths& data);
+// profile as it was). Throws InputError when it cannot be written or is one of `inputs` (the
+// tables fitted on).
+void write_fitted(const CalibrationResult& result, const DataPaths& data, const std::vector<std::string>& inputs = {});
 
 // Throws InputError unless profiles/<profile>.yaml can be written (a regular, writable file in a
-// writable folder): checked before a fit of minutes, not after it.
-void check_fitted_writable(const std::string& profile, const DataPaths& data);
+// writable folder, none of `inputs`): checked before a fit of minutes, not after it.
+void check_fitted_writable(const std::string& profile, const DataPaths& data,
+                           const std::vector<std::string>& inputs = {});
 
 } // namespace simgpt

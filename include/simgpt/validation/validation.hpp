@@ -157,10 +157,11 @@ struct ValidationReport {
   std::string to_markdown() const;
 };
 
-// What `simgpt row` runs in its own process: the row `id` ("TABLE/ROW") of the tables in
-// `tables_dir` (empty: DATA/validation/tables) predicted, its result as JSON text (the report, or
-// for a transfer table {"transfer_s": seconds}). Throws InputError when no row has that id.
-std::string simulate_row_by_id(const std::string& id, const std::string& tables_dir, const DataPaths& data);
+// What `simgpt row` runs in its own process: the row `id` ("TABLE/ROW") of `tables`, one table
+// file or a folder of them (empty: DATA/validation/tables), predicted, its result as JSON text
+// (the report, or for a transfer table {"transfer_s": seconds}). Throws InputError when no row
+// has that id.
+std::string simulate_row_by_id(const std::string& id, const std::string& tables, const DataPaths& data);
 
 // A profile parameter as `simgpt row --profile-set` takes it (SECTION.KEY=VALUE, a number), for
 // DataPaths::profile_overrides.
@@ -172,6 +173,7 @@ struct RowProcess {
   std::string executable; // empty: this process's own executable, which must then be simgpt
   double timeout_s = 600; // a row's process still running after this is killed
   unsigned jobs = 0;       // calibration's rows run at once; 0: one per core
+  bool progress = false;   // a progress bar of the simulations on stderr (a terminal's only)
 };
 
 // Runs the rows' simulations `jobs` at a time (each in its own process). A row whose process
