@@ -1,4 +1,4 @@
-// `simgpt plot`: a metric of a sweep's CSV charted against an input, as SVG.
+// `simgpt plot`: a metric of a sweep's CSV charted against an input, as SVG, PDF or PNG.
 #include "command.hpp"
 
 #include <iostream>
@@ -19,7 +19,9 @@ void declare_plot(CLI::App& cmd, Options& o) {
       ->check(CLI::IsMember({"line", "bar"}));
   cmd.add_flag("--logx", o.plot.log_x, "a log scale on a numeric x axis");
   cmd.add_option("--title", o.plot.title, "the chart's title");
-  cmd.add_option("-o,--output", o.plot.output, "the SVG file to write")->required();
+  cmd.add_option("--xlabel", o.plot.x_label, "the x axis's label (default: the column in words, with its unit)");
+  cmd.add_option("--ylabel", o.plot.y_label, "the y axis's label (default: the metric in words, with its unit)");
+  cmd.add_option("-o,--output", o.plot.output, "the figure to write: FILE.svg, FILE.pdf or FILE.png")->required();
   add_data_option(cmd, o.data_dir, "validation/tables/ (for --measured TABLE)");
 }
 

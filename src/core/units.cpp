@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -56,12 +57,9 @@ double parse_with_units(const std::string& text, const char* kind, const std::ar
   throw std::invalid_argument("'" + echo(text) + "' is not a " + kind + " (use " + valid + ")");
 }
 
-} // namespace
-
 // SI's s, ms, us, ns and min, and tc's spellings of them (tc(8), "TIMES": s, sec, secs; ms, msec,
 // msecs; us, usec, usecs), since network.delay stands for `tc qdisc ... netem delay`.
-double parse_duration(const std::string& text) {
-  static constexpr std::array<Unit, 13> units{{{"s", 1},
+constexpr std::array<Unit, 13> kDurationUnits{{{"s", 1},
                                                {"sec", 1},
                                                {"secs", 1},
                                                {"ms", 1e-3},
@@ -74,44 +72,63 @@ double parse_duration(const std::string& text) {
                                                {"nsec", 1e-9},
                                                {"nsecs", 1e-9},
                                                {"min", 60}}};
-  return parse_with_units(text, "duration", units, "s, ms, us, ns or tc's sec, msec, usec, e.g. 10ms");
-}
 
 // Bits (bps with k, M, G, T) and bytes (Bps) per second, and tc's bit rates (tc(8), "RATES": bit,
 // kbit, mbit, gbit, tbit, and kibit ... tibit in powers of 1024). tc's byte rates, written kbps,
 // mbps, gbps, are not taken: kbps here is kilobits, as the SI spellings read.
+constexpr std::array<Unit, 19> kBandwidthUnits{{{"bit", 1.0 / 8},
+                                                {"kbit", 1e3 / 8},
+                                                {"mbit", 1e6 / 8},
+                                                {"gbit", 1e9 / 8},
+                                                {"tbit", 1e12 / 8},
+                                                {"kibit", 1024.0 / 8},
+                                                {"mibit", 1024.0 * 1024 / 8},
+                                                {"gibit", 1024.0 * 1024 * 1024 / 8},
+                                                {"tibit", 1024.0 * 1024 * 1024 * 1024 / 8},
+                                                {"bps", 1.0 / 8},
+                                                {"kbps", 1e3 / 8},
+                                                {"Mbps", 1e6 / 8},
+                                                {"Gbps", 1e9 / 8},
+                                                {"Tbps", 1e12 / 8},
+                                                {"Bps", 1},
+                                                {"kBps", 1e3},
+                                                {"MBps", 1e6},
+                                                {"GBps", 1e9},
+                                                {"TBps", 1e12}}};
+
+constexpr std::array<Unit, 7> kSizeUnits{{{"B", 1},
+                                          {"kB", 1e3},
+                                          {"MB", 1e6},
+                                          {"GB", 1e9},
+                                          {"KiB", 1024.0},
+                                          {"MiB", 1024.0 * 1024},
+                                          {"GiB", 1024.0 * 1024 * 1024}}};
+
+template <size_t N>
+std::optional<double> scale_of(std::string_view suffix, const std::array<Unit, N>& units) {
+  for (const Unit& unit : units)
+    if (suffix == unit.suffix)
+      return unit.scale;
+  return std::nullopt;
+}
+
+} // namespace
+
+double parse_duration(const std::string& text) {
+  return parse_with_units(text, "duration", kDurationUnits, "s, ms, us, ns or tc's sec, msec, usec, e.g. 10ms");
+}
+
 double parse_bandwidth(const std::string& text) {
-  static constexpr std::array<Unit, 19> units{{{"bit", 1.0 / 8},
-                                               {"kbit", 1e3 / 8},
-                                               {"mbit", 1e6 / 8},
-                                               {"gbit", 1e9 / 8},
-                                               {"tbit", 1e12 / 8},
-                                               {"kibit", 1024.0 / 8},
-                                               {"mibit", 1024.0 * 1024 / 8},
-                                               {"gibit", 1024.0 * 1024 * 1024 / 8},
-                                               {"tibit", 1024.0 * 1024 * 1024 * 1024 / 8},
-                                               {"bps", 1.0 / 8},
-                                               {"kbps", 1e3 / 8},
-                                               {"Mbps", 1e6 / 8},
-                                               {"Gbps", 1e9 / 8},
-                                               {"Tbps", 1e12 / 8},
-                                               {"Bps", 1},
-                                               {"kBps", 1e3},
-                                               {"MBps", 1e6},
-                                               {"GBps", 1e9},
-                                               {"TBps", 1e12}}};
-  return parse_with_units(text, "bandwidth", units, "bps, Mbps, Gbps, MBps, GBps or tc's mbit, gbit, e.g. 1Gbps");
+  return parse_with_units(text, "bandwidth", kBandwidthUnits,
+                          "bps, Mbps, Gbps, MBps, GBps or tc's mbit, gbit, e.g. 1Gbps");
 }
 
 double parse_bytes(const std::string& text) {
-  static constexpr std::array<Unit, 7> units{{{"B", 1},
-                                              {"kB", 1e3},
-                                              {"MB", 1e6},
-                                              {"GB", 1e9},
-                                              {"KiB", 1024.0},
-                                              {"MiB", 1024.0 * 1024},
-                                              {"GiB", 1024.0 * 1024 * 1024}}};
-  return parse_with_units(text, "size", units, "B, kB, MB, GB, KiB, MiB or GiB, e.g. 16GiB");
+  return parse_with_units(text, "size", kSizeUnits, "B, kB, MB, GB, KiB, MiB or GiB, e.g. 16GiB");
 }
+
+std::optional<double> duration_unit_scale(std::string_view suffix) { return scale_of(suffix, kDurationUnits); }
+std::optional<double> bandwidth_unit_scale(std::string_view suffix) { return scale_of(suffix, kBandwidthUnits); }
+std::optional<double> size_unit_scale(std::string_view suffix) { return scale_of(suffix, kSizeUnits); }
 
 } // namespace simgpt

@@ -7,7 +7,9 @@
 // k/M/G/T; B with k/M/G and Ki/Mi/Gi).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace simgpt {
 
@@ -18,5 +20,11 @@ double parse_duration(const std::string& text);
 double parse_bandwidth(const std::string& text);
 // Bytes from "16GiB", "16GB", "512MiB", "1024B".
 double parse_bytes(const std::string& text);
+
+// The factor to SI units of a unit suffix the parser above takes ("ms": 1e-3, "Gbps": 1.25e8,
+// "GiB": 2^30); nullopt for any other suffix. For charts drawn in the unit a user wrote.
+std::optional<double> duration_unit_scale(std::string_view suffix);
+std::optional<double> bandwidth_unit_scale(std::string_view suffix);
+std::optional<double> size_unit_scale(std::string_view suffix);
 
 } // namespace simgpt

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "simgpt/study/plot.hpp"
+#include "study/figure_format.hpp"
 
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@ struct ChartLine {
 
 struct Chart {
   ChartKind kind = ChartKind::line;
+  FigureFormat format = FigureFormat::svg;
   std::string title, x_label, y_label;
   bool log_x = false;
   std::vector<std::string> x_categories; // categorical x: tick labels at 0, 1, 2, ...
@@ -28,5 +30,17 @@ struct Chart {
   int bar_slots = 1;                     // bars per group
   std::vector<ChartLine> lines;          // drawn in this order, the legend too
 };
+
+// The share of a category's width its bars take, leaving a gap between groups.
+inline constexpr double kBarGroupWidth = 0.8;
+
+// Where a line's points sit on the x axis relative to their x: a bar chart shifts each slot to
+// its own bar within the group.
+inline double x_shift(const Chart& chart, int slot) {
+  if (chart.kind != ChartKind::bar)
+    return 0;
+  const double width = kBarGroupWidth / chart.bar_slots;
+  return -kBarGroupWidth / 2 + (slot + 0.5) * width;
+}
 
 } // namespace simgpt

@@ -2,14 +2,12 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/utf8.hpp"
+#include "study/key_placement.hpp"
 
 #include <fmt/format.h>
 
 namespace simgpt {
 namespace {
-
-// The share of a category's width its bars take, leaving a gap between groups.
-constexpr double kBarGroupWidth = 0.8;
 
 // Beyond these, tick labels would run into each other unless slanted.
 constexpr size_t kUprightCategories = 8;
@@ -44,14 +42,6 @@ std::string axes(const Chart& chart) {
   return out;
 }
 
-// Where a line's points sit: a bar chart shifts each slot to its own bar within the group.
-double x_shift(const Chart& chart, int slot) {
-  if (chart.kind != ChartKind::bar)
-    return 0;
-  const double width = kBarGroupWidth / chart.bar_slots;
-  return -kBarGroupWidth / 2 + (slot + 0.5) * width;
-}
-
 std::string datablock(const Chart& chart, size_t index) {
   const ChartLine& line = chart.lines[index];
   std::string out = fmt::format("$line{} << EOD\n", index);
@@ -67,6 +57,33 @@ std::string style(const Chart& chart, const ChartLine& line) {
   if (chart.kind == ChartKind::bar)
     return fmt::format("with boxes lc {}", colour);
   return fmt::format("with linespoints pt 7 ps 0.8 lw 2 lc {}", colour);
+}
+
+// The terminal of each format, at one size and font: 900 x 540 pixels in SVG; in PDF 5 x 3
+// inches with 9-point text (pdfcairo halves fonts unless told otherwise: fontscale 1), which
+// stays legible shrunk to a paper's column; in PNG twice the SVG's pixels, text, lines and points
+// scaled with them, for slides. No enhanced text: column names keep their underscores.
+std::string terminal(FigureFormat format) {
+  switch (format) {
+  case FigureFormat::pdf:
+    return "set terminal pdfcairo size 6in,3.6in font \"Helvetica,9\" fontscale 1 pointscale 0.6 noenhanced "
+           "background \"white\"\n";
+  case FigureFormat::png:
+    return "set terminal pngcairo size 1800,1080 font \"Helvetica,12\" fontscale 2 linewidth 2 pointscale 2 "
+           "noenhanced background \"white\"\n";
+  case FigureFormat::svg:
+    break;
+  }
+  return "set terminal svg size 900,540 fixed font \"Helvetica,12\" noenhanced background \"white\"\n";
+}
+
+// The legend inside the plot, boxed and opaque, in the corner place_key finds.
+std::string key(const Chart& chart) {
+  const KeyPlacement placement = place_key(chart);
+  std::string out = fmt::format("set key inside {} box opaque\n", placement.corner);
+  if (placement.top_offset > 0)
+    out += fmt::format("set offsets 0, 0, graph {:.3f}, 0\n", placement.top_offset);
+  return out;
 }
 
 } // namespace
@@ -86,8 +103,7 @@ std::string gnuplot_string(const std::string& text) {
 }
 
 std::string gnuplot_script(const Chart& chart) {
-  std::string script = "set terminal svg size 900,540 fixed font \"Helvetica,12\" noenhanced background \"white\"\n"
-                       "set encoding utf8\nset key outside right top\nset grid\n";
+  std::string script = terminal(chart.format) + "set encoding utf8\nset grid\n" + key(chart);
   script += axes(chart);
   std::vector<std::string> plots;
   for (size_t i = 0; i < chart.lines.size(); ++i) {

@@ -8,11 +8,14 @@ namespace simgpt {
 
 std::string metric_unit(const std::string& metric) {
   // Longest suffixes first: tokens_per_s also ends in _s.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> suffixes{{
+  // _Bps and _B end a sweep's SI columns of bandwidths and sizes (network.bandwidth_Bps).
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> suffixes{{
       {"tokens_per_s", "tokens/s"},
       {"samples_per_s", "samples/s"},
       {"tflops_per_gpu", "TFLOP/s per GPU"},
       {"_gib", "GiB"},
+      {"_Bps", "B/s"},
+      {"_B", "B"},
       {"_s", "s"},
   }};
   for (const auto& [suffix, unit] : suffixes)

@@ -6,7 +6,8 @@
 namespace simgpt {
 
 // "tokens/s" for tokens_per_s, "samples/s" for samples_per_s, "TFLOP/s per GPU" for
-// tflops_per_gpu, "GiB" for a name ending in _gib, "s" for one ending in _s; "" otherwise.
+// tflops_per_gpu, "GiB" for a name ending in _gib, "s" for one ending in _s, "B/s" and "B" for
+// _Bps and _B (a sweep's SI columns); "" otherwise.
 std::string metric_unit(const std::string& metric);
 
 // The name with its unit in parentheses, "step_time_s (s)"; the bare name when it has none.

@@ -4,6 +4,8 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
 #include "study/chart.hpp"
+#include "study/column_label.hpp"
+#include "study/figure_format.hpp"
 #include "study/gnuplot.hpp"
 #include "study/gnuplot_script.hpp"
 #include "study/input_value.hpp"
@@ -37,7 +39,7 @@ std::vector<std::string> plot_inputs(const PlotSpec& spec, const DataPaths& data
 
 void check_spec(const PlotSpec& spec) {
   if (spec.output.empty())
-    throw InputError("-o", "name the SVG file to write (-o FIG.svg)");
+    throw InputError("-o", "name the figure to write (-o FIG.svg, FIG.pdf or FIG.png)");
   if (!spec.series.empty() && spec.series == spec.x)
     throw InputError("--series", fmt::format("'{}' is already --x; choose another column", echo(spec.series)));
 }
@@ -173,14 +175,27 @@ void check_log_x(const PlotSpec& spec, const SweepTable& sweep, const XAxis& axi
       throw InputError("--logx", fmt::format("{} is {} here; a log scale needs values above 0", spec.x, echo(value)));
 }
 
+// The x axis's label: --xlabel, else the column in words with its unit, naming the inputs that
+// vary with it.
+std::string x_label(const PlotSpec& spec, const XAxis& axis, const std::vector<std::string>& along_x) {
+  if (!spec.x_label.empty())
+    return spec.x_label;
+  std::vector<std::string> words;
+  for (const std::string& input : along_x)
+    words.push_back(column_words(input));
+  std::string label = axis.label();
+  if (!words.empty())
+    label += fmt::format("; {} {} with it", fmt::join(words, ", "), words.size() > 1 ? "vary" : "varies");
+  return label;
+}
+
 Chart chart_frame(const PlotSpec& spec, const XAxis& axis, size_t slots, const std::vector<std::string>& along_x) {
   Chart chart;
   chart.kind = spec.kind;
+  chart.format = figure_format(spec.output, "-o");
   chart.title = spec.title;
-  chart.x_label = axis.label();
-  if (!along_x.empty())
-    chart.x_label += fmt::format("; {} {} with it", fmt::join(along_x, ", "), along_x.size() > 1 ? "vary" : "varies");
-  chart.y_label = with_unit(spec.y, metric_unit(spec.y));
+  chart.x_label = x_label(spec, axis, along_x);
+  chart.y_label = spec.y_label.empty() ? with_unit(column_words(spec.y), metric_unit(spec.y)) : spec.y_label;
   chart.log_x = spec.log_x;
   chart.x_categories = axis.categories();
   chart.x_ticks = axis.value_ticks();
@@ -193,7 +208,8 @@ Chart chart_frame(const PlotSpec& spec, const XAxis& axis, size_t slots, const s
 std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   check_spec(spec);
   const std::vector<std::string> inputs = plot_inputs(spec, data);
-  check_output_path(spec.output, "-o", inputs);
+  check_output_path(spec.output, "-o", inputs); // first: -o naming the CSV is that, whatever its extension
+  figure_format(spec.output, "-o");
   SweepTable sweep = read_sweep_table(spec.csv);
   // Every column named is checked before the rows are: a typo is reported as itself.
   const size_t x = sweep.column(spec.x, "--x");
@@ -217,7 +233,7 @@ std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   if (!spec.measured.empty())
     if (const std::optional<std::string> note = add_measured(chart, {spec, sweep, axis, slots, along_x}, data))
       notes.push_back(*note);
-  write_output_file(spec.output, run_gnuplot(gnuplot_script(chart)), "-o", inputs);
+  write_output_file(spec.output, reproducible_figure(run_gnuplot(gnuplot_script(chart)), chart.format), "-o", inputs);
   return notes;
 }
 

@@ -1,5 +1,6 @@
 #include "study/x_axis.hpp"
 
+#include "study/column_label.hpp"
 #include "study/metric_unit.hpp"
 
 #include <algorithm>
@@ -12,10 +13,11 @@ namespace {
 // Beyond this many, ticks at every value would crowd the axis.
 constexpr size_t kMaxValueTicks = 12;
 
-std::vector<double> whole_number_ticks(const std::vector<std::string>& values) {
+std::vector<double> whole_number_ticks(const std::vector<std::string>& values, QuantityKind kind,
+                                       const DisplayUnit& unit) {
   std::set<double> ticks;
   for (const std::string& v : values) {
-    const double x = *si_value(v, QuantityKind::number);
+    const double x = *in_unit(v, kind, unit);
     if (x != std::floor(x))
       return {};
     ticks.insert(x);
@@ -33,14 +35,15 @@ XAxis::XAxis(const std::string& key, const std::vector<std::string>& values, boo
     categories_ = ordered_values(values);
     for (size_t i = 0; i < categories_.size(); ++i)
       category_index_.emplace(categories_[i], i);
+  } else {
+    unit_ = display_unit(values, *kind_);
+    value_ticks_ = whole_number_ticks(values, *kind_, unit_);
   }
-  else if (kind_ == QuantityKind::number)
-    value_ticks_ = whole_number_ticks(values);
 }
 
 std::optional<double> XAxis::position(const std::string& value) const {
   if (numeric())
-    return si_value(value, *kind_);
+    return in_unit(value, *kind_, unit_);
   // The CSV's own values are found as written, in constant time (10,000 categories are drawn
   // in linear time); another spelling of one (a measured table's "1ms" for "1.0ms") is matched
   // by value.
@@ -53,6 +56,8 @@ std::optional<double> XAxis::position(const std::string& value) const {
   return static_cast<double>(found - categories_.begin());
 }
 
-std::string XAxis::label() const { return numeric() ? with_unit(key_, si_unit(*kind_)) : key_; }
+std::string XAxis::label() const {
+  return with_unit(column_words(key_), unit_.name.empty() ? metric_unit(key_) : unit_.name);
+}
 
 } // namespace simgpt

@@ -51,3 +51,18 @@ TEST_CASE("tc's spellings are taken as tc means them") {
   // tc's byte rates (mbps: megabytes a second) would read as simgpt's bits: refused, not guessed.
   CHECK_THROWS_AS(parse_bandwidth("10mbps"), std::invalid_argument);
 }
+
+TEST_CASE("a unit's scale is the parser's, for the units it takes only") {
+  CHECK(simgpt::duration_unit_scale("ms") == 1e-3);
+  CHECK(simgpt::duration_unit_scale("msec") == 1e-3);
+  CHECK(simgpt::bandwidth_unit_scale("Gbps") == 1.25e8);
+  CHECK(simgpt::bandwidth_unit_scale("GBps") == 1e9);
+  CHECK(simgpt::size_unit_scale("GiB") == 1024.0 * 1024 * 1024);
+  CHECK_FALSE(simgpt::duration_unit_scale("Gbps"));
+  CHECK_FALSE(simgpt::bandwidth_unit_scale("gbps")); // tc's byte rate: not taken
+  CHECK_FALSE(simgpt::size_unit_scale(""));
+  // A value times its unit's scale is what the parser reads.
+  CHECK(10 * *simgpt::duration_unit_scale("ms") == simgpt::parse_duration("10ms"));
+  CHECK(2.5 * *simgpt::bandwidth_unit_scale("Gbps") == simgpt::parse_bandwidth("2.5Gbps"));
+  CHECK(3 * *simgpt::size_unit_scale("GiB") == simgpt::parse_bytes("3GiB"));
+}

@@ -2,14 +2,16 @@
 # simgpt plot with hostile input: no string of a CSV or of the command line runs a command through
 # gnuplot (backquotes are command substitution in gnuplot's double-quoted strings), -o never
 # replaces one of the plot's inputs, a failed write leaves the earlier figure whole, values
-# gnuplot cannot draw are refused, and 10,000 categories are drawn in linear time.
+# gnuplot cannot draw are refused, and 10,000 categories are drawn in linear time. The figure's
+# format is -o's extension: .pdf is a PDF, .png a PNG, any other refused.
 set -u
 simgpt="$1"
 . "$(dirname "$0")/../support/checks.sh"
 slowdown=${SIMGPT_TEST_SLOWDOWN:-1}
 
 # Each route a string takes into the script: a column name (the x and y labels), an x value (a
-# category's tick), a series value (a line's title), and --title. Each would touch its own file.
+# category's tick), a series value (a line's title), --title, --xlabel and --ylabel. Each would
+# touch its own file.
 csv="$tmp/hostile.csv"
 {
   printf 'config,x`touch %s/column`,s,status,step_time_s,reason\n' "$tmp"
@@ -20,11 +22,42 @@ csv="$tmp/hostile.csv"
 "$simgpt" plot "$csv" --x "x\`touch $tmp/column\`" --y step_time_s --series s --kind bar \
   --title "t\`touch $tmp/title\`'\`touch $tmp/title2\`'" -o "$tmp/fig.svg" > "$tmp/out" 2>&1
 check "a hostile CSV is plotted ($(head -c 300 "$tmp/out"))" [ -s "$tmp/fig.svg" ]
-for route in column x_value series dollar quoted title title2; do
+"$simgpt" plot "$csv" --x "x\`touch $tmp/column\`" --y step_time_s --series s \
+  --xlabel "x\`touch $tmp/xlabel\`'\$(touch $tmp/xlabel2)'\\n@x" --ylabel "y\"\`touch $tmp/ylabel\`\"" \
+  -o "$tmp/labels.pdf" > "$tmp/out" 2>&1
+check "hostile labels are plotted ($(head -c 300 "$tmp/out"))" [ -s "$tmp/labels.pdf" ]
+for route in column x_value series dollar quoted title title2 xlabel xlabel2 ylabel; do
   check "no command runs through the $route route" [ ! -e "$tmp/$route" ]
 done
-check "the labels are drawn as written" grep -q "touch $tmp/column" "$tmp/fig.svg"
+check "the title is drawn as written" grep -Fq "t\`touch $tmp/title\`'\`touch $tmp/title2\`'" "$tmp/fig.svg"
+check "a category is drawn as written" grep -Fq "a\`touch $tmp/x_value\`" "$tmp/fig.svg"
 check "a quote in a label is kept" grep -Fq "c'\$(touch" "$tmp/fig.svg"
+"$simgpt" plot "$csv" --x "x\`touch $tmp/column\`" --y step_time_s --series s \
+  --xlabel "x\`touch $tmp/xlabel\`'\$(touch $tmp/xlabel2)'\\n@x" -o "$tmp/labels.svg" > "$tmp/out" 2>&1
+check "--xlabel is drawn as written ($(head -c 300 "$tmp/out"))" \
+  grep -Fq "x\`touch $tmp/xlabel\`'\$(touch $tmp/xlabel2)'\\n@x" "$tmp/labels.svg"
+for route in column xlabel xlabel2; do
+  check "no command runs through the $route route to an SVG" [ ! -e "$tmp/$route" ]
+done
+
+# The format is -o's extension: a PDF and a PNG by their magic bytes; another extension is
+# refused before any work, naming -o and the valid ones, and nothing is written.
+printf 'config,x,status,step_time_s,reason\n0,1ms,ok,1.5,\n1,5ms,ok,2,\n' > "$tmp/formats.csv"
+"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.pdf" > "$tmp/out" 2>&1
+check "plot -o fig.pdf exits 0 ($(head -c 300 "$tmp/out"))" [ $? -eq 0 ]
+check "plot -o fig.pdf writes a PDF" [ "$(head -c 5 "$tmp/fig.pdf")" = "%PDF-" ]
+"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/again.pdf" > /dev/null 2>&1
+check "the same PDF twice, byte for byte" cmp -s "$tmp/fig.pdf" "$tmp/again.pdf"
+"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.png" > "$tmp/out" 2>&1
+check "plot -o fig.png exits 0 ($(head -c 300 "$tmp/out"))" [ $? -eq 0 ]
+check "plot -o fig.png writes a PNG" [ "$(head -c 8 "$tmp/fig.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
+"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.jpg" > "$tmp/out" 2> "$tmp/err"
+got=$?
+check "plot -o fig.jpg exits 2 (got $got)" [ "$got" -eq 2 ]
+check "plot -o fig.jpg: one line naming -o and the valid extensions ($(head -c 300 "$tmp/err"))" \
+  grep -qx "simgpt: -o: '.*fig.jpg' ends in .jpg; the figure's format comes from its extension: .svg, .pdf or .png" \
+  "$tmp/err"
+check "plot -o fig.jpg writes nothing" [ ! -e "$tmp/fig.jpg" ]
 
 # -o naming an input, a directory or a FIFO: refused before any work, the input untouched.
 cp "$csv" "$tmp/before.csv"

@@ -2,8 +2,12 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
+#include "study/column_label.hpp"
+#include "study/display_unit.hpp"
+#include "study/figure_format.hpp"
 #include "study/gnuplot.hpp"
 #include "study/gnuplot_script.hpp"
+#include "study/key_placement.hpp"
 #include "study/metric_unit.hpp"
 #include "study/x_axis.hpp"
 
@@ -90,12 +94,23 @@ TEST_CASE("a line chart: the metric against a numeric input, one line per series
   CHECK(notes == std::vector<std::string>{"left out 2 of 8 rows without a step_time_s value (1 failed, 1 invalid)"});
   const std::string svg = read_text(spec.output);
   require_svg(svg);
-  CHECK_THAT(svg, Catch::Contains("network.delay (s); network.bandwidth varies with it"));
-  CHECK_THAT(svg, Catch::Contains("step_time_s (s)"));
+  CHECK_THAT(svg, Catch::Contains(">network delay (ms); network bandwidth varies with it<"));
+  CHECK_THAT(svg, Catch::Contains(">step time (s)<"));
   CHECK_THAT(svg, Catch::Contains("parallelism.dp=1"));
   CHECK_THAT(svg, Catch::Contains("parallelism.dp=4"));
   CHECK_THAT(svg, Catch::Contains("GPipe under tc netem"));
-  CHECK_THAT(svg, Catch::Contains("> 0.01<")); // numeric ticks, in seconds
+  CHECK_THAT(svg, Catch::Contains("> 5<")); // numeric ticks at the values, in ms as the CSV writes them
+  CHECK_THAT(svg, !Catch::Contains("> 0.01<"));
+
+  SECTION("--xlabel and --ylabel replace the labels, as text") {
+    spec.x_label = "one-way delay, it's `touch x` (ms)";
+    spec.y_label = "seconds per step";
+    plot(spec, DataPaths{});
+    const std::string labelled = read_text(spec.output);
+    CHECK_THAT(labelled, Catch::Contains(">one-way delay, it's `touch x` (ms)<"));
+    CHECK_THAT(labelled, Catch::Contains(">seconds per step<"));
+    CHECK_THAT(labelled, !Catch::Contains("step time (s)"));
+  }
 
   SECTION("the same inputs give the same bytes") {
     const std::string first = svg;
@@ -112,7 +127,7 @@ TEST_CASE("a bar chart: one group per x value, one bar per series value") {
   plot(spec, DataPaths{});
   const std::string svg = read_text(spec.output);
   require_svg(svg);
-  CHECK_THAT(svg, Catch::Contains("tokens_per_s (tokens/s)"));
+  CHECK_THAT(svg, Catch::Contains(">throughput (tokens/s)<"));
   CHECK_THAT(svg, Catch::Contains("parallelism.dp=4"));
   for (const char* tick : {">1ms<", ">5ms<", ">10ms<", ">50ms<"}) // categories, as written
     CHECK_THAT(svg, Catch::Contains(tick));
@@ -126,7 +141,7 @@ TEST_CASE("a --where filter keeps one value of an input the chart does not show"
   CHECK(plot(spec, DataPaths{}) == std::vector<std::string>{"left out 1 of 4 rows without a tflops_per_gpu value "
                                                              "(1 invalid)"});
   const std::string svg = read_text(spec.output);
-  CHECK_THAT(svg, Catch::Contains("tflops_per_gpu (TFLOP/s per GPU)"));
+  CHECK_THAT(svg, Catch::Contains(">model FLOP rate (TFLOP/s per GPU)<"));
   CHECK_THAT(svg, Catch::Contains("predicted"));
 }
 
@@ -202,21 +217,26 @@ TEST_CASE("plot errors: a missing column lists the columns, a hidden input that 
 TEST_CASE("an x axis is numeric when every value is a number or a quantity of one kind") {
   const XAxis delay("network.delay", {"10ms", "1ms", "0"}, false);
   CHECK(delay.numeric());
-  CHECK(delay.label() == "network.delay (s)");
-  CHECK(delay.position("10ms") == Approx(0.01));
+  CHECK(delay.label() == "network delay (ms)");
+  CHECK(delay.position("10ms") == 10);
+  CHECK(delay.position("0.02s") == 20); // a measured table's other spelling, in the axis's unit
+  CHECK(delay.value_ticks() == std::vector<double>{0, 1, 10});
   CHECK(delay.categories().empty());
-  CHECK(XAxis("network.bandwidth", {"1Gbps", "10Gbps"}, false).label() == "network.bandwidth (B/s)");
-  CHECK(XAxis("network.bandwidth", {"1Gbps"}, false).position("1Gbps") == Approx(1.25e8));
+  const XAxis bandwidth("network.bandwidth", {"1Gbps", "10Gbps"}, false);
+  CHECK(bandwidth.label() == "network bandwidth (Gbps)");
+  CHECK(bandwidth.position("1Gbps") == 1);
+  CHECK(bandwidth.position("10Gbps") == 10);
 
   const XAxis degrees("parallelism.dp", {"4", "1", "2"}, false);
   CHECK(degrees.numeric());
-  CHECK(degrees.label() == "parallelism.dp");
+  CHECK(degrees.label() == "data-parallel degree");
   CHECK(degrees.value_ticks() == std::vector<double>{1, 2, 4});
+  CHECK(XAxis("network.delay_s", {"0.001", "0.01"}, false).label() == "network delay (s)"); // an SI column
 
   // `default` is not a quantity: categories in the order they came.
   const XAxis with_default("network.delay", {"default", "10ms", "1ms", "10ms"}, false);
   CHECK_FALSE(with_default.numeric());
-  CHECK(with_default.label() == "network.delay");
+  CHECK(with_default.label() == "network delay");
   CHECK(with_default.categories() == std::vector<std::string>{"default", "10ms", "1ms"});
   CHECK(with_default.position("1ms") == 2);
   CHECK(with_default.position("0.001s") == 2); // the same quantity
@@ -237,8 +257,133 @@ TEST_CASE("a metric's unit comes from its name") {
   CHECK(metric_unit("samples_per_s") == "samples/s");
   CHECK(metric_unit("tflops_per_gpu") == "TFLOP/s per GPU");
   CHECK(metric_unit("peak_memory_gib") == "GiB");
+  CHECK(metric_unit("network.bandwidth_Bps") == "B/s");
+  CHECK(metric_unit("model.memory_B") == "B");
   CHECK(metric_unit("oom") == "");
   CHECK(with_unit("peak_memory_gib", "GiB") == "peak_memory_gib (GiB)");
+}
+
+TEST_CASE("an axis of quantities is drawn in the unit they were written in") {
+  using Q = QuantityKind;
+  const auto unit = [](const std::vector<std::string>& values, Q kind) { return display_unit(values, kind).name; };
+  // One unit throughout (0 needs none; tc's msec is ms): that unit.
+  CHECK(unit({"1ms", "10ms", "0"}, Q::duration) == "ms");
+  CHECK(unit({"10msec", "1ms"}, Q::duration) == "ms");
+  CHECK(unit({"1Gbps", "10Gbps"}, Q::bandwidth) == "Gbps");
+  CHECK(display_unit({"1Gbps", "10Gbps"}, Q::bandwidth).scale == 1.25e8);
+  CHECK(unit({"1gbit", "10gbit"}, Q::bandwidth) == "Gbit/s");
+  CHECK(unit({"25GBps"}, Q::bandwidth) == "GB/s");
+  CHECK(unit({"16GiB", "80GiB"}, Q::size) == "GiB");
+  CHECK(unit({"10us", "50us"}, Q::duration) == "µs");
+  // Mixed: the prefix that draws the largest value at 1 or more, in the system written.
+  CHECK(unit({"500us", "2ms"}, Q::duration) == "ms");
+  CHECK(unit({"0.5s", "20ms"}, Q::duration) == "ms");
+  CHECK(unit({"100Mbps", "2Gbps"}, Q::bandwidth) == "Gbps");
+  CHECK(unit({"100Mbps", "800Mbit"}, Q::bandwidth) == "Mbps");
+  CHECK(unit({"500MBps", "2Gbps"}, Q::bandwidth) == "MB/s"); // bits and bytes: bytes
+  CHECK(unit({"512MiB", "2GiB"}, Q::size) == "GiB");
+  CHECK(unit({"512MB", "2GiB"}, Q::size) == "GB");
+  CHECK(unit({"1", "2"}, Q::number) == "");
+  // In the unit to 15 digits: 10 us is 10, not the 9.999999999999998 of 1e-5 s / 1e-6.
+  CHECK(in_unit("10us", Q::duration, display_unit({"10us"}, Q::duration)) == 10.0);
+  CHECK(in_unit("2.5Gbps", Q::bandwidth, display_unit({"2.5Gbps"}, Q::bandwidth)) == 2.5);
+  CHECK_FALSE(in_unit("default", Q::duration, DisplayUnit{"ms", 1e-3}));
+}
+
+TEST_CASE("a column's label is in words") {
+  CHECK(column_words("step_time_s") == "step time");
+  CHECK(column_words("tokens_per_s") == "throughput");
+  CHECK(column_words("critical_path.exposed_comm_s") == "exposed communication");
+  CHECK(column_words("network.delay") == "network delay");
+  CHECK(column_words("training.micro_batch") == "micro-batch size");
+  CHECK(column_words("network.delay_s") == "network delay");
+  CHECK(column_words("network.bandwidth_Bps") == "network bandwidth");
+  CHECK(column_words("framework_options.compute.fused_elementwise") ==
+        "framework options compute fused elementwise");
+  CHECK(column_words("my_tokens_per_s") == "my tokens per s"); // a rate keeps its words
+  CHECK(column_words("x") == "x");
+}
+
+TEST_CASE("a figure's format is its extension's") {
+  CHECK(figure_format("fig.svg", "-o") == FigureFormat::svg);
+  CHECK(figure_format("out/fig.pdf", "-o") == FigureFormat::pdf);
+  CHECK(figure_format("FIG.PNG", "-o") == FigureFormat::png);
+  CHECK_THROWS_WITH(figure_format("fig.jpg", "-o"), "-o: 'fig.jpg' ends in .jpg; the figure's format comes from its "
+                                                     "extension: .svg, .pdf or .png");
+  CHECK_THROWS_WITH(figure_format("svg", "-o"), Catch::Contains("'svg' has no extension"));
+  CHECK_THROWS_WITH(figure_format("fig.svg.gz", "-o"), Catch::Contains("ends in .gz"));
+
+  // cairo's clock time, the one field two runs differ in, is blanked in place: offsets keep.
+  const std::string pdf = "%PDF-1.5\n<< /Producer (cairo)\n   /CreationDate (D:20261125002942Z)\n>>\n";
+  const std::string same = reproducible_figure(pdf, FigureFormat::pdf);
+  CHECK(same.size() == pdf.size());
+  CHECK_THAT(same, !Catch::Contains("CreationDate") && !Catch::Contains("2026") && Catch::Contains("/Producer"));
+  CHECK(reproducible_figure("<svg>/CreationDate (x)</svg>", FigureFormat::svg) == "<svg>/CreationDate (x)</svg>");
+}
+
+TEST_CASE("plot writes the format -o names, the same bytes for the same chart") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "step_time_s");
+  spec.series = "parallelism.dp";
+  const auto drawn = [&](const std::string& name) {
+    spec.output = dir.path + "/" + name;
+    plot(spec, DataPaths{});
+    return read_text(spec.output);
+  };
+  const std::string pdf = drawn("figure.pdf");
+  CHECK(pdf.starts_with("%PDF-"));
+  CHECK_THAT(pdf, !Catch::Contains("/CreationDate"));
+  CHECK(drawn("again.pdf") == pdf);
+  const std::string png = drawn("figure.png");
+  CHECK(png.starts_with("\x89PNG\r\n\x1a\n"));
+  CHECK(drawn("again.png") == png);
+  require_svg(drawn("figure.SVG"));
+
+  spec.output = dir.path + "/figure.jpg";
+  CHECK_THAT(input_error(spec), Catch::StartsWith("-o: '") && Catch::EndsWith("ends in .jpg; the figure's format "
+                                                                               "comes from its extension: .svg, .pdf "
+                                                                               "or .png"));
+  CHECK_FALSE(std::filesystem::exists(spec.output));
+}
+
+namespace {
+
+Chart line_chart(std::vector<std::pair<double, double>> points) {
+  Chart chart;
+  chart.lines.push_back({"predicted", 0, false, std::move(points)});
+  return chart;
+}
+
+} // namespace
+
+TEST_CASE("the legend goes inside, in the corner the data leaves free") {
+  CHECK(place_key(line_chart({{1, 1}, {2, 2}, {3, 3}})).corner == "top left");     // rising
+  CHECK(place_key(line_chart({{1, 3}, {2, 2}, {3, 1}})).corner == "top right");    // falling
+  CHECK(place_key(line_chart({{1, 1}, {2, 3}, {3, 1}})).corner == "top right");    // a peak: ties go right
+  const KeyPlacement free = place_key(line_chart({{1, 3}, {2, 1}, {3, 3}}));        // a valley
+  CHECK(free.corner == "bottom right");
+  CHECK(free.top_offset == 0);
+
+  // Bars as tall as each other fill every corner: room is made above them for the key.
+  Chart bars = line_chart({{0, 5}, {1, 5}, {2, 5}});
+  bars.kind = ChartKind::bar;
+  bars.x_categories = {"a", "b", "c"};
+  const KeyPlacement over = place_key(bars);
+  CHECK(over.corner == "top right");
+  CHECK(over.top_offset > 0);
+  CHECK_THAT(gnuplot_script(bars), Catch::Contains("set key inside top right box opaque\n") &&
+                                       Catch::Contains("set offsets 0, 0, graph "));
+  CHECK_THAT(gnuplot_script(line_chart({{1, 1}, {2, 2}})), Catch::Contains("set key inside top left box opaque\n") &&
+                                                               !Catch::Contains("set offsets"));
+}
+
+TEST_CASE("the terminal is the format's") {
+  Chart chart = line_chart({{1, 1}, {2, 2}});
+  CHECK_THAT(gnuplot_script(chart), Catch::StartsWith("set terminal svg "));
+  chart.format = FigureFormat::pdf;
+  CHECK_THAT(gnuplot_script(chart), Catch::StartsWith("set terminal pdfcairo "));
+  chart.format = FigureFormat::png;
+  CHECK_THAT(gnuplot_script(chart), Catch::StartsWith("set terminal pngcairo "));
 }
 
 TEST_CASE("without gnuplot, one line says what to install") {

@@ -1,6 +1,6 @@
 // Charts of what-if studies: one metric of a `simgpt sweep` CSV against one of its inputs, one
 // line (or bar group) per value of another, with measured points from a validation table
-// overlaid. gnuplot (Debian's gnuplot-nox) draws the SVG.
+// overlaid. gnuplot (Debian's gnuplot-nox) draws the figure: SVG, PDF or PNG.
 #pragma once
 
 #include <string>
@@ -22,13 +22,15 @@ struct PlotSpec {
   ChartKind kind = ChartKind::line;
   bool log_x = false;
   std::string title;               // empty: none
-  std::string output;              // the SVG file written
+  std::string x_label, y_label;    // empty: the column in words with its unit ("network delay (ms)")
+  std::string output;              // the figure written: .svg, .pdf or .png
 };
 
 // Draws the chart into spec.output. Returns notes for the user, one line each (rows left out for
 // want of a value, measured rows that have no place on the chart). Throws InputError for bad
-// input (unreadable CSV, unknown column, inputs that vary but are neither x nor series, gnuplot
-// not installed), std::runtime_error when gnuplot fails.
+// input (an output that is not .svg, .pdf or .png, unreadable CSV, unknown column, inputs that
+// vary but are neither x nor series, gnuplot not installed), std::runtime_error when gnuplot
+// fails.
 std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data);
 
 } // namespace simgpt

@@ -1,0 +1,58 @@
+#include "study/column_label.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace simgpt {
+
+std::string column_words(const std::string& column) {
+  // The report's fields (README, "What-if studies: sweeps") and the workload keys of README's
+  // "Workload keys" a study most often sweeps.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 27> names{{
+      {"step_time_s", "step time"},
+      {"samples_per_s", "throughput"},
+      {"tokens_per_s", "throughput"},
+      {"tflops_per_gpu", "model FLOP rate"},
+      {"peak_memory_gib", "peak memory"},
+      {"peak_allocated_gib", "peak allocated memory"},
+      {"oom", "out of memory"},
+      {"critical_path.exposed_comm_s", "exposed communication"},
+      {"critical_path.bubble_s", "pipeline bubble"},
+      {"network.delay", "network delay"},
+      {"network.bandwidth", "network bandwidth"},
+      {"parallelism.dp", "data-parallel degree"},
+      {"parallelism.tp", "tensor-parallel degree"},
+      {"parallelism.pp", "pipeline-parallel degree"},
+      {"parallelism.chunks", "model chunks per stage"},
+      {"parallelism.zero", "ZeRO stage"},
+      {"parallelism.schedule", "pipeline schedule"},
+      {"training.micro_batch", "micro-batch size"},
+      {"training.global_batch", "global batch size"},
+      {"training.precision", "precision"},
+      {"training.recompute", "recomputation"},
+      {"model.seq_len", "sequence length"},
+      {"model.layers", "layers"},
+      {"model.hidden", "hidden size"},
+      {"model.heads", "attention heads"},
+      {"placement.gpus", "GPUs"},
+      {"framework", "framework"},
+  }};
+  for (const auto& [key, words] : names)
+    if (column == key)
+      return std::string(words);
+  std::string words = column;
+  // A unit suffix metric_unit reads (an SI column's _s, _Bps, _B) is the label's "(unit)"; a rate
+  // (tokens_per_s) keeps its words.
+  for (const std::string_view suffix : {"_s", "_gib", "_Bps", "_B"})
+    if (words.ends_with(suffix) && words.size() > suffix.size() && !words.ends_with("_per_s")) {
+      words.resize(words.size() - suffix.size());
+      break;
+    }
+  std::replace(words.begin(), words.end(), '_', ' ');
+  std::replace(words.begin(), words.end(), '.', ' ');
+  return words;
+}
+
+} // namespace simgpt
