@@ -44,6 +44,16 @@ void check_spec(const PlotSpec& spec) {
     throw InputError("--series", fmt::format("'{}' is already --x; choose another column", echo(spec.series)));
 }
 
+// An SI column is the same input as its key, for tools that do not read units: the chart draws
+// the key, in the unit its values were written in.
+void check_not_si_column(const SweepTable& sweep, const std::string& column, const std::string& option) {
+  if (sweep.input_of(column) != column)
+    throw InputError(option + " " + echo(column),
+                     fmt::format("is {} in SI units; give {} {}, which the chart draws in the unit its values "
+                                 "were written in",
+                                 echo(sweep.input_of(column)), option, echo(sweep.input_of(column))));
+}
+
 // The inputs the chart does not show that vary along with x within each line (a sweep's --zip:
 // delay and bandwidth together), for the x axis's label. Any other input that varies is refused:
 // points of different configurations would be drawn as one line.
@@ -216,6 +226,8 @@ std::vector<std::string> plot(const PlotSpec& spec, const DataPaths& data) {
   sweep.column(spec.y, "--y");
   if (!spec.series.empty())
     sweep.column(spec.series, "--series");
+  check_not_si_column(sweep, spec.x, "--x");
+  check_not_si_column(sweep, spec.series, "--series");
   keep_records_where(sweep, spec.where);
   const std::vector<std::string> along_x = inputs_along_x(sweep, spec);
   const XAxis axis(spec.x, sweep.values(x), spec.kind == ChartKind::bar);

@@ -162,14 +162,14 @@ int64_t shard_config(const Sweep& sweep, int64_t k) { return k * sweep.shards + 
 
 // What a line the file already holds must be to be kept: this sweep's (digest and size), the
 // shard's k-th configuration, with that configuration's inputs.
-SweepFileExpectation kept_lines(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
+SweepFileExpectation kept_lines(const Sweep& sweep, const SweepRun& run, const SweepColumns& columns,
                                 const std::string& digest, int64_t lines) {
   const int64_t total = sweep.grid.size();
   SweepFileExpectation expect;
-  expect.header = run.format == SweepFormat::csv ? sweep_csv_header(keys) : "";
+  expect.header = run.format == SweepFormat::csv ? sweep_csv_header(columns) : "";
   expect.max_lines = lines;
-  expect.check_line = [&sweep, keys, digest, total, format = run.format](int64_t k, std::string_view line) {
-    const SweepResult r = parse_sweep_line(line, keys, format);
+  expect.check_line = [&sweep, columns, digest, total, format = run.format](int64_t k, std::string_view line) {
+    const SweepResult r = parse_sweep_line(line, columns, format);
     if (r.digest != digest || r.configurations != total)
       throw InputError("", fmt::format("is a line of another sweep (sweep_digest {}, this sweep's is {}: another "
                                        "workload, platform, --set, grid or --fidelity): remove the file, or write "
@@ -185,8 +185,8 @@ SweepFileExpectation kept_lines(const Sweep& sweep, const SweepRun& run, const s
                                        "write this sweep with another -o",
                                        config));
   };
-  expect.line_start = [&sweep, keys, format = run.format](int64_t k) {
-    return sweep_line_start(shard_config(sweep, k), sweep.grid.values(shard_config(sweep, k)), keys, format);
+  expect.line_start = [&sweep, columns, format = run.format](int64_t k) {
+    return sweep_line_start(shard_config(sweep, k), sweep.grid.values(shard_config(sweep, k)), columns, format);
   };
   return expect;
 }
@@ -194,7 +194,7 @@ SweepFileExpectation kept_lines(const Sweep& sweep, const SweepRun& run, const s
 // Simulates the shard's configurations from the `first` not yet written, `run.jobs` at a time.
 // Results arrive in any order and are written in configuration order, so that the file is a
 // prefix of the whole sweep's whatever the interruption.
-void simulate_in_order(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
+void simulate_in_order(const Sweep& sweep, const SweepRun& run, const SweepColumns& columns,
                        const std::string& digest, int64_t first, SweepFile& file, SweepSummary& summary) {
   SweepRun resolved = run;
   resolved.executable = simgpt_executable(run.executable); // once, before any thread starts
@@ -208,7 +208,8 @@ void simulate_in_order(const Sweep& sweep, const SweepRun& run, const std::vecto
   run_parallel(remaining, run.jobs, [&](size_t i) {
     if (stopped.load())
       return;
-    SweepResult r = simulate_point(sweep, resolved, keys, shard_config(sweep, first + static_cast<int64_t>(i)));
+    SweepResult r =
+        simulate_point(sweep, resolved, columns.keys, shard_config(sweep, first + static_cast<int64_t>(i)));
     r.configurations = sweep.grid.size();
     r.digest = digest;
     const std::lock_guard lock(mutex);
@@ -219,7 +220,7 @@ void simulate_in_order(const Sweep& sweep, const SweepRun& run, const std::vecto
     progress.advance();
     for (auto it = ready.find(next_to_write); it != ready.end(); it = ready.find(next_to_write)) {
       try {
-        file.append(sweep_line(it->second, keys, run.format));
+        file.append(sweep_line(it->second, columns, run.format));
       } catch (const InputError& e) {
         write_error = e.what(); // the simulations running finish; none starts, nothing more is written
         stopped = true;
@@ -243,17 +244,17 @@ SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
     if (!is_printable_utf8(s))
       throw InputError("--set " + echo(s.substr(0, s.find('='))),
                        "the value is not UTF-8 text without control characters");
-  const std::vector<std::string> keys = sweep.grid.keys();
+  const SweepColumns columns = sweep_columns(sweep.grid);
   const int64_t total = sweep.grid.size();
   const std::vector<std::string> inputs = sweep_inputs(sweep);
   check_output_path(run.output, "-o", inputs); // before the inputs are read: /dev/full, a FIFO
-  check_fixed_inputs(sweep, keys);
+  check_fixed_inputs(sweep, columns.keys);
   const std::string digest = sweep_digest(sweep_identity(sweep, run));
   SweepSummary summary;
   summary.configurations = total <= sweep.shard - 1 ? 0 : (total - sweep.shard) / sweep.shards + 1;
-  SweepFile file(run.output, inputs, kept_lines(sweep, run, keys, digest, summary.configurations));
+  SweepFile file(run.output, inputs, kept_lines(sweep, run, columns, digest, summary.configurations));
   summary.already_written = file.lines_kept();
-  simulate_in_order(sweep, run, keys, digest, summary.already_written, file, summary);
+  simulate_in_order(sweep, run, columns, digest, summary.already_written, file, summary);
   return summary;
 }
 
@@ -279,7 +280,7 @@ class SweepMerge {
   std::vector<std::unique_ptr<MergePart>> parts_;
   std::optional<SweepFormat> format_;
   std::string header_;
-  std::vector<std::string> keys_;
+  SweepColumns columns_;
   std::optional<SweepResult> identity_; // the first line's configurations and digest
   std::string identity_at_;
 
@@ -294,7 +295,7 @@ public:
     }
   }
 
-  // Each part's first line: the first part's gives the format, header and keys.
+  // Each part's first line: the first part's gives the format, header and columns.
   void read_first_lines() {
     for (auto& p : parts_)
       read_first_line(*p);
@@ -357,7 +358,7 @@ private:
     try {
       if (!format_) {
         format_ = f;
-        keys_ = f == SweepFormat::csv ? sweep_header_keys(first) : sweep_jsonl_keys(first);
+        columns_ = f == SweepFormat::csv ? sweep_header_columns(first) : sweep_jsonl_columns(first);
         if (f == SweepFormat::csv)
           header_ = first + "\n";
       } else if (f == SweepFormat::csv && first + "\n" != header_)
@@ -375,7 +376,7 @@ private:
   // Reads the part's line as its record: of the first line's sweep, after the part's line before.
   void accept(MergePart& p, int64_t previous) {
     try {
-      p.record = parse_sweep_line(p.line, keys_, *format_);
+      p.record = parse_sweep_line(p.line, columns_, *format_);
     } catch (const InputError& e) {
       throw InputError(at(p), e.message());
     }

@@ -98,7 +98,7 @@ SweepFile::SweepFile(const std::string& path, const std::vector<std::string>& in
       if (line + "\n" != expect.header) {
         bool a_sweep = true;
         try {
-          sweep_header_keys(line);
+          sweep_header_columns(line);
         } catch (const InputError&) {
           a_sweep = false;
         }

@@ -3,12 +3,14 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/study/sweep_grid.hpp"
 #include "core/csv_field.hpp"
+#include "study/si_column.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unordered_set>
 
 namespace simgpt {
 namespace {
@@ -46,20 +48,59 @@ std::string csv_number(const nlohmann::ordered_json* v) {
   return v->is_number_float() ? fmt::format("{:.9g}", v->get<double>()) : v->dump();
 }
 
-std::string csv_inputs(int64_t config, const std::vector<std::string>& inputs) {
+std::string csv_inputs(int64_t config, const std::vector<std::string>& inputs, const SweepColumns& columns) {
   std::string line = std::to_string(config);
-  for (const std::string& v : inputs)
-    line += "," + csv_field(v);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    line += ',';
+    line += csv_field(inputs[k]);
+    if (columns.si[k]) {
+      line += ',';
+      line += si_field(inputs[k], *columns.si[k]).value_or(""); // a number: never quoted
+    }
+  }
   return line + ",";
 }
 
+// The SI field as a JSON number, the same digits as the CSV's; null for `default`.
+nlohmann::ordered_json json_si(const std::string& value, QuantityKind kind) {
+  const std::optional<std::string> field = si_field(value, kind);
+  if (!field)
+    return nullptr;
+  double number = 0;
+  std::from_chars(field->data(), field->data() + field->size(), number);
+  return number;
+}
+
 nlohmann::ordered_json json_inputs(int64_t config, const std::vector<std::string>& inputs,
-                                   const std::vector<std::string>& keys) {
+                                   const SweepColumns& columns) {
   nlohmann::ordered_json j;
   j["config"] = config;
-  for (size_t k = 0; k < keys.size(); ++k)
-    j[keys[k]] = inputs[k];
+  for (size_t k = 0; k < columns.keys.size(); ++k) {
+    j[columns.keys[k]] = inputs[k];
+    if (columns.si[k])
+      j[si_column_name(columns.keys[k], *columns.si[k])] = json_si(inputs[k], *columns.si[k]);
+  }
   return j;
+}
+
+// The columns of input names in the order written: a name that is the key before it with an SI
+// column's suffix is that key's SI column.
+SweepColumns columns_of(std::vector<std::string> names) {
+  SweepColumns columns;
+  for (std::string& name : names) {
+    if (!columns.keys.empty() && !columns.si.back())
+      if (const std::optional<QuantityKind> kind = si_column_kind(columns.keys.back(), name)) {
+        columns.si.back() = kind;
+        continue;
+      }
+    columns.keys.push_back(std::move(name));
+    columns.si.emplace_back();
+  }
+  return columns;
+}
+
+size_t si_count(const SweepColumns& columns) {
+  return static_cast<size_t>(std::count_if(columns.si.begin(), columns.si.end(), [](const auto& si) { return si; }));
 }
 
 // Never throws: text that is not UTF-8 (a library's message quoting a file's bytes) is written
@@ -139,18 +180,24 @@ void parse_csv_metric(nlohmann::ordered_json& report, const std::string& column,
   set_metric(report, column, value);
 }
 
-SweepResult parse_csv_line(std::string_view line, const std::vector<std::string>& keys) {
+SweepResult parse_csv_line(std::string_view line, const SweepColumns& columns) {
   const std::vector<std::string> fields = split_csv_line(line);
-  const size_t want = 2 + keys.size() + sweep_metric_columns().size() + kColumnsAfterMetrics;
+  const size_t inputs = columns.keys.size() + si_count(columns);
+  const size_t want = 2 + inputs + sweep_metric_columns().size() + kColumnsAfterMetrics;
   if (fields.size() != want)
-    bad(fmt::format("has {} fields; a line of this sweep has {} (config, {} input(s), status, {} metrics, reason, "
+    bad(fmt::format("has {} fields; a line of this sweep has {} (config, {} input(s){}, status, {} metrics, reason, "
                     "configurations, sweep_digest)",
-                    fields.size(), want, keys.size(), sweep_metric_columns().size()));
+                    fields.size(), want, columns.keys.size(),
+                    si_count(columns) ? fmt::format(" and {} in SI units", si_count(columns)) : "",
+                    sweep_metric_columns().size()));
   SweepResult r;
   size_t f = 0;
   r.config = parse_count(fields[f++], "config");
-  r.inputs.assign(fields.begin() + 1, fields.begin() + 1 + static_cast<ptrdiff_t>(keys.size()));
-  f += keys.size();
+  for (size_t k = 0; k < columns.keys.size(); ++k) {
+    r.inputs.push_back(fields[f++]);
+    if (columns.si[k])
+      ++f; // the SI field: checked as the line written again
+  }
   r.status = fields[f++];
   for (const std::string& m : sweep_metric_columns())
     parse_csv_metric(r.report, m, fields[f++]);
@@ -160,7 +207,7 @@ SweepResult parse_csv_line(std::string_view line, const std::vector<std::string>
   return r;
 }
 
-SweepResult parse_jsonl_line(std::string_view line, const std::vector<std::string>& keys) {
+SweepResult parse_jsonl_line(std::string_view line, const SweepColumns& columns) {
   const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     bad("is not a JSON object");
@@ -176,7 +223,7 @@ SweepResult parse_jsonl_line(std::string_view line, const std::vector<std::strin
   };
   SweepResult r;
   r.config = integer("config");
-  for (const std::string& k : keys)
+  for (const std::string& k : columns.keys) // the SI fields are checked as the line written again
     r.inputs.push_back(text(k));
   r.status = text("status");
   for (const std::string& m : sweep_metric_columns())
@@ -230,6 +277,24 @@ void check_record(const SweepResult& r, SweepFormat format) {
 
 } // namespace
 
+SweepColumns sweep_columns(const SweepGrid& grid) {
+  SweepColumns columns;
+  for (const SweepAxis& axis : grid.axes)
+    for (size_t k = 0; k < axis.keys.size(); ++k) {
+      columns.keys.push_back(axis.keys[k]);
+      columns.si.push_back(swept_quantity(axis.values[k]));
+    }
+  const std::unordered_set<std::string> keys(columns.keys.begin(), columns.keys.end());
+  for (const std::string& key : columns.keys)
+    for (const QuantityKind kind : {QuantityKind::duration, QuantityKind::bandwidth, QuantityKind::size})
+      if (keys.contains(si_column_name(key, kind)))
+        throw InputError("--grid " + echo(si_column_name(key, kind)),
+                         fmt::format("is {} with the suffix of a column in SI units, which a reader of the sweep's "
+                                     "file could not tell from {}'s: sweep them in separate sweeps",
+                                     echo(key), echo(key)));
+  return columns;
+}
+
 const std::vector<std::string>& sweep_metric_columns() {
   static const std::vector<std::string> columns{"step_time_s",
                                                 "samples_per_s",
@@ -243,19 +308,25 @@ const std::vector<std::string>& sweep_metric_columns() {
   return columns;
 }
 
-std::string sweep_csv_header(const std::vector<std::string>& keys) {
+std::string sweep_csv_header(const SweepColumns& columns) {
   std::string line = "config";
-  for (const std::string& k : keys)
-    line += "," + csv_field(k);
+  for (size_t k = 0; k < columns.keys.size(); ++k) {
+    line += ',';
+    line += csv_field(columns.keys[k]);
+    if (columns.si[k]) {
+      line += ',';
+      line += csv_field(si_column_name(columns.keys[k], *columns.si[k]));
+    }
+  }
   line += ",status";
   for (const std::string& m : sweep_metric_columns())
     line += "," + m;
   return line + ",reason,configurations,sweep_digest\n";
 }
 
-std::string sweep_line(const SweepResult& r, const std::vector<std::string>& keys, SweepFormat format) {
+std::string sweep_line(const SweepResult& r, const SweepColumns& columns, SweepFormat format) {
   if (format == SweepFormat::jsonl) {
-    nlohmann::ordered_json j = json_inputs(r.config, r.inputs, keys);
+    nlohmann::ordered_json j = json_inputs(r.config, r.inputs, columns);
     j["status"] = r.status;
     for (const std::string& m : sweep_metric_columns())
       if (const nlohmann::ordered_json* v = r.report.contains(m) ? &r.report[m] : metric(r.report, m))
@@ -266,7 +337,7 @@ std::string sweep_line(const SweepResult& r, const std::vector<std::string>& key
     j["sweep_digest"] = r.digest;
     return dump(j) + "\n";
   }
-  std::string line = csv_inputs(r.config, r.inputs) + r.status;
+  std::string line = csv_inputs(r.config, r.inputs, columns) + r.status;
   for (const std::string& m : sweep_metric_columns()) {
     const nlohmann::ordered_json* v = metric(r.report, m);
     line += "," + csv_number(v);
@@ -274,45 +345,45 @@ std::string sweep_line(const SweepResult& r, const std::vector<std::string>& key
   return line + "," + csv_field(r.reason) + "," + std::to_string(r.configurations) + "," + r.digest + "\n";
 }
 
-std::string sweep_line_start(int64_t config, const std::vector<std::string>& inputs,
-                             const std::vector<std::string>& keys, SweepFormat format) {
+std::string sweep_line_start(int64_t config, const std::vector<std::string>& inputs, const SweepColumns& columns,
+                             SweepFormat format) {
   if (format == SweepFormat::csv)
-    return csv_inputs(config, inputs);
-  std::string j = dump(json_inputs(config, inputs, keys));
+    return csv_inputs(config, inputs, columns);
+  std::string j = dump(json_inputs(config, inputs, columns));
   j.pop_back(); // the closing brace: "status" follows
   return j + ",";
 }
 
-SweepResult parse_sweep_line(std::string_view line, const std::vector<std::string>& keys, SweepFormat format) {
-  SweepResult r = format == SweepFormat::csv ? parse_csv_line(line, keys) : parse_jsonl_line(line, keys);
+SweepResult parse_sweep_line(std::string_view line, const SweepColumns& columns, SweepFormat format) {
+  SweepResult r = format == SweepFormat::csv ? parse_csv_line(line, columns) : parse_jsonl_line(line, columns);
   check_record(r, format);
   // Written back, the record must be the line: no field edited out of simgpt's form, no extra.
-  const std::string again = sweep_line(r, keys, format);
+  const std::string again = sweep_line(r, columns, format);
   if (std::string_view(again).substr(0, again.size() - 1) != line)
     bad("is not a line as simgpt sweep writes it (edited, or of another version)");
   return r;
 }
 
-std::vector<std::string> sweep_header_keys(std::string_view header) {
+SweepColumns sweep_header_columns(std::string_view header) {
   const std::vector<std::string> fields = split_csv_line(header);
   const size_t tail = 1 + sweep_metric_columns().size() + kColumnsAfterMetrics; // status and after
   if (fields.size() < 1 + tail || fields.front() != "config")
     bad("is not a sweep's header (config,KEYS...,status,METRICS...,reason,configurations,sweep_digest)");
-  std::vector<std::string> keys(fields.begin() + 1, fields.end() - static_cast<ptrdiff_t>(tail));
-  if (sweep_csv_header(keys) != std::string(header) + "\n")
+  SweepColumns columns = columns_of({fields.begin() + 1, fields.end() - static_cast<ptrdiff_t>(tail)});
+  if (sweep_csv_header(columns) != std::string(header) + "\n")
     bad("is not a sweep's header (config,KEYS...,status,METRICS...,reason,configurations,sweep_digest)");
-  return keys;
+  return columns;
 }
 
-std::vector<std::string> sweep_jsonl_keys(std::string_view line) {
+SweepColumns sweep_jsonl_columns(std::string_view line) {
   const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.empty() || j.begin().key() != "config")
     bad("is not a JSON object starting with \"config\"");
-  std::vector<std::string> keys;
+  std::vector<std::string> names;
   for (auto it = std::next(j.begin()); it != j.end(); ++it) {
     if (it.key() == "status")
-      return keys;
-    keys.push_back(it.key());
+      return columns_of(std::move(names));
+    names.push_back(it.key());
   }
   bad("has no \"status\"");
 }

@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "study/input_value.hpp"
+#include "study/si_column.hpp"
 
 #include <fmt/format.h>
 
@@ -26,14 +27,28 @@ std::vector<std::string> SweepTable::values(size_t column) const {
   return out;
 }
 
+const std::string& SweepTable::input_of(const std::string& name) const {
+  const auto found = si_columns.find(name);
+  return found == si_columns.end() ? name : found->second;
+}
+
 SweepTable read_sweep_table(const std::string& path) {
-  SweepTable sweep{path, read_csv(path), {}};
+  SweepTable sweep{path, read_csv(path), {}, {}};
   const auto& header = sweep.table.header;
   const auto status = std::find(header.begin(), header.end(), "status");
   if (header.front() != "config" || status == header.end())
     throw InputError(path + ":1", "is not a simgpt sweep CSV: its header must start with config and name status "
                                   "(config,KEYS...,status,METRICS...)");
-  sweep.inputs.assign(header.begin() + 1, status);
+  for (auto name = header.begin() + 1; name != status; ++name) {
+    // A name that is the key before it with an SI column's suffix is that key's SI column, as
+    // simgpt sweep writes them (sweep_header_columns).
+    if (!sweep.inputs.empty() && !sweep.si_columns.contains(*(name - 1)) &&
+        si_column_kind(sweep.inputs.back(), *name)) {
+      sweep.si_columns.emplace(*name, sweep.inputs.back());
+      continue;
+    }
+    sweep.inputs.push_back(*name);
+  }
   if (sweep.table.records.empty())
     throw InputError(path, "has a header but no rows");
   return sweep;

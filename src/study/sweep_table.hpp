@@ -1,10 +1,13 @@
 // The results of `simgpt sweep` read back from its CSV: `config`, the input columns (the keys the
-// sweep varied, in the order given), `status`, then the metrics and `reason`. Only the place of
-// `config` and `status` is relied on, so metrics added later are read as any other column.
+// sweep varied, in the order given, a quantity's followed by its SI column, network.delay_s),
+// `status`, then the metrics and `reason`. Only the place of `config` and `status` is relied on,
+// so metrics added later are read as any other column; a CSV of a simgpt before SI columns reads
+// as one whose keys have none.
 #pragma once
 
 #include "study/csv_reader.hpp"
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +17,11 @@ namespace simgpt {
 struct SweepTable {
   std::string source; // the CSV's path, for messages
   CsvTable table;
-  std::vector<std::string> inputs; // the columns between config and status
+  std::vector<std::string> inputs; // the keys between config and status (not their SI columns)
+  std::map<std::string, std::string> si_columns; // an SI column -> the key it is the value of
+
+  // The input `name` stands for: the key of an SI column, else `name` itself.
+  const std::string& input_of(const std::string& name) const;
 
   // The index of column `name`; InputError naming `option` and listing the columns otherwise.
   size_t column(const std::string& name, const std::string& option) const;

@@ -35,8 +35,12 @@ rows() { # rows TABLE DP
 compared=0
 while read -r id dp delay bw; do
   predicted=$(awk -v id="$id" '$1 == id {print $2}' "$tmp/predicted")
-  csv=$(awk -F, -v dp="$dp" -v delay="$delay" -v bw="$bw" \
-        'NR > 1 && $2 == dp && $5 == delay && $6 == bw {print $8}' "$docs/network.csv")
+  # Columns by their header's names: the sweep writes SI columns beside the delay and bandwidth.
+  csv=$(awk -F, -v dp="$dp" -v delay="$delay" -v bw="$bw" '
+        NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+        $col["parallelism.dp"] == dp && $col["network.delay"] == delay && $col["network.bandwidth"] == bw {
+          print $col["step_time_s"]
+        }' "$docs/network.csv")
   if [ -z "$predicted" ] || [ -z "$csv" ] ||
      ! awk -v a="$predicted" -v b="$csv" 'BEGIN {exit !(a - b < 1e-6 * a && b - a < 1e-6 * a)}'; then
     echo "FAIL: $id: validate predicts '$predicted', $docs/network.csv has '$csv' (dp $dp, $delay, $bw)"

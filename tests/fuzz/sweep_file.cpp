@@ -1,9 +1,10 @@
 // libFuzzer target: a sweep's output file read back, as `simgpt sweep` resumes it and `simgpt
 // sweep merge` joins it. The first byte picks the format ('j': JSON lines, else CSV); the rest is
 // the file's content. For a sweep of 4 configurations (network.delay x training.micro_batch, the
-// corpus's), each input is:
-//  - every line read by parse_sweep_line (and the header by sweep_header_keys, a JSON line's keys
-//    by sweep_jsonl_keys): a line accepted must be the line sweep_line writes for its record;
+// corpus's; network.delay with its SI column network.delay_s), each input is:
+//  - every line read by parse_sweep_line (and the header by sweep_header_columns, a JSON line's
+//    columns by sweep_jsonl_columns): a line accepted must be the line sweep_line writes for its
+//    record;
 //  - the file resumed (SweepFile on a copy): when refused, the file must be left byte for byte as
 //    it was; when accepted, what is left must be a prefix of it (or the header, over a cut header)
 //    followed by the line appended;
@@ -29,7 +30,8 @@
 
 namespace {
 
-const std::vector<std::string> kKeys{"network.delay", "training.micro_batch"};
+const simgpt::SweepColumns kKeys{{"network.delay", "training.micro_batch"},
+                                 {simgpt::QuantityKind::duration, std::nullopt}};
 const std::vector<std::vector<std::string>> kValues{
     {"default", "1"}, {"default", "3"}, {"1ms", "1"}, {"1ms", "3"}};
 const char* const kDigest = "b26c1b113b81387a"; // the corpus's
@@ -73,9 +75,9 @@ void each_line(const std::string& text, simgpt::SweepFormat format) {
     const std::string_view line = std::string_view(text).substr(begin, end - begin);
     try {
       if (first && format == simgpt::SweepFormat::csv)
-        (void)simgpt::sweep_header_keys(line);
+        (void)simgpt::sweep_header_columns(line);
       else if (first)
-        (void)simgpt::sweep_jsonl_keys(line);
+        (void)simgpt::sweep_jsonl_columns(line);
     } catch (const simgpt::InputError&) {
     }
     first = false;

@@ -15,13 +15,17 @@ sweep=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl
 "$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/whole.csv" > "$tmp/out" 2>&1
 check "a sweep exits 0 ($(cat "$tmp/out"))" [ $? -eq 0 ]
 check "13 lines: a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 13 ]
-check "the header names the inputs and the report's fields" \
-  grep -qx 'config,network.delay,network.bandwidth,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason,configurations,sweep_digest' "$tmp/whole.csv"
+check "the header names the inputs (a quantity's with its SI column) and the report's fields" \
+  grep -qx 'config,network.delay,network.delay_s,network.bandwidth,network.bandwidth_Bps,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason,configurations,sweep_digest' "$tmp/whole.csv"
 check "lines in configuration order" [ "$(tail -n +2 "$tmp/whole.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 " ]
-check "an invalid configuration is a line with its reason" grep -q '^2,default,default,3,invalid,,,,,,,,,,.*micro_batch' "$tmp/whole.csv"
-check "an out-of-memory configuration is a line with status oom" grep -q '^3,default,default,16,oom,[0-9.]*,.*,true,' "$tmp/whole.csv"
+# Beside each quantity its value in SI units (seconds, bytes per second), empty for `default`.
+check "1ms and 5Gbps in SI units" grep -q '^4,1ms,0.001,5Gbps,625000000,1,ok,' "$tmp/whole.csv"
+check "10ms and 1Gbps in SI units" grep -q '^8,10ms,0.01,1Gbps,125000000,1,ok,' "$tmp/whole.csv"
+check "default has no SI value" grep -q '^0,default,,default,,1,ok,' "$tmp/whole.csv"
+check "an invalid configuration is a line with its reason" grep -q '^2,default,,default,,3,invalid,,,,,,,,,,.*micro_batch' "$tmp/whole.csv"
+check "an out-of-memory configuration is a line with status oom" grep -q '^3,default,,default,,16,oom,[0-9.]*,.*,true,' "$tmp/whole.csv"
 check "the default configuration's step time is simgpt's" \
-  [ "$(sed -n 2p "$tmp/whole.csv" | cut -d, -f6)" = \
+  [ "$(sed -n 2p "$tmp/whole.csv" | cut -d, -f8)" = \
     "$("$simgpt" --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --format json | sed -n 's/^  "step_time_s": \(.*\),$/\1/p')" ]
 
 # Killed after a few lines, then rerun: the same file.
@@ -43,6 +47,11 @@ for i in 1 2 3; do "$simgpt" "${sweep[@]}" --shard "$i/3" -o "$tmp/part$i.csv" >
 check "merged shards = the whole sweep" cmp -s "$tmp/whole.csv" "$tmp/merged.csv"
 "$simgpt" "${sweep[@]}" --format jsonl -o "$tmp/whole.jsonl" > /dev/null 2>&1
 check "JSON lines: 12 objects" [ "$(grep -c '^{"config":' "$tmp/whole.jsonl")" -eq 12 ]
+check "JSON lines: SI values as numbers, null for default" \
+  grep -q '^{"config":4,"network.delay":"1ms","network.delay_s":0.001,"network.bandwidth":"5Gbps","network.bandwidth_Bps":625000000.0,"training.micro_batch":"1",' "$tmp/whole.jsonl"
+check "JSON lines: null for default" grep -q '^{"config":0,"network.delay":"default","network.delay_s":null,' "$tmp/whole.jsonl"
+"$simgpt" sweep merge "$tmp/whole.jsonl" -o "$tmp/merged.jsonl" > /dev/null
+check "JSON lines with SI values merge as written" cmp -s "$tmp/whole.jsonl" "$tmp/merged.jsonl"
 # A sweep passes --fidelity on to each simulation, which runs at it; on one GPU a node full and
 # symmetric agree.
 "$simgpt" "${sweep[@]}" --jobs 2 --fidelity full -o "$tmp/full.csv" > /dev/null 2>&1

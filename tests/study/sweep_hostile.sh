@@ -60,9 +60,10 @@ edited() { # edited DESCRIPTION PATTERN SED-SCRIPT: line 2 of part.csv edited, t
 edited "an unknown status" "status 'done' is not one of" 's/,ok,/,done,/'
 edited "a step time that is not a number" "is not a finite number" 's/,ok,[^,]*,/,ok,fast,/'
 edited "an infinite step time" "is not a finite number" 's/,ok,[^,]*,/,ok,inf,/'
-edited "a field too few" "fields; a line of this sweep has 16" 's/,false,/,/'
-edited "a field too many" "fields; a line of this sweep has 16" 's/$/,extra/'
-edited "another configuration's inputs" "its inputs are not configuration 0's" 's/^0,default,1,/0,default,3,/'
+edited "a field too few" "fields; a line of this sweep has 17" 's/,false,/,/'
+edited "a field too many" "fields; a line of this sweep has 17" 's/$/,extra/'
+edited "another configuration's inputs" "its inputs are not configuration 0's" 's/^0,default,,1,/0,default,,3,/'
+edited "an SI value that is not its input's" "not a line as simgpt sweep writes it" 's/^0,default,,/0,default,0.001,/'
 edited "a digest cut short" "sweep_digest '[0-9a-f]*' is not 16" 's/.$//'
 
 # 2. An output that is not the sweep's is refused, never truncated.
@@ -169,7 +170,10 @@ refused "a workload that does not load" 2 "malformed.yaml" \
 check "a --set the grid overrides is not a fixed input ($(cat "$tmp/out"))" grep -q "2 configurations, 0 already in" "$tmp/out"
 check "a swept value that is invalid is a result" grep -q "^1,abc,invalid,.*is not an integer" "$tmp/swept.csv"
 
-# 6. Values that are not text are refused; a huge grid is built in linear time.
+# 6. Values that are not text are refused; a huge grid is built in linear time. A key named as
+# another's SI column could not be told from it in the file.
+refused "a key named as another's SI column" 2 "framework_options.x_s: is framework_options.x with the suffix" \
+  "${sweep[@]}" --grid framework_options.x=1ms --grid framework_options.x_s=1 -o "$tmp/v.csv"
 refused "a value that is not UTF-8" 2 "is not UTF-8 text" "${sweep[@]}" --grid model.layers=$'\xff' -o "$tmp/v.csv"
 refused "a value with a newline" 2 "is not UTF-8 text" "${sweep[@]}" --grid model.layers=$'2\n4' -o "$tmp/v.csv"
 refused "a key that is not UTF-8" 2 "is not UTF-8 text" "${sweep[@]}" --grid framework_options.$'\xff'=1 -o "$tmp/v.csv"

@@ -386,6 +386,25 @@ TEST_CASE("the terminal is the format's") {
   CHECK_THAT(gnuplot_script(chart), Catch::StartsWith("set terminal pngcairo "));
 }
 
+TEST_CASE("a CSV with SI columns plots as one without: they are the keys' values, not inputs") {
+  ScratchDir dir;
+  PlotSpec spec = spec_for(dir, "network.delay", "step_time_s");
+  spec.csv = dir.write("si.csv", "config,network.delay,network.delay_s,network.bandwidth,network.bandwidth_Bps,"
+                                 "status,step_time_s,reason\n"
+                                 "0,default,,default,,ok,15,\n"
+                                 "1,1ms,0.001,5Gbps,625000000,ok,15.3,\n"
+                                 "2,10ms,0.01,1Gbps,125000000,ok,22.1,\n");
+  plot(spec, DataPaths{});
+  CHECK_THAT(read_text(spec.output), Catch::Contains(">network delay; network bandwidth varies with it<"));
+  spec.x = "network.delay_s";
+  CHECK(input_error(spec) == "--x network.delay_s: is network.delay in SI units; give --x network.delay, which the "
+                             "chart draws in the unit its values were written in");
+  spec.x = "network.delay";
+  spec.where = {"network.delay_s=0.01", "network.delay_s=0.001"}; // a filter may name one
+  plot(spec, DataPaths{});
+  CHECK_THAT(read_text(spec.output), Catch::Contains(">network delay (ms); network bandwidth varies with it<"));
+}
+
 TEST_CASE("without gnuplot, one line says what to install") {
   CHECK(find_on_path("sh") != "");
   CHECK(find_on_path("simgpt-no-such-program") == "");

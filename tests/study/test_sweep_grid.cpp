@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "study/sweep_file.hpp"
+#include "study/si_column.hpp"
 #include "study/sweep_output.hpp"
 
 #include <catch2/catch.hpp>
@@ -82,7 +83,8 @@ TEST_CASE("a sweep grid of many zipped keys keeps each and refuses a repeated on
 
 namespace {
 
-const std::vector<std::string> kKeys{"network.delay"};
+// One key without an SI column: the lines below are written out by hand.
+const simgpt::SweepColumns kKeys{{"network.delay"}, {std::nullopt}};
 
 simgpt::SweepResult ok_result() {
   simgpt::SweepResult r;
@@ -128,6 +130,81 @@ TEST_CASE("a sweep line is read back whole, or refused", "[sweep]") {
   CHECK_THROWS_WITH(simgpt::parse_sweep_line("{\"config\":1}", kKeys, SweepFormat::jsonl),
                     Catch::Contains("no text \"network.delay\""));
   CHECK_THROWS_WITH(simgpt::parse_sweep_line("[1]", kKeys, SweepFormat::jsonl), Catch::Contains("not a JSON object"));
+}
+
+TEST_CASE("a key swept as a quantity with units gets an SI column", "[sweep]") {
+  using simgpt::QuantityKind;
+  CHECK(simgpt::swept_quantity({"default", "1ms", "0"}) == QuantityKind::duration);
+  CHECK(simgpt::swept_quantity({"1Gbps", "100Mbps"}) == QuantityKind::bandwidth);
+  CHECK(simgpt::swept_quantity({"16GiB", "512MB"}) == QuantityKind::size);
+  CHECK_FALSE(simgpt::swept_quantity({"1", "2", "4"}));      // numbers have no unit to parse
+  CHECK_FALSE(simgpt::swept_quantity({"default"}));          // the platform's own: no value here
+  CHECK_FALSE(simgpt::swept_quantity({"1ms", "1Gbps"}));     // mixed kinds
+  CHECK_FALSE(simgpt::swept_quantity({"a.xml", "b.xml"}));   // text
+  CHECK(simgpt::si_field("10us", QuantityKind::duration) == "1e-05"); // not 9.999999999999999e-06
+  CHECK(simgpt::si_field("50ms", QuantityKind::duration) == "0.05");
+  CHECK(simgpt::si_field("1Gbps", QuantityKind::bandwidth) == "125000000");
+  CHECK(simgpt::si_field("25GBps", QuantityKind::bandwidth) == "25000000000");
+  CHECK(simgpt::si_field("16GiB", QuantityKind::size) == "17179869184");
+  CHECK_FALSE(simgpt::si_field("default", QuantityKind::duration));
+  CHECK(simgpt::si_column_kind("network.delay", "network.delay_s") == QuantityKind::duration);
+  CHECK_FALSE(simgpt::si_column_kind("network.delay", "network.bandwidth"));
+
+  SweepGrid grid;
+  grid.add("network.delay=default,10us,50ms", false);
+  grid.add("network.bandwidth=default,1Gbps,25GBps", true);
+  grid.add("training.micro_batch=1,2", false);
+  const simgpt::SweepColumns columns = simgpt::sweep_columns(grid);
+  CHECK(columns.keys == grid.keys());
+  CHECK(columns.si == std::vector<std::optional<QuantityKind>>{QuantityKind::duration, QuantityKind::bandwidth,
+                                                               std::nullopt});
+  const std::string header = simgpt::sweep_csv_header(columns);
+  CHECK_THAT(header, Catch::StartsWith("config,network.delay,network.delay_s,network.bandwidth,"
+                                       "network.bandwidth_Bps,training.micro_batch,status,step_time_s,"));
+  const simgpt::SweepColumns read = simgpt::sweep_header_columns(header.substr(0, header.size() - 1));
+  CHECK(read.keys == columns.keys);
+  CHECK(read.si == columns.si);
+
+  using simgpt::SweepFormat;
+  simgpt::SweepResult r = ok_result();
+  r.config = 3;
+  r.configurations = 6;
+  r.inputs = {"10us", "1Gbps", "2"};
+  const std::string csv = simgpt::sweep_line(r, columns, SweepFormat::csv);
+  CHECK_THAT(csv, Catch::StartsWith("3,10us,1e-05,1Gbps,125000000,2,ok,1.5,"));
+  CHECK(simgpt::parse_sweep_line(csv.substr(0, csv.size() - 1), columns, SweepFormat::csv).inputs == r.inputs);
+  const std::string json = simgpt::sweep_line(r, columns, SweepFormat::jsonl);
+  CHECK_THAT(json, Catch::StartsWith(R"({"config":3,"network.delay":"10us","network.delay_s":1e-05,)"
+                                     R"("network.bandwidth":"1Gbps","network.bandwidth_Bps":125000000.0,)"
+                                     R"("training.micro_batch":"2","status":"ok",)"));
+  const simgpt::SweepColumns from_json = simgpt::sweep_jsonl_columns(json);
+  CHECK(from_json.keys == columns.keys);
+  CHECK(from_json.si == columns.si);
+  CHECK(simgpt::parse_sweep_line(json.substr(0, json.size() - 1), columns, SweepFormat::jsonl).inputs == r.inputs);
+  CHECK(simgpt::sweep_line_start(3, r.inputs, columns, SweepFormat::csv) == "3,10us,1e-05,1Gbps,125000000,2,");
+
+  // `default` is the platform's own quantity: no SI value.
+  r.inputs = {"default", "default", "1"};
+  CHECK_THAT(simgpt::sweep_line(r, columns, SweepFormat::csv), Catch::StartsWith("3,default,,default,,1,ok,"));
+  CHECK_THAT(simgpt::sweep_line(r, columns, SweepFormat::jsonl),
+             Catch::Contains(R"("network.delay":"default","network.delay_s":null,)"));
+
+  // An SI field that is not the key's value in SI units is an edited line.
+  CHECK_THROWS_WITH(simgpt::parse_sweep_line("3,10us,0.00001,1Gbps,125000000,2,ok,1.5,,,,,,false,,0.25,,6,"
+                                             "0123456789abcdef",
+                                             columns, SweepFormat::csv),
+                    Catch::Contains("not a line as simgpt sweep writes it"));
+  CHECK_THROWS_WITH(simgpt::parse_sweep_line("3,10us,1Gbps,2,ok,1.5,,,,,,false,,0.25,,6,0123456789abcdef", columns,
+                                             SweepFormat::csv),
+                    Catch::Contains("3 input(s) and 2 in SI units"));
+}
+
+TEST_CASE("a grid whose key is another's SI column is refused", "[sweep]") {
+  SweepGrid grid;
+  grid.add("framework_options.wait=1ms,2ms", false);
+  grid.add("framework_options.wait_s=1,2", false);
+  CHECK_THROWS_WITH(simgpt::sweep_columns(grid), Catch::StartsWith("--grid framework_options.wait_s: ") &&
+                                                     Catch::Contains("framework_options.wait"));
 }
 
 TEST_CASE("a failed write to a sweep file is cut back to its whole lines", "[sweep]") {
