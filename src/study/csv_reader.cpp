@@ -11,7 +11,8 @@ namespace {
 // Walks the text one record at a time, keeping the line number for messages.
 class CsvCursor {
 public:
-  CsvCursor(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+  CsvCursor(std::string_view text, const std::string& source, size_t first_line = 1)
+      : text_(text), source_(source), line_(first_line) {}
 
   bool at_end() const { return pos_ >= text_.size(); }
   size_t line() const { return line_; }
@@ -87,7 +88,14 @@ private:
 } // namespace
 
 CsvTable parse_csv(std::string_view text, const std::string& source) {
-  CsvCursor cursor(text, source);
+  // Comment lines before the header (a sweep's: what it was made with) are not data.
+  size_t first_line = 1;
+  while (text.starts_with('#')) {
+    const size_t end = text.find('\n');
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++first_line;
+  }
+  CsvCursor cursor(text, source, first_line);
   if (cursor.at_end())
     throw InputError(source, "is empty; expected a header line of column names");
   CsvTable table;

@@ -11,6 +11,9 @@
 #include "core/utf8.hpp"
 #include "study/sweep_file.hpp"
 #include "study/sweep_output.hpp"
+#include "core/digest.hpp"
+#include "simgpt/core/version.hpp"
+#include "simgpt/simulate.hpp"
 
 #include <fmt/format.h>
 
@@ -157,6 +160,37 @@ std::vector<std::string> sweep_inputs(const Sweep& sweep) {
   return inputs;
 }
 
+// The CSV's first line, a comment saying what the sweep was made with: simgpt's version, the
+// platform, workload, profile and GPU catalog files its fixed configuration reads, each with its
+// SHA-256 (as the JSON report's `inputs`), and the --set overrides. A file that cannot be read or
+// found is left out (its configurations say why).
+std::string sweep_csv_comment(const Sweep& sweep, const SweepRun& run) {
+  std::vector<std::string> files{sweep.platform, sweep.workload};
+  std::string data_root;
+  try {
+    const DataPaths data = run.data_dir.empty() ? default_data_paths() : data_paths_at(run.data_dir, "--data");
+    files = simulation_input_files(sweep.platform, sweep.workload, parse_overrides(sweep.sets), data);
+    data_root = data.root + "/";
+  } catch (const InputError&) {
+  }
+  // The data files by their place in the data folder, so that the line is the same on every
+  // machine; the digest says which file it was.
+  const auto named = [&data_root](const std::string& path, size_t i) {
+    return i >= 2 && !data_root.empty() && path.starts_with(data_root) ? path.substr(data_root.size()) : path;
+  };
+  static constexpr const char* kRoles[] = {"platform", "workload", "profile", "gpu_catalog"};
+  std::string comment = fmt::format("# simgpt {} sweep", version());
+  for (size_t i = 0; i < files.size() && i < std::size(kRoles); ++i) {
+    try {
+      comment += fmt::format("; {} {} {}", kRoles[i], named(files[i], i), file_digest(files[i]));
+    } catch (const InputError&) {
+    }
+  }
+  for (const std::string& set : sweep.sets)
+    comment += "; --set " + set;
+  return one_line(comment, std::string::npos) + "\n";
+}
+
 // The k-th configuration of this shard.
 int64_t shard_config(const Sweep& sweep, int64_t k) { return k * sweep.shards + (sweep.shard - 1); }
 
@@ -166,7 +200,7 @@ SweepFileExpectation kept_lines(const Sweep& sweep, const SweepRun& run, const S
                                 const std::string& digest, int64_t lines) {
   const int64_t total = sweep.grid.size();
   SweepFileExpectation expect;
-  expect.header = run.format == SweepFormat::csv ? sweep_csv_header(columns) : "";
+  expect.header = run.format == SweepFormat::csv ? sweep_csv_comment(sweep, run) + sweep_csv_header(columns) : "";
   expect.max_lines = lines;
   expect.check_line = [&sweep, columns, digest, total, format = run.format](int64_t k, std::string_view line) {
     const SweepResult r = parse_sweep_line(line, columns, format);
@@ -352,6 +386,14 @@ private:
       p.done = true; // empty: a shard of JSON lines with no configuration
       return;
     }
+    // A CSV's header comment (sweep_csv_comment) belongs to its header: the first part's is
+    // written; the parts' lines, by their digests, are of one sweep.
+    std::string comment;
+    while (first.starts_with('#')) {
+      comment += first + "\n";
+      if (!p.reader->next(first))
+        throw InputError(p.path, "holds a header comment and no columns: not a sweep file");
+    }
     const SweepFormat f = first.starts_with("{") ? SweepFormat::jsonl : SweepFormat::csv;
     if (format_ && *format_ != f)
       throw InputError(p.path, "is of another format than the parts before it (CSV and JSON lines mixed)");
@@ -360,11 +402,11 @@ private:
         format_ = f;
         columns_ = f == SweepFormat::csv ? sweep_header_columns(first) : sweep_jsonl_columns(first);
         if (f == SweepFormat::csv)
-          header_ = first + "\n";
-      } else if (f == SweepFormat::csv && first + "\n" != header_)
+          header_ = comment + first + "\n";
+      } else if (f == SweepFormat::csv && !header_.ends_with("\n" + first + "\n") && header_ != first + "\n")
         throw InputError("", fmt::format("holds another sweep's columns than {}", parts_.front()->path));
     } catch (const InputError& e) {
-      throw InputError(p.path + ":1", e.message());
+      throw InputError(fmt::format("{}:{}", p.path, p.reader->line_number()), e.message());
     }
     if (f == SweepFormat::jsonl) { // the first line is a record: read it as one
       p.line = first;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <cstring>
 
 namespace simgpt {
@@ -92,21 +93,33 @@ SweepFile::SweepFile(const std::string& path, const std::vector<std::string>& in
                                  "or name another -o";
     LineReader reader(fd_, path);
     std::string line;
-    bool has_header = false;
-    if (!expect.header.empty() && reader.next(line)) {
-      has_header = true;
-      if (line + "\n" != expect.header) {
+    // The header's lines (a CSV's comment and column names) read whole, each as expected. A
+    // comment that differs is refused after the lines, whose digests say more precisely what
+    // changed (another --set, another file's content).
+    size_t header_read = 0; // bytes of expect.header the file's whole lines match
+    std::optional<size_t> other_comment; // the line of a comment that is not this sweep's
+    while (header_read < expect.header.size() && reader.next(line)) {
+      const size_t end = expect.header.find('\n', header_read);
+      const std::string expected = expect.header.substr(header_read, end + 1 - header_read);
+      if (line + "\n" != expected) {
+        if (line.starts_with('#') && expected.starts_with('#')) {
+          other_comment = reader.line_number();
+          header_read += expected.size();
+          continue;
+        }
         bool a_sweep = true;
         try {
           sweep_header_columns(line);
         } catch (const InputError&) {
           a_sweep = false;
         }
-        throw InputError(fmt::format("{}:1", path),
+        throw InputError(fmt::format("{}:{}", path, reader.line_number()),
                          a_sweep ? "holds another sweep's columns: remove it, or write this sweep with another -o"
                                  : "is not a sweep's CSV header; " + not_ours);
       }
+      header_read += expected.size();
     }
+    const bool has_header = header_read == expect.header.size();
     while (reader.next(line)) {
       const std::string at = fmt::format("{}:{}", path, reader.line_number());
       if (kept_ >= expect.max_lines)
@@ -120,11 +133,15 @@ SweepFile::SweepFile(const std::string& path, const std::vector<std::string>& in
       }
       ++kept_;
     }
+    if (other_comment)
+      throw InputError(fmt::format("{}:{}", path, *other_comment),
+                       "is another sweep's header comment (written by another simgpt version, or its data files "
+                       "changed): remove the file, or write this sweep with another -o");
     // A last line without its newline: what an interruption leaves, if it could start the next
     // line (or the header); anything else is not this sweep's and is not cut.
     const std::string& cut = reader.rest();
     if (!cut.empty()) {
-      const std::string start = !expect.header.empty() && !has_header ? expect.header
+      const std::string start = !has_header ? expect.header.substr(header_read)
                                 : kept_ < expect.max_lines         ? expect.line_start(kept_)
                                                                    : std::string();
       if (start.empty() || !(start.starts_with(cut) || cut.starts_with(start)))
@@ -135,8 +152,8 @@ SweepFile::SweepFile(const std::string& path, const std::vector<std::string>& in
     size_ = reader.complete_bytes();
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
       throw InputError(where, fmt::format("cannot be written: {}", std::strerror(errno)));
-    if (!expect.header.empty() && !has_header)
-      append(expect.header);
+    if (!has_header)
+      append(expect.header.substr(header_read));
   } catch (...) {
     ::close(fd_);
     throw;

@@ -42,7 +42,7 @@ private:
 
 // What a resumed sweep expects of the file it finds.
 struct SweepFileExpectation {
-  std::string header;     // the CSV header line (with its newline); empty for JSON lines
+  std::string header;     // the CSV's header lines, its comment and column names (each with its newline); empty for JSON lines
   int64_t max_lines = 0;  // the configurations this run writes
   // Throws InputError (empty `where`) unless `line` may stay as the k-th line after the header.
   std::function<void(int64_t k, std::string_view line)> check_line;

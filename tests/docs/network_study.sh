@@ -37,7 +37,8 @@ while read -r id dp delay bw; do
   predicted=$(awk -v id="$id" '$1 == id {print $2}' "$tmp/predicted")
   # Columns by their header's names: the sweep writes SI columns beside the delay and bandwidth.
   csv=$(awk -F, -v dp="$dp" -v delay="$delay" -v bw="$bw" '
-        NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+        /^#/ {next}
+        !header++ {for (i = 1; i <= NF; i++) col[$i] = i; next}
         $col["parallelism.dp"] == dp && $col["network.delay"] == delay && $col["network.bandwidth"] == bw {
           print $col["step_time_s"]
         }' "$docs/network.csv")

@@ -14,10 +14,15 @@ sweep=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl
 
 "$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/whole.csv" > "$tmp/out" 2>&1
 check "a sweep exits 0 ($(cat "$tmp/out"))" [ $? -eq 0 ]
-check "13 lines: a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 13 ]
+check "14 lines: a comment, a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 14 ]
 check "the header names the inputs (a quantity's with its SI column) and the report's fields" \
   grep -qx 'config,network.delay,network.delay_s,network.bandwidth,network.bandwidth_Bps,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason,configurations,sweep_digest' "$tmp/whole.csv"
-check "lines in configuration order" [ "$(tail -n +2 "$tmp/whole.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 " ]
+version=$(sed -n 's/^project(simgpt VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+platform_digest=$(sha256sum platforms/p3_2xlarge_x12.xml | cut -d' ' -f1)
+catalog_digest=$(sha256sum platforms/gpus.yaml | cut -d' ' -f1)
+check "the first line says what the sweep was made with: simgpt's version and its files' SHA-256" \
+  grep -q "^# simgpt $version sweep; platform platforms/p3_2xlarge_x12.xml sha256:$platform_digest; .*gpu_catalog platforms/gpus.yaml sha256:$catalog_digest" "$tmp/whole.csv"
+check "lines in configuration order" [ "$(tail -n +3 "$tmp/whole.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 " ]
 # Beside each quantity its value in SI units (seconds, bytes per second), empty for `default`.
 check "1ms and 5Gbps in SI units" grep -q '^4,1ms,0.001,5Gbps,625000000,1,ok,' "$tmp/whole.csv"
 check "10ms and 1Gbps in SI units" grep -q '^8,10ms,0.01,1Gbps,125000000,1,ok,' "$tmp/whole.csv"
@@ -25,7 +30,7 @@ check "default has no SI value" grep -q '^0,default,,default,,1,ok,' "$tmp/whole
 check "an invalid configuration is a line with its reason" grep -q '^2,default,,default,,3,invalid,,,,,,,,,,.*micro_batch' "$tmp/whole.csv"
 check "an out-of-memory configuration is a line with status oom" grep -q '^3,default,,default,,16,oom,[0-9.]*,.*,true,' "$tmp/whole.csv"
 check "the default configuration's step time is simgpt's" \
-  [ "$(sed -n 2p "$tmp/whole.csv" | cut -d, -f8)" = \
+  [ "$(sed -n 3p "$tmp/whole.csv" | cut -d, -f8)" = \
     "$("$simgpt" --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --format json | sed -n 's/^  "step_time_s": \(.*\),$/\1/p')" ]
 
 # Killed after a few lines, then rerun: the same file.
@@ -34,7 +39,7 @@ pid=$!
 check "the interrupted sweep wrote some lines" wait_for 20 lines_at_least "$tmp/killed.csv" 4
 kill -KILL "$pid"
 wait "$pid" 2> /dev/null
-check "the kill came before the end" [ "$(wc -l < "$tmp/killed.csv")" -lt 13 ]
+check "the kill came before the end" [ "$(wc -l < "$tmp/killed.csv")" -lt 14 ]
 # A line cut by the interruption: the start of the next configuration's line.
 sed -n "$(($(wc -l < "$tmp/killed.csv") + 1))p" "$tmp/whole.csv" | head -c 12 >> "$tmp/killed.csv"
 "$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/killed.csv" > "$tmp/out" 2>&1

@@ -34,27 +34,27 @@ W=workloads/gpt3xl_gpipe.yaml
 grid=(--grid network.delay=default,1ms --grid training.micro_batch=1,3)
 sweep=(sweep --platform $P --workload $W "${grid[@]}")
 "$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/whole.csv" > /dev/null 2>&1
-check "a sweep of 4 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 5 ]
+check "a sweep of 4 configurations (a comment and a header before them)" [ "$(wc -l < "$tmp/whole.csv")" -eq 6 ]
 "$simgpt" "${sweep[@]}" --jobs 2 --format jsonl -o "$tmp/whole.jsonl" > /dev/null 2>&1
 check "JSON lines of 4 configurations" [ "$(wc -l < "$tmp/whole.jsonl")" -eq 4 ]
 
 # 1. Resume keeps its promise: lines of another --set, workload or platform are refused, and so
 # is a line that does not parse whole or is not its configuration's.
-head -n 3 "$tmp/whole.csv" > "$tmp/part.csv"
+head -n 4 "$tmp/whole.csv" > "$tmp/part.csv"
 cp "$tmp/part.csv" "$tmp/part.orig"
-refused "a resume with another --set" 2 "part.csv:2: is a line of another sweep" \
+refused "a resume with another --set" 2 "part.csv:3: is a line of another sweep" \
   "${sweep[@]}" --set network.bandwidth=1Gbps -o "$tmp/part.csv"
 unchanged "a resume with another --set" "$tmp/part.csv" "$tmp/part.orig"
 { cat $W; echo "# edited"; } > "$tmp/workload.yaml"
-refused "a resume with another workload's content" 2 "part.csv:2: is a line of another sweep" \
+refused "a resume with another workload's content" 2 "part.csv:3: is a line of another sweep" \
   sweep --platform $P --workload "$tmp/workload.yaml" "${grid[@]}" -o "$tmp/part.csv"
 head -n 2 "$tmp/whole.jsonl" > "$tmp/part.jsonl"
 refused "JSON lines resumed with another --set" 2 "part.jsonl:1: is a line of another sweep" \
   "${sweep[@]}" --format jsonl --set network.bandwidth=1Gbps -o "$tmp/part.jsonl"
-edited() { # edited DESCRIPTION PATTERN SED-SCRIPT: line 2 of part.csv edited, then resumed
-  sed "2$3" "$tmp/part.orig" > "$tmp/edited.csv"
+edited() { # edited DESCRIPTION PATTERN SED-SCRIPT: line 3 of part.csv (its first configuration) edited, then resumed
+  sed "3$3" "$tmp/part.orig" > "$tmp/edited.csv"
   cp "$tmp/edited.csv" "$tmp/edited.orig"
-  refused "a kept line with $1" 2 "edited.csv:2: .*$2" "${sweep[@]}" -o "$tmp/edited.csv"
+  refused "a kept line with $1" 2 "edited.csv:3: .*$2" "${sweep[@]}" -o "$tmp/edited.csv"
   unchanged "a kept line with $1" "$tmp/edited.csv" "$tmp/edited.orig"
 }
 edited "an unknown status" "status 'done' is not one of" 's/,ok,/,done,/'
@@ -129,11 +129,11 @@ refused "a missing part" 2 "nope.csv: cannot read the sweep part file" \
 refused "a part that is not a sweep file" 2 "table.csv:1: is not a sweep's header" \
   sweep merge "$tmp/table.csv" "$tmp/s1.csv" "$tmp/s2.csv" "$tmp/s3.csv" -o "$tmp/m.csv"
 "$simgpt" "${sweep[@]}" --set network.bandwidth=1Gbps --shard 2/3 -o "$tmp/other2.csv" > /dev/null 2>&1
-refused "a part of another sweep" 2 "other2.csv:2: is a line of another sweep" \
+refused "a part of another sweep" 2 "other2.csv:3: is a line of another sweep" \
   sweep merge "$tmp/s1.csv" "$tmp/other2.csv" "$tmp/s3.csv" -o "$tmp/m.csv"
 refused "a merge with a gap (shard 2 of 3 missing)" 2 "configuration 1 is in no part" \
   sweep merge "$tmp/s1.csv" "$tmp/s3.csv" -o "$tmp/m.csv"
-head -n 2 "$tmp/s1.csv" > "$tmp/s1_cut.csv" # shard 1 of 3 holds configurations 0 and 3
+head -n 3 "$tmp/s1.csv" > "$tmp/s1_cut.csv" # shard 1 of 3 holds configurations 0 and 3
 refused "a merge whose last configuration is missing" 2 "the sweep has 4 configurations" \
   sweep merge "$tmp/s1_cut.csv" "$tmp/s2.csv" "$tmp/s3.csv" -o "$tmp/m.csv"
 sed 's/,ok,[0-9.]*,/,ok,99,/' "$tmp/s1.csv" > "$tmp/s1_other.csv"
