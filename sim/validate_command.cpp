@@ -30,8 +30,8 @@ int run_validate(const Options& o, const CLI::App&) {
   const auto tables = load_validation_tables(data.root + "/validation/tables");
   const auto thresholds = load_thresholds(data.root + "/validation/thresholds.yaml");
   const ValidationReport report = validate(
-      tables, data, o.filter, thresholds, o.jobs,
-      RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .progress = stderr_is_terminal()});
+      tables, data, o.filter, thresholds,
+      RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs, .progress = stderr_is_terminal()});
   if (o.format == "markdown")
     std::cout << tables_markdown(tables) << report.to_markdown();
   else

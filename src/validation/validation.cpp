@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 #include <set>
 
 namespace simgpt {
@@ -68,7 +69,8 @@ void check_planner_spaces(const std::vector<ValidationTable>& tables, const Data
 
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
-                          unsigned jobs, const RowProcess& process) {
+                          const RowProcess& process) {
+  const unsigned jobs = process.jobs > 0 ? process.jobs : std::max(1u, std::thread::hardware_concurrency());
   check_planner_spaces(tables, data, filter);
   std::vector<RowRun> runs;
   for (const ValidationTable& table : tables)

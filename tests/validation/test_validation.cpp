@@ -228,7 +228,8 @@ TEST_CASE("a table whose planner comparison would search past the planner's limi
   RowProcess process;
   process.executable = "/bin/false"; // no row may run
   try {
-    validate(tables, default_data_paths(), "", {}, 1, process);
+    process.jobs = 1;
+    validate(tables, default_data_paths(), "", {}, process);
     FAIL("validated");
   } catch (const LimitError& e) {
     CHECK(e.where() == dir.path() + "/t.yaml: planner_search");

@@ -172,16 +172,16 @@ std::pair<std::string, double> parse_profile_set(const std::string& text);
 struct RowProcess {
   std::string executable; // empty: this process's own executable, which must then be simgpt
   double timeout_s = 600; // a row's process still running after this is killed
-  unsigned jobs = 0;       // calibration's rows run at once; 0: one per core
+  unsigned jobs = 0;       // rows simulated at once; 0: one per core
   bool progress = false;   // a progress bar of the simulations on stderr (a terminal's only)
 };
 
-// Runs the rows' simulations `jobs` at a time (each in its own process). A row whose process
+// Runs the rows' simulations `process.jobs` at a time (each in its own process). A row whose process
 // died or timed out is not simulated and fails the gate. `tables` must come from
 // load_validation_tables: each row's process reloads them.
 ValidationReport validate(const std::vector<ValidationTable>& tables, const DataPaths& data,
                           const std::string& filter, const std::map<std::string, Threshold>& thresholds,
-                          unsigned jobs = 1, const RowProcess& process = {});
+                          const RowProcess& process = {});
 
 std::map<std::string, Threshold> load_thresholds(const std::string& path);
 
