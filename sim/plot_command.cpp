@@ -20,7 +20,7 @@ void declare_plot(CLI::App& cmd, Options& o) {
   cmd.add_flag("--logx", o.plot.log_x, "a log scale on a numeric x axis");
   cmd.add_option("--title", o.plot.title, "the chart's title");
   cmd.add_option("-o,--output", o.plot.output, "the SVG file to write")->required();
-  add_data_option(cmd, o.data_dir, "validation/tables/ (for --measured TABLE)");
+  add_data_option(cmd, o.data_dirs, "validation/tables/ (for --measured TABLE)");
 }
 
 // The chart, and a line on stderr for each note (rows left out). The data files are looked for

@@ -19,13 +19,13 @@ void declare_validate(CLI::App& cmd, Options& o) {
   cmd.add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
   add_process_options(cmd, o, "a row's simulation");
   cmd.add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
 }
 
 int run_validate(const Options& o, const CLI::App&) {
   const DataPaths data = data_paths(o);
-  const auto tables = load_validation_tables(data.root + "/validation/tables");
-  const auto thresholds = load_thresholds(data.root + "/validation/thresholds.yaml");
+  const auto tables = load_validation_tables(data);
+  const auto thresholds = load_thresholds(data);
   const ValidationReport report =
       validate(tables, data, o.filter, thresholds, o.jobs, RowProcess{kThisSimgpt, o.timeout});
   if (o.format == "markdown")
@@ -39,7 +39,7 @@ void declare_calibrate(CLI::App& cmd, Options& o) {
   cmd.add_option("--profile", o.profile, "profile name (profiles/NAME.yaml)")->required();
   cmd.add_flag("--write", o.write, "write the fitted values into the profile file");
   add_process_options(cmd, o, "a row's simulation");
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
   cmd.add_flag("--check", o.check, "only list the rows that move each parameter; exit 1 unless each has "
                                    "3 rows of 2 configurations");
 }
@@ -64,7 +64,7 @@ int check_calibration_support(const Options& o, const std::vector<ValidationTabl
 
 int run_calibrate(const Options& o, const CLI::App&) {
   const DataPaths data = data_paths(o);
-  const auto tables = load_validation_tables(data.root + "/validation/tables");
+  const auto tables = load_validation_tables(data);
   if (o.check)
     return check_calibration_support(o, tables, data);
   if (o.write)
@@ -80,8 +80,8 @@ int run_calibrate(const Options& o, const CLI::App&) {
   for (const auto& [row, error] : r.error_pct)
     std::cout << fmt::format("  {:<40} {:+.2f}%\n", row, error);
   if (o.write) {
-    write_fitted(r, data);
-    std::cout << fmt::format("written to {}/{}.yaml\n", data.profiles(), r.profile);
+    write_fitted(r);
+    std::cout << fmt::format("written to {}\n", r.file);
   }
   return 0;
 }

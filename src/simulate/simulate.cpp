@@ -216,9 +216,11 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   // Checked and made before the simulation, so that an unwritable path fails at once; never a
   // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
   std::optional<OutputFile> trace;
-  if (traced)
-    trace.emplace(options.trace_path, "--trace",
-                  std::vector<std::string>{platform.path, w.source, profile.file, catalog.file()});
+  if (traced) {
+    std::vector<std::string> inputs{platform.path, w.source, profile.file};
+    inputs.insert(inputs.end(), catalog.files().begin(), catalog.files().end());
+    trace.emplace(options.trace_path, "--trace", inputs);
+  }
   Cluster cluster(platform, catalog, w.network, profile);
   const GpuSpec& gpu = job_gpu(cluster, w, platform);
 

@@ -140,7 +140,8 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
   r.inputs = sweep.grid.values(config);
   const PointInputs p = point_inputs(sweep, keys, r.inputs);
   PointOutcome outcome =
-      run_point(p.platform, p.workload, p.sets, PointProcess{run.executable, run.data_dir, run.timeout_s, run.fidelity});
+      run_point(p.platform, p.workload, p.sets,
+                PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity});
   r.status = std::move(outcome.status);
   r.report = std::move(outcome.report);
   r.reason = std::move(outcome.reason);

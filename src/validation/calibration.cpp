@@ -145,8 +145,8 @@ double probe_value(const ProfileParameter& p, double value) {
 
 CalibrationSupport calibration_support(const std::string& name, const std::vector<ValidationTable>& tables,
                                        const DataPaths& data, const RowProcess& process) {
-  const std::string file = data.profiles() + "/" + name + ".yaml";
   const Profile profile = load_profile(data.profiles(), name, "--profile");
+  const std::string& file = profile.file;
   if (profile.fitted.empty() || profile.calibration_rows.empty())
     throw InputError(file + ": calibration", "declares no fitted parameters or no calibration rows");
   std::vector<CalibrationRow> rows;
@@ -186,9 +186,9 @@ void require_support(const CalibrationSupport& support, const std::string& where
 
 CalibrationResult calibrate_profile(const std::string& name, const std::vector<ValidationTable>& tables,
                                     const DataPaths& data, const RowProcess& process) {
-  const std::string file = data.profiles() + "/" + name + ".yaml";
-  require_support(calibration_support(name, tables, data, process), file + ": calibration");
   const Profile profile = load_profile(data.profiles(), name, "--profile");
+  const std::string& file = profile.file;
+  require_support(calibration_support(name, tables, data, process), file + ": calibration");
   std::vector<CalibrationRow> rows;
   for (const std::string& entry : profile.calibration_rows)
     rows.push_back(find_row(entry, tables, file + ": calibration.rows"));
@@ -215,6 +215,7 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   // Coordinate descent: parameters in turn, rounds until they settle (one suffices for one).
   CalibrationResult result;
   result.profile = name;
+  result.file = file;
   const int rounds = trial.profile_overrides.size() > 1 ? 3 : 1;
   for (int round = 0; round < rounds; ++round)
     for (auto& [key, value] : trial.profile_overrides)
@@ -223,20 +224,12 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   return result;
 }
 
-namespace {
-
-std::string profile_path(const std::string& profile, const DataPaths& data) {
-  return data.profiles() + "/" + profile + ".yaml";
-}
-
-} // namespace
-
 void check_fitted_writable(const std::string& profile, const DataPaths& data) {
-  check_output_path(profile_path(profile, data), "calibrate --write");
+  check_output_path(load_profile(data.profiles(), profile, "--profile").file, "calibrate --write");
 }
 
-void write_fitted(const CalibrationResult& result, const DataPaths& data) {
-  const std::string path = profile_path(result.profile, data);
+void write_fitted(const CalibrationResult& result) {
+  const std::string& path = result.file;
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -13,12 +13,13 @@
 namespace simgpt {
 
 std::string simulate_row_by_id(const std::string& id, const std::string& tables_dir, const DataPaths& data) {
-  const std::string dir = tables_dir.empty() ? data.root + "/validation/tables" : tables_dir;
-  for (const ValidationTable& t : load_validation_tables(dir))
+  const std::vector<ValidationTable> tables =
+      tables_dir.empty() ? load_validation_tables(data) : load_validation_tables(tables_dir);
+  for (const ValidationTable& t : tables)
     for (const ValidationRow& r : t.rows)
       if (t.id + "/" + r.id == id)
         return json_text(simulate_row(t, r, data));
-  throw InputError(dir, fmt::format("no validation row '{}'", id));
+  throw InputError(tables_dir.empty() ? "validation/tables" : tables_dir, fmt::format("no validation row '{}'", id));
 }
 
 std::pair<std::string, double> parse_profile_set(const std::string& text) {

@@ -19,8 +19,8 @@ namespace simgpt {
 // load_validation_tables; `process.executable` must be resolved (simgpt_executable).
 inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, const ValidationRow& row,
                                                  const DataPaths& data, const RowProcess& process) {
-  return run_row_process(table.id + "/" + row.id, std::filesystem::path(table.file).parent_path().string(), data.root,
-                         data.profile_overrides, process.executable, process.timeout_s);
+  return run_row_process(table.id + "/" + row.id, std::filesystem::path(table.file).parent_path().string(),
+                         data.folders, data.profile_overrides, process.executable, process.timeout_s);
 }
 
 // Predicts one row in this process: the workload of its table with the row's overrides, as

@@ -12,6 +12,7 @@ namespace simgpt {
 
 struct CalibrationResult {
   std::string profile;
+  std::string file; // the profile file fitted: the first data folder's that has it
   std::map<std::string, double> fitted;   // parameter -> value
   std::map<std::string, double> error_pct; // calibration row -> signed error at the fit
 };
@@ -44,13 +45,14 @@ void require_support(const CalibrationSupport& support, const std::string& where
 CalibrationResult calibrate_profile(const std::string& profile, const std::vector<ValidationTable>& tables,
                                     const DataPaths& data, const RowProcess& process = {});
 
-// Writes fitted values into profiles/<profile>.yaml, replacing each parameter's line in place so
-// that the file's comments and layout stay; the whole file or nothing (a full disk leaves the
-// profile as it was). Throws InputError when it cannot be written.
-void write_fitted(const CalibrationResult& result, const DataPaths& data);
+// Writes fitted values into the profile file fitted (result.file), replacing each parameter's
+// line in place so that the file's comments and layout stay; the whole file or nothing (a full
+// disk leaves the profile as it was). Throws InputError when it cannot be written.
+void write_fitted(const CalibrationResult& result);
 
-// Throws InputError unless profiles/<profile>.yaml can be written (a regular, writable file in a
-// writable folder): checked before a fit of minutes, not after it.
+// Throws InputError unless the profile's file (the first data folder's that has it) can be
+// written (a regular, writable file in a writable folder): checked before a fit of minutes, not
+// after it.
 void check_fitted_writable(const std::string& profile, const DataPaths& data);
 
 } // namespace simgpt
