@@ -11,8 +11,8 @@ namespace simgpt::cli {
 
 void declare_row(CLI::App& cmd, Options& o) {
   cmd.add_option("id", o.row_id, "TABLE/ROW")->required();
-  add_data_option(cmd, o.data_dir);
-  cmd.add_option("--tables", o.tables_dir, "a validation table file, or a directory of them (default: DATA/validation/tables)");
+  add_data_option(cmd, o.data_dirs);
+  cmd.add_option("--tables", o.tables_dir, "a validation table file, or a directory of them (default: the data folders' validation/tables)");
   cmd.add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
   cmd.add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
 }
@@ -30,7 +30,7 @@ void declare_point(CLI::App& cmd, Options& o) {
   cmd.add_option("--platform", o.platform)->required();
   cmd.add_option("--workload", o.workload)->required();
   cmd.add_option("--set", o.sets);
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
   cmd.add_option("--parent-pid", o.parent_pid);
   add_fidelity_option(cmd, o.fidelity);
 }

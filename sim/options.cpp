@@ -14,8 +14,13 @@ constexpr int64_t kMaxJobs = 1'000'000;
 constexpr double kMaxTimeoutSeconds = 1e6;
 } // namespace
 
-void add_data_option(CLI::App& app, std::string& data_dir, const std::string& holding) {
-  app.add_option("--data", data_dir, "directory holding " + holding);
+void add_data_option(CLI::App& app, std::vector<std::string>& data_dirs, const std::string& holding) {
+  // One folder an occurrence: `row --data DIR ID` leaves ID to the positional argument.
+  app.add_option("--data", data_dirs,
+                 "a folder holding " + holding + ", searched before the built-in one (repeatable: the first "
+                                                 "given wins)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 void add_process_options(CLI::App& app, Options& o, const std::string& timed) {
@@ -38,9 +43,7 @@ void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name) {
       ->check(CLI::IsMember({"symmetric", "full"}));
 }
 
-DataPaths data_paths(const Options& o) {
-  return o.data_dir.empty() ? default_data_paths() : data_paths_at(o.data_dir, "--data");
-}
+DataPaths data_paths(const Options& o) { return data_paths_at(o.data_dirs, "--data"); }
 
 void require_job(const Options& o, const std::string& command) {
   if (o.platform.empty() || o.workload.empty())

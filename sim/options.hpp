@@ -22,7 +22,8 @@ inline const std::string kThisSimgpt = "/proc/self/exe";
 
 // Every value of the command line, whichever subcommand sets it.
 struct Options {
-  std::string platform, workload, format = "text", data_dir, filter, profile;
+  std::string platform, workload, format = "text", filter, profile;
+  std::vector<std::string> data_dirs; // --data, in order
   std::string trace; // --trace FILE.json
   SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::symmetric;
   std::string fidelity_name; // sweep and plan: passed on to each simulation when given
@@ -50,8 +51,9 @@ struct Options {
   std::map<std::string, std::string> platform_values; // by option name
 };
 
-// --data DIR, which every command that reads data files takes; `holding` says which of them.
-void add_data_option(CLI::App& app, std::string& data_dir,
+// --data DIR, which every command that reads data files takes, as often as there are folders;
+// `holding` says which of the files it reads.
+void add_data_option(CLI::App& app, std::vector<std::string>& data_dirs,
                      const std::string& holding = "platforms/, profiles/ and validation/");
 
 // --jobs and --timeout of a command that runs simulations in processes of their own; `timed`
@@ -64,7 +66,7 @@ void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity);
 // --fidelity of a command that passes it on to each simulation by name.
 void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name);
 
-// The data files: those of --data, or those found beside the executable.
+// The data folders: --data's (else $SIMGPT_DATA's), then the one found beside the executable.
 DataPaths data_paths(const Options& o);
 
 // A command that simulates a job needs its platform and workload; `command` is "" for the

@@ -28,7 +28,7 @@ PlanRequest plan_request(const Options& o) {
   request.jobs = o.jobs;
   request.executable = kThisSimgpt;
   request.timeout_s = o.timeout;
-  request.data_dir = o.data_dir;
+  request.data_folders = o.data_dirs;
   request.fidelity = o.fidelity_name;
   request.progress = stderr_is_terminal();
   return request;
@@ -48,7 +48,7 @@ void declare_plan(CLI::App& cmd, Options& o) {
   add_process_options(cmd, o, "a simulation");
   cmd.add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   cmd.add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
   add_fidelity_name_option(cmd, o.fidelity_name);
 }
 

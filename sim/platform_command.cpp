@@ -13,7 +13,7 @@ void declare_platform(CLI::App& cmd, Options& o) {
   for (const PlatformOption& option : platform_options())
     cmd.add_option(std::string("--") + option.name, o.platform_values[option.name], option.help);
   cmd.add_option("-o,--output", o.output, "the platform file to write")->required();
-  add_data_option(cmd, o.data_dir, "platforms/ (presets.yaml, gpus.yaml)");
+  add_data_option(cmd, o.data_dirs, "platforms/ (presets.yaml, gpus.yaml)");
 }
 
 // The preset's values, then the options given, in the library's order.
@@ -23,10 +23,12 @@ int run_platform(const Options& o, const CLI::App& cmd) {
   for (const PlatformOption& option : platform_options())
     if (cmd.count(std::string("--") + option.name) > 0)
       given.emplace_back(option.name, o.platform_values.at(option.name));
-  const std::string presets = data.root + "/platforms/presets.yaml";
-  check_output_path(o.output, "-o", {presets, data.catalog()});
-  const PlatformSpec spec = platform_spec(presets, o.preset, given);
-  std::cout << write_platform(spec, load_catalog(data), o.output, {presets, data.catalog()}) << "\n";
+  std::vector<std::string> inputs = data.presets();
+  for (const std::string& catalog : data.catalog())
+    inputs.push_back(catalog);
+  check_output_path(o.output, "-o", inputs);
+  const PlatformSpec spec = platform_spec(data.presets(), o.preset, given);
+  std::cout << write_platform(spec, load_catalog(data), o.output, inputs) << "\n";
   return 0;
 }
 

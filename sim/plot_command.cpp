@@ -22,7 +22,7 @@ void declare_plot(CLI::App& cmd, Options& o) {
   cmd.add_option("--xlabel", o.plot.x_label, "the x axis's label (default: the column in words, with its unit)");
   cmd.add_option("--ylabel", o.plot.y_label, "the y axis's label (default: the metric in words, with its unit)");
   cmd.add_option("-o,--output", o.plot.output, "the figure to write: FILE.svg, FILE.pdf or FILE.png")->required();
-  add_data_option(cmd, o.data_dir, "validation/tables/ (for --measured TABLE)");
+  add_data_option(cmd, o.data_dirs, "validation/tables/ (for --measured TABLE)");
 }
 
 // The chart, and a line on stderr for each note (rows left out). The data files are looked for

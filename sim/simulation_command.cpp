@@ -13,7 +13,7 @@ void declare_simulation(CLI::App& app, Options& o) {
   app.add_option("--workload", o.workload, "workload YAML (e.g. workloads/gpt3xl.yaml)");
   app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
-  add_data_option(app, o.data_dir);
+  add_data_option(app, o.data_dirs);
   app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
   add_fidelity_option(app, o.fidelity);
 }

@@ -62,7 +62,7 @@ void declare_sweep(CLI::App& cmd, Options& o) {
   cmd.add_option("--format", o.format, "output format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
   add_process_options(cmd, o, "a simulation");
   cmd.add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
   add_fidelity_name_option(cmd, o.fidelity_name);
   CLI::App* merge = cmd.add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
@@ -84,7 +84,7 @@ int run_sweep(const Options& o, const CLI::App& cmd) {
   run.format = o.format == "jsonl" ? SweepFormat::jsonl : SweepFormat::csv;
   run.jobs = o.jobs;
   run.timeout_s = o.timeout;
-  run.data_dir = o.data_dir;
+  run.data_folders = data_paths(o).folders; // checked here, once, not by each simulation
   run.fidelity = o.fidelity_name;
   run.progress = stderr_is_terminal();
   const SweepSummary summary = simgpt::run_sweep(s, run);

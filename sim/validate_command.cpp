@@ -22,13 +22,13 @@ void declare_validate(CLI::App& cmd, Options& o) {
   cmd.add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
   add_process_options(cmd, o, "a row's simulation");
   cmd.add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
 }
 
 int run_validate(const Options& o, const CLI::App&) {
   const DataPaths data = data_paths(o);
-  const auto tables = load_validation_tables(data.root + "/validation/tables");
-  const auto thresholds = load_thresholds(data.root + "/validation/thresholds.yaml");
+  const auto tables = load_validation_tables(data);
+  const auto thresholds = load_thresholds(data);
   const ValidationReport report = validate(
       tables, data, o.filter, thresholds,
       RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs, .progress = stderr_is_terminal()});
@@ -46,7 +46,7 @@ void declare_calibrate(CLI::App& cmd, Options& o) {
                  "instead of the profile's declared calibration rows");
   cmd.add_flag("--write", o.write, "write the fitted values into the profile file");
   add_process_options(cmd, o, "a row's simulation");
-  add_data_option(cmd, o.data_dir);
+  add_data_option(cmd, o.data_dirs);
   cmd.add_flag("--check", o.check, "only list the rows that move each parameter; exit 1 unless each has "
                                    "3 rows of 2 configurations");
 }
@@ -62,7 +62,7 @@ struct CalibrationInput {
 
 CalibrationInput calibration_input(const Options& o, const DataPaths& data) {
   if (o.calibration_tables.empty())
-    return {load_validation_tables(data.root + "/validation/tables"), std::nullopt};
+    return {load_validation_tables(data), std::nullopt};
   CalibrationInput in{load_calibration_tables(o.calibration_tables), std::nullopt};
   in.rows = table_calibration_rows(o.profile, in.tables);
   return in;
@@ -109,8 +109,8 @@ int run_calibrate(const Options& o, const CLI::App&) {
   for (const auto& [row, error] : r.error_pct)
     std::cout << fmt::format("  {:<40} {:+.2f}% -> {:+.2f}%\n", row, r.error_before_pct.at(row), error);
   if (o.write) {
-    write_fitted(r, data, o.calibration_tables);
-    std::cout << fmt::format("written to {}/{}.yaml\n", data.profiles(), r.profile);
+    write_fitted(r, o.calibration_tables);
+    std::cout << fmt::format("written to {}\n", r.file);
   }
   return 0;
 }

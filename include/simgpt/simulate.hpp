@@ -6,6 +6,7 @@
 // simulation; see the `simgpt` command's `row` subcommand.
 #pragma once
 
+#include "simgpt/simulate/data_paths.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/report/report.hpp"
 #include "simgpt/system/gpu.hpp"
@@ -57,33 +58,17 @@ double simulate_collective(const Platform& platform, const std::string& collecti
                            const NetworkWhatIf& network, const Profile& profile, const GpuCatalog& catalog,
                            int gpus_per_thread = 1);
 
-// Where simgpt's data files live: platforms/gpus.yaml, profiles/, validation/.
-struct DataPaths {
-  std::string root;
-  // Profile parameters to use instead of the profile file's (for calibration), key -> value.
-  std::vector<std::pair<std::string, double>> profile_overrides;
-  std::string catalog() const { return root + "/platforms/gpus.yaml"; }
-  std::string profiles() const { return root + "/profiles"; }
-};
-
-// $SIMGPT_DATA if set; else, beside the running executable, ../share/simgpt (an installed
-// simgpt) or .. (a build folder inside a source checkout). Throws InputError when none holds
-// the data files, or when $SIMGPT_DATA names a folder that does not.
-DataPaths default_data_paths();
-
 // The files a simulation of `workload_path` (with `overrides`) on `platform_path` reads: those
-// two, its profile and the GPU catalog. An output named like one of them is refused (it would
-// replace what the simulation reads). Throws InputError when the workload cannot be loaded.
+// two, its profile and the GPU catalog's files. An output named like one of them is refused (it
+// would replace what the simulation reads). Throws InputError when the workload cannot be loaded.
 std::vector<std::string> simulation_input_files(const std::string& platform_path, const std::string& workload_path,
                                                 const Overrides& overrides, const DataPaths& data);
 
-// The data files in `dir` (--data DIR). Throws InputError naming `where` when `dir` does not
-// hold platforms/gpus.yaml and profiles/.
-DataPaths data_paths_at(const std::string& dir, const std::string& where);
-
 // Loaders that turn files into the objects above.
+// Every data folder's platforms/gpus.yaml merged (GpuCatalog::load); InputError when none has one.
 GpuCatalog load_catalog(const DataPaths& data);
-// The profile `name` from `data`'s profiles/, its `options` and `data`'s overrides applied.
+// The profile `name` from `data`'s profiles/ folders (the first that has it), its `options` and
+// `data`'s overrides applied.
 Profile load_profile_of(const DataPaths& data, const std::string& name, const std::string& where,
                         const std::map<std::string, std::string>& options = {});
 // The workload's framework profile with its framework_options and `data`'s overrides applied.

@@ -6,7 +6,9 @@
 #include "simgpt/framework/profile.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace simgpt {
@@ -99,12 +101,17 @@ void read_corrections(const YamlReader& c, NcclTuning& t) {
 
 } // namespace
 
-NcclTuning load_nccl_tuning(const std::string& dir, const std::string& library, const std::string& where) {
-  const std::string path = dir + "/collectives/" + library + ".yaml";
-  std::error_code ec;
-  if (!is_plain_name(library) || !std::filesystem::is_regular_file(path, ec))
-    throw InputError(where, fmt::format("'{}' is not a collective library with a tuning file ({}/collectives/*.yaml)",
-                                        echo(library), dir));
+NcclTuning load_nccl_tuning(const std::vector<std::string>& dirs, const std::string& library,
+                            const std::string& where) {
+  const auto dir = std::find_if(dirs.begin(), dirs.end(), [&](const std::string& d) {
+    std::error_code ec;
+    return is_plain_name(library) && std::filesystem::is_regular_file(d + "/collectives/" + library + ".yaml", ec);
+  });
+  if (dir == dirs.end())
+    throw InputError(where, fmt::format("'{}' is not a collective library with a tuning file (collectives/*.yaml "
+                                        "in {})",
+                                        echo(library), fmt::join(dirs, ", ")));
+  const std::string path = *dir + "/collectives/" + library + ".yaml";
   const YamlReader r = YamlReader::file(path);
   r.only({"source", "base_latency", "hop_latency", "net_overhead", "simple_net_posts", "ring_plateau", "bandwidth",
           "ll_max_bandwidth", "tree_correction", "nvlink"});

@@ -8,25 +8,26 @@
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace simgpt {
 
 namespace {
 
-std::string known_profiles(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".yaml")
-      names.push_back(entry.path().stem().string());
-  std::sort(names.begin(), names.end());
-  std::string list;
-  for (const auto& n : names)
-    list += (list.empty() ? "" : ", ") + n;
-  return list;
+// The profiles of every folder, each name once, sorted.
+std::string known_profiles(const std::vector<std::string>& dirs) {
+  std::set<std::string> names;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".yaml")
+        names.insert(entry.path().stem().string());
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::vector<std::string> text_list(const YamlReader& r, const std::string& key) {
@@ -275,21 +276,24 @@ Profile read_profile_with_options(const YamlReader& root, const std::string& nam
 
 } // namespace
 
-Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
+Profile load_profile(const std::vector<std::string>& dirs, const std::string& name, const std::string& where,
                      const std::map<std::string, std::string>& options) {
   // The name becomes a file name: a path, or one past the system's length, is no profile.
   if (!is_plain_name(name))
     throw InputError(where, fmt::format("'{}' is not a profile name ({}; known: {})", echo(name), kPlainNameRule,
-                                        known_profiles(dir)));
-  const std::string path = dir + "/" + name + ".yaml";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dir)));
+                                        known_profiles(dirs)));
+  const auto dir = std::find_if(dirs.begin(), dirs.end(), [&](const std::string& d) {
+    std::error_code ec;
+    return std::filesystem::exists(d + "/" + name + ".yaml", ec);
+  });
+  if (dir == dirs.end())
+    throw InputError(where, fmt::format("unknown framework profile '{}' (known: {})", name, known_profiles(dirs)));
+  const std::string path = *dir + "/" + name + ".yaml";
   YamlReader root = YamlReader::file(path);
   Profile profile = options.empty() ? read_profile(root, name) : read_profile_with_options(root, name, where, options);
   profile.file = path;
   if (profile.nccl.loaded())
-    profile.nccl = load_nccl_tuning(dir, profile.nccl.library, path + ": collectives.library");
+    profile.nccl = load_nccl_tuning(dirs, profile.nccl.library, path + ": collectives.library");
   return profile;
 }
 

@@ -303,7 +303,7 @@ void simulate_pruned_neighbours(PlanResult& result, const Simulator& sim, const 
 
 PlanResult plan(const PlanRequest& request) {
   const auto started = std::chrono::steady_clock::now();
-  const DataPaths data = request.data_dir.empty() ? default_data_paths() : data_paths_at(request.data_dir, "--data");
+  const DataPaths data = data_paths_at(request.data_folders);
   const Overrides overrides = fixed_overrides(request.sets);
   Platform::load(request.platform);
   const PlatformGpus platform = read_platform_gpus(request.platform);
@@ -342,8 +342,8 @@ PlanResult plan(const PlanRequest& request) {
            plan_cost_lower_bound(result.rows[b], request.objective);
   });
   const Simulator sim{request, base, profile.partition,
-                      PointProcess{simgpt_executable(request.executable), request.data_dir, request.timeout_s,
-                                                request.fidelity}};
+                      PointProcess{simgpt_executable(request.executable), data.folders, request.timeout_s,
+                                   request.fidelity}};
   simulate_in_bound_order(result.rows, order, sim, request);
 
   rank_simulated(result, request.objective);

@@ -11,8 +11,8 @@ PointOutcome run_point(const std::string& platform, const std::string& workload,
                        const PointProcess& process) {
   std::vector<std::string> args{"simgpt", "point", "--platform", platform, "--workload", workload,
                                 "--parent-pid", std::to_string(::getpid())};
-  if (!process.data_dir.empty())
-    args.insert(args.end(), {"--data", process.data_dir});
+  for (const std::string& folder : process.data_folders)
+    args.insert(args.end(), {"--data", folder});
   if (!process.fidelity.empty())
     args.insert(args.end(), {"--fidelity", process.fidelity});
   for (const std::string& s : sets)

@@ -11,7 +11,7 @@ namespace simgpt {
 
 struct PointProcess {
   std::string executable; // the simgpt that simulates (resolved: see simgpt_executable)
-  std::string data_dir;   // passed on as --data when not empty
+  std::vector<std::string> data_folders; // each passed on as --data, in order
   double timeout_s = 600; // a simulation still running after this is killed (status failed)
   std::string fidelity;   // passed on as --fidelity (symmetric or full) when not empty
 };

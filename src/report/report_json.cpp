@@ -104,9 +104,11 @@ nlohmann::ordered_json report_json(const Report& r) {
   }
   // After the figures, what they were made from.
   j["simgpt_version"] = r.inputs.version;
-  auto& files = j["inputs"] = nlohmann::ordered_json::object();
+  auto& files = j["inputs"] = nlohmann::ordered_json::array();
   for (const ReportInputs::File& f : r.inputs.files)
-    files[f.role] = {{"file", f.path}, {"digest", f.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.digest)}};
+    files.push_back({{"role", f.role},
+                     {"file", f.path},
+                     {"digest", f.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.digest)}});
   j["overrides"] = r.inputs.overrides;
   j["resolved_workload"] = r.inputs.resolved_workload.empty()
                                ? nlohmann::ordered_json()

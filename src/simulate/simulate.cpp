@@ -175,7 +175,8 @@ ReportInputs report_inputs(const Platform& platform, const Workload& w, const Pr
   add("platform", platform.path);
   add("workload", w.source);
   add("profile", profile.file);
-  add("gpu_catalog", catalog.file());
+  for (const std::string& file : catalog.files()) // each data folder's, merged (the first's entries win)
+    add("gpu_catalog", file);
   for (const auto& [key, value] : w.overrides)
     inputs.overrides.push_back(key + "=" + value);
   inputs.resolved_workload = resolved_workload_json(w).dump();
@@ -240,9 +241,11 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   // Checked and made before the simulation, so that an unwritable path fails at once; never a
   // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
   std::optional<OutputFile> trace;
-  if (traced)
-    trace.emplace(options.trace_path, "--trace",
-                  std::vector<std::string>{platform.path, w.source, profile.file, catalog.file()});
+  if (traced) {
+    std::vector<std::string> inputs{platform.path, w.source, profile.file};
+    inputs.insert(inputs.end(), catalog.files().begin(), catalog.files().end());
+    trace.emplace(options.trace_path, "--trace", inputs);
+  }
   Cluster cluster(platform, catalog, w.network, profile);
   const GpuSpec& gpu = job_gpu(cluster, w, platform);
 

@@ -22,16 +22,16 @@ ValidationTable load_table_file(const std::string& path) {
 }
 
 ValidationTable load_table_by_id(const std::string& id, const DataPaths& data) {
-  const std::string dir = data.root + "/validation/tables";
-  std::vector<ValidationTable> tables = load_validation_tables(dir);
+  std::vector<ValidationTable> tables = load_validation_tables(data);
   for (ValidationTable& t : tables)
     if (t.id == id)
       return std::move(t);
   std::vector<std::string> ids;
   for (const ValidationTable& t : tables)
     ids.push_back(t.id);
-  throw InputError("--measured", fmt::format("no validation table '{}' in {} (tables: {})", echo(id), dir,
-                                             fmt::join(ids, ", ")));
+  throw InputError("--measured", fmt::format("no validation table '{}' in the data folders' validation/tables "
+                                             "(tables: {})",
+                                             echo(id), fmt::join(ids, ", ")));
 }
 
 // The sweep's name of the peak memory a table's peak_mem_gb counts (as validate pairs them).

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -26,14 +25,13 @@ namespace simgpt {
 namespace {
 
 // The files the chart is read from, which -o must not name: the CSV, and --measured's table file,
-// or, for a table named by its id, every file of DATA/validation/tables (all are read to find it).
+// or, for a table named by its id, every table file of the data folders (all are read to find it).
 std::vector<std::string> plot_inputs(const PlotSpec& spec, const DataPaths& data) {
   std::vector<std::string> inputs{spec.csv, spec.measured};
-  if (spec.measured.empty() || data.root.empty())
+  if (spec.measured.empty() || data.folders.empty())
     return inputs;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(data.root + "/validation/tables", ec))
-    inputs.push_back(entry.path().string());
+  for (const std::string& table : data.list("validation/tables", ".yaml"))
+    inputs.push_back(table);
   return inputs;
 }
 

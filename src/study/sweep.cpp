@@ -143,7 +143,8 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
   r.inputs = sweep.grid.values(config);
   const PointInputs p = point_inputs(sweep, keys, r.inputs);
   PointOutcome outcome =
-      run_point(p.platform, p.workload, p.sets, PointProcess{run.executable, run.data_dir, run.timeout_s, run.fidelity});
+      run_point(p.platform, p.workload, p.sets,
+                PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity});
   r.status = std::move(outcome.status);
   r.report = std::move(outcome.report);
   r.reason = std::move(outcome.reason);
@@ -165,24 +166,31 @@ std::vector<std::string> sweep_inputs(const Sweep& sweep) {
 // SHA-256 (as the JSON report's `inputs`), and the --set overrides. A file that cannot be read or
 // found is left out (its configurations say why).
 std::string sweep_csv_comment(const Sweep& sweep, const SweepRun& run) {
-  std::vector<std::string> files{sweep.platform, sweep.workload};
-  std::string data_root;
+  std::vector<std::pair<std::string, std::string>> files{{"platform", sweep.platform}, {"workload", sweep.workload}};
+  std::vector<std::string> folders;
   try {
-    const DataPaths data = run.data_dir.empty() ? default_data_paths() : data_paths_at(run.data_dir, "--data");
-    files = simulation_input_files(sweep.platform, sweep.workload, parse_overrides(sweep.sets), data);
-    data_root = data.root + "/";
+    const DataPaths data = data_paths_at(run.data_folders);
+    folders = data.folders;
+    const Workload w = load_workload(sweep.workload, parse_overrides(sweep.sets));
+    if (const std::string profile = data.find("profiles/" + w.framework + ".yaml"); !profile.empty())
+      files.emplace_back("profile", profile);
+    for (const std::string& catalog : data.catalog())
+      files.emplace_back("gpu_catalog", catalog);
   } catch (const InputError&) {
   }
-  // The data files by their place in the data folder, so that the line is the same on every
+  // The data files by their place in their data folder, so that the line is the same on every
   // machine; the digest says which file it was.
-  const auto named = [&data_root](const std::string& path, size_t i) {
-    return i >= 2 && !data_root.empty() && path.starts_with(data_root) ? path.substr(data_root.size()) : path;
+  const auto named = [&folders](const std::string& path) {
+    for (const std::string& folder : folders)
+      if (path.starts_with(folder + "/"))
+        return path.substr(folder.size() + 1);
+    return path;
   };
-  static constexpr const char* kRoles[] = {"platform", "workload", "profile", "gpu_catalog"};
   std::string comment = fmt::format("# simgpt {} sweep", version());
-  for (size_t i = 0; i < files.size() && i < std::size(kRoles); ++i) {
+  for (const auto& [role, path] : files) {
     try {
-      comment += fmt::format("; {} {} {}", kRoles[i], named(files[i], i), file_digest(files[i]));
+      comment += fmt::format("; {} {} {}", role, role == "platform" || role == "workload" ? path : named(path),
+                             file_digest(path));
     } catch (const InputError&) {
     }
   }

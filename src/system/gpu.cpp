@@ -21,18 +21,17 @@ std::map<Precision, double> read_precision_map(const YamlReader& r, const std::s
   return values;
 }
 
-} // namespace
-
-GpuCatalog GpuCatalog::load(const std::string& path) {
+// One catalog file's GPUs, every entry checked.
+std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
   YamlReader root = YamlReader::file(path);
-  GpuCatalog catalog;
-  catalog.file_ = path;
+  std::map<std::string, GpuSpec> gpus;
   for (const std::string& name : root.keys()) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
             "kernel_launch", "gemm_tile", "compute_capability"});
     GpuSpec g;
     g.name = name;
+    g.file = path;
     g.peak_flops = read_precision_map(r, "peak_tflops", 1e12);
     g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0);
     g.memory_bandwidth = r.quantity("memory_bandwidth", parse_bandwidth);
@@ -45,8 +44,18 @@ GpuCatalog GpuCatalog::load(const std::string& path) {
     for (const auto& [precision, peak] : g.peak_flops)
       if (!g.gemm_efficiency.contains(precision))
         throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", name_of(precision)));
-    catalog.gpus_[name] = g;
+    gpus[name] = g;
   }
+  return gpus;
+}
+
+} // namespace
+
+GpuCatalog GpuCatalog::load(const std::vector<std::string>& paths) {
+  GpuCatalog catalog;
+  catalog.files_ = paths;
+  for (const std::string& path : paths)
+    catalog.gpus_.merge(read_catalog_file(path)); // keeps an entry already there: an earlier file's
   return catalog;
 }
 

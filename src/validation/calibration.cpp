@@ -152,8 +152,8 @@ struct Fit {
 Fit load_fit(const std::string& name, const std::vector<ValidationTable>& tables, const DataPaths& data,
              const std::optional<std::vector<std::string>>& rows) {
   Fit fit;
-  fit.file = data.profiles() + "/" + name + ".yaml";
   fit.profile = load_profile(data.profiles(), name, "--profile");
+  fit.file = fit.profile.file; // the first data folder's that has it
   if (fit.profile.fitted.empty())
     throw InputError(fit.file + ": calibration.fitted", "declares no fitted parameters: nothing to calibrate");
   if (!rows && fit.profile.calibration_rows.empty())
@@ -233,6 +233,7 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   };
   CalibrationResult result;
   result.profile = name;
+  result.file = fit.file;
   for (int round = 0; round < rounds; ++round)
     for (auto& [key, value] : trial.profile_overrides)
       result.fitted[key] = golden_section(find_profile_parameter(key, fit.file + ": calibration.fitted"), value, loss);
@@ -241,20 +242,12 @@ CalibrationResult calibrate_profile(const std::string& name, const std::vector<V
   return result;
 }
 
-namespace {
-
-std::string profile_path(const std::string& profile, const DataPaths& data) {
-  return data.profiles() + "/" + profile + ".yaml";
-}
-
-} // namespace
-
 void check_fitted_writable(const std::string& profile, const DataPaths& data, const std::vector<std::string>& inputs) {
-  check_output_path(profile_path(profile, data), "calibrate --write", inputs);
+  check_output_path(load_profile(data.profiles(), profile, "--profile").file, "calibrate --write", inputs);
 }
 
-void write_fitted(const CalibrationResult& result, const DataPaths& data, const std::vector<std::string>& inputs) {
-  const std::string path = profile_path(result.profile, data);
+void write_fitted(const CalibrationResult& result, const std::vector<std::string>& inputs) {
+  const std::string& path = result.file;
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -10,12 +10,10 @@ namespace simgpt {
 
 std::set<std::string> calibration_rows(const DataPaths& data) {
   std::set<std::string> rows;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(data.profiles(), ec))
-    if (entry.path().extension() == ".yaml") {
-      Profile p = load_profile(data.profiles(), entry.path().stem().string(), entry.path().string());
-      rows.insert(p.calibration_rows.begin(), p.calibration_rows.end());
-    }
+  for (const std::string& file : data.list("profiles", ".yaml")) {
+    const Profile p = load_profile(data.profiles(), std::filesystem::path(file).stem().string(), file);
+    rows.insert(p.calibration_rows.begin(), p.calibration_rows.end());
+  }
   return rows;
 }
 

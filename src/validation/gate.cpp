@@ -28,6 +28,17 @@ std::map<std::string, Threshold> load_thresholds(const std::string& path) {
   return out;
 }
 
+std::map<std::string, Threshold> load_thresholds(const DataPaths& data) {
+  const std::vector<std::string> files = data.find_all("validation/thresholds.yaml");
+  if (files.empty())
+    throw InputError("validation/thresholds.yaml", fmt::format("no data folder holds one (folders: {})",
+                                                               data.folder_list()));
+  std::map<std::string, Threshold> merged;
+  for (const std::string& file : files)
+    merged.merge(load_thresholds(file)); // keeps an entry already there: an earlier folder's
+  return merged;
+}
+
 void apply_gate(ValidationReport& report, const std::vector<RowRun>& runs,
                 const std::map<std::string, Threshold>& thresholds, const std::string& filter) {
   for (const RowRun& run : runs)

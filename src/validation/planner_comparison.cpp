@@ -6,6 +6,7 @@
 #include "simgpt/planner/plan_output.hpp"
 #include "simgpt/planner/planner.hpp"
 #include "simgpt/validation/validation.hpp"
+#include "validation/table_platform.hpp"
 
 #include <stdlib.h>
 
@@ -57,8 +58,8 @@ PlannerComparison compare_group(const ValidationTable& table, const RowGroup& gr
   c.table = table.id;
   c.row = group.rows.front()->row;
   PlanRequest request;
-  request.platform = data.root + "/platforms/" + table.platform;
-  request.data_dir = data.root;
+  request.platform = table_platform(table, data);
+  request.data_folders = data.folders;
   request.executable = executable;
   request.jobs = jobs;
   request.timeout_s = timeout_s;

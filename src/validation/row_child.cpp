@@ -15,18 +15,18 @@
 namespace simgpt {
 
 std::string simulate_row_by_id(const std::string& id, const std::string& tables, const DataPaths& data) {
-  const std::string where = tables.empty() ? data.root + "/validation/tables" : tables;
   // One table file (a row's own, as validate and calibrate pass it) is read alone: the folder it
   // sits in may hold other files, a user's table beside anything.
   std::error_code ec;
-  const std::vector<ValidationTable> loaded = std::filesystem::is_regular_file(where, ec)
-                                                  ? std::vector<ValidationTable>{load_validation_table(where)}
-                                                  : load_validation_tables(where);
+  const std::vector<ValidationTable> loaded =
+      tables.empty()                               ? load_validation_tables(data)
+      : std::filesystem::is_regular_file(tables, ec) ? std::vector<ValidationTable>{load_validation_table(tables)}
+                                                     : load_validation_tables(tables);
   for (const ValidationTable& t : loaded)
     for (const ValidationRow& r : t.rows)
       if (t.id + "/" + r.id == id)
         return json_text(simulate_row(t, r, data));
-  throw InputError(where, fmt::format("no validation row '{}'", id));
+  throw InputError(tables.empty() ? "validation/tables" : tables, fmt::format("no validation row '{}'", id));
 }
 
 std::pair<std::string, double> parse_profile_set(const std::string& text) {

@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 #include "report/report_json.hpp"
 #include "validation/names.hpp"
+#include "validation/table_platform.hpp"
 
 #include <mutex>
 #include <stdexcept>
@@ -36,7 +37,7 @@ double simulate_transfer_row(const ValidationTable& table, const ValidationRow& 
       throw InputError(at, e.what());
     }
   }
-  const std::string platform = data.root + "/platforms/" + table.platform;
+  const std::string platform = table_platform(table, data);
   if (!row.collective.empty())
     return simulate_collective(platform, row.collective, row.gpus, row.bytes, network, row.profile, data,
                                row.gpus_per_thread);
@@ -63,7 +64,7 @@ nlohmann::ordered_json simulate_row(const ValidationTable& table, const Validati
   if (table.kind == TableKind::transfer)
     return {{"transfer_s", simulate_transfer_row(table, row, data)}, {"oom", false}};
   const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
-  return report_json(simulate(data.root + "/platforms/" + table.platform, w, data));
+  return report_json(simulate(table_platform(table, data), w, data));
 }
 
 RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {

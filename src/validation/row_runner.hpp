@@ -18,7 +18,7 @@ namespace simgpt {
 // `process.executable` must be resolved (simgpt_executable).
 inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, const ValidationRow& row,
                                                  const DataPaths& data, const RowProcess& process) {
-  return run_row_process(table.id + "/" + row.id, table.file, data.root, data.profile_overrides,
+  return run_row_process(table.id + "/" + row.id, table.file, data.folders, data.profile_overrides,
                          process.executable, process.timeout_s);
 }
 

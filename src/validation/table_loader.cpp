@@ -232,15 +232,7 @@ ValidationTable load_validation_table(const std::string& path) {
   return t;
 }
 
-std::vector<ValidationTable> load_validation_tables(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".yaml")
-      files.push_back(entry.path().string());
-  if (ec)
-    throw InputError(dir, "cannot read the validation tables directory");
-  std::sort(files.begin(), files.end());
+std::vector<ValidationTable> load_validation_table_files(const std::vector<std::string>& files) {
   std::vector<ValidationTable> tables;
   std::map<std::string, std::string> file_of; // table id -> its file
   for (const std::string& f : files) {
@@ -251,6 +243,25 @@ std::vector<ValidationTable> load_validation_tables(const std::string& dir) {
                                                   tables.back().id, earlier->second));
   }
   return tables;
+}
+
+std::vector<ValidationTable> load_validation_tables(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml")
+      files.push_back(entry.path().string());
+  if (ec)
+    throw InputError(dir, "cannot read the validation tables directory");
+  std::sort(files.begin(), files.end());
+  return load_validation_table_files(files);
+}
+
+std::vector<ValidationTable> load_validation_tables(const DataPaths& data) {
+  if (data.find("validation/tables").empty())
+    throw InputError("validation/tables", fmt::format("no data folder holds validation tables (folders: {})",
+                                                      data.folder_list()));
+  return load_validation_table_files(data.list("validation/tables", ".yaml"));
 }
 
 } // namespace simgpt

@@ -8,6 +8,7 @@
 #include "validation/gate.hpp"
 #include "validation/row_runner.hpp"
 #include "validation/statistics.hpp"
+#include "validation/table_platform.hpp"
 
 #include <fmt/format.h>
 
@@ -23,7 +24,7 @@ std::vector<int64_t> comparison_gpus(const ValidationTable& table, const Validat
   for (const auto& [key, value] : row.set)
     if (key == "placement.gpus")
       return parse_gpus(value, kMaxGpus.max);
-  return {read_platform_gpus(data.root + "/platforms/" + table.platform).count};
+  return {read_platform_gpus(table_platform(table, data)).count};
 }
 
 // The planner comparison searches a table's planner_search once per model size, after the rows

@@ -133,7 +133,7 @@ TEST_CASE("the direct (sharded parameter server) all-reduce moves the ring's vol
 }
 
 TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-reduce runs at 150 GB/s per GPU") {
-  const std::string platform = default_data_paths().root + "/platforms/p3_16xlarge.xml";
+  const std::string platform = default_data_paths().find("platforms/p3_16xlarge.xml");
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
   auto rings = ring_shapes(platform, all);
   // The double-NVLink cycle (50 GB/s a hop) and the single-NVLink cycle (25 GB/s).
@@ -147,7 +147,7 @@ TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-red
 }
 
 TEST_CASE("rings over a 4-GPU NVLink group use all its links whatever order the group is listed in") {
-  const std::string platform = default_data_paths().root + "/platforms/p3_16xlarge.xml";
+  const std::string platform = default_data_paths().find("platforms/p3_16xlarge.xml");
   // GPUs 0-3: links 0-3, 1-2 and 2-3 doubled, 0-1, 0-2 and 1-3 single: 100 GB/s out of each GPU,
   // two rings at 25 GB/s each way. A ring starts at the group's first GPU.
   for (const auto& group : {std::vector<int>{0, 1, 2, 3}, {0, 1, 3, 2}, {1, 0, 2, 3}, {3, 2, 1, 0}}) {

@@ -37,9 +37,9 @@ double step_time(const Overrides& o, bool traced) {
   const DataPaths data = default_data_paths();
   const std::string trace = traced ? testing::scratch_path("detailed", ".json") : "";
   const double t = run_isolated([&] {
-                     const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
+                     const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
                      return nlohmann::ordered_json(
-                         simulate(data.root + "/platforms/p3_16xlarge.xml", w, data, SimulationOptions{trace})
+                         simulate(data.find("platforms/p3_16xlarge.xml"), w, data, SimulationOptions{trace})
                              .step_time_s);
                    }).get<double>();
   if (traced)

@@ -22,7 +22,7 @@ namespace {
 std::string dgx(const std::string& stem, const std::vector<std::pair<std::string, std::string>>& options) {
   const DataPaths data = default_data_paths();
   const std::string path = testing::scratch_path(stem, ".xml");
-  write_platform(platform_spec(data.root + "/platforms/presets.yaml", "dgx-a100", options), load_catalog(data), path);
+  write_platform(platform_spec(data.presets(), "dgx-a100", options), load_catalog(data), path);
   return path;
 }
 
@@ -48,7 +48,7 @@ nlohmann::ordered_json simulate_with(const std::string& platform, const Override
                                      SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::full) {
   const DataPaths data = default_data_paths();
   return run_isolated([&] {
-    Workload w = load_workload(data.root + "/workloads/gpt3_175b.yaml", o);
+    Workload w = load_workload(data.find("workloads/gpt3_175b.yaml"), o);
     SimulationOptions options;
     options.isolate_collectives = isolate;
     options.fidelity = fidelity;

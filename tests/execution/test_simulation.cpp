@@ -14,8 +14,8 @@ namespace {
 nlohmann::ordered_json run(const std::string& platform, const Overrides& o) {
   const DataPaths data = default_data_paths();
   return run_isolated([&] {
-    Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
-    return report_json(simulate(data.root + "/platforms/" + platform, w, data));
+    Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
+    return report_json(simulate(data.find("platforms/" + platform), w, data));
   });
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("without a persistent gradient buffer, layer gradients are not yet all
   // Accumulating micro-batches needs a buffer for all gradients (fp16: as large as the weights).
   CHECK(part(accumulated, "gradients") == Approx(part(accumulated, "weights")));
   // One micro-batch: at the backward's start only the embedding's and head's gradients exist.
-  const ModelSpec m = load_workload(data.root + "/workloads/gpt3xl.yaml", base).model;
+  const ModelSpec m = load_workload(data.find("workloads/gpt3xl.yaml"), base).model;
   const double outside_layers = embedding_parameters(m, 8) + head_parameters(m, 8);
   const double all = outside_layers + static_cast<double>(m.layers) * layer_parameters(m, 8);
   CHECK(part(single, "gradients") == Approx(part(single, "weights") * outside_layers / all));
@@ -128,7 +128,7 @@ TEST_CASE("checkpointing whole stages keeps one input per micro-batch and recomp
   const Overrides o{{"framework", "torch-pipe"}, {"training.recompute", "full"}, {"training.global_batch", "32"},
                     {"parallelism.schedule", "gpipe"}, {"training.precision", "fp32"}, {"training.micro_batch", "1"}};
   auto r = run("p3_16xlarge.xml", o);
-  const ModelSpec m = load_workload(data.root + "/workloads/gpt3xl.yaml", o).model;
+  const ModelSpec m = load_workload(data.find("workloads/gpt3xl.yaml"), o).model;
   const auto& stage = r["stages"][1];
   const int layers = stage["layers"].get<int>();
   REQUIRE(layers == 3);

@@ -33,14 +33,14 @@ Overrides data_parallel(int layers, int zero) {
 nlohmann::ordered_json simulate_gpt(const Overrides& o) {
   const DataPaths data = default_data_paths();
   return run_isolated([&] {
-    Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
-    return report_json(simulate(data.root + "/platforms/p3_16xlarge.xml", w, data));
+    Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
+    return report_json(simulate(data.find("platforms/p3_16xlarge.xml"), w, data));
   });
 }
 
 ModelSpec gpt_model(int layers) {
   const DataPaths data = default_data_paths();
-  return load_workload(data.root + "/workloads/gpt3xl.yaml", data_parallel(layers, 3)).model;
+  return load_workload(data.find("workloads/gpt3xl.yaml"), data_parallel(layers, 3)).model;
 }
 
 double collective(const nlohmann::ordered_json& r, const char* kind, const char* what) {

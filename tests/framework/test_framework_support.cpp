@@ -64,13 +64,13 @@ TEST_CASE("a framework's support names the key it cannot run and what it runs in
 }
 
 TEST_CASE("a profile's supports section is read and checked") {
-  const Profile all = load_profile(profile_dir("description: x\n"), "p", "test");
+  const Profile all = load_profile({profile_dir("description: x\n")}, "p", "test");
   CHECK(all.supports.tensor_parallel);
   CHECK(all.supports.allows_schedule(Schedule::gpipe));
   CHECK(all.supports.allows_zero(3, true));
 
-  const Profile p = load_profile(profile_dir("supports:\n  tensor_parallel: false\n  schedules: [1f1b, 1f1b]\n"
-                                             "  zero: [2, 0, 1, 3]\n  zero_with_pipeline: [1, 0]\n"),
+  const Profile p = load_profile({profile_dir("supports:\n  tensor_parallel: false\n  schedules: [1f1b, 1f1b]\n"
+                                              "  zero: [2, 0, 1, 3]\n  zero_with_pipeline: [1, 0]\n")},
                                  "p", "test");
   CHECK_FALSE(p.supports.tensor_parallel);
   CHECK_FALSE(p.supports.sequence_parallel); // without tensor parallelism, none to split the sequence
@@ -79,7 +79,7 @@ TEST_CASE("a profile's supports section is read and checked") {
   CHECK(p.supports.zero_with_pipeline == std::vector<int64_t>{0, 1});
 
   const auto refused = [](const std::string& text) {
-    return load_profile(profile_dir("supports:\n" + text), "p", "test");
+    return load_profile({profile_dir("supports:\n" + text)}, "p", "test");
   };
   CHECK_THROWS_WITH(refused("  schedules: [zigzag]\n"), Catch::Contains("'zigzag' is not a schedule"));
   CHECK_THROWS_WITH(refused("  schedules: []\n"), Catch::Contains("expected a list of schedules"));

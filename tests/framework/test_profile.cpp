@@ -35,7 +35,7 @@ private:
 TEST_CASE("a profile's calibration fits only registered parameters, named in its file") {
   const ProfileDir dir("p", "calibration:\n  fitted: [p2p.max_rate, compute.bogus]\n");
   try {
-    load_profile(dir.path(), "p", "w.yaml: framework");
+    load_profile({dir.path()}, "p", "w.yaml: framework");
     FAIL("loaded");
   } catch (const InputError& e) {
     CHECK(e.where() == dir.path() + "/p.yaml: calibration.fitted");
@@ -44,7 +44,7 @@ TEST_CASE("a profile's calibration fits only registered parameters, named in its
 }
 
 TEST_CASE("a profile name is a plain file name: no path, not past 64 characters") {
-  const std::string profiles = default_data_paths().profiles();
+  const std::vector<std::string> profiles = default_data_paths().profiles();
   for (const std::string name : {std::string(300, 'a'), std::string(65, 'a'), std::string("../profiles/generic"),
                                  std::string(".."), std::string(""), std::string("gen eric"), std::string("a\nb")}) {
     INFO(name);

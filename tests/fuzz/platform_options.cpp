@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   try {
     std::getline(lines, line);
     simgpt::PlatformSpec spec = line.rfind("preset=", 0) == 0
-                                    ? simgpt::load_platform_preset(data().root + "/platforms/presets.yaml", line.substr(7))
+                                    ? simgpt::load_platform_preset(data().presets(), line.substr(7))
                                     : simgpt::PlatformSpec{};
     do {
       const size_t eq = line.find('=');

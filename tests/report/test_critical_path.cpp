@@ -160,10 +160,10 @@ namespace {
 nlohmann::ordered_json replayed(const std::string& platform, const Overrides& o) {
   return run_isolated([&] {
     const DataPaths data = default_data_paths();
-    const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
+    const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
     const Profile profile = load_workload_profile(w, data);
     const GpuCatalog catalog = load_catalog(data);
-    Cluster cluster(Platform::load(data.root + "/platforms/" + platform), catalog, w.network, profile);
+    Cluster cluster(Platform::load(data.find("platforms/" + platform)), catalog, w.network, profile);
     const ComputeCostModel cost(*cluster.gpus().front().gpu, profile, w.training.precision, "test");
     const ExecutionPlan plan = make_plan(w, cost, profile);
     const StepGraph step = build_step_graph(plan, profile, ClusterTopology(cluster));

@@ -33,8 +33,8 @@ std::string traced_run(const Overrides& o, const std::string& name) {
   const DataPaths data = default_data_paths();
   const std::string path = testing::scratch_path("trace_" + name, ".json");
   run_isolated([&] {
-    const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", o);
-    simulate(data.root + "/platforms/p3_16xlarge.xml", w, data, SimulationOptions{path});
+    const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
+    simulate(data.find("platforms/p3_16xlarge.xml"), w, data, SimulationOptions{path});
     return nlohmann::ordered_json();
   });
   std::ifstream in(path, std::ios::binary);
@@ -177,8 +177,8 @@ TEST_CASE("an unwritable trace path is an input error naming it, raised before s
   const DataPaths data = default_data_paths();
   const std::string path = "/nonexistent-simgpt-dir/trace.json";
   CHECK_THROWS_WITH(run_isolated([&] {
-                      const Workload w = load_workload(data.root + "/workloads/gpt3xl.yaml", kFourStages);
-                      simulate(data.root + "/platforms/p3_16xlarge.xml", w, data, SimulationOptions{path});
+                      const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), kFourStages);
+                      simulate(data.find("platforms/p3_16xlarge.xml"), w, data, SimulationOptions{path});
                       return nlohmann::ordered_json();
                     }),
                     Catch::Contains(path));

@@ -171,7 +171,7 @@ TEST_CASE("measured points of a validation table over the predicted lines") {
   }
   SECTION("a table file by its path") {
     spec.series = "parallelism.dp";
-    spec.measured = data.root + "/validation/tables/seed001-gpipe-dp.yaml";
+    spec.measured = data.find("validation/tables/seed001-gpipe-dp.yaml");
     plot(spec, data);
     CHECK_THAT(read_text(spec.output), Catch::Contains("measured parallelism.dp=4"));
   }

@@ -21,7 +21,7 @@ namespace {
 std::string load_error(const std::string& attribute, const std::string& value) {
   const DataPaths data = default_data_paths();
   std::stringstream text;
-  text << std::ifstream(data.root + "/platforms/p3_2xlarge_x2.xml").rdbuf();
+  text << std::ifstream(data.find("platforms/p3_2xlarge_x2.xml")).rdbuf();
   const std::string xml = std::regex_replace(text.str(), std::regex(attribute + "=\"[^\"]*\""),
                                              attribute + "=\"" + value + "\"", std::regex_constants::format_first_only);
   const std::string path = testing::scratch_file("cluster_" + attribute, ".xml", xml);

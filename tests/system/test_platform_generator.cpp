@@ -5,7 +5,7 @@
 #include "system/cluster.hpp"
 #include "support/isolate.hpp"
 
-#include "support/scratch_file.hpp"
+#include "support/scratch_data_folder.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -25,7 +25,7 @@ const GpuCatalog& catalog() {
   return c;
 }
 
-std::string presets() { return default_data_paths().root + "/platforms/presets.yaml"; }
+std::vector<std::string> presets() { return default_data_paths().presets(); }
 
 PlatformSpec preset(const std::string& name, int nodes) {
   PlatformSpec s = load_platform_preset(presets(), name);
@@ -253,4 +253,20 @@ TEST_CASE("rates and delays are refused past the bounds every platform link meet
   CHECK_THROWS_WITH(platform_xml(cube, catalog()), Catch::Contains("--fabric-bandwidth (twice it"));
   cube.fabric_bandwidth = "5e14Bps";
   CHECK_NOTHROW(platform_xml(cube, catalog()));
+}
+
+TEST_CASE("a user's presets file adds its presets to the built-in ones and replaces those of the same name",
+          "[data_paths]") {
+  const testing::ScratchDataFolder user("presets_user");
+  const std::string file = user.write("platforms/presets.yaml", "my-node:\n  source: my notes\n  gpu: V100-SXM2-16GB\n"
+                                                                "  gpus_per_node: 2\ndgx-a100:\n  source: mine\n"
+                                                                "  gpu: A100-SXM4-40GB\n  gpus_per_node: 2\n");
+  const DataPaths data = data_paths_at({user.path()});
+  CHECK(data.presets() == std::vector<std::string>{file, data.folders.back() + "/platforms/presets.yaml"});
+  CHECK(load_platform_preset(data.presets(), "my-node").gpus_per_node == 2);
+  CHECK(load_platform_preset(data.presets(), "dgx-a100").gpus_per_node == 2); // the user's
+  CHECK(load_platform_preset(data.presets(), "p3.16xlarge").gpus_per_node == 8);
+  CHECK_THROWS_WITH(load_platform_preset(data.presets(), "p9"),
+                    Catch::Contains("unknown preset 'p9'") && Catch::Contains("my-node") &&
+                        Catch::Contains("p3.16xlarge"));
 }

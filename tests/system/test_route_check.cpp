@@ -25,7 +25,7 @@ const GpuCatalog& catalog() {
 
 // A dgx-a100 cluster of `nodes` (8 GPUs each, one star switch), without the lines holding `cut`.
 std::string dgx_platform(int nodes, const std::string& cut = "") {
-  PlatformSpec spec = load_platform_preset(default_data_paths().root + "/platforms/presets.yaml", "dgx-a100");
+  PlatformSpec spec = load_platform_preset(default_data_paths().presets(), "dgx-a100");
   spec.nodes = nodes;
   const std::string xml = platform_xml(spec, catalog());
   const std::string path = testing::scratch_path("routes_" + std::to_string(nodes) + (cut.empty() ? "" : "_cut"), ".xml");

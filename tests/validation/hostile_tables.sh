@@ -7,13 +7,14 @@ set -u
 simgpt="$1"
 . "$(dirname "$0")/../support/checks.sh"
 
-# A data directory of simgpt's own platforms and profiles and one table, written by each case.
+# A data directory of simgpt's own platforms and profiles and one table, written by each case; the
+# built-in tables join it (--data layers on them), so validate is filtered to its rows.
 data="$tmp/data"
 mkdir -p "$data/validation/tables"
 cp -r platforms profiles "$data/"
-echo 't: {median: 100, max: 100}' > "$data/validation/thresholds.yaml"
+echo 'hostile: {median: 100, max: 100}' > "$data/validation/thresholds.yaml"
 table="$data/validation/tables/t.yaml"
-head_keys='table: t
+head_keys='table: hostile
 platform: p3_2xlarge_x2.xml
 workload:
   model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}
@@ -27,7 +28,7 @@ row='  - {id: r, set: {}, measured: {step_time_s: 1.5}}'
 
 expect() { # expect STATUS PATTERN: validate on the table as written
   local status="$1" pattern="$2"
-  SIMGPT_DATA="$data" timeout 20 "$simgpt" validate --format json > "$tmp/out" 2> "$tmp/err"
+  SIMGPT_DATA="$data" timeout 20 "$simgpt" validate --filter hostile/ --format json > "$tmp/out" 2> "$tmp/err"
   local got=$?
   if [ "$got" -ne "$status" ] || [ "$(wc -l < "$tmp/err")" -ne 1 ] || ! grep -q -- "$pattern" "$tmp/err"; then
     echo "FAIL: $(tail -n 1 "$table" | head -c 200) -> status $got (want $status, /$pattern/), stderr:"
@@ -68,7 +69,7 @@ write_table "  - {id: r, set: {}, collective: allreduce, gpus: 2}"
 expect 2 'rows\[0\].collective: collective rows belong in a table of kind: transfer'
 # More GPUs than the platform has: the row's simulation refuses it, naming the platform.
 write_table "$(collective_row 'collective: allreduce, gpus: 3')" 'kind: transfer'
-"$simgpt" row t/r --data "$data" > "$tmp/out" 2> "$tmp/err"
+"$simgpt" row hostile/r --data "$data" > "$tmp/out" 2> "$tmp/err"
 check "a collective over more GPUs than the platform has is an input error ($(head -c 300 "$tmp/out"))" \
   grep -q '"input_error":"a collective over 3 GPUs: expected 2 to the 2 GPUs it has' "$tmp/out"
 sed -i "s|^platform: .*|platform: $(printf 'p%.0s' $(seq 300))|" "$table"
@@ -76,7 +77,7 @@ expect 2 't.yaml: platform: .ppp'
 # Two files, one table id.
 write_table "$row"
 cp "$table" "$data/validation/tables/u.yaml"
-expect 2 "u.yaml: table: 't' is the id of the table in"
+expect 2 "u.yaml: table: 'hostile' is the id of the table in"
 rm "$data/validation/tables/u.yaml"
 # A planner comparison past the planner's candidate limit: refused as a limit, before any row runs.
 micro_batches=$(seq -s, 1 2000)
@@ -90,14 +91,14 @@ sed -i 's/^  fitted: \[p2p.max_rate, p2p.tcp_window\]/  fitted: [p2p.max_rate, c
 expect 2 "profiles/gloo.yaml: calibration.fitted: 'compute.bogus' cannot be fitted"
 cp profiles/gloo.yaml "$data/profiles/"
 sed -i "s|^  framework: generic|  framework: $(printf 'f%.0s' $(seq 300))|" "$table"
-"$simgpt" row t/r --data "$data" > "$tmp/out" 2> "$tmp/err"
+"$simgpt" row hostile/r --data "$data" > "$tmp/out" 2> "$tmp/err"
 check "a 300-character profile name is an input error naming the key ($(head -c 300 "$tmp/out"))" \
   grep -q '"input_error":".fff.*is not a profile name (1 to 64 letters' "$tmp/out"
 
 # --profile-set: a NaN reached SimGrid's clock (abort); every value is checked against its range.
 write_table "$row"
 for set in compute.microbatch_overhead=nan compute.op_overhead=-1 p2p.bandwidth_efficiency=inf memory.logits_bytes=1e300; do
-  timeout 20 "$simgpt" row t/r --data "$data" --profile-set "$set" > "$tmp/out" 2> "$tmp/err"
+  timeout 20 "$simgpt" row hostile/r --data "$data" --profile-set "$set" > "$tmp/out" 2> "$tmp/err"
   got=$?
   check "row --profile-set $set is an input error naming it (status $got: $(head -c 300 "$tmp/out") $(head -c 300 "$tmp/err"))" \
     grep -q "\"input_error\":\".* is out of range (expected .*\",\"where\":\"--profile-set ${set%%=*}\"" "$tmp/out"

@@ -101,8 +101,8 @@ r = json.load(open(sys.argv[1]))
 version = re.search(r"project\(simgpt VERSION ([0-9.]+)", open("CMakeLists.txt").read()).group(1)
 ok = r["simgpt_version"] == version
 ok &= r["overrides"] == ["parallelism.pp=2", "parallelism.dp=4", "network.delay=1ms"]
-for role in ("platform", "workload", "profile", "gpu_catalog"):
-    f = r["inputs"][role]
+ok &= sorted(f["role"] for f in r["inputs"]) == ["gpu_catalog", "platform", "profile", "workload"]
+for f in r["inputs"]:
     ok &= f["digest"] == "sha256:" + hashlib.sha256(open(f["file"], "rb").read()).hexdigest()
 sys.exit(0 if ok else 1)
 PY

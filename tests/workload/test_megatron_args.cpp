@@ -115,7 +115,7 @@ TEST_CASE("Narayanan et al. 2021's GPT-3 175B command line imports as workloads/
       "gpt2-merges.txt", "--tokenizer-type", "GPT2BPETokenizer", "--fp16", "--checkpoint-activations"};
   const ImportedWorkload imported = import_megatron(words, std::nullopt);
   const DataPaths data = default_data_paths();
-  const std::string hand = workload_yaml(load_workload(data.root + "/workloads/gpt3_175b.yaml"));
+  const std::string hand = workload_yaml(load_workload(data.find("workloads/gpt3_175b.yaml")));
   CHECK(body(imported.yaml) == hand);
   CHECK_THAT(imported.yaml, Catch::Contains("--lr 6.0e-5"));
   CHECK_THAT(imported.yaml, Catch::Contains("--max-position-embeddings 2048"));

@@ -11,7 +11,7 @@ using namespace simgpt;
 TEST_CASE("every shipped workload, written resolved, reads back to the same resolved text") {
   const DataPaths data = default_data_paths();
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(data.root + "/workloads")) {
+  for (const auto& entry : std::filesystem::directory_iterator(data.find("workloads"))) {
     const Workload w = load_workload(entry.path().string());
     const std::string text = workload_yaml(w);
     const Workload again = parse_workload(text, "resolved");

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace simgpt {
 
@@ -54,8 +55,9 @@ struct NcclTuning {
   bool loaded() const { return !library.empty(); }
 };
 
-// Reads profiles/collectives/<library>.yaml under `dir` (each quantity checked against its unit
-// and range); throws InputError naming `where` when the library is unknown.
-NcclTuning load_nccl_tuning(const std::string& dir, const std::string& library, const std::string& where);
+// Reads collectives/<library>.yaml from the first of the profile folders `dirs` that has it (each
+// quantity checked against its unit and range); throws InputError naming `where` when none has it.
+NcclTuning load_nccl_tuning(const std::vector<std::string>& dirs, const std::string& library,
+                            const std::string& where);
 
 } // namespace simgpt

@@ -123,10 +123,11 @@ inline constexpr size_t kMaxPlainNameChars = 64;
 inline constexpr const char* kPlainNameRule = "1 to 64 letters, digits, '.', '_' or '-'";
 bool is_plain_name(std::string_view name);
 
-// Loads profiles/<name>.yaml under `dir`; throws InputError naming the profile and the known ones.
-// `options` ("section.key" -> value) replace the file's entries, checked as the file's own are;
-// `where` names them in messages.
-Profile load_profile(const std::string& dir, const std::string& name, const std::string& where,
+// Loads <name>.yaml from the first of the profile folders `dirs` that has it (DataPaths::profiles();
+// its collectives/ tuning file likewise from the first that has it); throws InputError naming the
+// profile and the known ones of all folders. `options` ("section.key" -> value) replace the
+// file's entries, checked as the file's own are; `where` names them in messages.
+Profile load_profile(const std::vector<std::string>& dirs, const std::string& name, const std::string& where,
                      const std::map<std::string, std::string>& options = {});
 
 } // namespace simgpt

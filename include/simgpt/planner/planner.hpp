@@ -36,7 +36,7 @@ struct PlanRequest {
   unsigned jobs = 1;
   double timeout_s = 600;
   std::string executable;        // the simgpt that simulates; empty: this process's own
-  std::string data_dir;          // --data; empty: the default data paths
+  std::vector<std::string> data_folders; // --data, in order; empty: $SIMGPT_DATA's (data_paths_at)
   std::string fidelity;          // --fidelity for each simulation (symmetric or full); empty: the default
   bool progress = false;         // a progress bar on stderr
 };

@@ -54,7 +54,7 @@ struct CriticalPathReport {
 // simulated (a workload file's content, as JSON).
 struct ReportInputs {
   struct File {
-    std::string role;   // platform, workload, profile, gpu_catalog
+    std::string role;   // platform, workload, profile, gpu_catalog (one per data folder holding one)
     std::string path;   // as the simulation opened it
     std::string digest; // "sha256:..." of its bytes; empty where it is not a file (a workload built in C++)
   };

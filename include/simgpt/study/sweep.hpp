@@ -33,7 +33,7 @@ struct SweepRun {
   unsigned jobs = 1;       // simulations at once
   double timeout_s = 600;  // a simulation still running after this is killed (status failed)
   std::string executable;  // the simgpt that simulates; empty: this process's own, which must be simgpt
-  std::string data_dir;    // passed on as --data when not empty
+  std::vector<std::string> data_folders; // each passed on as --data, in order (DataPaths::folders)
   std::string fidelity;    // passed on as --fidelity (symmetric or full) when not empty
   bool progress = false;   // draw a progress bar on stderr
 };

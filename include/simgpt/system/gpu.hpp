@@ -6,11 +6,13 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace simgpt {
 
 struct GpuSpec {
   std::string name;
+  std::string file; // the catalog file its entry was read from
   std::map<Precision, double> peak_flops; // dense FLOP/s; a precision absent here is unsupported
   double memory_bandwidth = 0;            // HBM bytes/s
   double memory_bytes = 0;                // HBM capacity
@@ -26,14 +28,16 @@ struct GpuSpec {
 
 class GpuCatalog {
 public:
-  static GpuCatalog load(const std::string& path);
-  const std::string& file() const { return file_; } // the file it was read from
+  // The GPUs of `paths` (each data folder's platforms/gpus.yaml, the first folder's first), each
+  // file checked whole; an entry of an earlier file replaces a later file's entry of that name.
+  static GpuCatalog load(const std::vector<std::string>& paths);
+  const std::vector<std::string>& files() const { return files_; } // the files it was read from
   // Throws InputError naming `where` and the known models when `name` is missing.
   const GpuSpec& at(const std::string& name, const std::string& where) const;
 
 private:
   std::map<std::string, GpuSpec> gpus_;
-  std::string file_;
+  std::vector<std::string> files_;
 };
 
 } // namespace simgpt

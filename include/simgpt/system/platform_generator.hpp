@@ -66,12 +66,13 @@ const std::vector<PlatformOption>& platform_options();
 void set_platform_option(PlatformSpec& spec, const std::string& name, const std::string& value,
                          const std::string& where);
 
-// A named preset of `presets_file` (platforms/presets.yaml): a node's hardware, with its source.
-// Throws InputError for an unknown name, listing the known ones.
-PlatformSpec load_platform_preset(const std::string& presets_file, const std::string& name);
+// A named preset of the first of `presets_files` that has it (DataPaths::presets(): each data
+// folder's platforms/presets.yaml): a node's hardware, with its source. Throws InputError for an
+// unknown name, listing the known ones of all files.
+PlatformSpec load_platform_preset(const std::vector<std::string>& presets_files, const std::string& name);
 
 // The preset (if `preset` is not empty), then each option in order.
-PlatformSpec platform_spec(const std::string& presets_file, const std::string& preset,
+PlatformSpec platform_spec(const std::vector<std::string>& presets_files, const std::string& preset,
                            const std::vector<std::pair<std::string, std::string>>& options);
 
 // The platform file's text. Throws InputError for an incomplete or inconsistent spec (naming the

@@ -14,6 +14,7 @@ namespace simgpt {
 
 struct CalibrationResult {
   std::string profile;
+  std::string file; // the profile file fitted: the first data folder's that has it
   std::map<std::string, double> fitted;          // parameter -> value
   std::map<std::string, double> error_before_pct; // calibration row -> signed error at the profile's values
   std::map<std::string, double> error_pct;        // calibration row -> signed error at the fit
@@ -67,14 +68,15 @@ std::vector<ValidationTable> load_calibration_tables(const std::vector<std::stri
 std::vector<std::string> table_calibration_rows(const std::string& profile,
                                                 const std::vector<ValidationTable>& tables);
 
-// Writes fitted values into profiles/<profile>.yaml, replacing each parameter's line in place so
-// that the file's comments and layout stay; the whole file or nothing (a full disk leaves the
-// profile as it was). Throws InputError when it cannot be written or is one of `inputs` (the
-// tables fitted on).
-void write_fitted(const CalibrationResult& result, const DataPaths& data, const std::vector<std::string>& inputs = {});
+// Writes fitted values into the profile file fitted (result.file), replacing each parameter's
+// line in place so that the file's comments and layout stay; the whole file or nothing (a full
+// disk leaves the profile as it was). Throws InputError when it cannot be written or is one of
+// `inputs` (the tables fitted on).
+void write_fitted(const CalibrationResult& result, const std::vector<std::string>& inputs = {});
 
-// Throws InputError unless profiles/<profile>.yaml can be written (a regular, writable file in a
-// writable folder, none of `inputs`): checked before a fit of minutes, not after it.
+// Throws InputError unless the profile's file (the first data folder's that has it) can be
+// written (a regular, writable file in a writable folder, none of `inputs`): checked before a fit
+// of minutes, not after it.
 void check_fitted_writable(const std::string& profile, const DataPaths& data,
                            const std::vector<std::string>& inputs = {});
 

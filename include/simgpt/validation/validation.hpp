@@ -57,7 +57,13 @@ struct ValidationTable {
   std::vector<ValidationRow> rows;
 };
 
+// The tables of `files`, in that order; throws InputError for a bad table or two of one id.
+std::vector<ValidationTable> load_validation_table_files(const std::vector<std::string>& files);
+// Every .yaml file of `dir`, sorted by name.
 std::vector<ValidationTable> load_validation_tables(const std::string& dir);
+// Every data folder's validation/tables/*.yaml, sorted by file name; a file of an earlier folder
+// replaces a later folder's file of the same name. Throws InputError when no folder has tables.
+std::vector<ValidationTable> load_validation_tables(const DataPaths& data);
 
 // The measured tables as a Markdown table (README's list above the accuracy summary): each
 // table's id, source and row count, then the totals.
@@ -158,9 +164,9 @@ struct ValidationReport {
 };
 
 // What `simgpt row` runs in its own process: the row `id` ("TABLE/ROW") of `tables`, one table
-// file or a folder of them (empty: DATA/validation/tables), predicted, its result as JSON text
-// (the report, or for a transfer table {"transfer_s": seconds}). Throws InputError when no row
-// has that id.
+// file or a folder of them (empty: the data folders' validation/tables), predicted, its result as
+// JSON text (the report, or for a transfer table {"transfer_s": seconds}). Throws InputError when
+// no row has that id.
 std::string simulate_row_by_id(const std::string& id, const std::string& tables, const DataPaths& data);
 
 // A profile parameter as `simgpt row --profile-set` takes it (SECTION.KEY=VALUE, a number), for
@@ -184,5 +190,8 @@ ValidationReport validate(const std::vector<ValidationTable>& tables, const Data
                           const RowProcess& process = {});
 
 std::map<std::string, Threshold> load_thresholds(const std::string& path);
+// Every data folder's validation/thresholds.yaml merged by table, an earlier folder's entry
+// replacing a later one's. Throws InputError when no folder has one.
+std::map<std::string, Threshold> load_thresholds(const DataPaths& data);
 
 } // namespace simgpt

@@ -126,9 +126,9 @@ void set_platform_option(PlatformSpec& spec, const std::string& name, const std:
   throw InputError(where, fmt::format("unknown platform option '{}' (known: {})", echo(name), known));
 }
 
-PlatformSpec platform_spec(const std::string& presets_file, const std::string& preset,
+PlatformSpec platform_spec(const std::vector<std::string>& presets_files, const std::string& preset,
                            const std::vector<std::pair<std::string, std::string>>& options) {
-  PlatformSpec spec = preset.empty() ? PlatformSpec{} : load_platform_preset(presets_file, preset);
+  PlatformSpec spec = preset.empty() ? PlatformSpec{} : load_platform_preset(presets_files, preset);
   for (const auto& [name, value] : options)
     set_platform_option(spec, name, value, "--" + name);
   return spec;

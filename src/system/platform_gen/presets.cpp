@@ -5,19 +5,16 @@
 #include "core/yaml_read.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 namespace simgpt {
 
-PlatformSpec load_platform_preset(const std::string& presets_file, const std::string& name) {
-  const YamlReader root = YamlReader::file(presets_file);
-  if (!root.has(name)) {
-    std::string known;
-    for (const std::string& k : root.keys())
-      known += (known.empty() ? "" : ", ") + k;
-    throw InputError("--preset", fmt::format("unknown preset '{}' ({} has: {})", echo(name), presets_file, known));
-  }
+namespace {
+
+PlatformSpec read_preset(const YamlReader& root, const std::string& name) {
   const YamlReader preset = root.map(name);
   preset.text("source"); // every preset says where its numbers come from
   PlatformSpec spec;
@@ -30,6 +27,26 @@ PlatformSpec load_platform_preset(const std::string& presets_file, const std::st
     set_platform_option(spec, option, preset.text(key), preset.where(key));
   }
   return spec;
+}
+
+} // namespace
+
+PlatformSpec load_platform_preset(const std::vector<std::string>& presets_files, const std::string& name) {
+  // The first file that has the preset: a user's presets.yaml adds or replaces presets one by one.
+  std::set<std::string> known;
+  for (const std::string& file : presets_files) {
+    const YamlReader root = YamlReader::file(file);
+    if (root.has(name))
+      return read_preset(root, name);
+    const std::vector<std::string> keys = root.keys();
+    known.insert(keys.begin(), keys.end());
+  }
+  if (presets_files.empty())
+    throw InputError("--preset", fmt::format("unknown preset '{}' (no platforms/presets.yaml among the data folders)",
+                                             echo(name)));
+  throw InputError("--preset", fmt::format("unknown preset '{}' ({} {}: {})", echo(name),
+                                           fmt::join(presets_files, ", "), presets_files.size() == 1 ? "has" : "have",
+                                           fmt::join(known, ", ")));
 }
 
 } // namespace simgpt
