@@ -15,10 +15,10 @@ whole_space=(--set framework_options.supports.tensor_parallel=true
 base=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 4 "${whole_space[@]}"
       --set training.global_batch=4 --set model.layers=12)
 small=("${base[@]}" --search training.micro_batch=1,2)
-"$simgpt" "${small[@]}" --exhaustive --jobs 2 -o "$tmp/all.csv" > "$tmp/all.txt" 2>&1
-check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ $? -eq 0 ]
-"$simgpt" "${small[@]}" --jobs 2 -o "$tmp/pruned.csv" > "$tmp/pruned.txt" 2>&1
-check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ $? -eq 0 ]
+"$simgpt" "${small[@]}" --exhaustive --jobs 2 -o "$tmp/all.csv" > "$tmp/all.txt" 2>&1; status=$?
+check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ "$status" -eq 0 ]
+"$simgpt" "${small[@]}" --jobs 2 -o "$tmp/pruned.csv" > "$tmp/pruned.txt" 2>&1; status=$?
+check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ "$status" -eq 0 ]
 
 # Columns: 1 candidate, 3-12 the plan's keys, 13 status, 14 lower_bound_step_time_s,
 # 15 static_peak_memory_gib, 16 step_time_s, 19 peak_memory_gib.

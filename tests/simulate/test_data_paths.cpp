@@ -111,7 +111,7 @@ TEST_CASE("a data folder that does not exist or holds no data files is refused, 
   CHECK_THROWS_WITH(data_paths_at({""}, "--data"), Catch::Contains("an empty folder name"));
 }
 
-TEST_CASE("a profile of the user's folder replaces the built-in one; its collective tuning still found",
+TEST_CASE("a profile of the user's folder replaces the built-in one and its collective tuning is still found",
           "[data_paths]") {
   const ScratchDataFolder user("layer_user");
   const DataPaths builtin_only = default_data_paths();

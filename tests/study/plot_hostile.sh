@@ -43,13 +43,13 @@ done
 # The format is -o's extension: a PDF and a PNG by their magic bytes; another extension is
 # refused before any work, naming -o and the valid ones, and nothing is written.
 printf 'config,x,status,step_time_s,reason\n0,1ms,ok,1.5,\n1,5ms,ok,2,\n' > "$tmp/formats.csv"
-"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.pdf" > "$tmp/out" 2>&1
-check "plot -o fig.pdf exits 0 ($(head -c 300 "$tmp/out"))" [ $? -eq 0 ]
+"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.pdf" > "$tmp/out" 2>&1; status=$?
+check "plot -o fig.pdf exits 0 ($(head -c 300 "$tmp/out"))" [ "$status" -eq 0 ]
 check "plot -o fig.pdf writes a PDF" [ "$(head -c 5 "$tmp/fig.pdf")" = "%PDF-" ]
 "$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/again.pdf" > /dev/null 2>&1
 check "the same PDF twice, byte for byte" cmp -s "$tmp/fig.pdf" "$tmp/again.pdf"
-"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.png" > "$tmp/out" 2>&1
-check "plot -o fig.png exits 0 ($(head -c 300 "$tmp/out"))" [ $? -eq 0 ]
+"$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.png" > "$tmp/out" 2>&1; status=$?
+check "plot -o fig.png exits 0 ($(head -c 300 "$tmp/out"))" [ "$status" -eq 0 ]
 check "plot -o fig.png writes a PNG" [ "$(head -c 8 "$tmp/fig.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
 "$simgpt" plot "$tmp/formats.csv" --x x --y step_time_s -o "$tmp/fig.jpg" > "$tmp/out" 2> "$tmp/err"
 got=$?

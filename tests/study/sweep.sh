@@ -12,8 +12,8 @@ sweep=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl
        --grid network.delay=default,1ms,10ms --zip network.bandwidth=default,5Gbps,1Gbps
        --grid training.micro_batch=1,2,3,16)
 
-"$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/whole.csv" > "$tmp/out" 2>&1
-check "a sweep exits 0 ($(cat "$tmp/out"))" [ $? -eq 0 ]
+"$simgpt" "${sweep[@]}" --jobs 2 -o "$tmp/whole.csv" > "$tmp/out" 2>&1; status=$?
+check "a sweep exits 0 ($(cat "$tmp/out"))" [ "$status" -eq 0 ]
 check "14 lines: a comment, a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 14 ]
 check "the header names the inputs (a quantity's with its SI column) and the report's fields" \
   grep -qx 'config,network.delay,network.delay_s,network.bandwidth,network.bandwidth_Bps,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason,configurations,sweep_digest' "$tmp/whole.csv"

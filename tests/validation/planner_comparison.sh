@@ -6,8 +6,8 @@ set -u
 simgpt="$1"
 . "$(dirname "$0")/../support/checks.sh"
 
-"$simgpt" validate --format json --jobs 2 --filter seed002-autodist > "$tmp/two.json" 2> "$tmp/err"
-check "validate exits 0 ($(head -c 300 "$tmp/err"))" [ $? -eq 0 ]
+"$simgpt" validate --format json --jobs 2 --filter seed002-autodist > "$tmp/two.json" 2> "$tmp/err"; status=$?
+check "validate exits 0 ($(head -c 300 "$tmp/err"))" [ "$status" -eq 0 ]
 "$simgpt" validate --format json --jobs 1 --filter seed002-autodist > "$tmp/one.json" 2>&1
 check "--jobs 1 gives the same report as --jobs 2" cmp -s "$tmp/one.json" "$tmp/two.json"
 

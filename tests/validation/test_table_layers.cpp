@@ -34,7 +34,7 @@ const ValidationTable& by_id(const std::vector<ValidationTable>& tables, const s
 
 } // namespace
 
-TEST_CASE("a user's validation tables join the built-in ones; a file of the same name replaces one",
+TEST_CASE("a user's validation tables join the built-in ones and a file of the same name replaces one",
           "[data_paths]") {
   const ScratchDataFolder user("tables_user");
   const std::string mine = user.write("validation/tables/mine.yaml", table("mine", "mine.xml", 2));
