@@ -24,6 +24,7 @@ inline const std::string kThisSimgpt = "/proc/self/exe";
 struct Options {
   std::string platform, workload, format = "text", data_dir, filter, profile;
   std::string trace; // --trace FILE.json
+  std::string trace_gpus, trace_window;
   SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::symmetric;
   std::string fidelity_name; // sweep and plan: passed on to each simulation when given
   std::vector<std::string> sets;

@@ -143,6 +143,22 @@ StepGraph step_graph_of(const ExecutionPlan& plan, const Profile& profile, const
   }
 }
 
+// What a trace draws, its GPUs listed (all when none were selected), ascending and distinct.
+TraceSelection drawn(const SimulationOptions& options, const ExecutionPlan& plan) {
+  TraceSelection selection = options.trace_selection;
+  std::vector<int>& gpus = selection.gpus;
+  for (int gpu : gpus)
+    if (gpu < 0 || gpu >= plan.gpus())
+      throw InputError("--trace-gpus", fmt::format("GPU {} is not one of the job's; expected GPUs 0 to {}", gpu,
+                                                   plan.gpus() - 1));
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  if (gpus.empty())
+    for (int gpu = 0; gpu < plan.gpus(); ++gpu)
+      gpus.push_back(gpu);
+  return selection;
+}
+
 // The step's peak over GPUs and which stages exceed what their framework may use.
 void judge_memory(Report& r) {
   for (const StageReport& s : r.stages) {
@@ -225,16 +241,26 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
-  const StepGraph step = step_graph_of(
-      plan, profile, cluster, w,
-      StepGraphOptions{.detailed = traced, .isolate_collectives = options.isolate_collectives, .symmetric = symmetric});
+  const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
+  const StepGraph step = step_graph_of(plan, profile, cluster, w,
+                                       StepGraphOptions{.traced_gpus = selection.gpus,
+                                                        .isolate_collectives = options.isolate_collectives,
+                                                        .symmetric = symmetric});
+  if (traced)
+    check_trace_size(step, plan, selection); // before the replay, the long part
   const Timeline timeline = replay(step.graph, cluster, step.isolated);
   check_finite(step.graph, timeline, w.source + " on " + platform.path);
 
-  Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline,
-                             symmetric && !traced ? "symmetric" : "full");
-  if (traced)
-    write_trace_file(*trace, step.graph, timeline, plan, memory_over_time(step.graph, timeline, plan, w, profile));
+  Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline, symmetric ? "symmetric" : "full");
+  if (traced) {
+    const TraceWindow& window = selection.window;
+    if (window.start_s >= timeline.makespan())
+      throw InputError("--trace-window", fmt::format("starts at {} s, after the step's end at {:.6f} s: the trace "
+                                                     "would draw nothing",
+                                                     window.start_s, timeline.makespan()));
+    write_trace_file(*trace, step, timeline, plan,
+                     memory_over_time(step.graph, timeline, plan, w, profile, step.compute_stream), selection);
+  }
   return r;
 }
 
