@@ -15,7 +15,8 @@ void declare_simulation(CLI::App& app, Options& o) {
   app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   add_data_option(app, o.data_dir);
-  app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
+  app.add_option("--trace", o.trace,
+                 "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json, or FILE.json.gz (gzip)");
   app.add_option("--trace-gpus", o.trace_gpus, "the GPUs the trace draws, e.g. 0-7,64 (default: all)");
   app.add_option("--trace-window", o.trace_window,
                  "the part of the step the trace draws, START:END, e.g. 10s:12s, 10s: or :500ms (default: all)");

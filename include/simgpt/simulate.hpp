@@ -23,8 +23,8 @@ namespace simgpt {
 // What a simulation writes beside its report.
 struct SimulationOptions {
   // A Chrome trace-event JSON file of the replayed step (Perfetto, chrome://tracing): each GPU's
-  // compute slices per layer, pipeline transfers, collectives and memory. Empty: none. The step
-  // simulated is the same, and so is the report.
+  // compute slices per layer, pipeline transfers, collectives and memory; gzip-compressed when
+  // the name ends in .gz. Empty: none. The step simulated is the same, and so is the report.
   std::string trace_path;
   // What the trace draws: its GPUs (each within the job) and a window of the step.
   TraceSelection trace_selection;

@@ -1,6 +1,7 @@
 #include "report/trace.hpp"
 
 #include "report/trace_layout.hpp"
+#include "core/gzip_stream.hpp"
 #include "execution/collective.hpp"
 #include "simgpt/core/error.hpp"
 
@@ -263,7 +264,13 @@ void write_trace(std::ostream& out, const StepGraph& step, const Timeline& t, co
 
 void write_trace_file(OutputFile& file, const StepGraph& step, const Timeline& t, const ExecutionPlan& plan,
                       const std::vector<MemorySeries>& memory, const TraceSelection& selection) {
-  write_trace(file.stream(), step, t, plan, memory, selection);
+  if (file.path().ends_with(".gz")) {
+    GzipStream gzip(file.stream());
+    write_trace(gzip.stream(), step, t, plan, memory, selection);
+    gzip.finish();
+  } else {
+    write_trace(file.stream(), step, t, plan, memory, selection);
+  }
   file.commit();
 }
 
