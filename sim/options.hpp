@@ -25,6 +25,7 @@ struct Options {
   std::string platform, workload, format = "text", filter, profile;
   std::vector<std::string> data_dirs; // --data, in order
   std::string trace; // --trace FILE.json
+  std::string trace_gpus, trace_window;
   SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::symmetric;
   std::string fidelity_name; // sweep and plan: passed on to each simulation when given
   std::vector<std::string> sets;

@@ -2,6 +2,7 @@
 #include "command.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "simgpt/report/trace_selection.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <iostream>
@@ -14,7 +15,11 @@ void declare_simulation(CLI::App& app, Options& o) {
   app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   add_data_option(app, o.data_dirs);
-  app.add_option("--trace", o.trace, "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json");
+  app.add_option("--trace", o.trace,
+                 "write a Chrome trace of the step (Perfetto, chrome://tracing) to FILE.json, or FILE.json.gz (gzip)");
+  app.add_option("--trace-gpus", o.trace_gpus, "the GPUs the trace draws, e.g. 0-7,64 (default: all)");
+  app.add_option("--trace-window", o.trace_window,
+                 "the part of the step the trace draws, START:END, e.g. 10s:12s, 10s: or :500ms (default: all)");
   add_fidelity_option(app, o.fidelity);
 }
 
@@ -22,9 +27,18 @@ int run_simulation(const Options& o, const CLI::App& app) {
   require_job(o, "");
   if (app.count("--trace") > 0 && o.trace.empty())
     throw InputError("--trace", "names no file (--trace FILE.json)");
+  for (const char* option : {"--trace-gpus", "--trace-window"})
+    if (app.count(option) > 0 && app.count("--trace") == 0)
+      throw InputError(option, "selects what a trace draws, and no --trace FILE.json is written");
   const Workload w = load_workload(o.workload, parse_overrides(o.sets));
-  const Report report =
-      simulate(o.platform, w, data_paths(o), SimulationOptions{.trace_path = o.trace, .fidelity = o.fidelity});
+  TraceSelection selection;
+  if (app.count("--trace-gpus") > 0)
+    selection.gpus = parse_trace_gpus(o.trace_gpus, w.gpus());
+  if (app.count("--trace-window") > 0)
+    selection.window = parse_trace_window(o.trace_window);
+  const Report report = simulate(o.platform, w, data_paths(o),
+                                 SimulationOptions{.trace_path = o.trace, .trace_selection = selection,
+                                                   .fidelity = o.fidelity});
   std::cout << (o.format == "json" ? report.to_json_text() : report.to_text());
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "simgpt/simulate/data_paths.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/report/report.hpp"
+#include "simgpt/report/trace_selection.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/system/platform.hpp"
 #include "simgpt/workload/workload.hpp"
@@ -23,10 +24,11 @@ namespace simgpt {
 // What a simulation writes beside its report.
 struct SimulationOptions {
   // A Chrome trace-event JSON file of the replayed step (Perfetto, chrome://tracing): each GPU's
-  // compute slices per layer, pipeline transfers, collectives and memory. Empty: none. The
-  // traced step is built per layer, so its report may differ in the last digits from an
-  // untraced run's (the same kernels' times, summed in another order).
+  // compute slices per layer, pipeline transfers, collectives and memory; gzip-compressed when
+  // the name ends in .gz. Empty: none. The step simulated is the same, and so is the report.
   std::string trace_path;
+  // What the trace draws: its GPUs (each within the job) and a window of the step.
+  TraceSelection trace_selection;
   // Collectives over links nothing else uses replayed whole, their group's GPUs on one stream
   // (the same times with fewer tasks); false replays every collective's flows, to check that.
   bool isolate_collectives = true;
@@ -39,7 +41,9 @@ struct SimulationOptions {
 
 // Simulates one step of `workload` on `platform` with the framework `profile` (the workload's
 // framework, its options applied) and the GPUs of `catalog`. Throws InputError for inputs that
-// cannot be simulated (and for a trace path that cannot be written). One call per process (see above).
+// cannot be simulated (and for a trace path that cannot be written, a trace GPU outside the job
+// or a window that starts after the step), LimitError for a trace that would draw too much
+// (report/trace.hpp). One call per process (see above).
 Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
                 const SimulationOptions& options = {});
 

@@ -40,12 +40,14 @@ public:
               const StepGraphOptions& options)
       : plan_(plan), profile_(profile), options_(options), collectives_(profile, topology, out_, options_.max_tasks),
         stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
-        streams_(out_.graph, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
+        streams_(out_, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
         gradients_(plan, profile, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
         transfers_(plan, profile, stand_ins_, streams_, out_) {
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
+    for (int gpu = 0; gpu < plan.gpus(); ++gpu)
+      out_.compute_stream.push_back(stand_ins_.stream(gpu));
   }
 
   StepGraph build() {

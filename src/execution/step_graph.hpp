@@ -44,6 +44,17 @@ struct CollectiveCount {
   double bytes = 0; // bytes each member sends, summed over collectives and members
 };
 
+// Kernels of one layer (or of none: the embedding, head, optimizer and the framework's host time
+// per pass) and phase within a compute task, in the order they run: what a trace draws of the
+// task. A task's pieces' seconds sum to its own; a task of no time has one piece, labelled as
+// the stream's last kernels before it.
+struct KernelPiece {
+  TaskId task = 0;
+  Task::Phase phase = Task::Phase::forward; // recompute: the forward rerun within a backward task
+  int layer = -1;                           // within its model chunk; -1: none
+  double seconds = 0;
+};
+
 struct StepGraph {
   TaskGraph graph;
   std::map<std::string, CollectiveCount> collectives; // by kind, per step
@@ -57,20 +68,23 @@ struct StepGraph {
   // and data-parallel collectives it holds (all of them otherwise).
   int replicas_simulated = 0;
   int tensor_ranks_simulated = 0;
+  // Per GPU: the GPU whose compute tasks run its kernels: its own, or a stand-in's (its isolated
+  // tensor-parallel group's first GPU, the first replica's in a symmetric graph).
+  std::vector<int> compute_stream;
+  // The pieces of the compute tasks on the streams of StepGraphOptions::traced_gpus, by task.
+  std::vector<KernelPiece> kernel_pieces;
 };
 
-// How finely the graph records each GPU's kernels. By default consecutive kernels on a stream
-// merge into one task until something must synchronise with them (fewer tasks to replay), and
-// the forward rerun by recompute merges into the backward. A detailed graph (for traces) splits
-// compute tasks per layer (Task::layer) and gives the rerun its own phase (Phase::recompute):
-// the same dependencies and the same kernel times, only more tasks.
+// Consecutive kernels on a stream merge into one task until something must synchronise with
+// them (fewer tasks to replay), and the forward rerun by recompute merges into the backward. The
+// streams of `traced_gpus` also record what each task holds per layer (StepGraph::kernel_pieces),
+// which a trace draws: the same tasks, so a traced step replays as an untraced one, to the bit.
 //
 // A tensor-parallel group whose links no other communication of the step uses (inside an
 // NVSwitch node, say) has each collective as one task, replayed whole (replay.hpp), and its GPUs'
 // compute streams as one stream, that of its first GPU: the GPUs run the same kernels between
 // collectives that join them all, so they stay in lockstep. The same times, with a tenth of the
-// tasks; `isolate_collectives` false (and a detailed graph, whose trace shows every GPU and flow)
-// keeps every GPU's stream and every flow.
+// tasks; `isolate_collectives` false keeps every GPU's stream and every flow.
 //
 // A symmetric graph simulates the first data-parallel replica only, when the replicas' pipeline
 // transfers use disjoint, alike links (each replica on its own nodes): the others run the same
@@ -82,7 +96,7 @@ struct StepGraph {
 // approximations only where replicas or ranks are not in lockstep; reports count every replica's
 // and rank's collectives and transfers as the full graph does.
 struct StepGraphOptions {
-  bool detailed = false;
+  std::vector<int> traced_gpus;
   bool isolate_collectives = true;
   bool symmetric = false;
   // The most tasks a step may have. A task costs about 650 bytes with its edges, its times and

@@ -36,7 +36,7 @@ struct Task {
   enum class Phase : std::uint8_t {
     forward,
     backward,
-    recompute, // the forward rerun in the backward: only in a detailed graph, merged into backward otherwise
+    recompute, // the forward rerun in the backward: a trace's piece of a backward task (StepGraph::kernel_pieces)
     optimizer,
     activation, // pipeline transfers
     gradient,
@@ -50,7 +50,6 @@ struct Task {
   int stage = -1;
   int micro_batch = -1;
   int chunk = 0;
-  int layer = -1;     // compute in a detailed graph: the layer (0-based, within its model chunk) the kernels belong to
   double seconds = 0; // compute or delay time
   double bytes = 0;   // transfer payload
   long entry = -1;    // a collective's exit task: its entry task (the collective's start)

@@ -100,7 +100,8 @@ std::vector<MemoryReport> peak_memory(const std::vector<StageGpu>& stages, const
 }
 
 std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                                           const Workload& w, const Profile& profile) {
+                                           const Workload& w, const Profile& profile,
+                                           const std::vector<int>& compute_stream) {
   const std::vector<std::vector<TaskId>> tasks = compute_tasks_by_gpu(g, plan.gpus());
   std::vector<MemorySeries> out(static_cast<size_t>(plan.gpus()));
   for (int s = 0; s < plan.pp; ++s) {
@@ -116,7 +117,8 @@ std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t
         double live = 0;
         int in_flight = 0;
         for (const auto& [time, order, bytes] :
-             activation_events(tasks[static_cast<size_t>(series.gpu)], f, g, t, plan, w, profile)) {
+             activation_events(tasks[static_cast<size_t>(compute_stream[static_cast<size_t>(series.gpu)])], f, g, t,
+                               plan, w, profile)) {
           live += bytes;
           in_flight += bytes > 0 ? 1 : -1;
           if (in_flight == 0)

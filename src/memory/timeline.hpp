@@ -41,10 +41,12 @@ struct MemorySeries {
 
 // Each GPU's memory over the step (indexed by GPU), as peak_memory models its stage's first GPU:
 // resident state (weights, optimizer state and the gradients allocated when the backward
-// starts) plus the activations of the micro-batches alive at each moment, on the GPU's own
-// timeline. The transient working set, the optimizer's update copy and the framework's context
-// and allocator overhead count in the reported peak but have no place in time: not in the series.
+// starts) plus the activations of the micro-batches alive at each moment, on the timeline of
+// the compute tasks that run its kernels (`compute_stream`, per GPU: StepGraph::compute_stream).
+// The transient working set, the optimizer's update copy and the framework's context and
+// allocator overhead count in the reported peak but have no place in time: not in the series.
 std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                                           const Workload& w, const Profile& profile);
+                                           const Workload& w, const Profile& profile,
+                                           const std::vector<int>& compute_stream);
 
 } // namespace simgpt

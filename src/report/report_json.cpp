@@ -47,6 +47,20 @@ nlohmann::ordered_json critical_path_json(const CriticalPathReport& c) {
 
 } // namespace
 
+nlohmann::ordered_json report_inputs_json(const ReportInputs& in) {
+  nlohmann::ordered_json j;
+  j["simgpt_version"] = in.version;
+  auto& files = j["inputs"] = nlohmann::ordered_json::array();
+  for (const ReportInputs::File& f : in.files)
+    files.push_back({{"role", f.role},
+                     {"file", f.path},
+                     {"digest", f.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.digest)}});
+  j["overrides"] = in.overrides;
+  j["resolved_workload"] =
+      in.resolved_workload.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json::parse(in.resolved_workload);
+  return j;
+}
+
 nlohmann::ordered_json report_json(const Report& r) {
   nlohmann::ordered_json j;
   j["schema"] = kReportSchema;
@@ -103,16 +117,9 @@ nlohmann::ordered_json report_json(const Report& r) {
                      {"framework", rounded(m.framework / GiB)}}}});
   }
   // After the figures, what they were made from.
-  j["simgpt_version"] = r.inputs.version;
-  auto& files = j["inputs"] = nlohmann::ordered_json::array();
-  for (const ReportInputs::File& f : r.inputs.files)
-    files.push_back({{"role", f.role},
-                     {"file", f.path},
-                     {"digest", f.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.digest)}});
-  j["overrides"] = r.inputs.overrides;
-  j["resolved_workload"] = r.inputs.resolved_workload.empty()
-                               ? nlohmann::ordered_json()
-                               : nlohmann::ordered_json::parse(r.inputs.resolved_workload);
+  const nlohmann::ordered_json inputs = report_inputs_json(r.inputs);
+  for (const auto& [key, value] : inputs.items())
+    j[key] = value;
   return j;
 }
 

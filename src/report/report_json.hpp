@@ -12,6 +12,10 @@ namespace simgpt {
 // Carries `schema` (kReportSchema); values are rounded to 9 significant digits.
 nlohmann::ordered_json report_json(const Report& report);
 
+// What a result was made from (ReportInputs): simgpt_version, inputs, overrides and
+// resolved_workload, as the report's last fields and a trace's otherData carry them.
+nlohmann::ordered_json report_inputs_json(const ReportInputs& inputs);
+
 // Reads what report_json wrote; throws InputError for another schema or a missing key.
 Report report_from_json(const nlohmann::ordered_json& j);
 

@@ -1,13 +1,17 @@
 #include "report/trace.hpp"
+#include "report/report_json.hpp"
 
 #include "report/trace_layout.hpp"
+#include "core/gzip_stream.hpp"
 #include "execution/collective.hpp"
 #include "simgpt/core/error.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -62,7 +66,7 @@ struct PlanIndex {
 };
 
 void write_metadata(EventWriter& w, const TraceLayout& layout, const ExecutionPlan& plan, const PlanIndex& index) {
-  for (int gpu = 0; gpu < plan.gpus(); ++gpu) {
+  for (int gpu : layout.gpus) {
     const auto& [s, d, r] = index.rank[static_cast<size_t>(gpu)];
     const std::string where = fmt::format("stage {}{}{}", s, plan.dp > 1 ? fmt::format(", replica {}", d) : "",
                                           plan.tp > 1 ? fmt::format(", tensor rank {}", r) : "");
@@ -79,45 +83,62 @@ void write_metadata(EventWriter& w, const TraceLayout& layout, const ExecutionPl
   }
 }
 
-// The last compute task on `gpu`'s stream before a collective (looking past the collectives
-// just before it, `depth` deep): the pass and layer the collective comes after.
-const Task* issuing_compute(const TaskGraph& g, TaskId entry, int gpu, int depth = 3) {
+// The last compute task on `stream` before a collective that starts at `from` (looking past the
+// collectives just before it, `depth` deep): the pass the collective comes after.
+std::optional<TaskId> issuing_compute(const TaskGraph& g, TaskId from, int stream, int depth = 3) {
   std::optional<TaskId> previous_collective;
-  for (auto [e, end] = boost::in_edges(entry, g); e != end; ++e) {
+  for (auto [e, end] = boost::in_edges(from, g); e != end; ++e) {
     const TaskId u = boost::source(*e, g);
-    if (g[u].kind == Task::Kind::compute && g[u].gpu == gpu)
-      return &g[u];
+    if (g[u].kind == Task::Kind::compute && g[u].gpu == stream)
+      return u;
     if (!previous_collective && g[u].kind == Task::Kind::delay && g[u].collective && g[u].entry >= 0)
       previous_collective = static_cast<TaskId>(g[u].entry);
+    if (!previous_collective && g[u].kind == Task::Kind::isolated_collective && g[u].gpu == stream)
+      previous_collective = u;
   }
-  return previous_collective && depth > 0 ? issuing_compute(g, *previous_collective, gpu, depth - 1) : nullptr;
+  if (previous_collective && depth > 0)
+    return issuing_compute(g, *previous_collective, stream, depth - 1);
+  return std::nullopt;
 }
 
-// The args of a compute task: stage, micro-batch, chunk and (detailed graphs) the model's layer.
-std::string compute_args(const Task& task, const PlanIndex& index, const ExecutionPlan& plan) {
+// The last piece of a compute task (its last kernels' phase and layer); nullptr when its stream
+// recorded none.
+const KernelPiece* last_piece(const StepGraph& step, TaskId task) {
+  const auto after = std::upper_bound(step.kernel_pieces.begin(), step.kernel_pieces.end(), task,
+                                      [](TaskId v, const KernelPiece& p) { return v < p.task; });
+  return after != step.kernel_pieces.begin() && std::prev(after)->task == task ? &*std::prev(after) : nullptr;
+}
+
+// The args of a compute task: stage, micro-batch, chunk and the model's layer (`layer` within
+// the task's model chunk; -1: none).
+std::string compute_args(const Task& task, int layer, const PlanIndex& index, const ExecutionPlan& plan) {
   std::string args = fmt::format(R"("stage":{})", task.stage);
   if (task.micro_batch >= 0)
     args += fmt::format(R"(,"micro_batch":{})", task.micro_batch);
   if (task.phase != Task::Phase::optimizer)
     args += fmt::format(R"(,"chunk":{})", task.chunk);
-  if (task.layer >= 0)
+  if (layer >= 0)
     args += fmt::format(R"(,"layer":{})",
-                        index.first_layer[static_cast<size_t>(task.chunk * plan.pp + task.stage)] + task.layer);
+                        index.first_layer[static_cast<size_t>(task.chunk * plan.pp + task.stage)] + layer);
   return args;
 }
 
-void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, const TaskGraph& g,
+void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, const StepGraph& step,
                  const ExecutionPlan& plan, const PlanIndex& index) {
+  const TaskGraph& g = step.graph;
   const Task& task = g[s.task];
   const std::string ts = micros(s.start_ns), dur = micros(s.end_ns - s.start_ns);
   if (s.role == Role::compute) {
     w.event(R"({{"ph":"X","name":"{}","cat":"compute","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
-            name_of(task.phase), s.gpu, track.tid, ts, dur, compute_args(task, index, plan));
+            name_of(s.phase), s.gpu, track.tid, ts, dur, compute_args(task, s.layer, index, plan));
   } else if (s.role == Role::collective) {
     std::string args = fmt::format(R"("members":{},"bytes_sent":{:.0f},)", s.members, s.bytes);
-    if (const Task* after = issuing_compute(g, static_cast<TaskId>(task.entry), s.gpu))
-      args += fmt::format(R"("after":"{}",{})", name_of(after->phase), compute_args(*after, index, plan));
-    else
+    const TaskId start = task.kind == Task::Kind::isolated_collective ? s.task : static_cast<TaskId>(task.entry);
+    if (const auto after = issuing_compute(g, start, step.compute_stream[static_cast<size_t>(s.gpu)])) {
+      const KernelPiece* piece = last_piece(step, *after);
+      args += fmt::format(R"("after":"{}",{})", name_of(piece ? piece->phase : g[*after].phase),
+                          compute_args(g[*after], piece ? piece->layer : -1, index, plan));
+    } else
       args += fmt::format(R"("stage":{})", index.stage_of(s.gpu));
     w.event(R"({{"ph":"X","name":"{}","cat":"collective","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
             label_of(*task.collective), s.gpu, track.tid, ts, dur, args);
@@ -125,62 +146,146 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
     const bool send = s.role == Role::send;
     w.event(R"({{"ph":"X","name":"{}","cat":"p2p","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"{}":{},)"
             R"("stage":{},"micro_batch":{},"chunk":{},"payload":"{}","bytes":{:.0f}}}}})",
-            send ? "p2p send" : "p2p recv", s.gpu, track.tid, ts, dur, send ? "to_gpu" : "from_gpu",
-            send ? task.peer : task.gpu, task.stage, task.micro_batch, task.chunk, name_of(task.phase), task.bytes);
+            send ? "p2p send" : "p2p recv", s.gpu, track.tid, ts, dur, send ? "to_gpu" : "from_gpu", s.peer,
+            task.stage, task.micro_batch, task.chunk, name_of(task.phase), task.bytes);
   }
 }
 
 // An arrow from each send to its receive, bound to the slices that enclose the arrow's ends (the
-// middle of each: both viewers bind a flow to the slice open at its time).
+// middle of each: both viewers bind a flow to the slice open at its time). Only where both ends
+// are drawn; numbered in the order of (transfer, sender), as one transfer may be drawn for several
+// GPUs it stands for.
 void write_flows(EventWriter& w, const TraceLayout& layout) {
-  std::map<TaskId, std::array<const TraceSlice*, 2>> transfers; // send, receive
+  std::map<std::pair<TaskId, int>, std::array<const TraceSlice*, 2>> transfers; // (transfer, sender) -> send, receive
   for (const TraceSlice& s : layout.slices)
-    if (s.role == Role::send || s.role == Role::receive)
-      transfers[s.task][s.role == Role::send ? 0 : 1] = &s;
-  for (const auto& [task, ends] : transfers) {
+    if (s.role == Role::send)
+      transfers[{s.task, s.gpu}][0] = &s;
+    else if (s.role == Role::receive)
+      transfers[{s.task, s.peer}][1] = &s;
+  std::int64_t id = 0;
+  for (const auto& [transfer, ends] : transfers) {
+    if (!ends[0] || !ends[1])
+      continue;
     const char* phase[] = {"s", "f"};
     for (size_t i = 0; i < 2; ++i) {
       const TraceSlice& s = *ends[i];
-      w.event(R"({{"ph":"{}","name":"p2p","cat":"p2p","id":{},"pid":{},"tid":{},"ts":{}{}}})", phase[i], task, s.gpu,
+      w.event(R"({{"ph":"{}","name":"p2p","cat":"p2p","id":{},"pid":{},"tid":{},"ts":{}{}}})", phase[i], id, s.gpu,
               layout.tracks[static_cast<size_t>(s.track)].tid, micros(s.start_ns + (s.end_ns - s.start_ns) / 2),
               i == 1 ? R"(,"bp":"e")" : "");
     }
+    ++id;
   }
 }
 
-void write_memory(EventWriter& w, const TraceLayout& layout, const std::vector<MemorySeries>& memory) {
+// The drawn GPUs' memory over the window: the value at its start, then each change inside it.
+void write_memory(EventWriter& w, const TraceLayout& layout, const std::vector<MemorySeries>& memory,
+                  const TraceWindow& window) {
   constexpr double GiB = 1024.0 * 1024 * 1024;
-  for (const MemorySeries& series : memory)
-    for (const MemoryPoint& p : series.points)
-      w.event(R"({{"ph":"C","name":"memory","pid":{},"tid":{},"ts":{},"args":{{"GiB":{:.6f}}}}})", series.gpu,
-              layout.process_tids[static_cast<size_t>(series.gpu)], micros(trace_ns(p.time_s)), p.bytes / GiB);
+  const std::int64_t start = trace_ns(window.start_s);
+  for (int gpu : layout.gpus) {
+    const MemorySeries& series = memory[static_cast<size_t>(gpu)];
+    auto point = [&](std::int64_t ns, double bytes) {
+      w.event(R"({{"ph":"C","name":"memory","pid":{},"tid":{},"ts":{},"args":{{"GiB":{:.6f}}}}})", gpu,
+              layout.process_tids[static_cast<size_t>(gpu)], micros(ns), bytes / GiB);
+    };
+    const MemoryPoint* before = nullptr; // the last point before the window
+    for (const MemoryPoint& p : series.points) {
+      const std::int64_t ns = trace_ns(p.time_s);
+      if (ns < start) {
+        before = &p;
+        continue;
+      }
+      if (p.time_s >= window.end_s)
+        break;
+      if (before && ns > start)
+        point(start, before->bytes);
+      before = nullptr;
+      point(ns, p.bytes);
+    }
+    if (before)
+      point(start, before->bytes);
+  }
+}
+
+// What the trace draws of the job, when not all of it: its GPUs and window.
+std::string selection_data(const TraceSelection& selection, int gpus) {
+  std::string data;
+  if (static_cast<int>(selection.gpus.size()) < gpus)
+    data += fmt::format(R"(,"gpus_drawn":[{}])", fmt::join(selection.gpus, ","));
+  if (!selection.window.whole_step())
+    data += fmt::format(R"(,"window_s":["{:.9f}",{}])", selection.window.start_s,
+                        std::isfinite(selection.window.end_s) ? fmt::format(R"("{:.9f}")", selection.window.end_s)
+                                                               : std::string("null"));
+  return data;
+}
+
+// Refuses a trace that would draw `slices` ("12000000 slices (23437 per GPU), more than", or
+// "more than", counted up to the limit).
+[[noreturn]] void refuse(const std::string& slices) {
+  throw LimitError("--trace", fmt::format("the trace would draw {} simgpt's limit of {} slices (about {} MB of JSON); "
+                                          "draw fewer GPUs (--trace-gpus 0-7) or less of the step (--trace-window "
+                                          "START:END)",
+                                          slices, kMaxTraceSlices, kTraceSliceBytes * kMaxTraceSlices / 1000000));
 }
 
 } // namespace
 
-void write_trace(std::ostream& out, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                 const std::vector<MemorySeries>& memory) {
-  const TraceLayout layout = lay_out_trace(g, t, plan);
+void check_trace_size(const StepGraph& step, const ExecutionPlan& plan, const TraceSelection& selection) {
+  if (!selection.window.whole_step())
+    return; // what a window holds is known once the step is replayed: write_trace checks it
+  const size_t slices = count_trace_slices(step, plan, selection.gpus);
+  if (slices > kMaxTraceSlices)
+    refuse(fmt::format("{} slices ({} per GPU), more than", slices, slices / selection.gpus.size()));
+}
+
+// The otherData fields saying what the step was made from (none for an empty ReportInputs), each
+// after a comma.
+std::string inputs_data(const ReportInputs& inputs) {
+  if (inputs.version.empty())
+    return "";
+  std::string fields;
+  const nlohmann::ordered_json json = report_inputs_json(inputs);
+  for (const auto& [key, value] : json.items())
+    fields += "," + nlohmann::ordered_json(key).dump() + ":" + value.dump();
+  return fields;
+}
+
+void write_trace(std::ostream& out, const StepGraph& step, const Timeline& t, const ExecutionPlan& plan,
+                 const std::vector<MemorySeries>& memory, const TraceSelection& selection,
+                 const ReportInputs& inputs) {
+  TraceLayout layout;
+  try {
+    layout = lay_out_trace(step, t, plan, selection.gpus, selection.window, kMaxTraceSlices);
+  } catch (const TraceTooLarge&) {
+    refuse("more than");
+  }
   const PlanIndex index(plan);
   out << fmt::format(R"({{"displayTimeUnit":"ms","otherData":{{"generator":"simgpt","step_time_s":"{:.9f}",)"
-                     R"("schedule":"{}","gpus":{},"dp":{},"tp":{},"pp":{},"micro_batches":{}}},)",
+                     R"("schedule":"{}","gpus":{},"dp":{},"tp":{},"pp":{},"micro_batches":{}{}{}}},)",
                      t.makespan(), name_of(plan.schedule), plan.gpus(), plan.dp, plan.tp, plan.pp,
-                     plan.micro_batches)
+                     plan.micro_batches, selection_data(selection, plan.gpus()), inputs_data(inputs))
       << "\n\"traceEvents\":[\n";
   {
     EventWriter w(out);
     write_metadata(w, layout, plan, index);
     for (const TraceSlice& s : layout.slices)
-      write_slice(w, s, layout.tracks[static_cast<size_t>(s.track)], g, plan, index);
+      write_slice(w, s, layout.tracks[static_cast<size_t>(s.track)], step, plan, index);
     write_flows(w, layout);
-    write_memory(w, layout, memory);
+    write_memory(w, layout, memory, selection.window);
   }
   out << "\n]}\n";
 }
 
-void write_trace_file(OutputFile& file, const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                      const std::vector<MemorySeries>& memory) {
-  write_trace(file.stream(), g, t, plan, memory);
+void write_trace_file(OutputFile& file, const StepGraph& step, const Timeline& t, const ExecutionPlan& plan,
+                      const std::vector<MemorySeries>& memory, const TraceSelection& selection,
+                      const ReportInputs& inputs) {
+  if (file.path().ends_with(".gz")) {
+    GzipStream gzip(file.stream());
+    write_trace(gzip.stream(), step, t, plan, memory, selection, inputs);
+    gzip.finish();
+  } else {
+    write_trace(file.stream(), step, t, plan, memory, selection, inputs);
+  }
   file.commit();
 }
 

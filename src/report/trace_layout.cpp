@@ -1,10 +1,14 @@
 #include "report/trace_layout.hpp"
 
+#include "execution/collective.hpp"
+#include "report/trace_stand_ins.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -55,59 +59,206 @@ void add_flows(const TaskGraph& g, TaskId from, TaskId exit, std::set<TaskId>& s
   }
 }
 
-// Everything the layout collects before it assigns tracks.
-struct Collected {
-  std::vector<TraceSlice> slices;
-  std::vector<TrackGroup> groups;             // per slice
-  std::vector<std::vector<int>> member_sets;  // collective groups, by id (first seen first)
+// The slices drawn, with the track group of each; or only their count.
+class Collected {
+public:
+  Collected(const Timeline* t, const TraceWindow& window, size_t max_slices, bool store)
+      : t_(t), start_ns_(trace_ns(window.start_s)),
+        end_ns_(std::isfinite(window.end_s) ? trace_ns(window.end_s) : std::numeric_limits<std::int64_t>::max()),
+        max_(max_slices), store_(store) {}
+
+  // Times `s` from `first`'s start to `last`'s finish (or the part [from, to) of that time);
+  // whether it is drawn: it overlaps the window, or is an instant inside it. All are, uncounted.
+  bool timed(TraceSlice& s, TaskId first, TaskId last, double from = 0, double to = 1) const {
+    if (!t_)
+      return true;
+    const double start = t_->start[first], length = t_->finish[last] - start;
+    s.start_ns = trace_ns(start + length * from);
+    s.end_ns = to == 1 ? trace_ns(t_->finish[last]) : trace_ns(start + length * to);
+    return s.start_ns < end_ns_ && (s.end_ns > start_ns_ || s.start_ns >= start_ns_);
+  }
+  // A timed slice, on a track of `group`.
+  void add(const TraceSlice& s, const TrackGroup& group) {
+    if (++count_ > max_)
+      throw TraceTooLarge("too many slices");
+    if (!store_)
+      return;
+    slices_.push_back(s);
+    groups_.push_back(group);
+  }
+  // The collective track group of `gpu` in a group of `members` (ascending).
+  TrackGroup collective_group(int gpu, const std::vector<int>& members) {
+    if (!store_)
+      return {gpu, Role::collective, 0};
+    auto [it, fresh] = group_ids_.try_emplace(members, static_cast<int>(member_sets_.size()));
+    if (fresh)
+      member_sets_.push_back(members);
+    return {gpu, Role::collective, it->second};
+  }
+
+  size_t count() const { return count_; }
+  bool stores() const { return store_; }
+  std::vector<TraceSlice>& slices() { return slices_; }
+  const std::vector<TrackGroup>& groups() const { return groups_; }
+  const std::vector<std::vector<int>>& member_sets() const { return member_sets_; }
+
+private:
+  const Timeline* t_;
+  std::int64_t start_ns_, end_ns_;
+  size_t max_, count_ = 0;
+  bool store_;
+  std::vector<TraceSlice> slices_;
+  std::vector<TrackGroup> groups_;            // per slice
+  std::vector<std::vector<int>> member_sets_; // collective groups, by id (first seen first)
+  std::map<std::vector<int>, int> group_ids_;
 };
 
-void collect_collective(const TaskGraph& g, const Timeline& t, TaskId exit, Collected& out,
-                        std::map<std::vector<int>, int>& group_ids) {
-  const auto entry = static_cast<TaskId>(g[exit].entry);
-  CollectiveFlows flows;
-  std::set<TaskId> seen;
-  add_flows(g, entry, exit, seen, flows);
-  std::vector<int> members(flows.members.begin(), flows.members.end());
-  if (members.empty())
-    return;
-  auto [it, fresh] = group_ids.try_emplace(members, static_cast<int>(out.member_sets.size()));
-  if (fresh)
-    out.member_sets.push_back(members);
-  for (int gpu : members) {
-    TraceSlice s;
-    s.role = Role::collective;
-    s.task = exit;
-    s.gpu = gpu;
-    s.start_ns = trace_ns(t.start[entry]);
-    s.end_ns = trace_ns(t.finish[exit]);
-    s.members = static_cast<int>(members.size());
-    s.bytes = flows.sent[gpu];
-    out.slices.push_back(s);
-    out.groups.push_back({gpu, Role::collective, it->second});
-  }
-}
-
-Collected collect(const TaskGraph& g, const Timeline& t) {
-  Collected out;
-  std::map<std::vector<int>, int> group_ids;
-  auto add = [&](Role role, TaskId v, int gpu, int key) {
-    out.slices.push_back({role, v, gpu, 0, trace_ns(t.start[v]), trace_ns(t.finish[v])});
-    out.groups.push_back({gpu, role, key});
-  };
-  for (TaskId v = 0; v < boost::num_vertices(g); ++v) {
-    const Task& task = g[v];
-    if (task.kind == Task::Kind::compute && task.seconds > 0) {
-      add(Role::compute, v, task.gpu, 0);
-    } else if (task.kind == Task::Kind::transfer && !task.collective) {
-      add(Role::send, v, task.gpu, task.peer);
-      add(Role::receive, v, task.peer, task.gpu);
-    } else if (task.kind == Task::Kind::delay && task.collective && task.entry >= 0) {
-      collect_collective(g, t, v, out, group_ids);
+// Walks the step's graph for the slices of the drawn GPUs.
+class SliceWalk {
+public:
+  SliceWalk(const StepGraph& step, const ExecutionPlan& plan, const std::vector<int>& gpus, Collected& out)
+      : step_(step), g_(step.graph), plan_(plan), stand_ins_(step, plan), out_(out),
+        drawn_(static_cast<size_t>(plan.gpus())), by_communication_(static_cast<size_t>(plan.gpus())),
+        by_stream_(static_cast<size_t>(plan.gpus())) {
+    for (int gpu : gpus) {
+      drawn_[static_cast<size_t>(gpu)] = true;
+      by_communication_[static_cast<size_t>(stand_ins_.communication(gpu))].push_back(gpu);
+      by_stream_[static_cast<size_t>(stand_ins_.compute(gpu))].push_back(gpu);
     }
   }
-  return out;
-}
+
+  void run() {
+    for (TaskId v = 0; v < boost::num_vertices(g_); ++v) {
+      const Task& task = g_[v];
+      if (task.gpu >= 0 && (task.kind == Task::Kind::compute || task.kind == Task::Kind::isolated_collective)) {
+        const std::vector<int>& gpus = by_stream_[static_cast<size_t>(task.gpu)];
+        if (task.kind == Task::Kind::compute)
+          for (int gpu : gpus)
+            compute(v, gpu);
+        else if (!gpus.empty())
+          isolated_collective(v, gpus);
+      } else if (task.kind == Task::Kind::transfer && !task.collective) {
+        transfer(v);
+      } else if (task.kind == Task::Kind::delay && task.collective && task.entry >= 0) {
+        collective(v);
+      }
+    }
+  }
+
+private:
+  // A compute task's pieces (the task whole when its stream recorded none).
+  void compute(TaskId v, int gpu) {
+    const Task& task = g_[v];
+    if (task.seconds <= 0)
+      return;
+    TraceSlice s{.role = Role::compute, .phase = task.phase, .task = v, .gpu = gpu};
+    const auto [first, last] =
+        std::equal_range(step_.kernel_pieces.begin(), step_.kernel_pieces.end(), KernelPiece{.task = v},
+                         [](const KernelPiece& a, const KernelPiece& b) { return a.task < b.task; });
+    if (first == last) {
+      if (out_.timed(s, v, v))
+        out_.add(s, {gpu, Role::compute, 0});
+      return;
+    }
+    double done = 0;
+    for (auto piece = first; piece != last; ++piece) {
+      s.phase = piece->phase;
+      s.layer = piece->layer;
+      const double from = done / task.seconds;
+      done += piece->seconds;
+      if (out_.timed(s, v, v, from, piece + 1 == last ? 1 : done / task.seconds))
+        out_.add(s, {gpu, Role::compute, 0});
+    }
+  }
+
+  // A tensor-parallel collective replayed whole, on each of `gpus` (those whose stream ran it)
+  // with its share of the flows: that of its tensor rank in the group whose rings the collective
+  // ran over, its own or its stand-in's.
+  void isolated_collective(TaskId v, const std::vector<int>& gpus) {
+    const Task& task = g_[v];
+    TraceSlice slice{.role = Role::collective, .task = v, .members = plan_.tp};
+    if (!out_.timed(slice, v, v))
+      return;
+    std::map<int, double> sent; // by tensor rank
+    if (out_.stores())
+      for (const CollectiveFlow& flow :
+           ring_collective(*task.collective, step_.isolated.at(static_cast<size_t>(task.peer)), task.bytes, 0).flows)
+        sent[stand_ins_.rank(flow.from)[2]] += flow.bytes;
+    for (int gpu : gpus) {
+      const auto& [s, d, t] = stand_ins_.rank(gpu);
+      std::vector<int> members;
+      if (out_.stores()) {
+        for (int r = 0; r < plan_.tp; ++r)
+          members.push_back(plan_.gpu(s, d, r));
+        std::sort(members.begin(), members.end());
+      }
+      slice.gpu = gpu;
+      slice.bytes = sent[t];
+      out_.add(slice, out_.collective_group(gpu, members));
+    }
+  }
+
+  void transfer(TaskId v) {
+    const Task& task = g_[v];
+    TraceSlice s{.task = v};
+    if (!out_.timed(s, v, v))
+      return;
+    for (int gpu : by_communication_[static_cast<size_t>(task.gpu)]) {
+      s.role = Role::send;
+      s.gpu = gpu;
+      s.peer = stand_ins_.rename(gpu, task.peer);
+      out_.add(s, {gpu, Role::send, s.peer});
+    }
+    for (int gpu : by_communication_[static_cast<size_t>(task.peer)]) {
+      s.role = Role::receive;
+      s.gpu = gpu;
+      s.peer = stand_ins_.rename(gpu, task.gpu);
+      out_.add(s, {gpu, Role::receive, s.peer});
+    }
+  }
+
+  // A collective's slice on each drawn member, and on each drawn GPU it stands for.
+  void collective(TaskId exit) {
+    const auto entry = static_cast<TaskId>(g_[exit].entry);
+    TraceSlice s{.role = Role::collective, .task = exit};
+    if (!out_.timed(s, entry, exit)) // all members' arrival to the end
+      return;
+    CollectiveFlows flows;
+    std::set<TaskId> seen;
+    add_flows(g_, entry, exit, seen, flows);
+    if (flows.members.empty())
+      return;
+    const std::vector<int> members(flows.members.begin(), flows.members.end());
+    auto add = [&](int gpu, int source, const std::vector<int>& group) {
+      s.gpu = gpu;
+      s.members = static_cast<int>(group.size());
+      s.bytes = flows.sent[source];
+      out_.add(s, out_.collective_group(gpu, group));
+    };
+    for (int member : members) {
+      if (drawn_[static_cast<size_t>(member)])
+        add(member, member, members);
+      for (int gpu : by_communication_[static_cast<size_t>(member)]) {
+        if (flows.members.count(gpu))
+          continue; // drawn with its own flows
+        std::vector<int> renamed;
+        for (int m : members)
+          renamed.push_back(stand_ins_.rename(gpu, m));
+        std::sort(renamed.begin(), renamed.end());
+        add(gpu, member, renamed);
+      }
+    }
+  }
+
+  const StepGraph& step_;
+  const TaskGraph& g_;
+  const ExecutionPlan& plan_;
+  const TraceStandIns stand_ins_;
+  Collected& out_;
+  std::vector<bool> drawn_;
+  std::vector<std::vector<int>> by_communication_; // per GPU: the drawn GPUs whose communication it simulates
+  std::vector<std::vector<int>> by_stream_;        // per GPU: the drawn GPUs whose compute it runs
+};
 
 // "0-3", "0,8,16,24": a group's GPUs, runs of consecutive ones joined, long lists cut.
 std::string gpu_list(const std::vector<int>& gpus) {
@@ -140,7 +291,7 @@ std::string collective_track_name(const std::vector<int>& members, const std::ve
   return fmt::format("{} (GPUs {})", kind, gpu_list(members));
 }
 
-std::string track_name(const TrackGroup& group, int lane, const Collected& c,
+std::string track_name(const TrackGroup& group, int lane, const std::vector<std::vector<int>>& member_sets,
                        const std::vector<std::array<int, 3>>& rank) {
   std::string name;
   switch (group.role) {
@@ -148,7 +299,7 @@ std::string track_name(const TrackGroup& group, int lane, const Collected& c,
   case Role::send: name = fmt::format("p2p send to GPU {}", group.key); break;
   case Role::receive: name = fmt::format("p2p recv from GPU {}", group.key); break;
   case Role::collective:
-    name = collective_track_name(c.member_sets[static_cast<size_t>(group.key)], rank);
+    name = collective_track_name(member_sets[static_cast<size_t>(group.key)], rank);
     break;
   }
   return lane == 0 ? name : fmt::format("{} #{}", name, lane + 1);
@@ -176,29 +327,39 @@ std::vector<int> assign_lanes(std::vector<size_t>& members, const std::vector<Tr
 
 } // namespace
 
-TraceLayout lay_out_trace(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan) {
-  Collected c = collect(g, t);
+size_t count_trace_slices(const StepGraph& step, const ExecutionPlan& plan, const std::vector<int>& gpus) {
+  Collected counted(nullptr, {}, std::numeric_limits<size_t>::max(), false);
+  SliceWalk(step, plan, gpus, counted).run();
+  return counted.count();
+}
+
+TraceLayout lay_out_trace(const StepGraph& step, const Timeline& t, const ExecutionPlan& plan,
+                          const std::vector<int>& gpus, const TraceWindow& window, size_t max_slices) {
+  Collected c(&t, window, max_slices, true);
+  SliceWalk(step, plan, gpus, c).run();
   std::map<TrackGroup, std::vector<size_t>> by_group;
-  for (size_t i = 0; i < c.slices.size(); ++i)
-    by_group[c.groups[i]].push_back(i);
+  for (size_t i = 0; i < c.slices().size(); ++i)
+    by_group[c.groups()[i]].push_back(i);
   const auto rank = gpu_ranks(plan);
   TraceLayout out;
-  out.slices.reserve(c.slices.size());
+  out.gpus = gpus;
+  out.slices.reserve(c.slices().size());
   for (auto& [group, members] : by_group) {
-    const std::vector<int> lanes = assign_lanes(members, c.slices);
+    const std::vector<int> lanes = assign_lanes(members, c.slices());
     const int count = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
     for (int lane = 0; lane < count; ++lane) {
       const int track = static_cast<int>(out.tracks.size());
-      out.tracks.push_back({group.gpu, track + 1, track_name(group, lane, c, rank)});
+      out.tracks.push_back({group.gpu, track + 1, track_name(group, lane, c.member_sets(), rank)});
       for (size_t k = 0; k < members.size(); ++k)
         if (lanes[k] == lane) {
-          out.slices.push_back(c.slices[members[k]]);
+          out.slices.push_back(c.slices()[members[k]]);
           out.slices.back().track = track;
         }
     }
   }
-  for (int gpu = 0; gpu < plan.gpus(); ++gpu)
-    out.process_tids.push_back(static_cast<int>(out.tracks.size()) + 1 + gpu); // a GPU without tracks
+  out.process_tids.assign(static_cast<size_t>(plan.gpus()), -1);
+  for (size_t i = 0; i < gpus.size(); ++i) // a GPU without tracks
+    out.process_tids[static_cast<size_t>(gpus[i])] = static_cast<int>(out.tracks.size() + 1 + i);
   for (auto track = out.tracks.rbegin(); track != out.tracks.rend(); ++track)
     out.process_tids[static_cast<size_t>(track->gpu)] = track->tid;
   return out;

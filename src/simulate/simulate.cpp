@@ -146,6 +146,22 @@ StepGraph step_graph_of(const ExecutionPlan& plan, const Profile& profile, const
   }
 }
 
+// What a trace draws, its GPUs listed (all when none were selected), ascending and distinct.
+TraceSelection drawn(const SimulationOptions& options, const ExecutionPlan& plan) {
+  TraceSelection selection = options.trace_selection;
+  std::vector<int>& gpus = selection.gpus;
+  for (int gpu : gpus)
+    if (gpu < 0 || gpu >= plan.gpus())
+      throw InputError("--trace-gpus", fmt::format("GPU {} is not one of the job's; expected GPUs 0 to {}", gpu,
+                                                   plan.gpus() - 1));
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+  if (gpus.empty())
+    for (int gpu = 0; gpu < plan.gpus(); ++gpu)
+      gpus.push_back(gpu);
+  return selection;
+}
+
 // The step's peak over GPUs and which stages exceed what their framework may use.
 void judge_memory(Report& r) {
   for (const StageReport& s : r.stages) {
@@ -163,20 +179,27 @@ void judge_memory(Report& r) {
 
 // The files the simulation read, each with its digest where it is a file, the overrides and the
 // workload as simulated.
+// A data file by its place in its data folder ("profiles/megatron.yaml"), so that a report or
+// trace is the same wherever simgpt's data is installed; the digest says which file it was.
+std::string data_file_name(const std::string& path, const char* folder) {
+  const std::filesystem::path p(path);
+  return p.parent_path().filename() == folder ? std::string(folder) + "/" + p.filename().string() : path;
+}
+
 ReportInputs report_inputs(const Platform& platform, const Workload& w, const Profile& profile,
                            const GpuCatalog& catalog) {
   ReportInputs inputs;
   inputs.version = std::string(version());
-  const auto add = [&inputs](const char* role, const std::string& path) {
+  const auto add = [&inputs](const char* role, const std::string& path, const std::string& name) {
     std::error_code ec;
     const bool file = !path.empty() && std::filesystem::is_regular_file(path, ec);
-    inputs.files.push_back({role, path, file ? file_digest(path) : ""});
+    inputs.files.push_back({role, name, file ? file_digest(path) : ""});
   };
-  add("platform", platform.path);
-  add("workload", w.source);
-  add("profile", profile.file);
+  add("platform", platform.path, platform.path);
+  add("workload", w.source, w.source);
+  add("profile", profile.file, data_file_name(profile.file, "profiles"));
   for (const std::string& file : catalog.files()) // each data folder's, merged (the first's entries win)
-    add("gpu_catalog", file);
+    add("gpu_catalog", file, data_file_name(file, "platforms"));
   for (const auto& [key, value] : w.overrides)
     inputs.overrides.push_back(key + "=" + value);
   inputs.resolved_workload = resolved_workload_json(w).dump();
@@ -252,17 +275,28 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
-  const StepGraph step = step_graph_of(
-      plan, profile, cluster, w,
-      StepGraphOptions{.detailed = traced, .isolate_collectives = options.isolate_collectives, .symmetric = symmetric});
+  const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
+  const StepGraph step = step_graph_of(plan, profile, cluster, w,
+                                       StepGraphOptions{.traced_gpus = selection.gpus,
+                                                        .isolate_collectives = options.isolate_collectives,
+                                                        .symmetric = symmetric});
+  if (traced)
+    check_trace_size(step, plan, selection); // before the replay, the long part
   const Timeline timeline = replay(step.graph, cluster, step.isolated);
   check_finite(step.graph, timeline, w.source + " on " + platform.path);
 
-  Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline,
-                             symmetric && !traced ? "symmetric" : "full");
+  Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline, symmetric ? "symmetric" : "full");
   r.inputs = report_inputs(platform, w, profile, catalog);
-  if (traced)
-    write_trace_file(*trace, step.graph, timeline, plan, memory_over_time(step.graph, timeline, plan, w, profile));
+  if (traced) {
+    const TraceWindow& window = selection.window;
+    if (window.start_s >= timeline.makespan())
+      throw InputError("--trace-window", fmt::format("starts at {} s, after the step's end at {:.6f} s: the trace "
+                                                     "would draw nothing",
+                                                     window.start_s, timeline.makespan()));
+    write_trace_file(*trace, step, timeline, plan,
+                     memory_over_time(step.graph, timeline, plan, w, profile, step.compute_stream), selection,
+                     r.inputs);
+  }
   return r;
 }
 

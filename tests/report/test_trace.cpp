@@ -28,13 +28,16 @@ const Overrides kFourStages{{"framework", "generic"},          {"parallelism.pp"
                             {"training.global_batch", "8"},    {"training.micro_batch", "1"},
                             {"training.recompute", "full"}};
 
-// Simulates with a trace into a file of its own; returns the file's text.
-std::string traced_run(const Overrides& o, const std::string& name) {
+// Simulates GPT-3 XL with `o` on `platform` with a trace into a file of its own (and `options`'
+// selection and fidelity); returns the file's text.
+std::string traced_run(const Overrides& o, const std::string& name, SimulationOptions options = {},
+                       const std::string& platform = "p3_16xlarge.xml") {
   const DataPaths data = default_data_paths();
   const std::string path = testing::scratch_path("trace_" + name, ".json");
+  options.trace_path = path;
   run_isolated([&] {
     const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
-    simulate(data.find("platforms/p3_16xlarge.xml"), w, data, SimulationOptions{path});
+    simulate(data.find("platforms/" + platform), w, data, options);
     return nlohmann::ordered_json();
   });
   std::ifstream in(path, std::ios::binary);
@@ -71,6 +74,19 @@ std::map<Track, std::vector<Slice>> slices_by_track(const nlohmann::json& events
       return std::tie(a.start, a.end) < std::tie(b.start, b.end);
     });
   return tracks;
+}
+
+// Each slice as a viewer shows it, by GPU and track name: (GPU, track, start, end, name, args).
+using DrawnSlice = std::tuple<int, std::string, std::int64_t, std::int64_t, std::string, std::string>;
+std::map<Track, std::string> thread_names(const nlohmann::json& events);
+std::vector<DrawnSlice> drawn_slices(const nlohmann::json& events) {
+  const auto names = thread_names(events);
+  std::vector<DrawnSlice> out;
+  for (const auto& [track, slices] : slices_by_track(events))
+    for (const Slice& s : slices)
+      out.emplace_back(track.first, names.at(track), s.start, s.end, s.name, s.args.dump());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::map<Track, std::string> thread_names(const nlohmann::json& events) {
@@ -182,4 +198,56 @@ TEST_CASE("an unwritable trace path is an input error naming it, raised before s
                       return nlohmann::ordered_json();
                     }),
                     Catch::Contains(path));
+}
+
+TEST_CASE("a trace of some GPUs and part of the step draws those GPUs' slices in that part, as the whole trace does") {
+  const Overrides o{{"framework", "generic"},       {"parallelism.pp", "4"}, {"parallelism.dp", "2"},
+                    {"training.global_batch", "16"}, {"training.micro_batch", "1"}};
+  const nlohmann::json whole = nlohmann::json::parse(traced_run(o, "whole"));
+  const double start_s = 1.0, end_s = 2.5;
+  const nlohmann::json part = nlohmann::json::parse(
+      traced_run(o, "part", {.trace_selection = {.gpus = {0, 2, 7}, .window = {.start_s = start_s, .end_s = end_s}}}));
+  CHECK(part["otherData"]["gpus_drawn"] == nlohmann::json::array({0, 2, 7}));
+  const std::int64_t start = std::llround(start_s * 1e9), end = std::llround(end_s * 1e9);
+  std::vector<DrawnSlice> expected;
+  for (const DrawnSlice& s : drawn_slices(whole["traceEvents"])) {
+    const auto& [gpu, track, from, to, name, args] = s;
+    if ((gpu == 0 || gpu == 2 || gpu == 7) && from < end && (to > start || from >= start))
+      expected.push_back(s);
+  }
+  REQUIRE(expected.size() > 50);
+  CHECK(drawn_slices(part["traceEvents"]) == expected);
+  std::set<int> processes, counted, flowing;
+  for (const auto& e : part["traceEvents"]) {
+    processes.insert(e["pid"].get<int>());
+    if (e["ph"] == "C") {
+      counted.insert(e["pid"].get<int>());
+      CHECK(ns(e["ts"]) >= start);
+      CHECK(ns(e["ts"]) < end);
+    }
+    if (e["ph"] == "s" || e["ph"] == "f")
+      flowing.insert(e["pid"].get<int>());
+  }
+  CHECK(processes == std::set<int>{0, 2, 7});
+  CHECK(counted == std::set<int>{0, 2, 7});
+  // Arrows between drawn neighbours only: GPUs 0 and 2 (stages 0 and 1 of the first replica);
+  // GPU 7's neighbour, GPU 5, is not drawn.
+  CHECK(flowing == std::set<int>{0, 2});
+}
+
+TEST_CASE("GPUs whose work a symmetric step's stand-ins simulate are drawn as a full simulation draws them") {
+  // 2 replicas of 2 stages of 8 tensor ranks on ND A100 v4 nodes: the first replica stands for
+  // the second, each node's tensor-parallel collectives are replayed whole on one stream, and the
+  // first rank's transfers stand for the others'.
+  const Overrides o{{"framework", "megatron"},        {"training.precision", "fp16"}, {"parallelism.tp", "8"},
+                    {"parallelism.pp", "2"},          {"parallelism.dp", "2"},       {"parallelism.schedule", "1f1b"},
+                    {"training.global_batch", "8"}};
+  const TraceSelection some{.gpus = {0, 5, 11, 19, 30}};
+  const nlohmann::json symmetric = nlohmann::json::parse(
+      traced_run(o, "symmetric", {.trace_selection = some}, "nd_a100_v4_x16.xml"));
+  const nlohmann::json full = nlohmann::json::parse(traced_run(
+      o, "full", {.trace_selection = some, .fidelity = SimulationOptions::Fidelity::full}, "nd_a100_v4_x16.xml"));
+  const auto drawn = drawn_slices(symmetric["traceEvents"]);
+  REQUIRE(drawn.size() > 1000);
+  CHECK(drawn == drawn_slices(full["traceEvents"]));
 }

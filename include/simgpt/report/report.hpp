@@ -55,7 +55,7 @@ struct CriticalPathReport {
 struct ReportInputs {
   struct File {
     std::string role;   // platform, workload, profile, gpu_catalog (one per data folder holding one)
-    std::string path;   // as the simulation opened it
+    std::string path;   // as given (platform, workload); a data file by its place in its data folder (profiles/X.yaml)
     std::string digest; // "sha256:..." of its bytes; empty where it is not a file (a workload built in C++)
   };
   std::string version;

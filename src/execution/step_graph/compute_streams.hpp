@@ -13,35 +13,40 @@ namespace simgpt::step_graph {
 
 using Phase = Task::Phase;
 
-// Whose kernels these are: a task's labels. `layer` is -1 outside a detailed graph.
+// Whose kernels these are: a task's labels, and the layer (-1: none, the embedding, head or
+// optimizer) and phase (the forward rerun by recompute has its own) that a trace draws.
 struct Slot {
   Phase phase = Phase::forward;
   int stage = -1, micro_batch = -1, chunk = 0, layer = -1;
+  // A task's phase: the rerun runs within its backward's task.
+  Phase task_phase() const { return phase == Phase::recompute ? Phase::backward : phase; }
+  // Kernels of one pass merge into one task, whatever their layers.
   bool same_task(const Slot& o) const {
-    return phase == o.phase && micro_batch == o.micro_batch && chunk == o.chunk && layer == o.layer;
+    return task_phase() == o.task_phase() && micro_batch == o.micro_batch && chunk == o.chunk;
   }
 };
 
 class ComputeStreams {
-  // Kernels appended to a stream and not yet made a task.
+  // Kernels appended to a stream and not yet made a task; on a traced stream, also per layer.
   struct Pending {
     double seconds = 0;
     Slot slot;
+    std::vector<KernelPiece> pieces;
   };
 
   TaskGraph& graph_;
   const StepGraphOptions& options_;
   const StandIns& stand_ins_;
+  std::vector<KernelPiece>& pieces_;        // StepGraph::kernel_pieces
   std::vector<std::optional<TaskId>> tail_; // per stream: its last task
   std::vector<std::vector<TaskId>> waits_;  // per stream: what its next task waits for
   std::vector<Pending> pending_;            // per stream
+  std::vector<bool> traced_;                // per stream: whether it records its kernels per layer
 
 public:
-  ComputeStreams(TaskGraph& graph, const StepGraphOptions& options, const StandIns& stand_ins, int gpus)
-      : graph_(graph), options_(options), stand_ins_(stand_ins), tail_(static_cast<size_t>(gpus)),
-        waits_(static_cast<size_t>(gpus)), pending_(static_cast<size_t>(gpus)) {}
+  ComputeStreams(StepGraph& out, const StepGraphOptions& options, const StandIns& stand_ins, int gpus);
 
-  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels of one slot merge into
+  // Appends `seconds` of kernels to a GPU's stream; consecutive kernels of one pass merge into
   // one task until something must synchronise with them (flush).
   void run(int gpu, double seconds, const Slot& slot) {
     if (stream(gpu) != gpu)
@@ -51,12 +56,13 @@ public:
       flush(gpu);
     p.seconds += seconds;
     p.slot = slot;
+    if (traced_[static_cast<size_t>(gpu)] && seconds > 0)
+      record(p, seconds, slot);
   }
 
   // The slot of layer `l`'s kernels within a pass; `rerun`: the forward recompute reruns before
-  // the layer's backward. Both labels only in a detailed graph, so that the default graph merges
-  // as it always has.
-  Slot in_layer(const Slot& pass, int l, bool rerun = false) const;
+  // the layer's backward.
+  static Slot in_layer(const Slot& pass, int l, bool rerun = false);
 
   int stream(int gpu) const { return stand_ins_.stream(gpu); }
   std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
@@ -74,6 +80,10 @@ public:
 
   // A task that takes no time, for others to wait for (a transfer's arrival, a send's end).
   TaskId marker(Phase phase);
+
+private:
+  // Adds kernels to the pending task's last piece when they are of its layer and phase.
+  static void record(Pending& p, double seconds, const Slot& slot);
 };
 
 } // namespace simgpt::step_graph

@@ -15,9 +15,9 @@ StandIns::StandIns(const ExecutionPlan& plan)
 StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options,
                         GroupCollectives& collectives, std::vector<std::vector<Ring>>& isolated) {
   StandIns stand_ins(plan);
-  if (options.isolate_collectives && !options.detailed && plan.tp > 1)
+  if (options.isolate_collectives && plan.tp > 1)
     find_isolated_groups(plan, topology, collectives, stand_ins, isolated);
-  if (options.symmetric && !options.detailed)
+  if (options.symmetric)
     find_symmetry(plan, topology, collectives, isolated.size(), stand_ins);
   return stand_ins;
 }
