@@ -23,7 +23,8 @@ struct LayerCost {
   // A MoE layer: its MLP block's three parts in forward order (before the dispatch all-to-all,
   // the experts, after the combine all-to-all; mlp_forward and mlp_backward are their sums), the
   // bytes each GPU's all-to-all buffer holds, and the routed experts' gradients, which the
-  // expert-data-parallel group (dp / ep ranks) reduces instead of the data-parallel one.
+  // expert-data-parallel group (dp / ep ranks) reduces instead of the data-parallel one. The step
+  // graph does not use the parts, the all-to-all bytes or the expert gradients yet.
   bool moe = false;
   double moe_forward[3] = {0, 0, 0}, moe_backward[3] = {0, 0, 0};
   double all_to_all_bytes = 0;

@@ -157,13 +157,10 @@ private:
         streams_.run(gpu, seconds, slot);
   }
 
-  // A layer's MLP block, forward or backward: a dense block, or a MoE block whose experts sit
-  // between the dispatch and combine all-to-alls of the expert-parallel group (ep > 1).
+  // A layer's MLP block, forward or backward, dense or MoE. Expert parallelism's dispatch and
+  // combine all-to-alls are not in the graph yet: a MoE block runs as one block, its experts'
+  // share of the work divided by ep.
   void mlp_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
-    if (!layer.moe || plan_.ep == 1) {
-      block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot);
-      return;
-    }
     block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot);
   }
 
