@@ -67,22 +67,45 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const double E = element_bytes(w.training.precision);
   const Kernels attention = attention_block_forward(w.model, shard, form);
   const Kernels mlp = mlp_block_forward(w.model, shard, form);
-  plan.layer.attention_forward = cost.seconds(attention);
-  plan.layer.mlp_forward = cost.seconds(mlp);
-  plan.layer.attention_backward = cost.seconds(backward_of(attention));
-  plan.layer.mlp_backward = cost.seconds(backward_of(mlp));
-  if (recomputes_attention_core(w.model, w.training.recompute))
-    plan.layer.recompute_core = cost.seconds(attention_core_forward(w.model, shard, form));
-  plan.layer.param_bytes = layer_parameters(w.model, par.tp) * E;
   // Megatron-LM accumulates and reduces bf16 models' gradients in fp32 (megatron/training/
   // arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
   plan.grad_factor = gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) / E;
-  plan.layer.grad_bytes = plan.layer.param_bytes * plan.grad_factor;
+  const auto layer_cost = [&](const Kernels& mlp_kernels, double parameters) {
+    LayerCost l;
+    l.attention_forward = cost.seconds(attention);
+    l.mlp_forward = cost.seconds(mlp_kernels);
+    l.attention_backward = cost.seconds(backward_of(attention));
+    l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
+    if (recomputes_attention_core(w.model, w.training.recompute))
+      l.recompute_core = cost.seconds(attention_core_forward(w.model, shard, form));
+    l.param_bytes = parameters * E;
+    l.grad_bytes = l.param_bytes * plan.grad_factor;
+    return l;
+  };
+  plan.layer = layer_cost(mlp, layer_parameters(w.model, par.tp));
+  plan.ep = static_cast<int>(par.ep);
+  if (w.model.moe()) {
+    plan.dense_layer = plan.layer;
+    plan.dense_layers = static_cast<int>(w.model.dense_layers);
+    const MoeBlock moe = moe_block_forward(w.model, shard, form);
+    Kernels moe_mlp;
+    for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine})
+      moe_mlp.insert(moe_mlp.end(), part->begin(), part->end());
+    plan.layer = layer_cost(moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep));
+    plan.layer.moe = true;
+    int i = 0;
+    for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
+      plan.layer.moe_forward[i] = cost.seconds(*part);
+      plan.layer.moe_backward[i++] = cost.seconds(backward_of(*part));
+    }
+    plan.layer.all_to_all_bytes = all_to_all_bytes(w.model, shard);
+    plan.layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
+  }
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
     // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it
     // starts may cross the bound, so a partly covered layer counts.
-    const double layers = std::ceil(profile.zero3_prefetch_bucket_elements / layer_parameters(w.model, par.tp));
+    const double layers = std::ceil(profile.zero3_prefetch_bucket_elements / (plan.layer.param_bytes / E));
     plan.zero3_prefetch_layers = static_cast<int>(std::min(layers, static_cast<double>(w.model.layers)));
   }
 
@@ -91,13 +114,19 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const double optimizer_bandwidth = cost.gpu().memory_bandwidth * cost.gpu().memory_efficiency;
   const double opt_bytes = optimizer_bytes_per_parameter(w.training);
   const int virtual_stages = plan.pp * plan.chunks;
-  Kernels layer_forward = attention;
-  layer_forward.insert(layer_forward.end(), mlp.begin(), mlp.end());
-  const std::vector<int> layer_counts = stage_layers(w, profile, layer_forward, embedding, head, virtual_stages);
+  // The balanced partition weighs the layers as the model's last (a MoE model's MoE layers).
+  const Kernels last_layer = layer_forward(w.model, shard, form, w.model.layers - 1);
+  const std::vector<int> layer_counts = stage_layers(w, profile, last_layer, embedding, head, virtual_stages);
+  int first_layer = 0;
   for (int v = 0; v < virtual_stages; ++v) {
     StageCost c;
     const int layers = layer_counts[static_cast<size_t>(v)];
     c.layers = layers;
+    c.first_layer = first_layer;
+    double layer_params = 0;
+    for (int i = first_layer; i < first_layer + layers; ++i)
+      layer_params += layer_parameters_at(w.model, par.tp, par.ep, i);
+    first_layer += layers;
     double embedding_params = 0, head_params = 0;
     if (v == 0) {
       c.embedding_forward = cost.seconds(embedding);
@@ -114,7 +143,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;
-    const double params = layers * layer_parameters(w.model, par.tp) + embedding_params + head_params;
+    const double params = layer_params + embedding_params + head_params;
     c.parameters = params;
     c.optimizer_s = params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
     plan.stages.push_back(c);

@@ -18,13 +18,23 @@ struct LayerCost {
   double attention_backward = 0;
   double mlp_backward = 0;
   double recompute_core = 0; // selective recompute: the attention core rerun before backward
-  double grad_bytes = 0;     // the layer's gradients on one GPU
+  double grad_bytes = 0;     // the layer's gradients on one GPU (expert_grad_bytes among them)
   double param_bytes = 0;    // the layer's weights on one GPU
+  // A MoE layer: its MLP block's three parts in forward order (before the dispatch all-to-all,
+  // the experts, after the combine all-to-all; mlp_forward and mlp_backward are their sums), the
+  // bytes each GPU's all-to-all buffer holds, and the routed experts' gradients, which the
+  // expert-data-parallel group (dp / ep ranks) reduces instead of the data-parallel one. The step
+  // graph does not use the parts, the all-to-all bytes or the expert gradients yet.
+  bool moe = false;
+  double moe_forward[3] = {0, 0, 0}, moe_backward[3] = {0, 0, 0};
+  double all_to_all_bytes = 0;
+  double expert_grad_bytes = 0;
 };
 
 // One virtual stage (a stage's model chunk) on one GPU.
 struct StageCost {
   int layers = 0;
+  int first_layer = 0; // the model's index of its first layer
   double embedding_forward = 0, embedding_backward = 0;
   double head_forward = 0, head_backward = 0;
   double embedding_bytes = 0; // embedding weights (and as many gradient bytes) on one GPU
@@ -40,7 +50,10 @@ struct ExecutionPlan {
   int micro_batches = 1; // per data-parallel replica
   Schedule schedule = Schedule::one_f_one_b;
   Recompute recompute = Recompute::none;
-  LayerCost layer;
+  LayerCost layer;       // every layer's, or a MoE model's MoE layers'
+  LayerCost dense_layer; // a MoE model's first dense_layers layers'
+  int dense_layers = 0;
+  int ep = 1;
   std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
   double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)
   bool sequence_parallel = false;
@@ -64,6 +77,8 @@ struct ExecutionPlan {
     return 0;
   }
   int gpus() const { return dp * tp * pp; }
+  // The cost of the model's layer i (from 0).
+  const LayerCost& layer_at(int i) const { return i < dense_layers ? dense_layer : layer; }
   bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
 };
 

@@ -106,9 +106,10 @@ private:
       block_all(pass, c.embedding_forward, slot, false);
     }
     for (int l = 0; l < c.layers; ++l) {
-      gathers_.use_weights(plan_.layer.param_bytes);
-      block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l));
-      block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l));
+      const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+      gathers_.use_weights(layer.param_bytes);
+      block_all(pass, layer.attention_forward, streams_.in_layer(slot, l));
+      mlp_all(pass, layer, true, streams_.in_layer(slot, l));
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
       gathers_.use_weights(c.head_bytes);
@@ -130,18 +131,19 @@ private:
         gradients_.gradients_final(pass.groups, pass.s, c.head_bytes * plan_.grad_factor);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
-      gathers_.use_weights(plan_.layer.param_bytes);
+      const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+      gathers_.use_weights(layer.param_bytes);
       if (rerun) {
-        block_all(pass, plan_.layer.attention_forward, streams_.in_layer(slot, l, true));
-        block_all(pass, plan_.layer.mlp_forward, streams_.in_layer(slot, l, true));
+        block_all(pass, layer.attention_forward, streams_.in_layer(slot, l, true));
+        mlp_all(pass, layer, true, streams_.in_layer(slot, l, true));
       }
-      block_all(pass, plan_.layer.mlp_backward, streams_.in_layer(slot, l));
+      mlp_all(pass, layer, false, streams_.in_layer(slot, l));
       // Selective recompute's attention core (nothing to run without it: no task split for it).
-      if (plan_.layer.recompute_core > 0)
-        run_all(pass, plan_.layer.recompute_core, streams_.in_layer(slot, l, true));
-      block_all(pass, plan_.layer.attention_backward, streams_.in_layer(slot, l));
+      if (layer.recompute_core > 0)
+        run_all(pass, layer.recompute_core, streams_.in_layer(slot, l, true));
+      block_all(pass, layer.attention_backward, streams_.in_layer(slot, l));
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, plan_.layer.grad_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes);
     }
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);
@@ -155,6 +157,13 @@ private:
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group)
         streams_.run(gpu, seconds, slot);
+  }
+
+  // A layer's MLP block, forward or backward, dense or MoE. Expert parallelism's dispatch and
+  // combine all-to-alls are not in the graph yet: a MoE block runs as one block, its experts'
+  // share of the work divided by ep.
+  void mlp_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
+    block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot);
   }
 
   void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {

@@ -10,14 +10,18 @@ namespace simgpt {
 StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workload& w, const Profile& profile) {
   const auto& m = w.model;
   const auto& par = w.parallelism;
-  const double layer_kept =
-      layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
-                             w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                             profile.memory.replicated_kept, plan.softmax_fp32);
-  const double layer_full =
-      layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
-                             w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
-                             plan.softmax_fp32);
+  // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
+  const auto kept_at = [&](bool experts) {
+    return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
+                                  w.training.precision, profile.dropout, profile.memory.recompute_kept,
+                                  profile.memory.replicated_kept, plan.softmax_fp32, experts);
+  };
+  const auto full_at = [&](bool experts) {
+    return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
+                                  w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
+                                  plan.softmax_fp32, experts);
+  };
+  const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
   // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
   const bool recompute =
       w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute);
@@ -31,15 +35,22 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     const StageCost& cost = plan.stages[static_cast<size_t>(v)];
     const auto ci = static_cast<size_t>(c);
     f.params += cost.parameters;
-    f.layer_params += cost.layers * layer_parameters(m, par.tp);
-    f.full[ci] = cost.layers * layer_full;
+    double kept = 0;
+    f.full[ci] = 0;
+    for (int i = cost.first_layer; i < cost.first_layer + cost.layers; ++i) {
+      f.layer_params += layer_parameters_at(m, par.tp, par.ep, i);
+      if (m.is_moe_layer(i))
+        f.expert_params += expert_parameters(m, par.tp, par.ep);
+      kept += kept_at(m.is_moe_layer(i));
+      f.full[ci] += full_at(m.is_moe_layer(i));
+    }
     if (stage_checkpoint) {
       // One checkpoint spans the stage's layers: it keeps their input once, and recomputing it
       // for the backward materialises all its layers' activations at once.
       f.kept[ci] = layer_kept;
       f.transient = std::max(f.transient, f.full[ci] - layer_kept);
     } else {
-      f.kept[ci] = cost.layers * layer_kept;
+      f.kept[ci] = kept;
       // Recomputing a layer for its backward materialises all its activations again.
       if (recompute)
         f.transient = std::max(f.transient, layer_full - layer_kept / std::max(1, cost.layers));
@@ -65,11 +76,19 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   const double dp = static_cast<double>(plan.dp);
   // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.
   const bool sharded_gradients = plan.zero >= 2 || (plan.dp_algorithm == DpAlgorithm::reduce_scatter && plan.dp > 1);
+  // Sharded state is split over the group that reduces it: dp ranks, or the dp / ep ranks of the
+  // expert-data-parallel group for routed experts (Megatron-core's distributed optimizer keeps a
+  // buffer per group, megatron/core/distributed/distributed_data_parallel.py).
+  const double dense = f.params - f.expert_params, experts = f.expert_params;
+  const double edp = dp / static_cast<double>(plan.ep);
+  const auto sharded = [&](double per_parameter, bool shard) {
+    return shard ? dense * per_parameter / dp + experts * per_parameter / edp : f.params * per_parameter;
+  };
   const double gradient_share = per_param.gradients / (sharded_gradients ? dp : 1);
   ResidentState state;
-  state.weights = f.params * per_param.weights / (plan.zero >= 3 ? dp : 1);
-  state.gradients = f.params * gradient_share;
-  state.optimizer_state = f.params * per_param.optimizer / (sharded_state ? dp : 1);
+  state.weights = sharded(per_param.weights, plan.zero >= 3);
+  state.gradients = sharded(per_param.gradients, sharded_gradients);
+  state.optimizer_state = sharded(per_param.optimizer, sharded_state);
   // Without a persistent buffer and without accumulation, a layer's gradients appear as its
   // backward frees its activations: at the activation peak (the backward's start) only the
   // gradients of the parameters outside the transformer layers (embedding, head) exist yet.

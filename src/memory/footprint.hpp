@@ -19,6 +19,7 @@ namespace simgpt {
 struct StageFootprint {
   double params = 0;
   double layer_params = 0; // of its transformer layers alone
+  double expert_params = 0; // of its routed experts alone (sharded over dp / ep, not dp)
   std::vector<double> kept, full;
   double transient = 0;    // the largest working set beyond the kept activations
 };

@@ -2,11 +2,13 @@
 
 #include "model/model.hpp"
 
+#include <algorithm>
+
 namespace simgpt {
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
-                              double replicated_kept, bool softmax_fp32) {
+                              double replicated_kept, bool softmax_fp32, bool experts) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -24,10 +26,17 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // FlashAttention), the output projection's input, and the MLP's saved tensors: FC1's output and
   // GeLU's (2 ffn), or the gate-and-up output and SwiGLU's (3 ffn).
   const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : h;
-  const double f = static_cast<double>(m.ffn_hidden);
-  const double mlp_saved = m.mlp == Mlp::swiglu ? 3 * f : 2 * f;
+  const auto saved = [&m](double f) { return m.mlp == Mlp::swiglu ? 3 * f : 2 * f; };
+  double mlp_saved = saved(static_cast<double>(m.ffn_hidden));
+  double moe_kept = 0; // per token, bytes not split the dense way
+  if (experts) {
+    const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
+    mlp_saved = k * routed * saved(static_cast<double>(m.expert_ffn())) +
+                saved(static_cast<double>(m.shared_expert_ffn_hidden));
+    moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * k * routed * h;
+  }
   const double split = E * (h + 2 * kv + h + mlp_saved) / (h * t);
-  double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split);
+  double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split) + s * b * moe_kept;
   // FlashAttention keeps Q, K, V and O (among the s b h terms above) and, instead of the scores,
   // softmax output and dropout mask, the fp32 logsumexp of each query row and head that its
   // backward recomputes the scores from (Dao et al. 2022, arXiv 2205.14135, section 3.1; Dao 2023,

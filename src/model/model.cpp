@@ -1,5 +1,6 @@
 #include "model/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace simgpt {
@@ -139,6 +140,69 @@ Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm
   return k;
 }
 
+double routed_tokens(const ModelSpec& m, const Shard& s) {
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  // Over the expert-parallel group, ep x tokens tokens (each tensor-parallel rank routes its
+  // sequence-parallel share, gathered again over tp before the experts: Megatron's alltoall
+  // dispatcher with expert tensor parallelism) send top_k copies each, an even 1/ep of them to
+  // each rank's experts; a capacity factor below 1 drops the rest (megatron/core/transformer/moe/
+  // moe_utils.py, get_capacity: capacity = tokens x top_k / experts x capacity_factor).
+  const double kept = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
+  return tokens * static_cast<double>(m.top_k) * kept;
+}
+
+double all_to_all_bytes(const ModelSpec& m, const Shard& s) {
+  const double local = s.sequence_parallel ? 1.0 / static_cast<double>(s.tp) : 1.0;
+  return routed_tokens(m, s) * local * static_cast<double>(m.hidden) * element_bytes(s.precision);
+}
+
+MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
+  const double local = s.sequence_parallel ? tokens / tp : tokens; // the tokens this rank routes
+  const double experts = static_cast<double>(m.experts), top_k = static_cast<double>(m.top_k);
+  const bool swiglu = m.mlp == Mlp::swiglu;
+  MoeBlock b;
+  b.before_dispatch.push_back(pass(local * h, 1, 1, E)); // layernorm (or RMSNorm) 2
+  // megatron/core/transformer/moe/router.py, TopKRouter: logits = hidden x [h, experts], then
+  // softmax and top-k over fp32 scores (read the logits, write the probabilities and indices).
+  b.before_dispatch.push_back(Kernel::gemm(local, experts, h));
+  b.before_dispatch.push_back(pass(local * experts, 2, 2, 4.0));
+  // Permute: each token copied once per chosen expert, grouped by expert (moe_utils.py, permute).
+  b.before_dispatch.push_back(pass(local * top_k * h, 1, 1, E));
+  // The experts this GPU holds, as one grouped GEMM per projection (megatron/core/transformer/moe/
+  // experts.py, TEGroupedMLP): experts / ep problems of routed / (experts / ep) rows each.
+  const double held = experts / static_cast<double>(s.ep);
+  const double rows = routed_tokens(m, s) / held;
+  const double f = static_cast<double>(m.expert_ffn()) / tp;
+  b.experts.push_back(Kernel::gemm(rows, swiglu ? 2 * f : f, h, held)); // FC1 (gate and up)
+  b.experts.push_back(pass(rows * held * f, swiglu ? 2 : 1, 1, E));     // SwiGLU or GeLU
+  b.experts.push_back(Kernel::gemm(rows, h, f, held));                  // FC2
+  // Unpermute: each copy scaled by its router probability and summed back into its token.
+  b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
+  if (m.shared_expert_ffn_hidden > 0) {
+    // The shared expert: a dense MLP every token runs (megatron/core/transformer/moe/shared_experts.py).
+    const double sf = static_cast<double>(m.shared_expert_ffn_hidden) / tp;
+    b.after_combine.push_back(Kernel::gemm(tokens, swiglu ? 2 * sf : sf, h));
+    b.after_combine.push_back(pass(tokens * sf, swiglu ? 2 : 1, 1, E));
+    b.after_combine.push_back(Kernel::gemm(tokens, h, sf));
+    b.after_combine.push_back(pass(local * h, 2, 1, E)); // added to the routed experts' output
+  }
+  add_epilogue(b.after_combine, local, E, form, m.bias);
+  return b;
+}
+
+Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i) {
+  if (!m.is_moe_layer(i))
+    return transformer_forward(m, s, form);
+  Kernels k = attention_block_forward(m, s, form);
+  const MoeBlock b = moe_block_forward(m, s, form);
+  for (const Kernels* part : {&b.before_dispatch, &b.experts, &b.after_combine})
+    k.insert(k.end(), part->begin(), part->end());
+  return k;
+}
+
 Kernels backward_of(const Kernels& forward) {
   Kernels k;
   k.reserve(2 * forward.size());
@@ -187,21 +251,61 @@ Kernels head_forward(const ModelSpec& m, const Shard& s) {
   return k;
 }
 
+
 namespace {
 double norm_parameters(const ModelSpec& m) {
   return static_cast<double>(m.hidden) * (m.norm == Norm::layernorm ? 2 : 1); // scale (and bias)
 }
 } // namespace
 
-double layer_parameters(const ModelSpec& m, int64_t tp) {
-  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-  const double t = static_cast<double>(tp), qkv = h + 2 * static_cast<double>(m.kv_hidden());
+namespace {
+
+// The attention block's weights and biases on one tensor-parallel rank: QKV column-parallel (its
+// bias split), the projection row-parallel (its bias whole), and the block's norm.
+double attention_parameters(const ModelSpec& m, double t) {
+  const double h = static_cast<double>(m.hidden), qkv = h + 2 * static_cast<double>(m.kv_hidden());
+  return (qkv * h + h * h + (m.bias ? qkv : 0)) / t + (m.bias ? h : 0) + norm_parameters(m);
+}
+
+// An MLP of width f on one tensor-parallel rank: FC1 column-parallel (gate and up with SwiGLU, its
+// bias split), FC2 row-parallel (its bias whole); no norm.
+double mlp_parameters(const ModelSpec& m, double f, double t) {
+  const double h = static_cast<double>(m.hidden);
   const double up = m.mlp == Mlp::swiglu ? 2 * f : f; // FC1's output width
-  // Column-parallel weights and biases split over tp (QKV, FC1), row-parallel weights split and
-  // their biases whole (projection, FC2), two norms whole.
-  const double split = qkv * h + h * h + up * h + f * h + (m.bias ? qkv + up : 0);
-  const double whole = (m.bias ? 2 * h : 0) + 2 * norm_parameters(m);
-  return split / t + whole;
+  return (up * h + f * h + (m.bias ? up : 0)) / t + (m.bias ? h : 0);
+}
+
+} // namespace
+
+double layer_parameters(const ModelSpec& m, int64_t tp) {
+  const double t = static_cast<double>(tp);
+  return attention_parameters(m, t) + mlp_parameters(m, static_cast<double>(m.ffn_hidden), t) + norm_parameters(m);
+}
+
+double expert_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
+  return static_cast<double>(m.experts / ep) * mlp_parameters(m, static_cast<double>(m.expert_ffn()), static_cast<double>(tp));
+}
+
+double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
+  const double t = static_cast<double>(tp);
+  // The router: a hidden x experts linear layer without bias, whole on every rank
+  // (megatron/core/transformer/moe/router.py, Router.__init__).
+  const double router = static_cast<double>(m.hidden) * static_cast<double>(m.experts);
+  const double shared = m.shared_expert_ffn_hidden > 0
+                            ? mlp_parameters(m, static_cast<double>(m.shared_expert_ffn_hidden), t)
+                            : 0;
+  return attention_parameters(m, t) + norm_parameters(m) + router + shared + expert_parameters(m, tp, ep);
+}
+
+double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i) {
+  return m.is_moe_layer(i) ? moe_layer_parameters(m, tp, ep) : layer_parameters(m, tp);
+}
+
+double active_parameters(const ModelSpec& m) {
+  double total = total_parameters(m);
+  if (m.moe()) // each token runs top_k of a MoE layer's experts
+    total -= static_cast<double>(m.moe_layers() * (m.experts - m.top_k)) * expert_parameters(m, 1, m.experts);
+  return total;
 }
 
 double embedding_parameters(const ModelSpec& m, int64_t tp) {
@@ -221,7 +325,9 @@ double head_parameters(const ModelSpec& m, int64_t tp) {
 }
 
 double total_parameters(const ModelSpec& m) {
-  return static_cast<double>(m.layers) * layer_parameters(m, 1) + embedding_parameters(m, 1) + head_parameters(m, 1);
+  const double dense = static_cast<double>(m.layers - m.moe_layers()) * layer_parameters(m, 1);
+  const double moe = m.moe() ? static_cast<double>(m.moe_layers()) * moe_layer_parameters(m, 1, 1) : 0;
+  return dense + moe + embedding_parameters(m, 1) + head_parameters(m, 1);
 }
 
 double sum_flops(const Kernels& ks) {
@@ -238,14 +344,21 @@ double model_flops_per_step(const Workload& w) {
   // (2.5x its forward's matmuls, not 2x) and its causal kernel skips tiles, neither model FLOPs.
   ModelSpec counted = w.model;
   counted.attention = Attention::standard;
-  const Kernels layer = transformer_forward(counted, whole, form);
+  // Dropless, as Megatron-LM counts a MoE layer (its num_floating_point_operations has no capacity).
+  counted.capacity_factor.reset();
   const Kernels head = head_forward(counted, whole);
   // A causal mask leaves half of Q K^T and of P V useful: counted half, as Megatron-LM counts
   // them (megatron/training/training.py, num_floating_point_operations: "causal mask (only half
   // of the mask is non-zero)"); Narayanan et al. 2021's formula counted them whole.
   const double core = w.model.causal ? sum_flops(attention_core_forward(counted, whole, form)) : 0;
-  // Forward plus backward (twice the forward GEMM FLOPs).
-  return 3 * (static_cast<double>(w.model.layers) * (sum_flops(layer) - core / 2) + sum_flops(head));
+  // Forward plus backward (twice the forward GEMM FLOPs). A MoE layer's router GEMM (2 h experts
+  // per token) is counted, which Megatron-LM's formula leaves out: Mixtral's router is 1e-5 of a
+  // layer's FLOPs.
+  const int64_t moe_layers = w.model.moe_layers();
+  double layers = static_cast<double>(w.model.layers - moe_layers) * sum_flops(transformer_forward(counted, whole, form));
+  if (moe_layers > 0)
+    layers += static_cast<double>(moe_layers) * sum_flops(layer_forward(counted, whole, form, w.model.layers - 1));
+  return 3 * (layers - static_cast<double>(w.model.layers) * core / 2 + sum_flops(head));
 }
 
 } // namespace simgpt

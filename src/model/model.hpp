@@ -44,6 +44,7 @@ struct Shard {
   int64_t tp = 1;
   Precision precision = Precision::fp16;
   bool sequence_parallel = false; // layernorm, dropout and residual work split over tp (Korthikanti et al. 2022)
+  int64_t ep = 1; // expert parallelism: this GPU holds experts / ep of each MoE layer's experts
 };
 
 double element_bytes(Precision p);
@@ -57,6 +58,24 @@ double gradient_element_bytes(Precision p, bool fp32_grads_with_bf16);
 Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// A mixture-of-experts MLP block (Megatron-LM's MoELayer, megatron/core/transformer/moe/): the
+// router's GEMM and top-k, the permutation of tokens to their experts, the experts' FFNs as grouped
+// GEMMs, the weighted unpermutation, and a shared expert when the model has one. Split in three
+// around the token exchange of expert parallelism: what runs before the dispatch all-to-all (norm,
+// router, permute), the experts between it and the combine all-to-all, and what runs after.
+struct MoeBlock {
+  Kernels before_dispatch, experts, after_combine;
+};
+MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// Token copies this GPU's experts process per micro-batch: every token of the expert-parallel
+// group goes to top_k experts, an even share of them to each rank (balanced routing, what
+// Megatron's load-balancing loss aims at), bounded by the capacity factor when there is one.
+double routed_tokens(const ModelSpec& m, const Shard& s);
+// Bytes one GPU sends in one dispatch (or combine) all-to-all: its routed token copies' hidden
+// states, (ep - 1) / ep of them to other ranks.
+double all_to_all_bytes(const ModelSpec& m, const Shard& s);
+// The layer at index i (from 0): its attention block and its MLP, dense or with experts.
+Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i);
 // Kernels of the attention core only (scores, softmax, context): what selective recompute reruns
 // (Korthikanti et al. 2022, section 5). With FlashAttention, one fused kernel with the same
 // matmul FLOPs that writes only the output and the softmax statistics to HBM.
@@ -74,8 +93,19 @@ Kernels embedding_forward(const ModelSpec& m, const Shard& s);
 // Output layer on the last stage: LM head with softmax cross-entropy, or a classifier.
 Kernels head_forward(const ModelSpec& m, const Shard& s);
 
-// Parameters of one transformer layer held by one tensor-parallel rank.
+// Parameters of one dense transformer layer held by one tensor-parallel rank.
 double layer_parameters(const ModelSpec& m, int64_t tp);
+// Parameters of one MoE layer held by one GPU: attention, norms and the router (replicated over
+// tp), the shared expert split over tp, and experts / ep routed experts split over tp (Megatron's
+// default expert tensor parallelism, etp = tp). expert_parameters is the routed experts' part
+// alone: what the expert-data-parallel group (dp / ep ranks) reduces.
+double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep);
+double expert_parameters(const ModelSpec& m, int64_t tp, int64_t ep);
+// Layer i's parameters on one GPU, dense or MoE.
+double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i);
+// Parameters one token runs through: a MoE layer counts top_k of its experts (Mixtral 8x7B: 12.9B
+// of 46.7B).
+double active_parameters(const ModelSpec& m);
 double embedding_parameters(const ModelSpec& m, int64_t tp);
 double head_parameters(const ModelSpec& m, int64_t tp); // a tied LM head: its final layernorm only
 double total_parameters(const ModelSpec& m);

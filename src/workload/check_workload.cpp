@@ -79,7 +79,8 @@ void check_products(const Workload& w, const std::string& f) {
                              t.global_batch, t.micro_batch, p.dp, t.global_batch / *replica_batch),
                  kMaxMicroBatches);
   // The largest tensor of one micro-batch, in elements: the model counts some of these in int64_t.
-  const int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab});
+  const int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab, m.experts, m.moe_ffn_hidden,
+                                   m.shared_expert_ffn_hidden});
   std::optional<int64_t> elements = checked_mul(t.micro_batch, m.seq_len);
   elements = elements ? checked_mul(*elements, widest) : elements;
   if (!elements)
@@ -87,6 +88,17 @@ void check_products(const Workload& w, const std::string& f) {
                      fmt::format("micro_batch * seq_len * {} = {} * {} * {} elements does not fit in 64 bits",
                                  widest == m.hidden ? "hidden" : widest == m.vocab ? "vocab" : "ffn_hidden",
                                  t.micro_batch, m.seq_len, widest));
+  // The routed copies of one micro-batch's tokens: micro_batch * seq_len * top_k * hidden.
+  if (m.moe()) {
+    std::optional<int64_t> routed = checked_mul(t.micro_batch, m.seq_len);
+    routed = routed ? checked_mul(*routed, m.top_k) : routed;
+    routed = routed ? checked_mul(*routed, std::max(m.hidden, m.expert_ffn())) : routed;
+    if (!routed)
+      throw InputError(f + ": model.top_k", fmt::format("micro_batch * seq_len * top_k * width = {} * {} * {} * {} "
+                                                        "elements does not fit in 64 bits",
+                                                        t.micro_batch, m.seq_len, m.top_k,
+                                                        std::max(m.hidden, m.expert_ffn())));
+  }
 }
 
 // The keys without a default. ffn_hidden's default (4 * hidden) is filled in by parse_workload,
@@ -136,6 +148,15 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(p.dp, at("parallelism.dp"), 1, &kMaxGpus);
   check_int(p.tp, at("parallelism.tp"), 1, &kMaxGpus);
   check_int(p.pp, at("parallelism.pp"), 1, &kMaxGpus);
+  check_int(p.ep, at("parallelism.ep"), 1, &kMaxGpus);
+  check_int(m.experts, at("model.experts"), 0, &kMaxExperts);
+  check_int(m.top_k, at("model.top_k"), 1, &kMaxExperts);
+  check_int(m.moe_ffn_hidden, at("model.moe_ffn_hidden"), 0, &kMaxFfnHidden);
+  check_int(m.shared_expert_ffn_hidden, at("model.shared_expert_ffn_hidden"), 0, &kMaxFfnHidden);
+  check_int(m.dense_layers, at("model.dense_layers"), 0, &kMaxLayers);
+  if (m.capacity_factor && !(*m.capacity_factor > 0 && *m.capacity_factor <= 1e6))
+    throw InputError(at("model.capacity_factor"),
+                     fmt::format("{} is not valid (expected a number > 0, e.g. 1.25)", *m.capacity_factor));
   check_enum(p.schedule, Schedule::interleaved, at("parallelism.schedule"));
   check_int(p.chunks, at("parallelism.chunks"), 1);
   check_int(p.zero, at("parallelism.zero"), 0);
@@ -156,6 +177,57 @@ void check_ranges(const Workload& w, const std::string& f) {
   if (w.framework.empty())
     throw InputError(at("framework"), "expected a profile name, e.g. megatron");
   check_option_count(w.framework_options.size(), at("framework_options"));
+}
+
+// Mixture of experts and expert parallelism, refused where Megatron-LM refuses them.
+void check_experts(const Workload& w, const std::string& f) {
+  const auto& m = w.model;
+  const auto& p = w.parallelism;
+  if (!m.moe()) {
+    const std::pair<const char*, bool> moe_only[] = {{"model.moe_ffn_hidden", m.moe_ffn_hidden > 0},
+                                                     {"model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden > 0},
+                                                     {"model.dense_layers", m.dense_layers > 0},
+                                                     {"model.capacity_factor", m.capacity_factor.has_value()}};
+    for (const auto& [key, set] : moe_only)
+      if (set)
+        throw InputError(f + ": " + key, "applies to a mixture-of-experts model only (set model.experts)");
+    // megatron/training/arguments.py: "num_experts must be non None to use expert model parallelism".
+    if (p.ep > 1)
+      throw InputError(f + ": parallelism.ep", "expert parallelism needs a mixture-of-experts model (set model.experts)");
+    return;
+  }
+  if (m.top_k > m.experts)
+    throw InputError(f + ": model.top_k",
+                     fmt::format("routes each token to {} experts but the model has {}", m.top_k, m.experts));
+  if (m.dense_layers >= m.layers)
+    throw InputError(f + ": model.dense_layers",
+                     fmt::format("{} dense layers leave none of the {} layers with experts (expected at most {})",
+                                 m.dense_layers, m.layers, m.layers - 1));
+  // megatron/training/arguments.py: "Number of experts should be a multiple of expert model parallel_size."
+  if (m.experts % p.ep != 0)
+    throw InputError(f + ": parallelism.ep",
+                     fmt::format("ep {} does not divide the {} experts (each rank holds experts / ep)", p.ep, m.experts));
+  // megatron/core/parallel_state.py (initialize_model_parallel): the expert grid is etp x ep x edp x pp
+  // over the same GPUs as tp x dp x pp, and world_size must be divisible by etp * ep * pp. simgpt
+  // keeps Megatron's default expert tensor parallelism, etp = tp, so ep must divide dp.
+  if (p.dp % p.ep != 0)
+    throw InputError(f + ": parallelism.ep",
+                     fmt::format("ep {} does not divide dp {} (expert-parallel ranks are data-parallel ranks: "
+                                 "dp*tp*pp must be divisible by ep*tp*pp)",
+                                 p.ep, p.dp));
+  // megatron/core/transformer/moe/moe_layer.py: training with MoE and tp > 1 needs sequence parallelism.
+  if (p.tp > 1 && !p.sequence_parallel)
+    throw InputError(f + ": parallelism.sequence_parallel",
+                     "a mixture-of-experts model with tp > 1 needs sequence_parallel: true (Megatron-LM refuses it "
+                     "without)");
+  if (m.expert_ffn() % p.tp != 0)
+    throw InputError(f + ": parallelism.tp",
+                     fmt::format("tp {} does not divide the experts' ffn width {} (experts are split over tp as "
+                                 "Megatron's default expert tensor parallelism does)",
+                                 p.tp, m.expert_ffn()));
+  if (m.shared_expert_ffn_hidden % p.tp != 0)
+    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide shared_expert_ffn_hidden {}", p.tp,
+                                                         m.shared_expert_ffn_hidden));
 }
 
 void check_consistency(const Workload& w, const std::string& f) {
@@ -224,6 +296,7 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
   if (p.sequence_parallel && p.tp == 1)
     throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
+  check_experts(w, f);
   if (w.placement.gpus && *w.placement.gpus != w.gpus())
     throw InputError(f + ": placement.gpus",
                      fmt::format("the plan dp*tp*pp = {}*{}*{} uses {} GPUs, not {}", p.dp, p.tp, p.pp, w.gpus(),

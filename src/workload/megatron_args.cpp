@@ -24,7 +24,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 21> kDirect{{
+constexpr std::array<Direct, 27> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -48,6 +48,13 @@ constexpr std::array<Direct, 21> kDirect{{
     {"recompute_activations", "training", "recompute", "selective"},
     {"checkpoint_activations", "training", "recompute", "full"}, // Megatron-LM before 2.5, Megatron-DeepSpeed
     {"deepspeed", "", "framework", "deepspeed"},
+    // Mixture of experts (megatron/training/arguments.py, _add_moe_args).
+    {"num_experts", "model", "experts", ""},
+    {"moe_router_topk", "model", "top_k", ""},
+    {"moe_ffn_hidden_size", "model", "moe_ffn_hidden", ""},
+    {"moe_shared_expert_intermediate_size", "model", "shared_expert_ffn_hidden", ""},
+    {"moe_expert_capacity_factor", "model", "capacity_factor", ""},
+    {"expert_model_parallel_size", "parallelism", "ep", ""},
 }};
 
 // Arguments whose value is translated or that other arguments read.

@@ -43,6 +43,15 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   model["attention"] = name_of(m.attention);
   model["causal"] = m.causal;
   model["head"] = name_of(m.head);
+  if (m.moe()) { // a dense model's resolved workload is written as before
+    model["experts"] = m.experts;
+    model["top_k"] = m.top_k;
+    model["moe_ffn_hidden"] = m.expert_ffn();
+    model["shared_expert_ffn_hidden"] = m.shared_expert_ffn_hidden;
+    model["dense_layers"] = m.dense_layers;
+    if (m.capacity_factor)
+      model["capacity_factor"] = *m.capacity_factor;
+  }
   const TrainingSpec& t = w.training;
   j["training"] = {{"global_batch", t.global_batch},
                    {"micro_batch", t.micro_batch},
@@ -54,6 +63,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   par["dp"] = p.dp;
   par["tp"] = p.tp;
   par["pp"] = p.pp;
+  if (m.moe())
+    par["ep"] = p.ep;
   par["schedule"] = name_of(p.schedule);
   par["chunks"] = p.chunks;
   par["zero"] = p.zero;
@@ -98,6 +109,8 @@ std::string workload_yaml(const Workload& w) {
         out << (v.get<bool>() ? "true" : "false");
       else if (v.is_number_integer())
         out << v.get<int64_t>();
+      else if (v.is_number()) // fmt's shortest form reads back as the same double
+        out << fmt::format("{}", v.get<double>());
       else // a string: quoted where plain text would read as another type (a framework option "false")
         out << YAML::DoubleQuoted << v.get<std::string>();
     }

@@ -70,6 +70,16 @@ Enum read_enum(const YAML::Node& node, const std::string& where) {
   throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", echo(text), sorted_enum_names<Enum>()));
 }
 
+// A finite number > 0 (a capacity factor: 1.25), in decimal.
+double read_positive_number(const YAML::Node& node, const std::string& where) {
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) || !(value <= 1e6))
+    throw InputError(where, fmt::format("'{}' is not valid (expected a number > 0, e.g. 1.25)", echo(text)));
+  return value;
+}
+
 template <typename Parse>
 double read_quantity(const YAML::Node& node, const std::string& where, Parse parse) {
   try {
@@ -127,7 +137,17 @@ const std::map<std::string, Section>& schema() {
         {"position", [](auto& n, Workload& w, auto& at) { w.model.position = read_enum<Position>(n, at); }},
         {"bias", [](auto& n, Workload& w, auto& at) { w.model.bias = read_bool(n, at); }},
         {"causal", [](auto& n, Workload& w, auto& at) { w.model.causal = read_bool(n, at); }},
-        {"head", [](auto& n, Workload& w, auto& at) { w.model.head = read_enum<Head>(n, at); }}}},
+        {"head", [](auto& n, Workload& w, auto& at) { w.model.head = read_enum<Head>(n, at); }},
+        {"experts", [](auto& n, Workload& w, auto& at) { w.model.experts = read_int(n, at, 0, &kMaxExperts); }},
+        {"top_k", [](auto& n, Workload& w, auto& at) { w.model.top_k = read_int(n, at, 1, &kMaxExperts); }},
+        {"moe_ffn_hidden",
+         [](auto& n, Workload& w, auto& at) { w.model.moe_ffn_hidden = read_int(n, at, 1, &kMaxFfnHidden); }},
+        {"shared_expert_ffn_hidden",
+         [](auto& n, Workload& w, auto& at) { w.model.shared_expert_ffn_hidden = read_int(n, at, 0, &kMaxFfnHidden); }},
+        {"dense_layers", [](auto& n, Workload& w, auto& at) { w.model.dense_layers = read_int(n, at, 0, &kMaxLayers); }},
+        {"capacity_factor", [](auto& n, Workload& w, auto& at) {
+           w.model.capacity_factor = read_positive_number(n, at);
+         }}}},
       {"training",
        {{"global_batch", [](auto& n, Workload& w, auto& at) { w.training.global_batch = read_int(n, at, 1); }},
         {"micro_batch", [](auto& n, Workload& w, auto& at) { w.training.micro_batch = read_int(n, at, 1); }},
@@ -138,6 +158,7 @@ const std::map<std::string, Section>& schema() {
        {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1, &kMaxGpus); }},
         {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},
         {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1, &kMaxGpus); }},
+        {"ep", [](auto& n, Workload& w, auto& at) { w.parallelism.ep = read_int(n, at, 1, &kMaxGpus); }},
         {"schedule", [](auto& n, Workload& w, auto& at) { w.parallelism.schedule = read_enum<Schedule>(n, at); }},
         {"chunks", [](auto& n, Workload& w, auto& at) { w.parallelism.chunks = read_int(n, at, 1); }},
         {"zero",

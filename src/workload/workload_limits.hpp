@@ -30,6 +30,8 @@ inline constexpr Limit kMaxFfnHidden{524288, "the MLP's weights and FLOPs grow w
 inline constexpr Limit kMaxSeqLen{1048576, "attention scores and their memory grow with seq_len squared"};
 // The embedding, the LM head and the logits grow with the vocabulary.
 inline constexpr Limit kMaxVocab{4194304, "the embedding, head and logits grow with the vocabulary"};
+// The router's logits and the expert weights grow with the experts (DeepSeek-V3 has 256).
+inline constexpr Limit kMaxExperts{65536, "the router's logits and the expert weights grow with the experts"};
 
 // Throws LimitError: `what` exceeds `limit`.
 [[noreturn]] void refuse_limit(const std::string& where, const std::string& what, const Limit& limit);

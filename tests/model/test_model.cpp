@@ -201,3 +201,99 @@ TEST_CASE("grouped-query attention, SwiGLU, RMSNorm, rotary positions and no bia
   const double h = 4096;
   CHECK(layer_parameters(w.model, 8) == Approx((layer_parameters(w.model, 1) - 2 * h) / 8 + 2 * h));
 }
+
+namespace {
+
+// Mixtral 8x7B (Jiang et al. 2024, arXiv 2401.04088, Table 1; mistralai/Mixtral-8x7B-v0.1
+// config.json): Llama's layer with 8 SwiGLU experts of width 14336 in every layer, 2 per token.
+Workload mixtral(int64_t batch) {
+  Workload w;
+  w.model = {32, 4096, 32, 4096, 32000, 14336, Head::lm};
+  w.model.kv_heads = 8;
+  w.model.mlp = Mlp::swiglu;
+  w.model.norm = Norm::rmsnorm;
+  w.model.position = Position::rope;
+  w.model.bias = false;
+  w.model.tie_embeddings = false;
+  w.model.experts = 8;
+  w.model.top_k = 2;
+  w.training.global_batch = batch;
+  return w;
+}
+
+// megatron/training/training.py (NVIDIA/Megatron-LM d98e8a6), num_floating_point_operations,
+// transformer_flops() with MoE, written out: tokens * (3*2*h*(ffn*f*dense + moe_ffn*topk*f*moe +
+// shared*f*moe) + 3*2*(h*(q + 2 kv) + q*h)*layers + 3*2*h*V) + batch*s^2 * 3*2*q/2*2*layers,
+// f = 3 with SwiGLU.
+double megatron_moe_flops(const Workload& w) {
+  const auto& m = w.model;
+  const double h = m.hidden, kv_channels = h / m.heads, q = kv_channels * m.heads, kv = kv_channels * m.kv_heads;
+  const double tokens = w.training.global_batch * static_cast<double>(m.seq_len), f = 3;
+  const double moe = m.layers - m.dense_layers, dense = m.dense_layers;
+  const double mlp = 3 * 2 * h *
+                     (m.ffn_hidden * f * dense + m.expert_ffn() * m.top_k * f * moe + m.shared_expert_ffn_hidden * f * moe);
+  const double attention = 3 * 2 * (h * (q + 2 * kv) + q * h) * m.layers;
+  const double logits = 3 * 2 * h * m.vocab;
+  const double core = 3 * 2 * q / 2 * 2 * m.layers;
+  return tokens * (mlp + attention + logits) + w.training.global_batch * static_cast<double>(m.seq_len * m.seq_len) * core;
+}
+
+} // namespace
+
+TEST_CASE("Mixtral 8x7B FLOPs per step equal Megatron-LM's count with its MoE terms") {
+  Workload w = mixtral(256);
+  CHECK(model_flops_per_step(w) == Approx(megatron_moe_flops(w)).epsilon(1e-3));
+  // The router (2 h experts per token) is counted, which Megatron's formula leaves out: a little more.
+  CHECK(model_flops_per_step(w) > megatron_moe_flops(w));
+  // A shared expert and DeepSeek-style first dense layers, by the same count.
+  w.model.shared_expert_ffn_hidden = 2048;
+  w.model.moe_ffn_hidden = 1408;
+  w.model.dense_layers = 3;
+  CHECK(model_flops_per_step(w) == Approx(megatron_moe_flops(w)).epsilon(1e-3));
+  // A capacity factor changes the work run, not the model FLOPs (Megatron's formula has none).
+  Workload capped = w;
+  capped.model.capacity_factor = 0.5;
+  CHECK(model_flops_per_step(capped) == model_flops_per_step(w));
+}
+
+TEST_CASE("Mixtral 8x7B has 46.7B parameters, 12.9B of them active per token") {
+  const Workload w = mixtral(1);
+  // Mistral AI's published counts (mistral.ai/news/mixtral-of-experts: 46.7B total, 12.9B per token).
+  CHECK(total_parameters(w.model) == Approx(46.7e9).epsilon(5e-3));
+  CHECK(active_parameters(w.model) == Approx(12.9e9).epsilon(5e-3));
+  // Expert parallelism divides the routed experts, tensor parallelism every matrix but the router.
+  const double h = 4096, expert = 3 * h * 14336, router = h * 8, norms = 2 * h;
+  CHECK(expert_parameters(w.model, 1, 4) == Approx(2 * expert));
+  const double attention = h * (h + 2 * 1024) + h * h;
+  CHECK(moe_layer_parameters(w.model, 2, 4) == Approx((attention + 2 * expert) / 2 + router + norms));
+  // A dense model is unchanged: every token runs every parameter.
+  Workload dense = w;
+  dense.model.experts = 0;
+  CHECK(active_parameters(dense.model) == total_parameters(dense.model));
+}
+
+TEST_CASE("a MoE block's experts run top_k copies of the tokens, an even share of them per expert-parallel rank") {
+  const Workload w = mixtral(1);
+  const Shard one{1, 1, Precision::bf16};
+  const double tokens = 4096, h = 4096, f = 14336;
+  const MoeBlock b = moe_block_forward(w.model, one, {});
+  // Router GEMM, then the experts' FC1 (gate and up) and FC2 over tokens x top_k rows.
+  CHECK(sum_flops(b.before_dispatch) == Approx(2 * tokens * 8 * h));
+  CHECK(sum_flops(b.experts) == Approx(2 * tokens * 2 * 3 * h * f));
+  // With ep 4, each GPU holds 2 experts and gets 1/4 of the group's 4 x tokens x top_k copies: the
+  // same rows, in fewer, larger problems.
+  const MoeBlock split = moe_block_forward(w.model, {1, 1, Precision::bf16, false, 4}, {});
+  CHECK(sum_flops(split.experts) == Approx(sum_flops(b.experts)));
+  REQUIRE(split.experts.front().kind == Kernel::Kind::gemm);
+  CHECK(split.experts.front().batch == 2);
+  CHECK(split.experts.front().m == Approx(tokens * 2 / 2));
+  // Tensor parallelism with sequence parallelism: the router sees tokens / tp, the experts ffn / tp.
+  const Shard tp2{1, 2, Precision::bf16, true, 4};
+  CHECK(sum_flops(moe_block_forward(w.model, tp2, {}).experts) == Approx(sum_flops(b.experts) / 2));
+  CHECK(all_to_all_bytes(w.model, tp2) == Approx(tokens / 2 * 2 * h * 2));
+  // A capacity factor below 1 drops the routed copies past it.
+  Workload capped = w;
+  capped.model.capacity_factor = 0.5;
+  CHECK(routed_tokens(capped.model, one) == Approx(tokens * 2 * 0.5));
+  CHECK(routed_tokens(w.model, one) == Approx(tokens * 2));
+}

@@ -135,3 +135,34 @@ TEST_CASE("parse_workload refuses more than 1000 framework_options as it reads t
   CHECK_THROWS_AS(parse_workload(text, "w.yaml"), LimitError);
   CHECK_THROWS_WITH(parse_workload(text, "w.yaml"), Catch::Contains("w.yaml: framework_options: 1001 options"));
 }
+
+TEST_CASE("mixture-of-experts keys and expert parallelism are refused where Megatron-LM refuses them") {
+  const auto moe = [](Workload& w) {
+    w.model.experts = 8;
+    w.parallelism.pp = 1;
+    w.parallelism.dp = 8;
+  };
+  CHECK(check(moe).first == Refusal::none);
+  CHECK(check([&](Workload& w) { moe(w); w.parallelism.ep = 8; }).first == Refusal::none);
+  const std::pair<std::function<void(Workload&)>, std::string> refused[] = {
+      {[](Workload& w) { w.parallelism.ep = 2; }, "parallelism.ep: expert parallelism needs a mixture-of-experts"},
+      {[](Workload& w) { w.model.dense_layers = 1; }, "model.dense_layers: applies to a mixture-of-experts model only"},
+      {[](Workload& w) { w.model.capacity_factor = 1.0; }, "model.capacity_factor: applies to a mixture-of-experts"},
+      {[&](Workload& w) { moe(w); w.parallelism.ep = 3; }, "parallelism.ep: ep 3 does not divide the 8 experts"},
+      {[&](Workload& w) { moe(w); w.model.experts = 16; w.parallelism.dp = 4; w.parallelism.tp = 2;
+                          w.parallelism.sequence_parallel = true; w.parallelism.ep = 8; },
+       "parallelism.ep: ep 8 does not divide dp 4"},
+      {[&](Workload& w) { moe(w); w.parallelism.dp = 4; w.parallelism.tp = 2; },
+       "parallelism.sequence_parallel: a mixture-of-experts model with tp > 1 needs sequence_parallel"},
+      {[&](Workload& w) { moe(w); w.model.top_k = 9; }, "model.top_k: routes each token to 9 experts but the model has 8"},
+      {[&](Workload& w) { moe(w); w.model.dense_layers = 24; }, "model.dense_layers: 24 dense layers leave none"},
+      {[&](Workload& w) { moe(w); w.model.capacity_factor = -1.0; }, "model.capacity_factor: -1 is not valid"},
+      {[&](Workload& w) { moe(w); w.parallelism.dp = 4; w.parallelism.tp = 2; w.parallelism.sequence_parallel = true;
+                          w.model.moe_ffn_hidden = 1001; }, "tp 2 does not divide the experts' ffn width 1001"},
+  };
+  for (const auto& [edit, expected] : refused) {
+    const auto [refusal, message] = check(edit);
+    CHECK(refusal == Refusal::input);
+    CHECK_THAT(message, Catch::Contains(expected));
+  }
+}

@@ -161,3 +161,28 @@ TEST_CASE("an import that cannot say the job's GPUs, or an argument without its 
                     Catch::Contains("--gpus N"));
   CHECK_THROWS_WITH(import_megatron({"--num-layers"}, 8), Catch::Contains("--num-layers: is given without its value"));
 }
+
+TEST_CASE("Megatron-LM's mixture-of-experts arguments set the workload's MoE keys") {
+  const std::string ours = R"(model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000, experts: 16,
+         top_k: 4, moe_ffn_hidden: 512, shared_expert_ffn_hidden: 1024, capacity_factor: 1.25}
+training: {global_batch: 64}
+parallelism: {dp: 8, ep: 4}
+)";
+  const std::string megatron = R"(model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000}
+num_experts: 16
+moe_router_topk: 4
+moe_ffn_hidden_size: 512
+moe_shared_expert_intermediate_size: 1024
+moe_expert_capacity_factor: 1.25
+expert_model_parallel_size: 4
+training: {global_batch: 64}
+parallelism: {dp: 8}
+)";
+  CHECK(resolved(megatron) == resolved(ours));
+  CHECK_THAT(resolved(ours), Catch::Contains("capacity_factor: 1.25") && Catch::Contains("ep: 4") &&
+                                 Catch::Contains("moe_ffn_hidden: 512"));
+  // Megatron's check: "Number of experts should be a multiple of expert model parallel_size."
+  CHECK_THAT(refusal("model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000}\nnum_experts: 6\n"
+                     "expert_model_parallel_size: 4\ntraining: {global_batch: 64}\nparallelism: {dp: 8}\n"),
+             Catch::Contains("parallelism.ep") && Catch::Contains("does not divide the 6 experts"));
+}

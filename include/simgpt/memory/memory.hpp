@@ -41,9 +41,13 @@ struct MemoryBreakdown {
 // the paper's 4 replicated tensors (the 4E), `recompute_kept` the one input a checkpointed layer keeps.
 // With FlashAttention (m.attention) the a s^2 b term is replaced by the fp32 logsumexp, 4 b a s / t
 // bytes, with or without selective recompute.
+// A MoE layer (`experts` true) keeps, instead of the dense MLP's 2 or 3 ffn, per token: the fp32
+// router logits and probabilities (2 x 4 experts bytes), and for each of its top_k copies the
+// expert FC1's input (h, gathered over tp) and its outputs (2 or 3 moe_ffn / t), and the shared
+// expert's like a dense MLP's.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
-                              double replicated_kept = 4, bool softmax_fp32 = false);
+                              double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false);
 
 // Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
 // mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;

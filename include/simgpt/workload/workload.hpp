@@ -103,10 +103,30 @@ struct ModelSpec {
   // Key and value heads (grouped-query attention, Ainslie et al. 2023, arXiv 2305.13245; Megatron's
   // --num-query-groups): each serves heads / kv_heads query heads. 0: as many as heads (multi-head).
   int64_t kv_heads = 0;
+  // Mixture of experts (Shazeer et al. 2017, arXiv 1701.06538; Mixtral, arXiv 2401.04088), as
+  // Megatron-LM's MoE layer: each MoE layer's MLP is `experts` expert MLPs of width moe_ffn_hidden
+  // (--num-experts, --moe-ffn-hidden-size), a router sending each token to `top_k` of them
+  // (--moe-router-topk, default 2), and optionally a shared expert every token runs
+  // (--moe-shared-expert-intermediate-size). The first `dense_layers` layers keep a dense MLP of
+  // width ffn_hidden (DeepSeek's first_k_dense; Megatron's --moe-layer-freq [0]*k+[1]*n).
+  // experts 0: a dense model.
+  int64_t experts = 0;
+  int64_t top_k = 2;
+  int64_t moe_ffn_hidden = 0; // 0: ffn_hidden
+  int64_t shared_expert_ffn_hidden = 0; // 0: no shared expert
+  int64_t dense_layers = 0;
+  // Each expert takes at most capacity_factor x its even share of the routed tokens, the rest
+  // dropped (--moe-expert-capacity-factor); none: dropless (Megatron's default).
+  std::optional<double> capacity_factor;
 
   int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim() const { return hidden / heads; }
   int64_t kv_hidden() const { return query_groups() * head_dim(); } // width of K (and of V)
+  bool moe() const { return experts > 0; }
+  int64_t expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
+  int64_t moe_layers() const { return moe() ? layers - dense_layers : 0; }
+  // Layer i (from 0) has experts.
+  bool is_moe_layer(int64_t i) const { return moe() && i >= dense_layers; }
 };
 
 struct TrainingSpec {
@@ -122,6 +142,9 @@ struct ParallelismSpec {
   int64_t dp = 1;
   int64_t tp = 1;
   int64_t pp = 1;
+  // Expert parallelism (Megatron's --expert-model-parallel-size): each MoE layer's experts are
+  // split over ep data-parallel ranks, which exchange tokens by all-to-all.
+  int64_t ep = 1;
   Schedule schedule = Schedule::one_f_one_b;
   int64_t chunks = 1; // model chunks per stage, for the interleaved schedule
   int64_t zero = 0;

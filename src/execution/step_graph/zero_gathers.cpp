@@ -15,7 +15,8 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
   std::vector<double> units;
   if (v == 0)
     units.push_back(c.embedding_bytes);
-  units.insert(units.end(), static_cast<size_t>(c.layers), plan_.layer.param_bytes);
+  for (int l = 0; l < c.layers; ++l)
+    units.push_back(plan_.layer_at(c.first_layer + l).param_bytes);
   if (v == V - 1)
     units.push_back(c.head_bytes);
   // Units without weights gather nothing (the use_weights calls skip them alike).
