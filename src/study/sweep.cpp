@@ -12,6 +12,7 @@
 #include "study/sweep_file.hpp"
 #include "study/sweep_output.hpp"
 #include "core/digest.hpp"
+#include "workload/resolved_workload.hpp"
 #include "simgpt/core/version.hpp"
 #include "simgpt/simulate.hpp"
 
@@ -163,15 +164,18 @@ std::vector<std::string> sweep_inputs(const Sweep& sweep) {
 
 // The CSV's first line, a comment saying what the sweep was made with: simgpt's version, the
 // platform, workload, profile and GPU catalog files its fixed configuration reads, each with its
-// SHA-256 (as the JSON report's `inputs`), and the --set overrides. A file that cannot be read or
+// SHA-256 (as the JSON report's `inputs`), the --set overrides and the workload they resolve to
+// (as JSON, before the grid's values). A file that cannot be read or
 // found is left out (its configurations say why).
 std::string sweep_csv_comment(const Sweep& sweep, const SweepRun& run) {
   std::vector<std::pair<std::string, std::string>> files{{"platform", sweep.platform}, {"workload", sweep.workload}};
   std::vector<std::string> folders;
+  std::string resolved; // the workload after --set, before the grid's values
   try {
     const DataPaths data = data_paths_at(run.data_folders);
     folders = data.folders;
     const Workload w = load_workload(sweep.workload, parse_overrides(sweep.sets));
+    resolved = resolved_workload_json(w).dump();
     if (const std::string profile = data.find("profiles/" + w.framework + ".yaml"); !profile.empty())
       files.emplace_back("profile", profile);
     for (const std::string& catalog : data.catalog())
@@ -196,6 +200,8 @@ std::string sweep_csv_comment(const Sweep& sweep, const SweepRun& run) {
   }
   for (const std::string& set : sweep.sets)
     comment += "; --set " + set;
+  if (!resolved.empty())
+    comment += "; resolved_workload " + resolved;
   return one_line(comment, std::string::npos) + "\n";
 }
 

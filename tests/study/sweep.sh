@@ -21,7 +21,7 @@ version=$(sed -n 's/^project(simgpt VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 platform_digest=$(sha256sum platforms/p3_2xlarge_x12.xml | cut -d' ' -f1)
 catalog_digest=$(sha256sum platforms/gpus.yaml | cut -d' ' -f1)
 check "the first line says what the sweep was made with: simgpt's version and its files' SHA-256" \
-  grep -q "^# simgpt $version sweep; platform platforms/p3_2xlarge_x12.xml sha256:$platform_digest; .*gpu_catalog platforms/gpus.yaml sha256:$catalog_digest" "$tmp/whole.csv"
+  grep -q "^# simgpt $version sweep; platform platforms/p3_2xlarge_x12.xml sha256:$platform_digest; .*gpu_catalog platforms/gpus.yaml sha256:$catalog_digest; resolved_workload {\"model\":{\"layers\":24," "$tmp/whole.csv"
 check "lines in configuration order" [ "$(tail -n +3 "$tmp/whole.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 " ]
 # Beside each quantity its value in SI units (seconds, bytes per second), empty for `default`.
 check "1ms and 5Gbps in SI units" grep -q '^4,1ms,0.001,5Gbps,625000000,1,ok,' "$tmp/whole.csv"
