@@ -63,7 +63,7 @@ struct CalibrationInput {
 CalibrationInput calibration_input(const Options& o, const DataPaths& data) {
   if (o.calibration_tables.empty())
     return {load_validation_tables(data), std::nullopt};
-  CalibrationInput in{load_calibration_tables(o.calibration_tables), std::nullopt};
+  CalibrationInput in{load_validation_table_files(o.calibration_tables), std::nullopt};
   in.rows = table_calibration_rows(o.profile, in.tables);
   return in;
 }

@@ -10,18 +10,6 @@ simgpt="$1"
 . "$(dirname "$0")/support/checks.sh"
 slowdown=${SIMGPT_TEST_SLOWDOWN:-1}
 
-expect_status() { # expect_status STATUS DESCRIPTION PATTERN ARGS...
-  local status="$1" what="$2" pattern="$3"
-  shift 3
-  timeout $((10 * slowdown)) "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err"
-  local got=$?
-  check "$what: exit $status (got $got: $(head -c 300 "$tmp/err"))" [ "$got" -eq "$status" ]
-  if [ "$status" -ge 2 ]; then
-    check "$what: one line" [ "$(wc -l < "$tmp/err")" -eq 1 ]
-    check "$what: at most 300 characters" [ "$(wc -c < "$tmp/err")" -le 301 ]
-  fi
-  [ -z "$pattern" ] || check "$what: says '$pattern'" grep -q -- "$pattern" "$tmp/err"
-}
 full_disk() { # full_disk ARGS...: simgpt with files limited to 1 KiB; its status
   (trap '' XFSZ; ulimit -f 1; "$simgpt" "$@" > "$tmp/out" 2> "$tmp/err")
 }

@@ -48,19 +48,6 @@ std::vector<std::string> judged_entries(const ValidationTable& table, const Vali
 
 } // namespace
 
-std::vector<ValidationTable> load_calibration_tables(const std::vector<std::string>& files) {
-  std::vector<ValidationTable> tables;
-  std::map<std::string, std::string> file_of; // table id -> its file
-  for (const std::string& f : files) {
-    tables.push_back(load_validation_table(f));
-    const auto [earlier, added] = file_of.emplace(tables.back().id, f);
-    if (!added)
-      throw InputError(f + ": table", fmt::format("'{}' is the id of the table in {} too (each --table's id is unique)",
-                                                  tables.back().id, earlier->second));
-  }
-  return tables;
-}
-
 std::vector<std::string> table_calibration_rows(const std::string& profile,
                                                 const std::vector<ValidationTable>& tables) {
   std::vector<std::string> entries;

@@ -25,7 +25,7 @@ const std::string kThreeRows = "  - {id: a, set: {model.layers: 12}, measured: {
 // `text` as a table file of its own, loaded as calibrate --table loads it.
 std::vector<ValidationTable> user_table(const std::string& text) {
   const std::string path = simgpt::testing::scratch_file("calibration_table", ".yaml", text);
-  auto tables = load_calibration_tables({path});
+  auto tables = load_validation_table_files({path});
   std::filesystem::remove(path);
   return tables;
 }
@@ -90,12 +90,12 @@ TEST_CASE("calibrate --table needs 3 measured rows of 2 configurations") {
 }
 
 TEST_CASE("calibrate --table refuses a missing file and two tables of one id") {
-  CHECK_THROWS_WITH(load_calibration_tables({"/nonexistent/mine.yaml"}), Catch::Contains("/nonexistent/mine.yaml"));
+  CHECK_THROWS_WITH(load_validation_table_files({"/nonexistent/mine.yaml"}), Catch::Contains("/nonexistent/mine.yaml"));
   const std::string a = simgpt::testing::scratch_file("calibration_a", ".yaml", kWorkloadTable + kThreeRows);
   const std::string b = simgpt::testing::scratch_file("calibration_b", ".yaml", kWorkloadTable + kThreeRows);
-  CHECK_THROWS_WITH(load_calibration_tables({a, b}),
+  CHECK_THROWS_WITH(load_validation_table_files({a, b}),
                     Catch::Contains(b + ": table: 'mine' is the id of the table in " + a));
-  CHECK(load_calibration_tables({a}).size() == 1);
+  CHECK(load_validation_table_files({a}).size() == 1);
   std::filesystem::remove(a);
   std::filesystem::remove(b);
 }

@@ -55,10 +55,6 @@ CalibrationResult calibrate_profile(const std::string& profile, const std::vecto
                                     const DataPaths& data, const RowProcess& process = {},
                                     const std::optional<std::vector<std::string>>& rows = std::nullopt);
 
-// calibrate --table: the user's measured tables (validation/tables' format), one file each;
-// refuses a missing or malformed file and two tables of one id (InputError).
-std::vector<ValidationTable> load_calibration_tables(const std::vector<std::string>& files);
-
 // The rows of the user's `tables` a fit of `profile` is judged on, named as calibration.rows
 // names them: each row's time (step or transfer) where measured, its peak memory (":memory")
 // where measured, and its out-of-memory outcome (":oom") where it ran out of memory; rows the
