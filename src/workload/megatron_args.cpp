@@ -88,6 +88,8 @@ public:
   void set(std::string_view section, std::string_view key, const std::string& value, const std::string& argument) {
     const std::string dotted = section.empty() ? std::string(key) : fmt::format("{}.{}", section, key);
     const YAML::Node existing = section.empty() ? root_[std::string(key)] : lookup(section, key);
+    if (existing.IsDefined() && !existing.IsNull() && !existing.IsScalar())
+      throw InputError(where(argument), fmt::format("sets {}, which the file gives as a list or mapping", dotted));
     if (existing.IsDefined() && existing.IsScalar() && existing.Scalar() != value)
       throw InputError(where(argument), fmt::format("sets {} to {} but {} is {} already: give it once", dotted,
                                                     echo(value), dotted, echo(existing.Scalar())));

@@ -96,6 +96,9 @@ TEST_CASE("a Megatron key that contradicts a workload key, or a value Megatron w
                            "training: {global_batch: 8}\n";
   CHECK_THAT(refusal(base + "num_layers: 12\n"), Catch::Contains("w.yaml: num_layers: sets model.layers to 12"));
   CHECK(refusal(base + "num_layers: 24\n").empty());
+  CHECK_THAT(refusal("model: {layers: [1, 2], hidden: 64, heads: 2, seq_len: 8, vocab: 8}\ntraining: {global_batch: 1}\n"
+                     "num_layers: 2\n"),
+             Catch::Contains("sets model.layers, which the file gives as a list or mapping"));
   CHECK_THAT(refusal(base + "normalization: BatchNorm\n"), Catch::Contains("expected one of: LayerNorm, RMSNorm"));
   CHECK_THAT(refusal(base + "bf16: maybe\n"), Catch::Contains("expected true or false"));
   CHECK_THAT(refusal(base + "fp16: true\nbf16: true\n"), Catch::Contains("training.precision"));
