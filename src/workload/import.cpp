@@ -134,8 +134,10 @@ ImportedWorkload import_megatron(const std::vector<std::string>& words, std::opt
   MegatronArguments arguments = line.modelled;
   std::vector<std::string> superseded;
   if (ds)
-    for (const auto& [name, value] : ds->arguments) {
-      const auto same = [&](const auto& a) { return a.first == name; };
+    for (const auto& argument : ds->arguments) {
+      const std::string& name = argument.first;
+      const std::string& value = argument.second;
+      const auto same = [&name](const auto& a) { return a.first == name; };
       const bool batch = name == "micro_batch_size" || name == "global_batch_size";
       const auto given = std::find_if(line.modelled.begin(), line.modelled.end(), same);
       if (batch && given != line.modelled.end()) {
