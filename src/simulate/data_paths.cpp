@@ -139,4 +139,9 @@ DataPaths data_paths_at(const std::vector<std::string>& given, const std::string
 
 DataPaths default_data_paths() { return data_paths_at({}); }
 
+std::string data_file_name(const std::string& path, const std::string& folder) {
+  const std::filesystem::path p(path);
+  return p.parent_path().filename() == folder ? folder + "/" + p.filename().string() : path;
+}
+
 } // namespace simgpt

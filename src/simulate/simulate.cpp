@@ -177,15 +177,9 @@ void judge_memory(Report& r) {
   }
 }
 
-// The files the simulation read, each with its digest where it is a file, the overrides and the
-// workload as simulated.
-// A data file by its place in its data folder ("profiles/megatron.yaml"), so that a report or
-// trace is the same wherever simgpt's data is installed; the digest says which file it was.
-std::string data_file_name(const std::string& path, const char* folder) {
-  const std::filesystem::path p(path);
-  return p.parent_path().filename() == folder ? std::string(folder) + "/" + p.filename().string() : path;
-}
-
+// The files the simulation read, each with its digest where it is a file (data files named by
+// their place in their data folder: the same report wherever the data is installed), the
+// overrides and the workload as simulated.
 ReportInputs report_inputs(const Platform& platform, const Workload& w, const Profile& profile,
                            const GpuCatalog& catalog) {
   ReportInputs inputs;

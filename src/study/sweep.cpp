@@ -168,33 +168,26 @@ std::vector<std::string> sweep_inputs(const Sweep& sweep) {
 // (as JSON, before the grid's values). A file that cannot be read or
 // found is left out (its configurations say why).
 std::string sweep_csv_comment(const Sweep& sweep, const SweepRun& run) {
-  std::vector<std::pair<std::string, std::string>> files{{"platform", sweep.platform}, {"workload", sweep.workload}};
-  std::vector<std::string> folders;
+  struct File {
+    const char* role;
+    std::string path, name; // name: as the line shows it
+  };
+  std::vector<File> files{{"platform", sweep.platform, sweep.platform}, {"workload", sweep.workload, sweep.workload}};
   std::string resolved; // the workload after --set, before the grid's values
   try {
     const DataPaths data = data_paths_at(run.data_folders);
-    folders = data.folders;
     const Workload w = load_workload(sweep.workload, parse_overrides(sweep.sets));
     resolved = resolved_workload_json(w).dump();
     if (const std::string profile = data.find("profiles/" + w.framework + ".yaml"); !profile.empty())
-      files.emplace_back("profile", profile);
+      files.push_back({"profile", profile, data_file_name(profile, "profiles")});
     for (const std::string& catalog : data.catalog())
-      files.emplace_back("gpu_catalog", catalog);
+      files.push_back({"gpu_catalog", catalog, data_file_name(catalog, "platforms")});
   } catch (const InputError&) {
   }
-  // The data files by their place in their data folder, so that the line is the same on every
-  // machine; the digest says which file it was.
-  const auto named = [&folders](const std::string& path) {
-    for (const std::string& folder : folders)
-      if (path.starts_with(folder + "/"))
-        return path.substr(folder.size() + 1);
-    return path;
-  };
   std::string comment = fmt::format("# simgpt {} sweep", version());
-  for (const auto& [role, path] : files) {
+  for (const File& f : files) {
     try {
-      comment += fmt::format("; {} {} {}", role, role == "platform" || role == "workload" ? path : named(path),
-                             file_digest(path));
+      comment += fmt::format("; {} {} {}", f.role, f.name, file_digest(f.path));
     } catch (const InputError&) {
     }
   }

@@ -43,6 +43,12 @@ struct DataPaths {
 // does not exist or holds none of platforms/, profiles/, validation/; and when no folder is left.
 DataPaths data_paths_at(const std::vector<std::string>& folders, const std::string& where = "--data");
 
+// A data file by its place in its data folder, `folder` ("profiles", "platforms") and its name:
+// "profiles/megatron.yaml" for FOLDER/profiles/megatron.yaml; any other path as it is. What reports
+// and sweep files name a data file by, so that they are the same wherever the data is installed
+// (the file's digest says which one it was).
+std::string data_file_name(const std::string& path, const std::string& folder);
+
 // data_paths_at({}): $SIMGPT_DATA's folders, then the built-in one.
 DataPaths default_data_paths();
 
