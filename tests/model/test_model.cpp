@@ -205,19 +205,13 @@ TEST_CASE("grouped-query attention, SwiGLU, RMSNorm, rotary positions and no bia
 namespace {
 
 // Mixtral 8x7B (Jiang et al. 2024, arXiv 2401.04088, Table 1; mistralai/Mixtral-8x7B-v0.1
-// config.json): Llama's layer with 8 SwiGLU experts of width 14336 in every layer, 2 per token.
+// config.json): Llama's layer with 8 SwiGLU experts of width 14336 in every layer, 2 per token,
+// sequence 4096 and a vocabulary of 32000.
 Workload mixtral(int64_t batch) {
-  Workload w;
-  w.model = {32, 4096, 32, 4096, 32000, 14336, Head::lm};
-  w.model.kv_heads = 8;
-  w.model.mlp = Mlp::swiglu;
-  w.model.norm = Norm::rmsnorm;
-  w.model.position = Position::rope;
-  w.model.bias = false;
-  w.model.tie_embeddings = false;
+  Workload w = llama3(32, 4096, 32, 14336, 4096, batch);
+  w.model.vocab = 32000;
   w.model.experts = 8;
   w.model.top_k = 2;
-  w.training.global_batch = batch;
   return w;
 }
 
