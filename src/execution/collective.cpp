@@ -11,7 +11,8 @@ double bytes_sent_per_member(CollectiveKind kind, int members, double bytes) {
   switch (kind) {
   case CollectiveKind::allreduce: return 2 * (n - 1) / n * bytes;
   case CollectiveKind::reduce_scatter:
-  case CollectiveKind::allgather: return (n - 1) / n * bytes;
+  case CollectiveKind::allgather:
+  case CollectiveKind::all_to_all: return (n - 1) / n * bytes;
   case CollectiveKind::broadcast:
   case CollectiveKind::reduce: return bytes;
   }
@@ -55,6 +56,8 @@ void all_to_all(TaskGraph& g, CollectiveKind kind, const std::vector<int>& membe
 } // namespace
 
 int ring_steps(CollectiveKind kind, int members) {
+  if (kind == CollectiveKind::all_to_all)
+    return 1;
   return kind == CollectiveKind::allreduce ? 2 * (members - 1) : members - 1;
 }
 
@@ -116,7 +119,13 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
     return c;
   }
   const bool two_phases = kind == CollectiveKind::allreduce;
-  if (algorithm == CollectiveAlgorithm::direct) {
+  if (kind == CollectiveKind::all_to_all) {
+    // Every member sends each other member its 1/n of the buffer at once: NCCL's all-to-all is a
+    // group of n - 1 sends and receives (PyTorch's all_to_all_single, ProcessGroupNCCL::alltoall_base;
+    // nccl-tests src/alltoall.cu), one step whose latency the exit adds beyond the flows'.
+    c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
+    all_to_all(g, kind, members, bytes / n, c.entry, c.exit);
+  } else if (algorithm == CollectiveAlgorithm::direct) {
     // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
     const double shard = bytes / n;
     c.exit = add_delay(g, kind, two_phases ? step_latency_s : 0);

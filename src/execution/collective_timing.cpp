@@ -61,6 +61,16 @@ CollectiveTiming collective_timing(const Profile& profile, const Topology& topol
     timing.exit_latency_s = (ring_steps(kind, n) - 1) * (hop + profile.collective_step_overhead_s);
     return timing;
   }
+  if (kind == CollectiveKind::all_to_all) {
+    // Point-to-point operations are outside NCCL's collective tuning (tuning.cc prices collectives
+    // only); their sends run the Simple protocol past NCCL_P2P_LL_THRESHOLD (16 KiB, src/enqueue.cc),
+    // so one ring step of Simple stands for the call's latency, and the flows carry its bytes as
+    // they are.
+    const CollectiveShape shape = collective_shape(topology, rings, kind);
+    timing.exit_latency_s =
+        std::max(0.0, nccl_latency(profile.nccl, shape, NcclAlgorithm::ring, NcclProtocol::simple) - hop);
+    return timing;
+  }
   const NcclChoice choice = choose_nccl(profile.nccl, collective_shape(topology, rings, kind), bytes);
   // NCCL's latency counts every hop; the flows already paid one route's latency.
   timing.exit_latency_s = std::max(0.0, choice.latency_s - hop);

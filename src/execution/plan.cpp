@@ -124,8 +124,11 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.layers = layers;
     c.first_layer = first_layer;
     double layer_params = 0;
-    for (int i = first_layer; i < first_layer + layers; ++i)
+    for (int i = first_layer; i < first_layer + layers; ++i) {
       layer_params += layer_parameters_at(w.model, par.tp, par.ep, i);
+      if (w.model.is_moe_layer(i))
+        c.expert_parameters += expert_parameters(w.model, par.tp, par.ep);
+    }
     first_layer += layers;
     double embedding_params = 0, head_params = 0;
     if (v == 0) {

@@ -23,8 +23,7 @@ struct LayerCost {
   // A MoE layer: its MLP block's three parts in forward order (before the dispatch all-to-all,
   // the experts, after the combine all-to-all; mlp_forward and mlp_backward are their sums), the
   // bytes each GPU's all-to-all buffer holds, and the routed experts' gradients, which the
-  // expert-data-parallel group (dp / ep ranks) reduces instead of the data-parallel one. The step
-  // graph does not use the parts, the all-to-all bytes or the expert gradients yet.
+  // expert-data-parallel group (dp / ep ranks) reduces instead of the data-parallel one.
   bool moe = false;
   double moe_forward[3] = {0, 0, 0}, moe_backward[3] = {0, 0, 0};
   double all_to_all_bytes = 0;
@@ -41,6 +40,7 @@ struct StageCost {
   double head_bytes = 0;      // head weights, with the tied word-embedding copy of a separate last stage
   double optimizer_s = 0;       // optimizer step over all the stage's parameters on one GPU
   double parameters = 0;        // parameters on one GPU (its tensor-parallel shard)
+  double expert_parameters = 0; // the routed experts' among them (its expert-parallel share)
 };
 
 // How the workload is split and what each block costs. How the framework runs it (host time,

@@ -143,7 +143,7 @@ private:
         run_all(pass, layer.recompute_core, streams_.in_layer(slot, l, true));
       block_all(pass, layer.attention_backward, streams_.in_layer(slot, l));
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes, layer.expert_grad_bytes);
     }
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);
@@ -159,11 +159,37 @@ private:
         streams_.run(gpu, seconds, slot);
   }
 
-  // A layer's MLP block, forward or backward, dense or MoE. Expert parallelism's dispatch and
-  // combine all-to-alls are not in the graph yet: a MoE block runs as one block, its experts'
-  // share of the work divided by ep.
+  // A layer's MLP block, forward or backward, dense or MoE. A MoE block runs its three parts around
+  // the token exchange (Megatron-LM's MoEAlltoAllTokenDispatcher, megatron/core/transformer/moe/
+  // token_dispatcher.py): the router and permutation, the dispatch all-to-all over the
+  // expert-parallel group, the experts (between the tensor-parallel all-gather and reduce-scatter
+  // of their tokens, as `block` lays them), the combine all-to-all, the unpermutation. The
+  // backward runs them in reverse, each all-to-all carrying the gradients of its tokens back.
   void mlp_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
-    block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot);
+    if (!layer.moe) {
+      block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot);
+      return;
+    }
+    const double* parts = forward ? layer.moe_forward : layer.moe_backward;
+    run_all(pass, parts[forward ? 0 : 2], slot);
+    exchange_tokens(pass, layer.all_to_all_bytes);
+    block_all(pass, parts[1], slot);
+    exchange_tokens(pass, layer.all_to_all_bytes);
+    run_all(pass, parts[forward ? 2 : 0], slot);
+  }
+
+  // One all-to-all per expert-parallel group of the pass's stage: for each tensor rank, ep
+  // consecutive data-parallel replicas (parallel_state.py's expert rank order, tp-ep-dp-pp).
+  void exchange_tokens(const Pass& pass, double bytes) {
+    if (plan_.ep < 2)
+      return;
+    for (int first = 0; first < static_cast<int>(pass.groups.size()); first += plan_.ep)
+      for (int t = 0; t < plan_.tp; ++t) {
+        std::vector<int> members;
+        for (int d = first; d < first + plan_.ep; ++d)
+          members.push_back(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]);
+        blocking_collective(members, CollectiveKind::all_to_all, bytes);
+      }
   }
 
   void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {

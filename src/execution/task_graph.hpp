@@ -12,14 +12,15 @@
 
 namespace simgpt {
 
-enum class CollectiveKind : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce };
+enum class CollectiveKind : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce, all_to_all };
 // Names as reports count collectives by kind; labels as a trace's slices show them.
 inline constexpr EnumName<CollectiveKind> kCollectiveKindNames[] = {
     {CollectiveKind::allreduce, "allreduce", "all-reduce"},
     {CollectiveKind::reduce_scatter, "reducescatter", "reduce-scatter"},
     {CollectiveKind::allgather, "allgather", "all-gather"},
     {CollectiveKind::broadcast, "broadcast"},
-    {CollectiveKind::reduce, "reduce"}};
+    {CollectiveKind::reduce, "reduce"},
+    {CollectiveKind::all_to_all, "alltoall", "all-to-all"}};
 constexpr std::span<const EnumName<CollectiveKind>> enum_names(CollectiveKind) { return kCollectiveKindNames; }
 
 // 56 bytes: a step has millions of tasks, so the enums are one byte each.

@@ -254,14 +254,6 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   check_workload(w); // a Workload filled in C++ meets the rules parse_workload applies to a file
   if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
     throw InputError(w.source + ": " + unsupported->key, unsupported->why);
-  // Expert parallelism's dispatch and combine all-to-alls (and the expert gradients' reduction
-  // over dp / ep) are not in the step graph yet: a step with ep > 1 would leave them out and come
-  // out too fast, so it is refused rather than predicted. ep 1 (every expert on every rank) is whole.
-  if (w.parallelism.ep > 1)
-    throw InputError(w.source + ": parallelism.ep",
-                     fmt::format("ep {}: expert parallelism's all-to-alls are not simulated yet, so its step would "
-                                 "be too fast (use ep 1)",
-                                 w.parallelism.ep));
   const bool traced = !options.trace_path.empty();
   // Checked and made before the simulation, so that an unwritable path fails at once; never a
   // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.

@@ -225,6 +225,17 @@ void check_experts(const Workload& w, const std::string& f) {
                      fmt::format("tp {} does not divide the experts' ffn width {} (experts are split over tp as "
                                  "Megatron's default expert tensor parallelism does)",
                                  p.tp, m.expert_ffn()));
+  // The expert-data-parallel groups reduce the experts' gradients by NCCL collectives (Megatron's
+  // DistributedDataParallel, expert-parallel buffers): no ZeRO-3 gathers, no parameter server.
+  if (p.ep > 1 && p.zero >= 3)
+    throw InputError(f + ": parallelism.zero", fmt::format("ZeRO {} with ep {}: expert parallelism runs with ZeRO 0-2 "
+                                                           "(Megatron's distributed optimizer is ZeRO 1)",
+                                                           p.zero, p.ep));
+  if (p.ep > 1 && p.dp_algorithm == DpAlgorithm::parameter_server)
+    throw InputError(f + ": parallelism.dp_algorithm",
+                     fmt::format("parameter_server with ep {}: expert parallelism synchronises gradients by "
+                                 "all-reduce or reduce-scatter",
+                                 p.ep));
   if (m.shared_expert_ffn_hidden % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide shared_expert_ffn_hidden {}", p.tp,
                                                          m.shared_expert_ffn_hidden));

@@ -132,6 +132,17 @@ TEST_CASE("the direct (sharded parameter server) all-reduce moves the ring's vol
   CHECK(t[0] == Approx(2.0 * (n - 1) / n * S / kNicBandwidth).epsilon(0.01));
 }
 
+TEST_CASE("an all-to-all sends (n-1)/n of each member's buffer, all at once, in one step") {
+  const double S = 64.0 * (1 << 20);
+  const int n = 4;
+  auto t = run_collectives(cluster_platform(4, 1), CollectiveKind::all_to_all, CollectiveAlgorithm::ring,
+                           {{0, 1, 2, 3}}, S);
+  // Each NIC sends n-1 shards of S/n at once: the direct exchange's one phase, one latency.
+  CHECK(t[0] == Approx((n - 1.0) / n * S / kNicBandwidth + 2 * kNicLatency).epsilon(0.01));
+  CHECK(bytes_sent_per_member(CollectiveKind::all_to_all, n, S) == Approx(0.75 * S));
+  CHECK(ring_steps(CollectiveKind::all_to_all, n) == 1);
+}
+
 TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-reduce runs at 150 GB/s per GPU") {
   const std::string platform = default_data_paths().find("platforms/p3_16xlarge.xml");
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};

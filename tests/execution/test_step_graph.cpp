@@ -59,6 +59,37 @@ TEST_CASE("sharded optimizers reduce-scatter gradients and all-gather weights") 
   CHECK(count(build_step_graph(p, overlapped, FlatTopology()), "allreduce") == 2);
 }
 
+TEST_CASE("expert parallelism exchanges tokens by all-to-all and reduces expert gradients over dp / ep") {
+  // dp 4, ep 2: two expert-parallel groups of two replicas, and expert-data-parallel groups of two.
+  ExecutionPlan p = small_plan(4, 1, 1, 3, 2);
+  p.ep = 2;
+  p.layer.moe = true;
+  p.layer.moe_forward[0] = p.layer.moe_forward[1] = p.layer.moe_forward[2] = 1e-3 / 3;
+  p.layer.moe_backward[0] = p.layer.moe_backward[1] = p.layer.moe_backward[2] = 2e-3 / 3;
+  p.layer.all_to_all_bytes = 4e6;
+  p.layer.expert_grad_bytes = 0.75e6;
+  StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
+  // Per layer and micro-batch: dispatch and combine, forward and backward, in each of 2 groups.
+  CHECK(count(g, "alltoall") == 2 * 3 * 2 * 4);
+  CHECK(g.collectives.at("alltoall").bytes == Approx(48 * 0.5 * 4e6 * 2));
+  // One all-reduce of the dense gradients over the 4 replicas, one of the experts' per group of 2.
+  CHECK(count(g, "allreduce") == 1 + 2);
+  const double dense = 2 * (1e6 - 0.75e6), experts = 2 * 0.75e6;
+  CHECK(g.collectives.at("allreduce").bytes == Approx(2.0 * 3 / 4 * dense * 4 + 2 * (2.0 / 2 * experts * 2)));
+  // Full recompute reruns the forward's exchanges.
+  p.recompute = Recompute::full;
+  CHECK(count(build_step_graph(p, Profile{}, FlatTopology()), "alltoall") == 2 * 3 * 2 * 6);
+  // ep = dp: each expert on one replica only, nothing to reduce but the dense gradients.
+  p.ep = 4;
+  p.recompute = Recompute::none;
+  StepGraph whole = build_step_graph(p, Profile{}, FlatTopology());
+  CHECK(count(whole, "alltoall") == 2 * 3 * 4);
+  CHECK(count(whole, "allreduce") == 1);
+  // ep 1: the experts' work stays on each GPU, no exchange.
+  p.ep = 1;
+  CHECK(count(build_step_graph(p, Profile{}, FlatTopology()), "alltoall") == 0);
+}
+
 TEST_CASE("rank orders place tensor groups, replicas and stages on GPUs as declared") {
   ExecutionPlan p = small_plan(2, 2, 2, 1, 1);
   // Megatron: tp fastest, then dp, then pp.

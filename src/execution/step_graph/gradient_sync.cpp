@@ -8,17 +8,30 @@
 
 namespace simgpt::step_graph {
 
-void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes) {
-  for (const std::vector<int>& group : groups)
-    grad_point(group, bytes);
+void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes,
+                                   double expert_bytes) {
+  const bool experts_apart = plan_.ep > 1 && expert_bytes > 0;
+  for (const std::vector<int>& group : groups) {
+    grad_point(group, experts_apart ? bytes - expert_bytes : bytes, points_);
+    if (experts_apart)
+      grad_point(group, expert_bytes, expert_points_);
+  }
   reduce_scatter_now(s, bytes);
 }
 
-void GradientSync::grad_point(const std::vector<int>& group, double bytes) {
+void GradientSync::grad_point(const std::vector<int>& group, double bytes,
+                              std::vector<std::vector<GradientPoint>>& points) {
   if (bytes <= 0)
     return;
   for (int gpu : group)
-    points_[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
+    points[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
+}
+
+std::vector<std::vector<int>> GradientSync::expert_dp_groups(int s, int t) const {
+  std::vector<std::vector<int>> groups(static_cast<size_t>(plan_.ep));
+  for (int d = 0; d < plan_.dp; ++d)
+    groups[static_cast<size_t>(d % plan_.ep)].push_back(plan_.gpu(s, d, t));
+  return groups;
 }
 
 void GradientSync::reduce_scatter_now(int s, double bytes) {
@@ -43,18 +56,22 @@ void GradientSync::synchronise_and_update(int s) {
     for (int gpu : members[static_cast<size_t>(t)])
       streams_.flush(gpu);
     if (plan_.dp > 1 && !stand_ins_.stands_in(t))
-      synchronise_gradients(members[static_cast<size_t>(t)]);
+      synchronise_gradients(members[static_cast<size_t>(t)], points_);
+    if (plan_.dp > plan_.ep && plan_.ep > 1)
+      for (const std::vector<int>& experts : expert_dp_groups(s, t))
+        synchronise_gradients(experts, expert_points_);
   }
   for (int t = 0; t < plan_.tp; ++t)
     update(s, t, members[static_cast<size_t>(t)]);
 }
 
-void GradientSync::synchronise_gradients(const std::vector<int>& members) {
+void GradientSync::synchronise_gradients(const std::vector<int>& members,
+                                         const std::vector<std::vector<GradientPoint>>& points) {
   if (zero3(plan_)) {
     await_reduce_scatters(members);
     return;
   }
-  const auto& first = points_[static_cast<size_t>(members[0])];
+  const auto& first = points[static_cast<size_t>(members[0])];
   const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
   const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
   std::optional<TaskId> previous;
@@ -68,7 +85,7 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members) {
     for (int gpu : members) {
       // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
       const bool early = profile_.dp_overlap;
-      TaskId ready = early ? points_[static_cast<size_t>(stand_ins_.owner(gpu))][i].ready : *streams_.tail(gpu);
+      TaskId ready = early ? points[static_cast<size_t>(stand_ins_.owner(gpu))][i].ready : *streams_.tail(gpu);
       boost::add_edge(ready, c.entry, graph_);
       // Communication leaves a GPU in the order it was issued: the pipeline sends issued
       // before the synchronisation go first.
@@ -95,24 +112,38 @@ void GradientSync::await_reduce_scatters(const std::vector<int>& members) {
 }
 
 void GradientSync::update(int s, int t, const std::vector<int>& group) {
-  double params = 0;
+  double params = 0, expert_params = 0;
   for (const GradientPoint& point : points_[static_cast<size_t>(group[0])])
     params += point.bytes;
+  for (const GradientPoint& point : expert_points_[static_cast<size_t>(group[0])])
+    expert_params += point.bytes;
+  const bool sharded = plan_.sharded_optimizer() && plan_.dp > 1;
   for (int gpu : group) {
     double seconds = 0;
-    for (int c = 0; c < plan_.chunks; ++c)
-      seconds += plan_.stages[static_cast<size_t>(c * plan_.pp + s)].optimizer_s;
-    if (plan_.sharded_optimizer() && plan_.dp > 1)
-      seconds /= plan_.dp;
+    for (int c = 0; c < plan_.chunks; ++c) {
+      const StageCost& stage = plan_.stages[static_cast<size_t>(c * plan_.pp + s)];
+      // A sharded optimizer updates 1/dp of the dense parameters and 1/(dp / ep) of the routed
+      // experts' (Megatron's distributed optimizer shards each over its own data-parallel group).
+      const double experts = plan_.ep > 1 && stage.parameters > 0 ? stage.expert_parameters / stage.parameters : 0;
+      seconds += sharded ? stage.optimizer_s * ((1 - experts) / plan_.dp + experts * plan_.ep / plan_.dp)
+                         : stage.optimizer_s;
+    }
     streams_.run(gpu, seconds, {Phase::optimizer, s, -1, 0});
     streams_.flush(gpu);
   }
-  if (plan_.dp > 1 && plan_.sharded_optimizer() && plan_.zero < 3 && !stand_ins_.stands_in(t)) {
-    // Each replica updated its shard: gather the new weights.
+  if (sharded && plan_.zero < 3 && !stand_ins_.stands_in(t)) {
+    // Each replica updated its shard: gather the new weights, the experts' over their own group.
     CollectiveTasks c =
         collectives_.add(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, stand_ins_.rank_weight());
     for (int gpu : group)
       boost::add_edge(*streams_.tail(gpu), c.entry, graph_);
+    if (expert_params > 0 && plan_.dp > plan_.ep)
+      for (const std::vector<int>& experts : expert_dp_groups(s, t)) {
+        CollectiveTasks e = collectives_.add(experts, CollectiveKind::allgather, expert_params,
+                                             CollectiveAlgorithm::ring, stand_ins_.rank_weight());
+        for (int gpu : experts)
+          boost::add_edge(*streams_.tail(gpu), e.entry, graph_);
+      }
   }
 }
 

@@ -30,6 +30,9 @@ class GradientSync {
   GroupCollectives& collectives_;
   TaskGraph& graph_;
   std::vector<std::vector<GradientPoint>> points_;  // per GPU, in the order the backward makes them
+  // Under expert parallelism, the routed experts' gradients, which the expert-data-parallel group
+  // reduces (the replicas holding the same experts: dp / ep of them).
+  std::vector<std::vector<GradientPoint>> expert_points_;
   std::vector<std::pair<int, TaskId>> after_sends_; // (GPU, collective entry): starts after the GPU's last pipeline send
   std::map<int, TaskId> last_reduce_scatter_;       // per GPU: the entry of its last reduce-scatter
 
@@ -37,11 +40,12 @@ public:
   GradientSync(const ExecutionPlan& plan, const Profile& profile, const StandIns& stand_ins, ComputeStreams& streams,
                DataParallelStreams& dp_streams, GroupCollectives& collectives, TaskGraph& graph)
       : plan_(plan), profile_(profile), stand_ins_(stand_ins), streams_(streams), dp_streams_(dp_streams), collectives_(collectives),
-        graph_(graph), points_(static_cast<size_t>(plan.gpus())) {}
+        graph_(graph), points_(static_cast<size_t>(plan.gpus())), expert_points_(static_cast<size_t>(plan.gpus())) {}
 
   // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
-  // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients.
-  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes);
+  // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients. `expert_bytes` of them
+  // (with ep > 1) are routed experts', synchronised over the expert-data-parallel group.
+  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes, double expert_bytes = 0);
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
   // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
@@ -54,13 +58,18 @@ public:
 
 private:
   // Gradients of `bytes` per GPU are final once the stream reaches this point.
-  void grad_point(const std::vector<int>& group, double bytes);
+  void grad_point(const std::vector<int>& group, double bytes, std::vector<std::vector<GradientPoint>>& points);
 
   // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
   // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
   void reduce_scatter_now(int s, double bytes);
 
-  void synchronise_gradients(const std::vector<int>& members);
+  // Synchronises the gradients `points` hold (by the members' first GPU's points) over `members`.
+  void synchronise_gradients(const std::vector<int>& members, const std::vector<std::vector<GradientPoint>>& points);
+
+  // The expert-data-parallel groups of tensor rank t on stage s: the replicas at the same place in
+  // their expert-parallel group (parallel_state.py's expert rank order, tp-ep-dp-pp).
+  std::vector<std::vector<int>> expert_dp_groups(int s, int t) const;
 
   // ZeRO-3: the reduce-scatters were issued during the backward (reduce_scatter_now); the
   // optimizer waits for the data-parallel stream, whose last collective is the last reduce-scatter.
