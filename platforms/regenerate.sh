@@ -23,3 +23,4 @@ platform p3_16xlarge_x8.xml p3.16xlarge 8   # DS3Lab Megatron and NeurIPS case 1
 platform v100_32gb_x16_nvswitch.xml v100-nvswitch-16 1   # seed 000's server
 platform dgx_a100.xml dgx-a100 1             # vTrain's one-node runs
 platform nd_a100_v4_x16.xml nd-a100-v4 16     # nccl-tests all-reduce, up to 128 GPUs
+platform dgx_b200.xml dgx-b200 1             # SimuMax's one-node B200 Megatron-LM runs
