@@ -43,12 +43,38 @@ std::vector<int> stage_layers(const Workload& w, const Profile& profile, const K
   return std::vector<int>(static_cast<size_t>(virtual_stages), layers / virtual_stages);
 }
 
+// Context parallelism's all-to-all form swaps the sequence split for a head split around the
+// attention core (TransformerEngine, transformer_engine/pytorch/attention: flash_attn_a2a_communicate):
+// the block's kernels before the core, the core, those after, and the all-to-alls' buffers: Q, K
+// and V of this rank's tokens going in, the core's output coming back (in the backward, the
+// output's gradient going in and those of Q, K and V coming back).
+void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostModel& cost, const ModelSpec& local,
+                     const Shard& shard) {
+  const auto core = std::find_if(attention.begin(), attention.end(),
+                                 [](const Kernel& k) { return k.kind == Kernel::Kind::attention; });
+  const Kernels parts[3] = {Kernels(attention.begin(), core), Kernels(core, core + (core != attention.end() ? 1 : 0)),
+                            Kernels(core + (core != attention.end() ? 1 : 0), attention.end())};
+  for (int i = 0; i < 3; ++i) {
+    l.attention_parts_forward[i] = cost.seconds(parts[i]);
+    l.attention_parts_backward[i] = cost.seconds(backward_of(parts[i]));
+  }
+  const double tokens = static_cast<double>(shard.micro_batch * local.seq_len);
+  const double h = static_cast<double>(local.hidden), tp = static_cast<double>(shard.tp);
+  const double E = element_bytes(shard.precision);
+  l.context_in_bytes = tokens * (h + 2 * static_cast<double>(local.kv_hidden())) / tp * E;
+  l.context_out_bytes = tokens * h / tp * E;
+}
+
 } // namespace
 
 ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile) {
   ExecutionPlan plan;
   const auto& par = w.parallelism;
-  plan.dp = static_cast<int>(par.dp);
+  // Context-parallel ranks hold the same weights, each a part of every sequence: to the step they
+  // are more data-parallel replicas (Megatron-LM reduces gradients over its dp x cp group), cp
+  // consecutive ones sharing each sequence.
+  plan.cp = static_cast<int>(par.cp);
+  plan.dp = static_cast<int>(par.dp * par.cp);
   plan.tp = static_cast<int>(par.tp);
   plan.pp = static_cast<int>(par.pp);
   plan.chunks = static_cast<int>(par.chunks);
@@ -61,12 +87,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 
-  const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel};
-  const KernelForm form = cost.form(w.model, shard);
+  const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel, par.ep, par.cp};
+  const ModelSpec model = context_local(w.model, par.cp); // this rank's part of each sequence
+  const KernelForm form = cost.form(model, shard);
   plan.softmax_fp32 = form.softmax_fp32;
   const double E = element_bytes(w.training.precision);
-  const Kernels attention = attention_block_forward(w.model, shard, form);
-  const Kernels mlp = mlp_block_forward(w.model, shard, form);
+  const Kernels attention = attention_block_forward(model, shard, form);
+  const Kernels mlp = mlp_block_forward(model, shard, form);
   // Megatron-LM accumulates and reduces bf16 models' gradients in fp32 (megatron/training/
   // arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
   plan.grad_factor = gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) / E;
@@ -76,8 +103,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     l.mlp_forward = cost.seconds(mlp_kernels);
     l.attention_backward = cost.seconds(backward_of(attention));
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
-    if (recomputes_attention_core(w.model, w.training.recompute))
-      l.recompute_core = cost.seconds(attention_core_forward(w.model, shard, form));
+    if (recomputes_attention_core(model, w.training.recompute))
+      l.recompute_core = cost.seconds(attention_core_forward(model, shard, form));
+    if (plan.cp > 1)
+      split_attention(l, attention, cost, model, shard);
     l.param_bytes = parameters * E;
     l.grad_bytes = l.param_bytes * plan.grad_factor;
     return l;
@@ -87,7 +116,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   if (w.model.moe()) {
     plan.dense_layer = plan.layer;
     plan.dense_layers = static_cast<int>(w.model.dense_layers);
-    const MoeBlock moe = moe_block_forward(w.model, shard, form);
+    const MoeBlock moe = moe_block_forward(model, shard, form);
     Kernels moe_mlp;
     for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine})
       moe_mlp.insert(moe_mlp.end(), part->begin(), part->end());
@@ -98,7 +127,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       plan.layer.moe_forward[i] = cost.seconds(*part);
       plan.layer.moe_backward[i++] = cost.seconds(backward_of(*part));
     }
-    plan.layer.all_to_all_bytes = all_to_all_bytes(w.model, shard);
+    plan.layer.all_to_all_bytes = all_to_all_bytes(model, shard);
     plan.layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
   }
   if (profile.zero3_prefetch_bucket_elements > 0) {
@@ -109,13 +138,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     plan.zero3_prefetch_layers = static_cast<int>(std::min(layers, static_cast<double>(w.model.layers)));
   }
 
-  const Kernels embedding = embedding_forward(w.model, shard);
-  const Kernels head = head_forward(w.model, shard);
+  const Kernels embedding = embedding_forward(model, shard);
+  const Kernels head = head_forward(model, shard);
   const double optimizer_bandwidth = cost.gpu().memory_bandwidth * cost.gpu().memory_efficiency;
   const double opt_bytes = optimizer_bytes_per_parameter(w.training);
   const int virtual_stages = plan.pp * plan.chunks;
   // The balanced partition weighs the layers as the model's last (a MoE model's MoE layers).
-  const Kernels last_layer = layer_forward(w.model, shard, form, w.model.layers - 1);
+  const Kernels last_layer = layer_forward(model, shard, form, w.model.layers - 1);
   const std::vector<int> layer_counts = stage_layers(w, profile, last_layer, embedding, head, virtual_stages);
   int first_layer = 0;
   for (int v = 0; v < virtual_stages; ++v) {
@@ -151,7 +180,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.optimizer_s = params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
     plan.stages.push_back(c);
   }
-  plan.activation_bytes = static_cast<double>(w.training.micro_batch * w.model.seq_len * w.model.hidden) * E;
+  plan.activation_bytes = static_cast<double>(w.training.micro_batch * model.seq_len * w.model.hidden) * E;
   return plan;
 }
 

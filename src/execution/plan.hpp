@@ -28,6 +28,11 @@ struct LayerCost {
   double moe_forward[3] = {0, 0, 0}, moe_backward[3] = {0, 0, 0};
   double all_to_all_bytes = 0;
   double expert_grad_bytes = 0;
+  // Context parallelism (cp > 1): the attention block's three parts in forward order (before the
+  // core, the core, after it; attention_forward and attention_backward are their sums), and the
+  // buffers of its all-to-alls: Q, K and V in, the core's output out.
+  double attention_parts_forward[3] = {0, 0, 0}, attention_parts_backward[3] = {0, 0, 0};
+  double context_in_bytes = 0, context_out_bytes = 0;
 };
 
 // One virtual stage (a stage's model chunk) on one GPU.
@@ -46,7 +51,7 @@ struct StageCost {
 // How the workload is split and what each block costs. How the framework runs it (host time,
 // overlap, buckets) is the Profile's, which the later stages take beside the plan.
 struct ExecutionPlan {
-  int dp = 1, tp = 1, pp = 1, chunks = 1;
+  int dp = 1, tp = 1, pp = 1, chunks = 1; // dp counts the context-parallel ranks: dp x cp of the workload
   int micro_batches = 1; // per data-parallel replica
   Schedule schedule = Schedule::one_f_one_b;
   Recompute recompute = Recompute::none;
@@ -54,6 +59,7 @@ struct ExecutionPlan {
   LayerCost dense_layer; // a MoE model's first dense_layers layers'
   int dense_layers = 0;
   int ep = 1;
+  int cp = 1; // context-parallel ranks: cp consecutive replicas of the dp (x cp) share each sequence
   std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
   double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)
   bool sequence_parallel = false;

@@ -108,7 +108,7 @@ private:
     for (int l = 0; l < c.layers; ++l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
       gathers_.use_weights(layer.param_bytes);
-      block_all(pass, layer.attention_forward, streams_.in_layer(slot, l));
+      attention_all(pass, layer, true, streams_.in_layer(slot, l));
       mlp_all(pass, layer, true, streams_.in_layer(slot, l));
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
@@ -134,14 +134,14 @@ private:
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
       gathers_.use_weights(layer.param_bytes);
       if (rerun) {
-        block_all(pass, layer.attention_forward, streams_.in_layer(slot, l, true));
+        attention_all(pass, layer, true, streams_.in_layer(slot, l, true));
         mlp_all(pass, layer, true, streams_.in_layer(slot, l, true));
       }
       mlp_all(pass, layer, false, streams_.in_layer(slot, l));
       // Selective recompute's attention core (nothing to run without it: no task split for it).
       if (layer.recompute_core > 0)
         run_all(pass, layer.recompute_core, streams_.in_layer(slot, l, true));
-      block_all(pass, layer.attention_backward, streams_.in_layer(slot, l));
+      attention_all(pass, layer, false, streams_.in_layer(slot, l));
       if (last_backward)
         gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes, layer.expert_grad_bytes);
     }
@@ -158,6 +158,32 @@ private:
       for (int gpu : group)
         streams_.run(gpu, seconds, slot);
   }
+
+  // A layer's attention block, forward or backward. Under context parallelism (its all-to-all
+  // form) the core runs between an all-to-all of Q, K and V, which gives each rank the whole
+  // sequence for 1/cp of its heads, and one of the output back to its own tokens; the backward
+  // runs them in reverse on the gradients (TransformerEngine 2.8 and later all-to-all only the
+  // output's gradient there, not the output again).
+  void attention_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
+    if (plan_.cp < 2) {
+      block_all(pass, forward ? layer.attention_forward : layer.attention_backward, slot);
+      return;
+    }
+    const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
+    for (const std::vector<int>& group : pass.groups)
+      begin_block(group);
+    run_all(pass, parts[forward ? 0 : 2], slot);
+    exchange_context(pass, forward ? layer.context_in_bytes : layer.context_out_bytes);
+    run_all(pass, parts[1], slot);
+    exchange_context(pass, forward ? layer.context_out_bytes : layer.context_in_bytes);
+    run_all(pass, parts[forward ? 2 : 0], slot);
+    for (const std::vector<int>& group : pass.groups)
+      end_block(group);
+  }
+
+  // One all-to-all per context-parallel group of the pass's stage: for each tensor rank, the cp
+  // consecutive replicas that share a sequence (Megatron's rank order tp-cp-ep-dp-pp).
+  void exchange_context(const Pass& pass, double bytes) { exchange(pass, plan_.cp, bytes); }
 
   // A layer's MLP block, forward or backward, dense or MoE. A MoE block runs its three parts around
   // the token exchange (Megatron-LM's MoEAlltoAllTokenDispatcher, megatron/core/transformer/moe/
@@ -180,13 +206,16 @@ private:
 
   // One all-to-all per expert-parallel group of the pass's stage: for each tensor rank, ep
   // consecutive data-parallel replicas (parallel_state.py's expert rank order, tp-ep-dp-pp).
-  void exchange_tokens(const Pass& pass, double bytes) {
-    if (plan_.ep < 2)
+  void exchange_tokens(const Pass& pass, double bytes) { exchange(pass, plan_.ep, bytes); }
+
+  // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank.
+  void exchange(const Pass& pass, int size, double bytes) {
+    if (size < 2)
       return;
-    for (int first = 0; first < static_cast<int>(pass.groups.size()); first += plan_.ep)
+    for (int first = 0; first < static_cast<int>(pass.groups.size()); first += size)
       for (int t = 0; t < plan_.tp; ++t) {
         std::vector<int> members;
-        for (int d = first; d < first + plan_.ep; ++d)
+        for (int d = first; d < first + size; ++d)
           members.push_back(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]);
         blocking_collective(members, CollectiveKind::all_to_all, bytes);
       }
@@ -201,12 +230,20 @@ private:
   // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
   // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
   void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true) {
-    const bool tp = group.size() > 1;
-    if (tp && plan_.sequence_parallel && gathers_input)
-      blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
+    if (gathers_input)
+      begin_block(group);
     for (int gpu : group)
       streams_.run(gpu, seconds, slot);
-    if (tp)
+    end_block(group);
+  }
+
+  void begin_block(const std::vector<int>& group) {
+    if (group.size() > 1 && plan_.sequence_parallel)
+      blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
+  }
+
+  void end_block(const std::vector<int>& group) {
+    if (group.size() > 1)
       blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
                           plan_.activation_bytes);
   }

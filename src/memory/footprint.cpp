@@ -8,7 +8,8 @@
 namespace simgpt {
 
 StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workload& w, const Profile& profile) {
-  const auto& m = w.model;
+  // A context-parallel rank keeps the activations of its seq_len / cp tokens.
+  const ModelSpec m = context_local(w.model, w.parallelism.cp);
   const auto& par = w.parallelism;
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const auto kept_at = [&](bool experts) {

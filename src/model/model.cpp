@@ -39,6 +39,12 @@ Kernel flash_attention_forward(double b, double heads, double groups, double seq
 
 } // namespace
 
+ModelSpec context_local(const ModelSpec& m, int64_t cp) {
+  ModelSpec local = m;
+  local.seq_len = m.seq_len / cp;
+  return local;
+}
+
 bool recomputes_attention_core(const ModelSpec& m, Recompute recompute) {
   return recompute == Recompute::selective && m.attention == Attention::standard;
 }
@@ -49,8 +55,13 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double heads = static_cast<double>(m.heads) / static_cast<double>(s.tp);
   const double head_dim = static_cast<double>(m.hidden) / static_cast<double>(m.heads);
   const double groups = static_cast<double>(m.query_groups()) / static_cast<double>(s.tp);
-  if (m.attention == Attention::flash)
-    return {flash_attention_forward(b, heads, groups, seq, head_dim, E, m.causal)};
+  // Under context parallelism's all-to-all form (DeepSpeed-Ulysses, Jacobs et al. 2023, arXiv
+  // 2309.14509; TransformerEngine's cp_comm_type a2a) each rank runs the whole sequence's attention
+  // for heads / cp of its heads: 1/cp of the FLOPs, the causal blocks as without it.
+  if (m.attention == Attention::flash) {
+    const double cp = static_cast<double>(s.cp);
+    return {flash_attention_forward(b, heads / cp, groups / cp, seq * cp, head_dim, E, m.causal)};
+  }
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
   // Grouped-query attention: the unfused core repeats each key and value head for the query heads

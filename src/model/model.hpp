@@ -45,7 +45,14 @@ struct Shard {
   Precision precision = Precision::fp16;
   bool sequence_parallel = false; // layernorm, dropout and residual work split over tp (Korthikanti et al. 2022)
   int64_t ep = 1; // expert parallelism: this GPU holds experts / ep of each MoE layer's experts
+  // Context parallelism: the model given with the shard is the rank's part of the sequence
+  // (context_local); the attention core alone sees the whole sequence, for heads / cp of its heads.
+  int64_t cp = 1;
 };
+
+// What one of cp context-parallel ranks computes of each sequence: seq_len / cp tokens, through
+// every kernel but the attention core (Megatron-LM, megatron/core/utils.py get_batch_on_this_cp_rank).
+ModelSpec context_local(const ModelSpec& m, int64_t cp);
 
 double element_bytes(Precision p);
 // Bytes of one gradient element: the weights' precision, or 4 for a bf16 model whose framework

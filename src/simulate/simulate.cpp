@@ -124,8 +124,8 @@ const GpuSpec& job_gpu(const Cluster& cluster, const Workload& w, const Platform
   const auto available = static_cast<int64_t>(cluster.gpus().size());
   if (w.gpus() > available)
     throw InputError(w.source + ": parallelism",
-                     fmt::format("the plan dp*tp*pp = {}*{}*{} needs {} GPUs but {} has {}", w.parallelism.dp,
-                                 w.parallelism.tp, w.parallelism.pp, w.gpus(), platform.path, available));
+                     fmt::format("the plan {} needs {} GPUs but {} has {}", w.gpu_product(), w.gpus(), platform.path,
+                                 available));
   const GpuSpec& gpu = *cluster.gpus().front().gpu;
   for (int64_t i = 0; i < w.gpus(); ++i)
     if (cluster.gpus()[static_cast<size_t>(i)].gpu != &gpu)

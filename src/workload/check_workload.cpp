@@ -62,8 +62,9 @@ void check_products(const Workload& w, const std::string& f) {
   const auto& p = w.parallelism;
   std::optional<int64_t> gpus = checked_mul(p.dp, p.tp);
   gpus = gpus ? checked_mul(*gpus, p.pp) : gpus;
+  gpus = gpus ? checked_mul(*gpus, p.cp) : gpus;
   if (!gpus || *gpus > kMaxGpus.max)
-    refuse_limit(f + ": parallelism", fmt::format("dp*tp*pp = {}*{}*{} GPUs", p.dp, p.tp, p.pp), kMaxGpus);
+    refuse_limit(f + ": parallelism", fmt::format("{} GPUs", w.gpu_product()), kMaxGpus);
   if (!checked_mul(p.pp, p.chunks))
     throw InputError(f + ": parallelism.chunks", fmt::format("pp * chunks = {} * {} does not fit in 64 bits (it "
                                                              "must be at most the model's {} layers)",
@@ -149,6 +150,8 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(p.tp, at("parallelism.tp"), 1, &kMaxGpus);
   check_int(p.pp, at("parallelism.pp"), 1, &kMaxGpus);
   check_int(p.ep, at("parallelism.ep"), 1, &kMaxGpus);
+  check_int(p.cp, at("parallelism.cp"), 1, &kMaxGpus);
+  check_enum(p.cp_comm_type, CpCommType::a2a_p2p, at("parallelism.cp_comm_type"));
   check_int(m.experts, at("model.experts"), 0, &kMaxExperts);
   check_int(m.top_k, at("model.top_k"), 1, &kMaxExperts);
   check_int(m.moe_ffn_hidden, at("model.moe_ffn_hidden"), 0, &kMaxFfnHidden);
@@ -241,6 +244,39 @@ void check_experts(const Workload& w, const std::string& f) {
                                                          m.shared_expert_ffn_hidden));
 }
 
+// Context parallelism, refused where Megatron-LM and TransformerEngine refuse it, and where simgpt
+// does not simulate its exchange.
+void check_context(const Workload& w, const std::string& f) {
+  const auto& m = w.model;
+  const auto& p = w.parallelism;
+  if (p.cp == 1)
+    return;
+  // Megatron-LM runs context parallelism in TransformerEngine's fused attention only
+  // (megatron/core/transformer/dot_product_attention.py asserts context_parallel_size == 1).
+  if (m.attention != Attention::flash)
+    throw InputError(f + ": model.attention", fmt::format("cp {} needs attention: flash (Megatron-LM runs context "
+                                                          "parallelism in TransformerEngine's fused attention only)",
+                                                          p.cp));
+  // megatron/core/utils.py get_batch_on_this_cp_rank: the sequence is cut into 2 cp chunks, rank i
+  // taking chunks i and 2 cp - 1 - i, so that causal attention's work is even.
+  if (m.seq_len % (2 * p.cp) != 0)
+    throw InputError(f + ": model.seq_len", fmt::format("seq_len {} is not divisible by 2 * cp = {} (each context-"
+                                                        "parallel rank takes two of 2 cp equal chunks)",
+                                                        m.seq_len, 2 * p.cp));
+  if (p.cp_comm_type != CpCommType::a2a)
+    throw InputError(f + ": parallelism.cp_comm_type",
+                     fmt::format("{}: only a2a (the all-to-all around the attention core) is simulated yet; set "
+                                 "cp_comm_type: a2a",
+                                 name_of(p.cp_comm_type)));
+  // transformer_engine/pytorch/attention (flash_attn_a2a_communicate): the a2a form splits each
+  // rank's heads, queries' and keys' alike, over the cp ranks.
+  if (m.heads % (p.tp * p.cp) != 0 || m.query_groups() % (p.tp * p.cp) != 0)
+    throw InputError(f + ": parallelism.cp",
+                     fmt::format("tp * cp = {} must divide the {} heads and {} key/value heads (cp_comm_type a2a "
+                                 "splits each tensor rank's heads over the context-parallel ranks)",
+                                 p.tp * p.cp, m.heads, m.query_groups()));
+}
+
 void check_consistency(const Workload& w, const std::string& f) {
   const auto& m = w.model;
   const auto& t = w.training;
@@ -303,15 +339,16 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": model.attention",
                      "flash needs training.precision fp16 or bf16 (FlashAttention has no fp32 kernels); "
                      "use attention: standard for fp32");
-  if (p.zero > 0 && p.dp == 1)
+  // Megatron's distributed optimizer shards over the data- and context-parallel ranks together.
+  if (p.zero > 0 && p.dp * p.cp == 1)
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
   if (p.sequence_parallel && p.tp == 1)
     throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
   check_experts(w, f);
+  check_context(w, f);
   if (w.placement.gpus && *w.placement.gpus != w.gpus())
     throw InputError(f + ": placement.gpus",
-                     fmt::format("the plan dp*tp*pp = {}*{}*{} uses {} GPUs, not {}", p.dp, p.tp, p.pp, w.gpus(),
-                                 *w.placement.gpus));
+                     fmt::format("the plan {} uses {} GPUs, not {}", w.gpu_product(), w.gpus(), *w.placement.gpus));
 }
 
 } // namespace

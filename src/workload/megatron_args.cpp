@@ -24,7 +24,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 27> kDirect{{
+constexpr std::array<Direct, 29> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -55,6 +55,8 @@ constexpr std::array<Direct, 27> kDirect{{
     {"moe_shared_expert_intermediate_size", "model", "shared_expert_ffn_hidden", ""},
     {"moe_expert_capacity_factor", "model", "capacity_factor", ""},
     {"expert_model_parallel_size", "parallelism", "ep", ""},
+    {"context_parallel_size", "parallelism", "cp", ""},
+    {"cp_comm_type", "parallelism", "cp_comm_type", ""},
 }};
 
 // Arguments whose value is translated or that other arguments read.

@@ -65,6 +65,10 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   par["pp"] = p.pp;
   if (m.moe())
     par["ep"] = p.ep;
+  if (p.cp > 1) {
+    par["cp"] = p.cp;
+    par["cp_comm_type"] = name_of(p.cp_comm_type);
+  }
   par["schedule"] = name_of(p.schedule);
   par["chunks"] = p.chunks;
   par["zero"] = p.zero;

@@ -22,6 +22,13 @@
 
 namespace simgpt {
 
+std::string Workload::gpu_product() const {
+  const ParallelismSpec& p = parallelism;
+  if (p.cp > 1)
+    return fmt::format("dp*cp*tp*pp = {}*{}*{}*{}", p.dp, p.cp, p.tp, p.pp);
+  return fmt::format("dp*tp*pp = {}*{}*{}", p.dp, p.tp, p.pp);
+}
+
 namespace {
 
 // Reads one key of the workload; `where` is "file: section.key".
@@ -159,6 +166,9 @@ const std::map<std::string, Section>& schema() {
         {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},
         {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1, &kMaxGpus); }},
         {"ep", [](auto& n, Workload& w, auto& at) { w.parallelism.ep = read_int(n, at, 1, &kMaxGpus); }},
+        {"cp", [](auto& n, Workload& w, auto& at) { w.parallelism.cp = read_int(n, at, 1, &kMaxGpus); }},
+        {"cp_comm_type",
+         [](auto& n, Workload& w, auto& at) { w.parallelism.cp_comm_type = read_enum<CpCommType>(n, at); }},
         {"schedule", [](auto& n, Workload& w, auto& at) { w.parallelism.schedule = read_enum<Schedule>(n, at); }},
         {"chunks", [](auto& n, Workload& w, auto& at) { w.parallelism.chunks = read_int(n, at, 1); }},
         {"zero",

@@ -177,3 +177,31 @@ TEST_CASE("FlashAttention fits a long sequence that standard attention's s x s s
   // Without the memory-bound passes over the scores the step is shorter too.
   CHECK(fa["step_time_s"].get<double>() < standard["step_time_s"].get<double>());
 }
+
+TEST_CASE("context parallelism splits each sequence's activations and attention over cp ranks") {
+  // GPT-3 XL at seq 16384 in bf16 on one p3.16xlarge (8 V100 on NVLink), pp 1, flash attention:
+  // dp 8 against dp 2 x cp 4. Each cp rank keeps a quarter of the tokens' activations, runs a
+  // quarter of every kernel and exchanges Q, K, V and the output by all-to-all around the core.
+  const Overrides base{{"framework", "megatron"},          {"training.precision", "fp16"},
+                       {"training.recompute", "none"},     {"model.attention", "flash"},
+                       {"model.seq_len", "16384"},         {"parallelism.pp", "1"},
+                       {"parallelism.schedule", "1f1b"},   {"placement.gpus", "8"}};
+  Overrides dp = base, cp = base;
+  dp.insert(dp.end(), {{"parallelism.dp", "8"}, {"training.global_batch", "8"}});
+  cp.insert(cp.end(), {{"parallelism.dp", "2"}, {"parallelism.cp", "4"}, {"parallelism.cp_comm_type", "a2a"},
+                       {"training.global_batch", "2"}});
+  auto whole = run("p3_16xlarge.xml", dp);
+  auto split = run("p3_16xlarge.xml", cp);
+  CHECK(stage_activations(split, 0) == Approx(stage_activations(whole, 0) / 4).epsilon(0.01));
+  // Per layer and micro-batch: two all-to-alls forward, two backward, in each of 2 groups of 4.
+  const int layers = whole["stages"][0]["layers"].get<int>();
+  CHECK(split["collectives"]["alltoall"]["count"].get<int>() == layers * 4 * 2);
+  CHECK_FALSE(whole["collectives"].contains("alltoall"));
+  // Each GPU runs a quarter of one sequence's GEMMs and of its attention where a data-parallel
+  // rank runs a whole sequence: more than a quarter of the time, with the all-to-alls on top.
+  CHECK(split["step_time_s"].get<double>() > whole["step_time_s"].get<double>() / 4);
+  CHECK(split["step_time_s"].get<double>() < whole["step_time_s"].get<double>() / 2);
+  // Gradients are reduced over dp x cp = 8 ranks and ZeRO shards over them too: same state bytes.
+  for (const char* kind : {"weights", "gradients", "optimizer_state"})
+    CHECK(split["stages"][0]["memory_gib"][kind].get<double>() == Approx(whole["stages"][0]["memory_gib"][kind].get<double>()));
+}

@@ -170,3 +170,26 @@ TEST_CASE("mixture-of-experts keys and expert parallelism are refused where Mega
     CHECK_THAT(message, Catch::Contains(expected));
   }
 }
+
+TEST_CASE("context parallelism is refused where Megatron-LM refuses it or simgpt does not simulate it") {
+  const auto cp = [](Workload& w) {
+    w.model.attention = Attention::flash;
+    w.training.precision = Precision::bf16;
+    w.parallelism.pp = 1;
+    w.parallelism.cp = 4;
+    w.parallelism.cp_comm_type = CpCommType::a2a;
+  };
+  CHECK(check(cp).first == Refusal::none);
+  const std::pair<std::function<void(Workload&)>, std::string> refused[] = {
+      {[&](Workload& w) { cp(w); w.model.attention = Attention::standard; }, "model.attention: cp 4 needs attention: flash"},
+      {[&](Workload& w) { cp(w); w.model.seq_len = 1028; }, "model.seq_len: seq_len 1028 is not divisible by 2 * cp = 8"},
+      {[&](Workload& w) { cp(w); w.parallelism.cp_comm_type = CpCommType::p2p; },
+       "parallelism.cp_comm_type: p2p: only a2a"},
+      {[&](Workload& w) { cp(w); w.model.kv_heads = 2; }, "parallelism.cp: tp * cp = 4 must divide"},
+  };
+  for (const auto& [edit, expected] : refused) {
+    const auto [refusal, message] = check(edit);
+    CHECK(refusal == Refusal::input);
+    CHECK_THAT(message, Catch::Contains(expected));
+  }
+}

@@ -187,7 +187,7 @@ def row_yaml(index, r, shapes, sweep, where):
     if c["ep"] > 1:
         sets.append(("parallelism.ep", c["ep"]))
     if c["cp"] > 1:
-        sets.append(("parallelism.cp", c["cp"]))
+        sets += [("parallelism.cp", c["cp"]), ("parallelism.cp_comm_type", "a2a")]
     # The distributed optimizer shards over the data- and context-parallel ranks together.
     sets += [("parallelism.zero", 1 if c["dp"] * c["cp"] > 1 else 0),
              ("parallelism.sequence_parallel", "true" if c["tp"] > 1 else "false")]

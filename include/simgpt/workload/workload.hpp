@@ -68,6 +68,15 @@ inline constexpr EnumName<Schedule> kScheduleNames[] = {
     {Schedule::gpipe, "gpipe"}, {Schedule::one_f_one_b, "1f1b"}, {Schedule::interleaved, "interleaved"}};
 constexpr std::span<const EnumName<Schedule>> enum_names(Schedule) { return kScheduleNames; }
 
+// How context-parallel ranks exchange attention's keys and values (Megatron-LM's --cp-comm-type,
+// TransformerEngine's cp_comm_type): p2p passes K/V blocks round a ring (ring attention), a2a
+// swaps the sequence split for a head split around the core (DeepSpeed-Ulysses), allgather gathers
+// K/V whole, a2a+p2p nests the two.
+enum class CpCommType { p2p, a2a, allgather, a2a_p2p };
+inline constexpr EnumName<CpCommType> kCpCommTypeNames[] = {
+    {CpCommType::p2p, "p2p"}, {CpCommType::a2a, "a2a"}, {CpCommType::allgather, "allgather"}, {CpCommType::a2a_p2p, "a2a+p2p"}};
+constexpr std::span<const EnumName<CpCommType>> enum_names(CpCommType) { return kCpCommTypeNames; }
+
 enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
 inline constexpr EnumName<DpAlgorithm> kDpAlgorithmNames[] = {{DpAlgorithm::allreduce, "allreduce"},
                                                              {DpAlgorithm::reduce_scatter, "reduce_scatter"},
@@ -145,6 +154,11 @@ struct ParallelismSpec {
   // Expert parallelism (Megatron's --expert-model-parallel-size): each MoE layer's experts are
   // split over ep data-parallel ranks, which exchange tokens by all-to-all.
   int64_t ep = 1;
+  // Context parallelism (Megatron's --context-parallel-size): each sequence split over cp ranks,
+  // placed between tensor and data ranks (Megatron's order tp-cp-ep-dp-pp); they hold the same
+  // weights, so gradients are reduced over dp x cp ranks.
+  int64_t cp = 1;
+  CpCommType cp_comm_type = CpCommType::p2p;
   Schedule schedule = Schedule::one_f_one_b;
   int64_t chunks = 1; // model chunks per stage, for the interleaved schedule
   int64_t zero = 0;
@@ -190,7 +204,10 @@ struct Workload {
   Placement placement;
   NetworkWhatIf network;
 
-  int64_t gpus() const { return parallelism.dp * parallelism.tp * parallelism.pp; }
+  // "dp*tp*pp = 8*4*2", with cp among them when there is context parallelism: how messages about
+  // the GPU count show it.
+  std::string gpu_product() const;
+  int64_t gpus() const { return parallelism.dp * parallelism.cp * parallelism.tp * parallelism.pp; }
   int64_t micro_batches() const { return training.global_batch / (training.micro_batch * parallelism.dp); }
 };
 
