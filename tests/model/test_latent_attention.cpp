@@ -1,6 +1,7 @@
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1) as Megatron-LM runs it:
 // parameters and FLOPs of DeepSeek's published models, and its tensor-parallel split.
 #include "model/model.hpp"
+#include "simgpt/simulate.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -99,6 +100,16 @@ TEST_CASE("DeepSeek-V3 has 671B parameters and DeepSeek-V2 236B, MLA's latents a
   v3.experts = 0;
   v3.dense_layers = 0;
   CHECK(layer_parameters(v3, 1) - 3.0 * 7168 * 18432 - 7168 == 187114496.0);
+}
+
+TEST_CASE("the shipped DeepSeek workloads are the published models") {
+  const DataPaths data = default_data_paths();
+  const Workload v3 = load_workload(data.find("workloads") + "/deepseek_v3.yaml");
+  const Workload v2 = load_workload(data.find("workloads") + "/deepseek_v2.yaml");
+  CHECK(total_parameters(v3.model) == total_parameters(deepseek(kV3, 4096, 1).model));
+  CHECK(active_parameters(v3.model) == active_parameters(deepseek(kV3, 4096, 1).model));
+  CHECK(total_parameters(v2.model) == total_parameters(deepseek(kV2, 4096, 1).model));
+  CHECK(active_parameters(v2.model) == active_parameters(deepseek(kV2, 4096, 1).model));
 }
 
 TEST_CASE("MLA FLOPs per step equal Megatron-LM's count with its MLA and MoE terms, plus the router") {
