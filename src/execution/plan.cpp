@@ -59,10 +59,11 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
     l.attention_parts_backward[i] = cost.seconds(backward_of(parts[i]));
   }
   const double tokens = static_cast<double>(shard.micro_batch * local.seq_len);
-  const double h = static_cast<double>(local.hidden), tp = static_cast<double>(shard.tp);
-  const double E = element_bytes(shard.precision);
-  l.context_in_bytes = tokens * (h + 2 * static_cast<double>(local.kv_hidden())) / tp * E;
-  l.context_out_bytes = tokens * h / tp * E;
+  const double heads = static_cast<double>(local.heads), groups = static_cast<double>(local.query_groups());
+  const double qk = static_cast<double>(local.qk_head_width()), v = static_cast<double>(local.v_head_width());
+  const double tp = static_cast<double>(shard.tp), E = element_bytes(shard.precision);
+  l.context_in_bytes = tokens * (heads * qk + groups * (qk + v)) / tp * E;
+  l.context_out_bytes = tokens * heads * v / tp * E;
 }
 
 } // namespace

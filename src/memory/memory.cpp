@@ -19,7 +19,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     return recompute_kept * E * sbh / (sequence_parallel ? t : 1);
   // Layernorm inputs, QKV and FC1 inputs and the two dropout masks are replicated across tensor
   // ranks unless sequence parallelism splits them.
-  const double replicated = replicated_kept * E + 2 * d;
+  double replicated = replicated_kept * E + 2 * d;
   // Split across tensor ranks (Korthikanti et al. 2022, arXiv 2205.05198, section 4.1: 24 sbh / t
   // in 16 bits for a GPT layer): Q, K and V for the scores and their product (K and V repeated to
   // every query head by the unfused core under grouped-query attention, kept at their own width by
@@ -35,7 +35,23 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
                 saved(static_cast<double>(m.shared_expert_ffn_hidden));
     moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * k * routed * h;
   }
-  const double split = E * (h + 2 * kv + h + mlp_saved) / (h * t);
+  // Q, K and V as the core takes them and the output projection's input, per token.
+  double attention_saved = h + 2 * kv + h;
+  if (m.latent_attention) {
+    // Multi-head latent attention (megatron/core/transformer/multi_latent_attention.py): the core
+    // keeps queries and keys of heads x (qk_head_dim + qk_pos_emb_head_dim), values of heads x
+    // v_head_dim, at their own width whether FlashAttention runs it or not (each head has its own
+    // key and value), and the output projection heads x v_head_dim. The up projections keep their
+    // latent inputs and the latent norms theirs (q_lora_rank and kv_lora_rank, twice each), on the
+    // tokens the duplicated down projections ran on: replicated across tensor ranks unless sequence
+    // parallelism splits them. With q_lora_rank 0 the query projection reads the layer norm's
+    // output, kept already.
+    const double n = static_cast<double>(m.heads), qk = static_cast<double>(m.qk_head_width());
+    const double v = static_cast<double>(m.v_head_dim);
+    attention_saved = n * (2 * qk + 2 * v);
+    replicated += 2 * E * static_cast<double>(m.q_lora_rank + m.kv_lora_rank) / h;
+  }
+  const double split = E * (attention_saved + mlp_saved) / (h * t);
   double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split) + s * b * moe_kept;
   // FlashAttention keeps Q, K, V and O (among the s b h terms above) and, instead of the scores,
   // softmax output and dropout mask, the fp32 logsumexp of each query row and head that its

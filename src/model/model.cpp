@@ -1,5 +1,7 @@
 #include "model/model.hpp"
 
+#include "model/latent_attention.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -28,13 +30,15 @@ Kernel pass(double elements, double reads, double writes, double bytes_per_eleme
 // section 3.1.1, "Causal masking": about half the blocks for long sequences, its 1.7-1.8x): of the
 // nb x nb tiles of 128 queries by 128 keys (its forward's block sizes on A100 and H100, section
 // 3.3), nb (nb + 1) / 2 run. Key and value heads are read at their own number (grouped-query).
-Kernel flash_attention_forward(double b, double heads, double groups, double seq, double head_dim, double E,
-                               bool causal) {
-  const double qkvo = 2 * b * (heads + groups) * seq * head_dim * E;
+// Queries and keys are qk_dim wide, values and the output v_dim (multi-head latent attention's
+// differ); the kernel's head dimension is their mean, which gives Q K^T's and P V's FLOPs.
+Kernel flash_attention_forward(double b, double heads, double groups, double seq, double qk_dim, double v_dim,
+                               double E, bool causal) {
+  const double qkvo = b * (heads + groups) * seq * (qk_dim + v_dim) * E;
   const double logsumexp = 4 * b * heads * seq;
   const double blocks = std::ceil(seq / 128);
   const double run = causal ? (blocks + 1) / (2 * blocks) : 1;
-  return Kernel::attention(seq, seq, head_dim, b * heads, 2 * run, qkvo + logsumexp);
+  return Kernel::attention(seq, seq, (qk_dim + v_dim) / 2, b * heads, 2 * run, qkvo + logsumexp);
 }
 
 } // namespace
@@ -55,12 +59,15 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double heads = static_cast<double>(m.heads) / static_cast<double>(s.tp);
   const double head_dim = static_cast<double>(m.hidden) / static_cast<double>(m.heads);
   const double groups = static_cast<double>(m.query_groups()) / static_cast<double>(s.tp);
+  // Q K^T over the queries' and keys' width, P V over the values' (multi-head latent attention:
+  // qk_head_dim + qk_pos_emb_head_dim and v_head_dim; hidden / heads otherwise).
+  const double qk_dim = static_cast<double>(m.qk_head_width()), v_dim = static_cast<double>(m.v_head_width());
   // Under context parallelism's all-to-all form (DeepSpeed-Ulysses, Jacobs et al. 2023, arXiv
   // 2309.14509; TransformerEngine's cp_comm_type a2a) each rank runs the whole sequence's attention
   // for heads / cp of its heads: 1/cp of the FLOPs, the causal blocks as without it.
   if (m.attention == Attention::flash) {
     const double cp = static_cast<double>(s.cp);
-    return {flash_attention_forward(b, heads / cp, groups / cp, seq * cp, head_dim, E, m.causal)};
+    return {flash_attention_forward(b, heads / cp, groups / cp, seq * cp, qk_dim, v_dim, E, m.causal)};
   }
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
@@ -68,7 +75,7 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   // it serves before the batched products (megatron/core/transformer/dot_product_attention.py).
   if (groups < heads)
     k.push_back(Kernel::memory(2 * b * seq * head_dim * (groups + heads) * E));
-  k.push_back(Kernel::gemm(seq, seq, head_dim, b * heads)); // Q K^T
+  k.push_back(Kernel::gemm(seq, seq, qk_dim, b * heads)); // Q K^T
   const double Es = form.softmax_fp32 ? 4.0 : E;
   if (Es != E)
     k.push_back(Kernel::memory(scores * (E + Es))); // cast the scores up
@@ -78,7 +85,7 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
     k.push_back(Kernel::memory(scores * (Es + E))); // and the probabilities back
   if (form.dropout)
     k.push_back(Kernel::memory(scores * (2 * E + 1))); // dropout: read, write, one-byte mask
-  k.push_back(Kernel::gemm(seq, head_dim, seq, b * heads)); // P V
+  k.push_back(Kernel::gemm(seq, v_dim, seq, b * heads)); // P V
   return k;
 }
 
@@ -105,18 +112,27 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
   const double act = tokens * h;                         // one full activation tensor
   const double local = s.sequence_parallel ? act / tp : act; // what this rank's elementwise work covers
-  // Queries, keys and values: h + 2 kv_hidden wide (h + 2h without grouped-query attention).
-  const double qkv = (h + 2 * static_cast<double>(m.kv_hidden())) / tp;
+  // The heads' outputs: heads x v_head_width wide (h but under multi-head latent attention).
+  const double out = static_cast<double>(m.heads * m.v_head_width()) / tp;
   Kernels k;
   k.push_back(pass(local, 1, 1, E));                  // layernorm (or RMSNorm) 1
-  k.push_back(Kernel::gemm(tokens, qkv, h));          // QKV projection (column parallel)
-  k.push_back(pass(tokens * qkv, 1, 1, E));           // split heads: q, k, v to [b, a, s, d]
-  if (m.position == Position::rope) // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
-    k.push_back(pass(tokens * (h + static_cast<double>(m.kv_hidden())) / tp, 1, 1, E));
+  if (m.latent_attention) {
+    // Down projections, latent norms, up projections and rotary dimensions (latent_attention.cpp);
+    // MLA rotates its own qk_pos_emb_head_dim dimensions whatever model.position says.
+    const Kernels qkv = latent_qkv_forward(m, s);
+    k.insert(k.end(), qkv.begin(), qkv.end());
+  } else {
+    // Queries, keys and values: h + 2 kv_hidden wide (h + 2h without grouped-query attention).
+    const double qkv = (h + 2 * static_cast<double>(m.kv_hidden())) / tp;
+    k.push_back(Kernel::gemm(tokens, qkv, h)); // QKV projection (column parallel)
+    k.push_back(pass(tokens * qkv, 1, 1, E));  // split heads: q, k, v to [b, a, s, d]
+    if (m.position == Position::rope) // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
+      k.push_back(pass(tokens * (h + static_cast<double>(m.kv_hidden())) / tp, 1, 1, E));
+  }
   Kernels core = attention_core_forward(m, s, form);
   k.insert(k.end(), core.begin(), core.end());
-  k.push_back(pass(act / tp, 1, 1, E));               // merge heads
-  k.push_back(Kernel::gemm(tokens, h, h / tp));       // output projection (row parallel)
+  k.push_back(pass(tokens * out, 1, 1, E));           // merge heads
+  k.push_back(Kernel::gemm(tokens, h, out));          // output projection (row parallel)
   add_epilogue(k, local, E, form, m.bias);
   return k;
 }
@@ -272,10 +288,16 @@ double norm_parameters(const ModelSpec& m) {
 namespace {
 
 // The attention block's weights and biases on one tensor-parallel rank: QKV column-parallel (its
-// bias split), the projection row-parallel (its bias whole), and the block's norm.
+// bias split), the projection row-parallel (its bias whole), and the block's norm. Multi-head latent
+// attention has its own projections and latent norms (latent_attention.cpp), without biases, and
+// an output projection from heads x v_head_dim.
 double attention_parameters(const ModelSpec& m, double t) {
-  const double h = static_cast<double>(m.hidden), qkv = h + 2 * static_cast<double>(m.kv_hidden());
-  return (qkv * h + h * h + (m.bias ? qkv : 0)) / t + (m.bias ? h : 0) + norm_parameters(m);
+  const double h = static_cast<double>(m.hidden);
+  const double bias = m.bias ? h : 0, norm = norm_parameters(m);
+  if (m.latent_attention)
+    return latent_qkv_parameters(m, t) + static_cast<double>(m.heads * m.v_head_dim) * h / t + bias + norm;
+  const double qkv = h + 2 * static_cast<double>(m.kv_hidden());
+  return (qkv * h + h * h + (m.bias ? qkv : 0)) / t + bias + norm;
 }
 
 // An MLP of width f on one tensor-parallel rank: FC1 column-parallel (gate and up with SwiGLU, its

@@ -62,6 +62,8 @@ double gradient_element_bytes(Precision p, bool fp32_grads_with_bf16);
 // Forward kernels of one transformer layer (attention + MLP, Megatron's column/row split).
 // Under tensor parallelism each block ends in an all-reduce (or reduce-scatter with sequence
 // parallelism) of its output: the attention block and the MLP block are costed separately.
+// Multi-head latent attention replaces the QKV projection by its down projections, latent norms
+// and up projections (latent_attention.hpp).
 Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);

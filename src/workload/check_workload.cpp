@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -80,8 +81,19 @@ void check_products(const Workload& w, const std::string& f) {
                              t.global_batch, t.micro_batch, p.dp, t.global_batch / *replica_batch),
                  kMaxMicroBatches);
   // The largest tensor of one micro-batch, in elements: the model counts some of these in int64_t.
-  const int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab, m.experts, m.moe_ffn_hidden,
-                                   m.shared_expert_ffn_hidden});
+  int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab, m.experts, m.moe_ffn_hidden,
+                             m.shared_expert_ffn_hidden});
+  if (m.latent_attention) {
+    // MLA's queries and keys, heads x (qk_head_dim + qk_pos_emb_head_dim), and its up-projected keys
+    // and values, heads x (qk_head_dim + v_head_dim); each dimension is at most kMaxHidden.
+    for (const int64_t head_width : {m.qk_head_dim + m.qk_pos_emb_head_dim, m.qk_head_dim + m.v_head_dim}) {
+      const std::optional<int64_t> width = checked_mul(m.heads, head_width);
+      if (!width)
+        throw InputError(f + ": model.heads", fmt::format("heads * {} = {} * {} does not fit in 64 bits", head_width,
+                                                          m.heads, head_width));
+      widest = std::max(widest, *width);
+    }
+  }
   std::optional<int64_t> elements = checked_mul(t.micro_batch, m.seq_len);
   elements = elements ? checked_mul(*elements, widest) : elements;
   if (!elements)
@@ -157,6 +169,11 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(m.moe_ffn_hidden, at("model.moe_ffn_hidden"), 0, &kMaxFfnHidden);
   check_int(m.shared_expert_ffn_hidden, at("model.shared_expert_ffn_hidden"), 0, &kMaxFfnHidden);
   check_int(m.dense_layers, at("model.dense_layers"), 0, &kMaxLayers);
+  check_int(m.q_lora_rank, at("model.q_lora_rank"), 0, &kMaxHidden);
+  check_int(m.kv_lora_rank, at("model.kv_lora_rank"), 0, &kMaxHidden);
+  check_int(m.qk_head_dim, at("model.qk_head_dim"), 0, &kMaxHidden);
+  check_int(m.qk_pos_emb_head_dim, at("model.qk_pos_emb_head_dim"), 0, &kMaxHidden);
+  check_int(m.v_head_dim, at("model.v_head_dim"), 0, &kMaxHidden);
   if (m.capacity_factor && !(*m.capacity_factor > 0 && *m.capacity_factor <= 1e6))
     throw InputError(at("model.capacity_factor"),
                      fmt::format("{} is not valid (expected a number > 0, e.g. 1.25)", *m.capacity_factor));
@@ -277,6 +294,37 @@ void check_context(const Workload& w, const std::string& f) {
                                  p.tp * p.cp, m.heads, m.query_groups()));
 }
 
+// Multi-head latent attention's dimensions: given with it only, each set (parse_workload fills in
+// Megatron-LM's defaults), and refused where Megatron-LM refuses them.
+void check_latent_attention(const ModelSpec& m, const std::string& f) {
+  const std::pair<const char*, int64_t> dims[] = {{"model.q_lora_rank", m.q_lora_rank},
+                                                  {"model.kv_lora_rank", m.kv_lora_rank},
+                                                  {"model.qk_head_dim", m.qk_head_dim},
+                                                  {"model.qk_pos_emb_head_dim", m.qk_pos_emb_head_dim},
+                                                  {"model.v_head_dim", m.v_head_dim}};
+  if (!m.latent_attention) {
+    for (const auto& [key, value] : dims)
+      if (value > 0)
+        throw InputError(f + ": " + key, "applies to multi-head latent attention only (set model.latent_attention: true)");
+    return;
+  }
+  for (const auto& [key, value] : std::span(dims).subspan(1)) // q_lora_rank 0: no query latent
+    if (value == 0)
+      throw InputError(f + ": " + key, "is required with model.latent_attention (a positive integer)");
+  // megatron/training/arguments.py: "Group query attention is mutually exclusive with multi latent
+  // attention": every head has its own keys and values, up-projected from the shared latent.
+  if (m.kv_heads > 0)
+    throw InputError(f + ": model.kv_heads",
+                     "does not apply to multi-head latent attention (every head's keys and values come from the "
+                     "shared kv_lora_rank latent; remove kv_heads)");
+  // Rotary embeddings turn pairs of dimensions (megatron/core/models/common/embeddings/
+  // rotary_pos_embedding.py: inverse frequencies over arange(0, dim, 2)).
+  if (m.qk_pos_emb_head_dim % 2 != 0)
+    throw InputError(f + ": model.qk_pos_emb_head_dim",
+                     fmt::format("{} is odd (rotary embeddings turn pairs of dimensions: expected an even number)",
+                                 m.qk_pos_emb_head_dim));
+}
+
 void check_consistency(const Workload& w, const std::string& f) {
   const auto& m = w.model;
   const auto& t = w.training;
@@ -325,6 +373,7 @@ void check_consistency(const Workload& w, const std::string& f) {
                                  w.micro_batches(), p.pp));
   if (m.heads % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide heads {}", p.tp, m.heads));
+  check_latent_attention(m, f);
   if (m.heads % m.query_groups() != 0)
     throw InputError(f + ": model.kv_heads", fmt::format("{} key-value heads do not divide the {} heads (each serves "
                                                          "heads / kv_heads query heads)", m.query_groups(), m.heads));

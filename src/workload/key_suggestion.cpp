@@ -10,7 +10,7 @@ namespace {
 
 // Megatron-LM's arguments (megatron/training/arguments.py), with - as _, for the workload keys
 // they set: a Megatron user writes these first.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kMegatronNames{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kMegatronNames{{
     {"num_layers", "model.layers"},
     {"hidden_size", "model.hidden"},
     {"num_attention_heads", "model.heads"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 17> kMegatro
     {"max_position_embeddings", "model.seq_len"},
     {"ffn_hidden_size", "model.ffn_hidden"},
     {"num_query_groups", "model.kv_heads"},
+    {"multi_latent_attention", "model.latent_attention"},
     {"vocab_size", "model.vocab"},
     {"swiglu", "model.mlp"},
     {"normalization", "model.norm"},

@@ -59,8 +59,13 @@ constexpr std::array<Direct, 29> kDirect{{
     {"cp_comm_type", "parallelism", "cp_comm_type", ""},
 }};
 
+// Multi-head latent attention's dimensions (megatron/training/arguments.py, _add_mla_args), read
+// only with --multi-latent-attention, each the workload key of its own name.
+constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_rank", "qk_head_dim",
+                                                      "qk_pos_emb_head_dim", "v_head_dim"};
+
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 15> kComputed{
+constexpr std::array<std::string_view, 21> kComputed{
     "vocab_file",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -69,10 +74,11 @@ constexpr std::array<std::string_view, 15> kComputed{
     "num_query_groups",        "vocab_size",
     "make_vocab_size_divisible_by", "tokenizer_type",
     "num_layers_per_virtual_pipeline_stage", "num_virtual_stages_per_pipeline_rank",
+    "multi_latent_attention",  kLatentDims[0], kLatentDims[1], kLatentDims[2], kLatentDims[3], kLatentDims[4],
 };
 
 // Flags among kComputed.
-constexpr std::array<std::string_view, 1> kComputedFlags{"group_query_attention"};
+constexpr std::array<std::string_view, 2> kComputedFlags{"group_query_attention", "multi_latent_attention"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -240,6 +246,19 @@ std::vector<std::string> apply_megatron_arguments(const MegatronArguments& list,
     tree.set("model", "kv_heads", args["num_query_groups"], "num_query_groups");
   } else if (args.contains("num_query_groups")) {
     notes.push_back("num_query_groups: Megatron uses it only with --group-query-attention");
+  }
+  // megatron/training/argument_utils.py: --multi-latent-attention builds an MLATransformerConfig,
+  // which takes the MLA dimensions; without it they are unused.
+  if (given(args, "multi_latent_attention"))
+    tree.set("model", "latent_attention", "true", "multi_latent_attention");
+  for (const std::string_view dim : kLatentDims) {
+    const std::string name(dim);
+    if (!args.contains(name))
+      continue;
+    if (given(args, "multi_latent_attention"))
+      tree.set("model", name, args[name], name);
+    else
+      notes.push_back(name + ": Megatron uses it only with --multi-latent-attention");
   }
 
   // The vocabulary: --vocab-size, or the GPT-2 tokenizer's, padded as Megatron pads it

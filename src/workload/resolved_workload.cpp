@@ -52,6 +52,14 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
     if (m.capacity_factor)
       model["capacity_factor"] = *m.capacity_factor;
   }
+  if (m.latent_attention) { // written only for MLA, as the expert keys for MoE
+    model["latent_attention"] = true;
+    model["q_lora_rank"] = m.q_lora_rank;
+    model["kv_lora_rank"] = m.kv_lora_rank;
+    model["qk_head_dim"] = m.qk_head_dim;
+    model["qk_pos_emb_head_dim"] = m.qk_pos_emb_head_dim;
+    model["v_head_dim"] = m.v_head_dim;
+  }
   const TrainingSpec& t = w.training;
   j["training"] = {{"global_batch", t.global_batch},
                    {"micro_batch", t.micro_batch},

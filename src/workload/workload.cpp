@@ -154,7 +154,14 @@ const std::map<std::string, Section>& schema() {
         {"dense_layers", [](auto& n, Workload& w, auto& at) { w.model.dense_layers = read_int(n, at, 0, &kMaxLayers); }},
         {"capacity_factor", [](auto& n, Workload& w, auto& at) {
            w.model.capacity_factor = read_positive_number(n, at);
-         }}}},
+         }},
+        {"latent_attention", [](auto& n, Workload& w, auto& at) { w.model.latent_attention = read_bool(n, at); }},
+        {"q_lora_rank", [](auto& n, Workload& w, auto& at) { w.model.q_lora_rank = read_int(n, at, 0, &kMaxHidden); }},
+        {"kv_lora_rank", [](auto& n, Workload& w, auto& at) { w.model.kv_lora_rank = read_int(n, at, 1, &kMaxHidden); }},
+        {"qk_head_dim", [](auto& n, Workload& w, auto& at) { w.model.qk_head_dim = read_int(n, at, 1, &kMaxHidden); }},
+        {"qk_pos_emb_head_dim",
+         [](auto& n, Workload& w, auto& at) { w.model.qk_pos_emb_head_dim = read_int(n, at, 1, &kMaxHidden); }},
+        {"v_head_dim", [](auto& n, Workload& w, auto& at) { w.model.v_head_dim = read_int(n, at, 1, &kMaxHidden); }}}},
       {"training",
        {{"global_batch", [](auto& n, Workload& w, auto& at) { w.training.global_batch = read_int(n, at, 1); }},
         {"micro_batch", [](auto& n, Workload& w, auto& at) { w.training.micro_batch = read_int(n, at, 1); }},
@@ -404,6 +411,11 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   }
   if (w.model.ffn_hidden == 0) // hidden <= kMaxHidden, so 4 * hidden fits; checked all the same
     w.model.ffn_hidden = checked_mul(4, w.model.hidden).value_or(std::numeric_limits<int64_t>::max());
+  if (w.model.latent_attention) // Megatron-LM's defaults (megatron/training/arguments.py, _add_mla_args)
+    for (auto [dim, megatron_default] : {std::pair{&w.model.kv_lora_rank, 32}, std::pair{&w.model.qk_head_dim, 128},
+                                         std::pair{&w.model.qk_pos_emb_head_dim, 64}, std::pair{&w.model.v_head_dim, 128}})
+      if (*dim == 0)
+        *dim = megatron_default;
   check_workload(w);
   return w;
 }

@@ -111,3 +111,34 @@ TEST_CASE("FlashAttention keeps the softmax's logsumexp instead of the a s^2 b t
   CHECK(layer_activation_bytes(m, 1, 2, false, Recompute::selective, Precision::fp16, true) == 92340224.0);
   CHECK(layer_activation_bytes(m, 1, 1, false, Recompute::full, Precision::fp16, true) == 2.0 * 2048 * 2048);
 }
+
+TEST_CASE("multi-head latent attention keeps its latents and its queries, keys and values at their own widths") {
+  // A DeepSeek-V3 layer with its dense MLP: hidden 7168, 128 heads, q_lora_rank 1536, kv_lora_rank
+  // 512, queries and keys of 128 + 64, values of 128; bf16 without dropout.
+  ModelSpec m{61, 7168, 128, 4096, 129280, 18432, Head::lm};
+  m.mlp = Mlp::swiglu;
+  m.latent_attention = true;
+  m.q_lora_rank = 1536;
+  m.kv_lora_rank = 512;
+  m.qk_head_dim = 128;
+  m.qk_pos_emb_head_dim = 64;
+  m.v_head_dim = 128;
+  const double s = 4096, h = 7168, a = 128, t = 8, E = 2;
+  // Replicated: the four [s, b, h] inputs of Megatron's count, and each latent twice (the up
+  // projection's input and the latent norm's). Split: Q and K (128 x 192), V and the output
+  // projection's input (128 x 128), SwiGLU's 3 ffn; the scores' softmax output.
+  const double replicated = s * (4 * h + 2 * (1536 + 512)) * E;
+  const double split = s * (a * (2 * 192 + 2 * 128) + 3 * 18432) * E / t;
+  CHECK(layer_activation_bytes(m, 1, 8, false, Recompute::none, Precision::bf16, false) ==
+        Approx(replicated + split + a * s * s * E / t));
+  // Sequence parallelism splits the latents with the rest; FlashAttention keeps the logsumexp.
+  CHECK(layer_activation_bytes(m, 1, 8, true, Recompute::none, Precision::bf16, false) ==
+        Approx(replicated / t + split + a * s * s * E / t));
+  m.attention = Attention::flash;
+  CHECK(layer_activation_bytes(m, 1, 8, false, Recompute::none, Precision::bf16, false) ==
+        Approx(replicated + split + 4 * a * s / t));
+  // Without a query latent the query projection reads the layer norm's output, kept already.
+  m.q_lora_rank = 0;
+  CHECK(layer_activation_bytes(m, 1, 8, false, Recompute::none, Precision::bf16, false) ==
+        Approx(replicated - s * 2 * 1536 * E + split + 4 * a * s / t));
+}

@@ -193,3 +193,35 @@ TEST_CASE("context parallelism is refused where Megatron-LM refuses it or simgpt
     CHECK_THAT(message, Catch::Contains(expected));
   }
 }
+
+TEST_CASE("multi-head latent attention's keys are refused without it, inconsistent, or missing") {
+  const auto mla = [](Workload& w) {
+    w.model.latent_attention = true;
+    w.model.q_lora_rank = 1536;
+    w.model.kv_lora_rank = 512;
+    w.model.qk_head_dim = 128;
+    w.model.qk_pos_emb_head_dim = 64;
+    w.model.v_head_dim = 128;
+  };
+  CHECK(check(mla).first == Refusal::none);
+  CHECK(check([&](Workload& w) { mla(w); w.model.q_lora_rank = 0; }).first == Refusal::none);
+  const std::pair<std::function<void(Workload&)>, std::string> refused[] = {
+      {[](Workload& w) { w.model.kv_lora_rank = 512; },
+       "api: model.kv_lora_rank: applies to multi-head latent attention only (set model.latent_attention: true)"},
+      {[](Workload& w) { w.model.q_lora_rank = 1536; }, "api: model.q_lora_rank: applies to multi-head latent"},
+      {[&](Workload& w) { mla(w); w.model.kv_heads = 8; }, "api: model.kv_heads: does not apply to multi-head latent"},
+      {[&](Workload& w) { mla(w); w.model.qk_pos_emb_head_dim = 63; },
+       "api: model.qk_pos_emb_head_dim: 63 is odd (rotary embeddings turn pairs of dimensions"},
+      {[&](Workload& w) { mla(w); w.model.v_head_dim = 0; },
+       "api: model.v_head_dim: is required with model.latent_attention"},
+      {[&](Workload& w) { mla(w); w.model.kv_lora_rank = -1; }, "api: model.kv_lora_rank: -1 is out of range"},
+      {[&](Workload& w) { mla(w); w.parallelism.tp = 32; w.parallelism.pp = 1; },
+       "api: parallelism.tp: tp 32 does not divide heads 16"},
+  };
+  for (const auto& [edit, expected] : refused) {
+    const auto [refusal, message] = check(edit);
+    CHECK(refusal == Refusal::input);
+    CHECK_THAT(message, Catch::Contains(expected));
+  }
+  CHECK(check([&](Workload& w) { mla(w); w.model.qk_head_dim = 131073; }).first == Refusal::limit);
+}

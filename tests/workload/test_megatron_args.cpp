@@ -189,3 +189,43 @@ parallelism: {dp: 8}
                      "expert_model_parallel_size: 4\ntraining: {global_batch: 64}\nparallelism: {dp: 8}\n"),
              Catch::Contains("parallelism.ep") && Catch::Contains("does not divide the 6 experts"));
 }
+
+TEST_CASE("Megatron-LM's multi-latent attention arguments set the workload's MLA keys") {
+  const std::string ours = R"(model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000,
+         latent_attention: true, q_lora_rank: 384, kv_lora_rank: 128, qk_head_dim: 64, qk_pos_emb_head_dim: 32,
+         v_head_dim: 64}
+training: {global_batch: 64}
+)";
+  const std::string megatron = R"(model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000}
+multi_latent_attention: true
+q_lora_rank: 384
+kv_lora_rank: 128
+qk_head_dim: 64
+qk_pos_emb_head_dim: 32
+v_head_dim: 64
+training: {global_batch: 64}
+)";
+  CHECK(resolved(megatron) == resolved(ours));
+  CHECK_THAT(resolved(ours), Catch::Contains("latent_attention: true") && Catch::Contains("q_lora_rank: 384") &&
+                                 Catch::Contains("qk_pos_emb_head_dim: 32"));
+  // Megatron's own defaults where an argument is not given (megatron/training/arguments.py).
+  CHECK_THAT(resolved("model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000}\n"
+                      "multi_latent_attention: true\ntraining: {global_batch: 64}\n"),
+             Catch::Contains("q_lora_rank: 0") && Catch::Contains("kv_lora_rank: 32") &&
+                 Catch::Contains("qk_head_dim: 128") && Catch::Contains("v_head_dim: 128"));
+  // Without --multi-latent-attention Megatron does not use them: refused in a workload, listed
+  // as not modelled by an import.
+  CHECK_THAT(refusal("model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000}\nkv_lora_rank: 128\n"
+                     "training: {global_batch: 64}\n"),
+             Catch::Contains("kv_lora_rank: Megatron uses it only with --multi-latent-attention"));
+  const ImportedWorkload imported =
+      import_megatron({"--num-layers", "4", "--hidden-size", "1024", "--num-attention-heads", "8", "--seq-length",
+                       "1024", "--vocab-size", "32000", "--micro-batch-size", "1", "--global-batch-size", "64",
+                       "--multi-latent-attention", "--q-lora-rank", "384", "--kv-lora-rank", "128", "--qk-layernorm"},
+                      8);
+  const Workload w = parse_workload(body(imported.yaml), "imported");
+  CHECK(w.model.latent_attention);
+  CHECK(w.model.q_lora_rank == 384);
+  CHECK(w.model.kv_lora_rank == 128);
+  CHECK(w.model.v_head_dim == 128);
+}

@@ -194,6 +194,36 @@ TEST_CASE("a Llama layer is written with kv_heads, mlp, norm, position and bias,
   CHECK_THAT(error_of(kBase, {{"model.kv_heads", "0"}}), Catch::Contains("model.kv_heads"));
 }
 
+TEST_CASE("multi-head latent attention takes Megatron-LM's dimensions unless the workload gives its own") {
+  const Workload plain = parse_workload(kBase, "w.yaml");
+  CHECK_FALSE(plain.model.latent_attention);
+  CHECK(plain.model.kv_lora_rank == 0);
+  CHECK(plain.model.qk_head_width() == 128);
+  // megatron/training/arguments.py, _add_mla_args: --q-lora-rank None, --kv-lora-rank 32,
+  // --qk-head-dim 128, --qk-pos-emb-head-dim 64, --v-head-dim 128.
+  const Workload mla = parse_workload(kBase, "w.yaml", {{"model.latent_attention", "true"}});
+  CHECK(mla.model.q_lora_rank == 0);
+  CHECK(mla.model.kv_lora_rank == 32);
+  CHECK(mla.model.qk_head_dim == 128);
+  CHECK(mla.model.qk_pos_emb_head_dim == 64);
+  CHECK(mla.model.v_head_dim == 128);
+  CHECK(mla.model.qk_head_width() == 192);
+  const Workload given = parse_workload(kBase, "w.yaml",
+                                        {{"model.latent_attention", "true"}, {"model.q_lora_rank", "1536"},
+                                         {"model.kv_lora_rank", "512"}, {"model.v_head_dim", "64"}});
+  CHECK(given.model.q_lora_rank == 1536);
+  CHECK(given.model.kv_lora_rank == 512);
+  CHECK(given.model.v_head_width() == 64);
+  CHECK_THAT(error_of(kBase, {{"model.kv_lora_rank", "512"}}),
+             Catch::Contains("w.yaml: model.kv_lora_rank: applies to multi-head latent attention only"));
+  CHECK_THAT(error_of(kBase, {{"model.latent_attention", "true"}, {"model.kv_lora_rank", "0"}}),
+             Catch::Contains("w.yaml: model.kv_lora_rank: 0 is out of range"));
+  CHECK_THAT(error_of(kBase, {{"model.latent_attention", "true"}, {"model.kv_heads", "4"}}),
+             Catch::Contains("w.yaml: model.kv_heads: does not apply to multi-head latent attention"));
+  CHECK_THAT(error_of(kBase, {{"model.multi_latent_attention", "true"}}),
+             Catch::Contains("did you mean model.latent_attention?"));
+}
+
 TEST_CASE("unknown keys are named all at once, each with the key it most likely means") {
   const std::string megatron_names = R"(
 model: {num_layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}

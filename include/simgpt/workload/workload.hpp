@@ -127,10 +127,26 @@ struct ModelSpec {
   // Each expert takes at most capacity_factor x its even share of the routed tokens, the rest
   // dropped (--moe-expert-capacity-factor); none: dropless (Megatron's default).
   std::optional<double> capacity_factor;
+  // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1; Megatron-LM's
+  // --multi-latent-attention, megatron/core/transformer/multi_latent_attention.py): queries from a
+  // q_lora_rank-wide latent (0: projected from the hidden state directly, as DeepSeek-V2-Lite),
+  // keys and values from a kv_lora_rank-wide latent, both latents RMS-normalised; each head's
+  // query and key are qk_head_dim wide plus qk_pos_emb_head_dim rotary dimensions (the key's shared
+  // by all heads), its value v_head_dim wide. parse_workload fills in Megatron's argument defaults
+  // (kv_lora_rank 32, qk_head_dim 128, qk_pos_emb_head_dim 64, v_head_dim 128); 0 when not MLA.
+  bool latent_attention = false;
+  int64_t q_lora_rank = 0;
+  int64_t kv_lora_rank = 0;
+  int64_t qk_head_dim = 0;
+  int64_t qk_pos_emb_head_dim = 0;
+  int64_t v_head_dim = 0;
 
   int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim() const { return hidden / heads; }
   int64_t kv_hidden() const { return query_groups() * head_dim(); } // width of K (and of V)
+  // One head's query and key width, and its value width: hidden / heads, or MLA's own.
+  int64_t qk_head_width() const { return latent_attention ? qk_head_dim + qk_pos_emb_head_dim : head_dim(); }
+  int64_t v_head_width() const { return latent_attention ? v_head_dim : head_dim(); }
   bool moe() const { return experts > 0; }
   int64_t expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
   int64_t moe_layers() const { return moe() ? layers - dense_layers : 0; }

@@ -1,0 +1,16 @@
+// Multi-head latent attention (MLA; DeepSeek-V2, arXiv 2405.04434, section 2.1) as Megatron-LM
+// runs it: its projections and latent norms, up to the core attention; internal to the model domain.
+#pragma once
+
+#include "model/model.hpp"
+
+namespace simgpt {
+
+// The kernels between an MLA block's input norm and its core attention, on one GPU.
+Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s);
+
+// The weights of those projections and latent norms on one tensor-parallel rank (the output
+// projection and the input norm are the attention block's, counted with it).
+double latent_qkv_parameters(const ModelSpec& m, double tp);
+
+} // namespace simgpt
