@@ -1,6 +1,6 @@
 // Whose simulated tasks draw a GPU's tracks. A step graph may simulate some GPUs' work for others
 // (execution/step_graph.hpp): an isolated tensor-parallel group's GPUs run on their first GPU's
-// compute stream, and a symmetric graph's first data-parallel replica (and first tensor rank's
+// compute stream, and a symmetric graph's first data-parallel replica or block of replicas (and first tensor rank's
 // communication) stands for the others. A trace draws such a GPU with its stand-in's times, its
 // peers and groups renamed to its own: what the simulation says of it.
 #pragma once
@@ -31,7 +31,8 @@ private:
   const StepGraph& step_;
   const ExecutionPlan& plan_;
   std::vector<std::array<int, 3>> rank_;
-  bool first_replica_stands_in_, first_rank_stands_in_;
+  int replica_block_; // replicas d % block stand for d (0: every replica simulated)
+  bool first_rank_stands_in_;
 };
 
 } // namespace simgpt

@@ -15,12 +15,9 @@ StandIns::StandIns(const ExecutionPlan& plan)
 StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options,
                         GroupCollectives& collectives, std::vector<std::vector<Ring>>& isolated) {
   StandIns stand_ins(plan);
-  // Expert and context parallelism's all-to-alls join the replicas of a group and the tensor ranks'
-  // streams with them: no replica stands for another, no tensor-parallel group keeps its links to
-  // itself.
-  if (plan.ep > 1 || plan.cp > 1)
-    return stand_ins;
-  if (options.isolate_collectives && plan.tp > 1)
+  // Expert and context parallelism's all-to-alls join the tensor ranks' streams with the other
+  // replicas': no tensor-parallel group keeps its links to itself.
+  if (options.isolate_collectives && plan.tp > 1 && plan.ep == 1 && plan.cp == 1)
     find_isolated_groups(plan, topology, collectives, stand_ins, isolated);
   if (options.symmetric)
     find_symmetry(plan, topology, collectives, isolated.size(), stand_ins);

@@ -39,8 +39,8 @@ struct StandIns {
 };
 
 // The stand-ins the options allow on this plan and network: isolated tensor-parallel groups
-// (their rings appended to `isolated`, as StepGraph::isolated holds them), then symmetry; none
-// under expert parallelism.
+// (their rings appended to `isolated`, as StepGraph::isolated holds them; none under expert or
+// context parallelism), then symmetry.
 StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, const StepGraphOptions& options,
                         GroupCollectives& collectives, std::vector<std::vector<Ring>>& isolated);
 

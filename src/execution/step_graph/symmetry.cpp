@@ -2,6 +2,7 @@
 
 #include "execution/step_graph/routes.hpp"
 
+#include <numeric>
 #include <vector>
 
 namespace simgpt::step_graph {
@@ -9,21 +10,33 @@ namespace simgpt::step_graph {
 void find_symmetry(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
                    size_t isolated_groups, StandIns& stand_ins) {
   const auto routes = pipeline_routes(plan);
-  if (plan.dp > 1) {
-    std::vector<Routes> per_replica;
-    for (const auto& replica : routes) {
-      per_replica.emplace_back();
-      for (const auto& rank : replica)
-        per_replica.back().insert(per_replica.back().end(), rank.begin(), rank.end());
-    }
-    if (disjoint_and_alike(topology, per_replica)) {
-      stand_ins.replicas = 1;
+  // Expert- and context-parallel groups exchange within blocks of consecutive replicas: the first
+  // block stands for the others (one replica when there are none).
+  const int block = std::lcm(plan.ep, plan.cp);
+  if (plan.dp > block && plan.dp % block == 0) {
+    std::vector<Routes> per_block(static_cast<size_t>(plan.dp / block));
+    for (int d = 0; d < plan.dp; ++d)
+      for (const auto& rank : routes[static_cast<size_t>(d)])
+        per_block[static_cast<size_t>(d / block)].insert(per_block[static_cast<size_t>(d / block)].end(), rank.begin(),
+                                                          rank.end());
+    for (int size : {plan.ep, plan.cp})
+      for (int first = 0; size > 1 && first < plan.dp; first += size)
+        for (int s = 0; s < plan.pp; ++s)
+          for (int t = 0; t < plan.tp; ++t)
+            for (int a = first; a < first + size; ++a)
+              for (int b = first; b < first + size; ++b)
+                if (a != b)
+                  per_block[static_cast<size_t>(first / block)].emplace_back(plan.gpu(s, a, t), plan.gpu(s, b, t));
+    if (disjoint_and_alike(topology, per_block)) {
+      stand_ins.replicas = block;
       for (int s = 0; s < plan.pp; ++s)
         for (int d = 0; d < plan.dp; ++d)
           for (int t = 0; t < plan.tp; ++t)
-            stand_ins.owner_gpu[static_cast<size_t>(plan.gpu(s, d, t))] = plan.gpu(s, 0, t);
+            stand_ins.owner_gpu[static_cast<size_t>(plan.gpu(s, d, t))] = plan.gpu(s, d % block, t);
     }
   }
+  if (block > 1)
+    return;
   const bool all_isolated = isolated_groups == static_cast<size_t>(plan.pp * plan.dp);
   if (plan.tp > 1 && (plan.pp > 1 || plan.dp > 1) && all_isolated) {
     std::vector<Routes> per_rank(static_cast<size_t>(plan.tp));
