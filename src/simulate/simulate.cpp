@@ -274,7 +274,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   Cluster cluster(platform, catalog, w.network, profile);
   const GpuSpec& gpu = job_gpu(cluster, w, platform);
 
-  const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
+  const ComputeCostModel cost(gpu, profile, w.training, w.source);
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};

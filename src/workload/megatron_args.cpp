@@ -24,7 +24,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 27> kDirect{{
+constexpr std::array<Direct, 29> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -55,6 +55,10 @@ constexpr std::array<Direct, 27> kDirect{{
     {"moe_shared_expert_intermediate_size", "model", "shared_expert_ffn_hidden", ""},
     {"moe_expert_capacity_factor", "model", "capacity_factor", ""},
     {"expert_model_parallel_size", "parallelism", "ep", ""},
+    // fp8 training through TransformerEngine (megatron/core/transformer/transformer_config.py:
+    // fp8, given as --fp8-format, e4m3 or hybrid; fp8_recipe, default delayed).
+    {"fp8_format", "training", "fp8", ""},
+    {"fp8_recipe", "training", "fp8_recipe", ""},
 }};
 
 // Arguments whose value is translated or that other arguments read.
