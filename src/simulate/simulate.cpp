@@ -296,7 +296,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
                                                      "would draw nothing",
                                                      window.start_s, timeline.makespan()));
     write_trace_file(*trace, step, timeline, plan,
-                     memory_over_time(step.graph, timeline, plan, w, profile, step.compute_stream), selection,
+                     memory_over_time(step.graph, timeline, plan, w, profile, gpu, step.compute_stream), selection,
                      r.inputs);
   }
   return r;
