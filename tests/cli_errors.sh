@@ -67,6 +67,15 @@ expect 2 "network.delay" --platform $P --workload "$tmp/ok.yaml" --set network.d
 expect 2 "expected KEY=VALUE" --platform $P --workload "$tmp/ok.yaml" --set nonsense
 expect 2 "does not support bf16" --platform $P --workload "$tmp/ok.yaml" --set training.precision=bf16
 expect 2 "model.attention" --platform $P --workload "$tmp/ok.yaml" --set model.attention=flash
+# fp8 training needs fp8 tensor cores (compute capability 8.9): the A100s of a DGX A100 have none.
+"$simgpt" platform --preset dgx-a100 --nodes 2 -o "$tmp/dgx_a100.xml" > /dev/null
+expect 2 "llama3_8b.yaml: training.fp8: hybrid needs fp8 tensor cores and GPU A100-SXM4-80GB has none" \
+  --platform "$tmp/dgx_a100.xml" --workload workloads/llama3_8b.yaml --set training.fp8=hybrid
+expect 0 "" --platform "$tmp/dgx_a100.xml" --workload workloads/llama3_8b.yaml
+expect 2 "training.fp8: 'fp4' is not valid (expected one of: e4m3, hybrid, none)" \
+  --platform "$tmp/dgx_a100.xml" --workload workloads/llama3_8b.yaml --set training.fp8=fp4
+expect 2 "training.fp8_recipe: applies only with fp8 training" \
+  --platform "$tmp/dgx_a100.xml" --workload workloads/llama3_8b.yaml --set training.fp8_recipe=tensorwise
 expect 2 "cannot read the platform file" --platform "$tmp/none.xml" --workload "$tmp/ok.yaml"
 expect 2 "not a valid SimGrid platform" --platform "$tmp/broken.xml" --workload "$tmp/ok.yaml"
 expect 2 "FATPIPE" --platform "$tmp/flow_limit.xml" --workload "$tmp/ok.yaml"

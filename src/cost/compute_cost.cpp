@@ -20,6 +20,21 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, P
   gemm_eff_ = gpu.gemm_efficiency.at(precision);
 }
 
+ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, const TrainingSpec& training,
+                                   const std::string& source)
+    : ComputeCostModel(gpu, profile, training.precision, source + ": training.precision") {
+  fp8_ = training.fp8;
+  fp8_recipe_ = training.fp8_recipe;
+  // TransformerEngine runs fp8 GEMMs from compute capability 8.9 (Ada, Hopper) on and refuses
+  // below (transformer_engine/pytorch/quantization.py, _compute_fp8_support: "Device compute
+  // capability 8.9 or higher required for FP8 execution"); the catalog gives those GPUs an fp8 peak.
+  if (fp8_ != Fp8Format::none && !(gpu.fp8_peak_flops > 0))
+    throw InputError(source + ": training.fp8",
+                     fmt::format("{} needs fp8 tensor cores and GPU {} has none (TransformerEngine needs compute "
+                                 "capability 8.9 or higher; the catalog lists no fp8 peak for it): expected none",
+                                 name_of(fp8_), gpu.name));
+}
+
 double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
   const double tile = gpu_.gemm_tile;
   const double tiles_m = std::ceil(k.m / tile), tiles_n = std::ceil(k.n / tile);
@@ -31,11 +46,16 @@ double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
   // A tile's prologue and epilogue (loading the first operands, writing C) cost about as much
   // as a quarter tile of reduction steps.
   const double k_eff = k.k / (k.k + tile / 4);
-  return gemm_eff_ * wave_eff * pad_eff * k_eff;
+  return (k.fp8 ? gpu_.fp8_gemm_efficiency : gemm_eff_) * wave_eff * pad_eff * k_eff;
 }
 
 KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
   KernelForm form{profile_.softmax_passes, profile_.dropout, profile_.fused_elementwise};
+  if (fp8_ != Fp8Format::none) {
+    form.fp8 = true;
+    form.fp8_transpose = gpu_.fp8_gemms_tn_only();
+    form.fp8_current_scaling = fp8_recipe_ == Fp8Recipe::tensorwise;
+  }
   const Profile::FusedSoftmax& fused = profile_.fused_softmax;
   if (!fused.limited)
     return form;
@@ -62,7 +82,11 @@ double ComputeCostModel::kernel_seconds(const Kernel& k) const {
   const double E = element_bytes(precision_);
   const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;
   double gpu_time = 0;
-  if (k.kind == Kernel::Kind::gemm) {
+  if (k.kind == Kernel::Kind::gemm && k.fp8) {
+    // A and B in one byte an element, C in the model's precision (TE's GEMM output).
+    const double operand_bytes = ((k.m * k.k + k.k * k.n) + k.m * k.n * E) * k.batch;
+    gpu_time = std::max(k.flops() / (gpu_.fp8_peak_flops * gemm_efficiency(k)), operand_bytes / stream_bw);
+  } else if (k.kind == Kernel::Kind::gemm) {
     const double operand_bytes = (k.m * k.k + k.k * k.n + k.m * k.n) * k.batch * E;
     gpu_time = std::max(k.flops() / (peak_ * gemm_efficiency(k)), operand_bytes / stream_bw);
   } else if (k.kind == Kernel::Kind::attention) {

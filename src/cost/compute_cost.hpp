@@ -12,14 +12,18 @@ class ComputeCostModel {
 public:
   // Throws InputError (naming `where`) when the GPU lacks the precision.
   ComputeCostModel(const GpuSpec& gpu, const Profile& profile, Precision precision, const std::string& where);
+  // The workload's precision and fp8 training (training.fp8, fp8_recipe); throws InputError naming
+  // `source`'s training.precision when the GPU lacks the precision, its training.fp8 when the GPU
+  // has no fp8 tensor cores.
+  ComputeCostModel(const GpuSpec& gpu, const Profile& profile, const TrainingSpec& training, const std::string& source);
 
   // Seconds one kernel occupies its stream:
-  //  - a GEMM runs at the GPU's large-GEMM efficiency, reduced by wave quantisation (output tiles
+  //  - a GEMM runs at the GPU's large-GEMM efficiency (an fp8 GEMM at the fp8 peak and efficiency), reduced by wave quantisation (output tiles
   //    spread over the SMs in whole waves), tile padding and the per-tile prologue/epilogue that
   //    short reductions cannot amortise; it is never faster than moving its operands through HBM;
   //  - a FlashAttention kernel (compute-bound) runs its matmuls like a GEMM, never faster than
   //    its HBM bytes;
-  //  - a memory-bound kernel moves its bytes at the stream bandwidth;
+  //  - a memory-bound kernel (an fp8 cast too) moves its bytes at the stream bandwidth;
   //  - every kernel pays the launch gap.
   double kernel_seconds(const Kernel& k) const;
   // Seconds a block of kernels (one layer's attention or MLP, forward or backward) occupies its
@@ -31,7 +35,7 @@ public:
   double attention_efficiency(const Kernel& k) const;
 
   // How the framework forms one GPU's kernels for this model and shard (the softmax may fall
-  // back to unfused kernels for some shapes and precisions).
+  // back to unfused kernels for some shapes and precisions; fp8 training's GEMMs and casts).
   KernelForm form(const ModelSpec& m, const Shard& s) const;
   Precision precision() const { return precision_; }
   const GpuSpec& gpu() const { return gpu_; }
@@ -42,6 +46,8 @@ private:
   Precision precision_;
   double peak_ = 0;
   double gemm_eff_ = 0;
+  Fp8Format fp8_ = Fp8Format::none;
+  Fp8Recipe fp8_recipe_ = Fp8Recipe::delayed;
 };
 
 } // namespace simgpt

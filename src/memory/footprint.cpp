@@ -1,6 +1,7 @@
 #include "memory/footprint.hpp"
 
 #include "simgpt/memory/memory.hpp"
+#include "model/fp8.hpp"
 #include "model/model.hpp"
 
 #include <algorithm>
@@ -11,16 +12,17 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // A context-parallel rank keeps the activations of its seq_len / cp tokens.
   const ModelSpec m = context_local(w.model, w.parallelism.cp);
   const auto& par = w.parallelism;
+  const bool fp8 = w.training.fp8 != Fp8Format::none;
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const auto kept_at = [&](bool experts) {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                  profile.memory.replicated_kept, plan.softmax_fp32, experts);
+                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8);
   };
   const auto full_at = [&](bool experts) {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
                                   w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
-                                  plan.softmax_fp32, experts);
+                                  plan.softmax_fp32, experts, fp8);
   };
   const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
   // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
@@ -40,6 +42,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     f.full[ci] = 0;
     for (int i = cost.first_layer; i < cost.first_layer + cost.layers; ++i) {
       f.layer_params += layer_parameters_at(m, par.tp, par.ep, i);
+      if (fp8)
+        f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i);
       if (m.is_moe_layer(i))
         f.expert_params += expert_parameters(m, par.tp, par.ep);
       kept += kept_at(m.is_moe_layer(i));
@@ -71,7 +75,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
 }
 
 ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan, const Workload& w,
-                             const Profile& profile) {
+                             const Profile& profile, const GpuSpec& gpu) {
   const StateBytes per_param = state_bytes_per_parameter(w.training, profile.memory.fp32_grads_with_bf16);
   const bool sharded_state = plan.sharded_optimizer() && plan.dp > 1;
   const double dp = static_cast<double>(plan.dp);
@@ -88,6 +92,13 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   const double gradient_share = per_param.gradients / (sharded_gradients ? dp : 1);
   ResidentState state;
   state.weights = sharded(per_param.weights, plan.zero >= 3);
+  // TransformerEngine casts each linear layer's weight to fp8 at the step's first micro-batch and
+  // keeps the copy for the others (megatron/core/extensions/transformer_engine.py passes
+  // is_first_microbatch; transformer_engine/pytorch/module/linear.py, quantize_weight updates the
+  // workspace only then): one byte a weight, and its transpose for the backward's data-gradient
+  // GEMM where the GPU's fp8 GEMMs are TN only. Whole on every data-parallel rank (ZeRO-3, which
+  // would gather and free the weights, is refused with fp8).
+  state.weights += f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
   state.gradients = sharded(per_param.gradients, sharded_gradients);
   state.optimizer_state = sharded(per_param.optimizer, sharded_state);
   // Without a persistent buffer and without accumulation, a layer's gradients appear as its

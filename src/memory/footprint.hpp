@@ -20,20 +20,22 @@ struct StageFootprint {
   double params = 0;
   double layer_params = 0; // of its transformer layers alone
   double expert_params = 0; // of its routed experts alone (sharded over dp / ep, not dp)
+  double fp8_weights = 0;   // fp8 training: its linear layers' weights, of which TransformerEngine keeps fp8 copies
   std::vector<double> kept, full;
   double transient = 0;    // the largest working set beyond the kept activations
 };
 
 StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workload& w, const Profile& profile);
 
-// A stage's resident state on one of its GPUs: its weights, gradients and optimizer state.
+// A stage's resident state on one of its GPUs: its weights (under fp8 training with
+// TransformerEngine's fp8 copies of the linear layers' weights), gradients and optimizer state.
 struct ResidentState {
   double weights = 0, gradients = 0, optimizer_state = 0;
   double gradients_at_activation_peak = 0; // those already allocated when the backward starts
 };
 
 ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan, const Workload& w,
-                             const Profile& profile);
+                             const Profile& profile, const GpuSpec& gpu);
 
 // Completes `mem`, whose weights, gradients (all of them), optimizer state, activations and
 // transient are set, into the stage's peak: either during the backward (the activations, with

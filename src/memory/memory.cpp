@@ -8,7 +8,7 @@ namespace simgpt {
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
-                              double replicated_kept, bool softmax_fp32, bool experts) {
+                              double replicated_kept, bool softmax_fp32, bool experts, bool fp8) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -28,12 +28,16 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : h;
   const auto saved = [&m](double f) { return m.mlp == Mlp::swiglu ? 3 * f : 2 * f; };
   double mlp_saved = saved(static_cast<double>(m.ffn_hidden));
+  double fc2_inputs = static_cast<double>(m.ffn_hidden); // of mlp_saved, per token
   double moe_kept = 0; // per token, bytes not split the dense way
+  double expert_inputs = 0; // of moe_kept, per token: the experts' FC1 inputs
   if (experts) {
     const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
     mlp_saved = k * routed * saved(static_cast<double>(m.expert_ffn())) +
                 saved(static_cast<double>(m.shared_expert_ffn_hidden));
-    moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * k * routed * h;
+    fc2_inputs = k * routed * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.shared_expert_ffn_hidden);
+    expert_inputs = k * routed * h;
+    moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * expert_inputs;
   }
   // Q, K and V as the core takes them and the output projection's input, per token.
   double attention_saved = h + 2 * kv + h;
@@ -53,6 +57,20 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   }
   const double split = E * (attention_saved + mlp_saved) / (h * t);
   double bytes = sbh * ((sequence_parallel ? replicated / t : replicated) + split) + s * b * moe_kept;
+  if (fp8) {
+    // The linear layers' inputs in one byte instead of E (TransformerEngine saves the fp8 copy,
+    // transformer_engine/pytorch/module/linear.py and layernorm_linear.py: saved_inputmat /
+    // ln_out keep only the column-wise fp8 data the wgrad GEMM reads; grouped_linear.py likewise).
+    // FlashAttention's backward reads its output O (Dao et al. 2022, arXiv 2205.14135, Algorithm
+    // 2), kept in E bytes, so the output projection's fp8 copy comes beside it; the standard core's
+    // backward reads P and V, not its output, which is then kept in fp8 alone.
+    const double saved_less = E - 1;
+    const double replicated_less = 2 * saved_less; // QKV's and FC1's inputs, the norms' outputs
+    const double projection = m.attention == Attention::flash ? 1 : -saved_less;
+    bytes += sbh * (-(sequence_parallel ? replicated_less / t : replicated_less) +
+                    (projection * h - saved_less * fc2_inputs) / (h * t)) -
+             s * b * saved_less * expert_inputs;
+  }
   // FlashAttention keeps Q, K, V and O (among the s b h terms above) and, instead of the scores,
   // softmax output and dropout mask, the fp32 logsumexp of each query row and head that its
   // backward recomputes the scores from (Dao et al. 2022, arXiv 2205.14135, section 3.1; Dao 2023,

@@ -37,7 +37,7 @@ StaticMemory static_peak(const ExecutionPlan& plan, const Workload& w, const Pro
   StaticMemory out;
   for (int s = 0; s < plan.pp; ++s) {
     const StageFootprint f = stage_footprint(s, plan, w, profile);
-    const ResidentState state = resident_state(f, plan, w, profile);
+    const ResidentState state = resident_state(f, plan, w, profile, gpu);
     MemoryReport mem;
     mem.weights = state.weights;
     mem.gradients = state.gradients;

@@ -82,7 +82,7 @@ std::vector<MemoryReport> peak_memory(const std::vector<StageGpu>& stages, const
   for (const StageGpu& r : stages) {
     MemoryReport& mem = out.emplace_back();
     const StageFootprint f = stage_footprint(r.stage, plan, w, profile);
-    const ResidentState state = resident_state(f, plan, w, profile);
+    const ResidentState state = resident_state(f, plan, w, profile, gpu);
     mem.weights = state.weights;
     mem.gradients = state.gradients;
     mem.optimizer_state = state.optimizer_state;
@@ -100,13 +100,13 @@ std::vector<MemoryReport> peak_memory(const std::vector<StageGpu>& stages, const
 }
 
 std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                                           const Workload& w, const Profile& profile,
+                                           const Workload& w, const Profile& profile, const GpuSpec& gpu,
                                            const std::vector<int>& compute_stream) {
   const std::vector<std::vector<TaskId>> tasks = compute_tasks_by_gpu(g, plan.gpus());
   std::vector<MemorySeries> out(static_cast<size_t>(plan.gpus()));
   for (int s = 0; s < plan.pp; ++s) {
     const StageFootprint f = stage_footprint(s, plan, w, profile);
-    const ResidentState state = resident_state(f, plan, w, profile);
+    const ResidentState state = resident_state(f, plan, w, profile, gpu);
     const double resident = state.weights + state.gradients_at_activation_peak + state.optimizer_state;
     for (int d = 0; d < plan.dp; ++d)
       for (int r = 0; r < plan.tp; ++r) {

@@ -46,7 +46,7 @@ struct MemorySeries {
 // The transient working set, the optimizer's update copy and the framework's context and
 // allocator overhead count in the reported peak but have no place in time: not in the series.
 std::vector<MemorySeries> memory_over_time(const TaskGraph& g, const Timeline& t, const ExecutionPlan& plan,
-                                           const Workload& w, const Profile& profile,
+                                           const Workload& w, const Profile& profile, const GpuSpec& gpu,
                                            const std::vector<int>& compute_stream);
 
 } // namespace simgpt

@@ -1,6 +1,7 @@
 #include "model/model.hpp"
 
 #include "model/latent_attention.hpp"
+#include "model/fp8.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -112,6 +113,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
   const double act = tokens * h;                         // one full activation tensor
   const double local = s.sequence_parallel ? act / tp : act; // what this rank's elementwise work covers
+  const double rows = s.sequence_parallel ? tokens / tp : tokens; // the tokens it holds
   // The heads' outputs: heads x v_head_width wide (h but under multi-head latent attention).
   const double out = static_cast<double>(m.heads * m.v_head_width()) / tp;
   Kernels k;
@@ -124,7 +126,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   } else {
     // Queries, keys and values: h + 2 kv_hidden wide (h + 2h without grouped-query attention).
     const double qkv = (h + 2 * static_cast<double>(m.kv_hidden())) / tp;
-    k.push_back(Kernel::gemm(tokens, qkv, h)); // QKV projection (column parallel)
+    add_linear(k, form, E, tokens, qkv, h, 1, rows, tokens); // QKV projection (column parallel)
     k.push_back(pass(tokens * qkv, 1, 1, E));  // split heads: q, k, v to [b, a, s, d]
     if (m.position == Position::rope) // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
       k.push_back(pass(tokens * (h + static_cast<double>(m.kv_hidden())) / tp, 1, 1, E));
@@ -132,7 +134,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   Kernels core = attention_core_forward(m, s, form);
   k.insert(k.end(), core.begin(), core.end());
   k.push_back(pass(tokens * out, 1, 1, E));           // merge heads
-  k.push_back(Kernel::gemm(tokens, h, out));          // output projection (row parallel)
+  add_linear(k, form, E, tokens, h, out, 1, tokens, rows); // output projection (row parallel)
   add_epilogue(k, local, E, form, m.bias);
   return k;
 }
@@ -144,18 +146,19 @@ Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& 
   const double ffn = static_cast<double>(m.ffn_hidden) / tp;
   const double act = tokens * h;
   const double local = s.sequence_parallel ? act / tp : act;
+  const double rows = s.sequence_parallel ? tokens / tp : tokens;
   Kernels k;
   k.push_back(pass(local, 1, 1, E)); // layernorm (or RMSNorm) 2
   if (m.mlp == Mlp::swiglu) {
     // Gate and up projections as one GEMM, then SiLU(gate) * up (megatron/core/transformer/mlp.py,
     // gated_linear_unit; bias_swiglu_impl fuses a bias in when there is one).
-    k.push_back(Kernel::gemm(tokens, 2 * ffn, h)); // FC1: gate and up (column parallel)
+    add_linear(k, form, E, tokens, 2 * ffn, h, 1, rows, tokens); // FC1: gate and up (column parallel)
     k.push_back(pass(tokens * ffn, 2, 1, E));      // SwiGLU
   } else {
-    k.push_back(Kernel::gemm(tokens, ffn, h)); // FC1 (column parallel)
+    add_linear(k, form, E, tokens, ffn, h, 1, rows, tokens); // FC1 (column parallel)
     k.push_back(pass(tokens * ffn, 1, 1, E));  // bias + GeLU
   }
-  k.push_back(Kernel::gemm(tokens, h, ffn)); // FC2 (row parallel)
+  add_linear(k, form, E, tokens, h, ffn, 1, tokens, rows); // FC2 (row parallel)
   add_epilogue(k, local, E, form, m.bias);
   return k;
 }
@@ -203,17 +206,17 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   const double held = experts / static_cast<double>(s.ep);
   const double rows = routed_tokens(m, s) / held;
   const double f = static_cast<double>(m.expert_ffn()) / tp;
-  b.experts.push_back(Kernel::gemm(rows, swiglu ? 2 * f : f, h, held)); // FC1 (gate and up)
+  add_linear(b.experts, form, E, rows, swiglu ? 2 * f : f, h, held, rows, rows); // FC1 (gate and up)
   b.experts.push_back(pass(rows * held * f, swiglu ? 2 : 1, 1, E));     // SwiGLU or GeLU
-  b.experts.push_back(Kernel::gemm(rows, h, f, held));                  // FC2
+  add_linear(b.experts, form, E, rows, h, f, held, rows, rows);                  // FC2
   // Unpermute: each copy scaled by its router probability and summed back into its token.
   b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
   if (m.shared_expert_ffn_hidden > 0) {
     // The shared expert: a dense MLP every token runs (megatron/core/transformer/moe/shared_experts.py).
     const double sf = static_cast<double>(m.shared_expert_ffn_hidden) / tp;
-    b.after_combine.push_back(Kernel::gemm(tokens, swiglu ? 2 * sf : sf, h));
+    add_linear(b.after_combine, form, E, tokens, swiglu ? 2 * sf : sf, h, 1, local, tokens);
     b.after_combine.push_back(pass(tokens * sf, swiglu ? 2 : 1, 1, E));
-    b.after_combine.push_back(Kernel::gemm(tokens, h, sf));
+    add_linear(b.after_combine, form, E, tokens, h, sf, 1, tokens, local);
     b.after_combine.push_back(pass(local * h, 2, 1, E)); // added to the routed experts' output
   }
   add_epilogue(b.after_combine, local, E, form, m.bias);
@@ -235,8 +238,18 @@ Kernels backward_of(const Kernels& forward) {
   k.reserve(2 * forward.size());
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
     if (it->kind == Kernel::Kind::gemm) {
+      // An fp8 GEMM's backward casts dC first; both its GEMMs then take fp8 operands (TE's
+      // default fp8_wgrad; the weight's transposed copy and A's, saved by the forward's casts).
+      if (it->fp8) {
+        const Kernels cast = fp8_cast_kernels(it->grad_cast);
+        k.insert(k.end(), cast.begin(), cast.end());
+      }
       k.push_back(Kernel::gemm(it->m, it->k, it->n, it->batch)); // dA = dC B^T
+      k.back().fp8 = it->fp8;
       k.push_back(Kernel::gemm(it->k, it->n, it->m, it->batch)); // dB = A^T dC
+      k.back().fp8 = it->fp8;
+    } else if (it->kind == Kernel::Kind::quantize) {
+      continue; // a cast has no backward of its own
     } else if (it->kind == Kernel::Kind::attention) {
       // FlashAttention's backward recomputes S = Q K^T from Q, K and the logsumexp, then dV = P^T dO,
       // dP = dO V^T, dQ = dS K, dK = dS^T Q: five matmuls for the forward's two (Dao 2023, arXiv

@@ -8,16 +8,36 @@
 
 namespace simgpt {
 
+// TransformerEngine's cast of one tensor to fp8 for a GEMM (training.fp8): memory-bound, reading
+// the tensor at its element size and writing one byte an element, and beside it the transposed
+// copy the other GEMM of the pair reads where the GPU's fp8 GEMMs take only the TN layout (TE's
+// cast_transpose). With current scaling (the tensorwise recipe) an amax pass over the tensor and
+// a scale kernel come first (model/fp8.cpp).
+struct Fp8Cast {
+  double elements = 0;
+  double source_bytes = 2; // the tensor's element size
+  bool transpose = false;
+  bool current_scaling = false;
+};
+
 struct Kernel {
+  // quantize: a kernel of an fp8 cast (Fp8Cast), memory-bound like `memory`; the gradient passes
+  // through a cast unchanged (straight through), so it has no backward kernel of its own.
+  //
   // attention: FlashAttention's fused kernel (Dao et al. 2022, arXiv 2205.14135; Dao 2023,
   // arXiv 2307.08691), `products` matmuls of m queries by n keys over head dimension k, `batch`
   // (micro-batch x heads) at once, the scores kept in on-chip SRAM; `bytes` is its HBM traffic.
-  enum class Kind { gemm, memory, attention };
+  enum class Kind { gemm, memory, attention, quantize };
   Kind kind = Kind::memory;
   // GEMM: C[m x n] = A[m x k] B[k x n], `batch` independent products.
   double m = 0, n = 0, k = 0, batch = 1;
   double bytes = 0; // memory-bound and attention kernels: bytes read plus written in HBM
   double products = 0; // attention kernels: [m x n x k] matmuls per batch entry
+  // GEMM: a TransformerEngine linear layer's GEMM in fp8 (training.fp8): A and B one byte an
+  // element, at the GPU's fp8 tensor-core rate; its backward casts the output gradient
+  // (`grad_cast`) and runs its data- and weight-gradient GEMMs in fp8 too.
+  bool fp8 = false;
+  Fp8Cast grad_cast;
 
   static Kernel gemm(double m, double n, double k, double batch = 1) { return {Kind::gemm, m, n, k, batch, 0}; }
   static Kernel memory(double bytes) { return {Kind::memory, 0, 0, 0, 1, bytes}; }
@@ -36,6 +56,12 @@ struct KernelForm {
   bool dropout = true;
   bool fused_elementwise = false;
   bool softmax_fp32 = false; // the softmax kernels work in fp32: 16-bit scores are cast up before, back after
+  // fp8 training (training.fp8, TransformerEngine): the transformer layers' linear GEMMs in fp8,
+  // their inputs cast first; the casts also write the transposed copy where the GPU's fp8 GEMMs
+  // take only the TN layout; `fp8_current_scaling`: the tensorwise recipe's amax pass before each.
+  bool fp8 = false;
+  bool fp8_transpose = false;
+  bool fp8_current_scaling = false;
 };
 
 // Shapes one GPU sees: the micro-batch and its tensor-parallel shard.

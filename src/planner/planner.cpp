@@ -311,7 +311,7 @@ PlanResult plan(const PlanRequest& request) {
   const Profile profile = load_workload_profile(base, data);
   const GpuCatalog catalog = load_catalog(data);
   const GpuSpec& gpu = catalog.at(platform.model, request.platform + ": gpu-0's gpu property");
-  const ComputeCostModel cost(gpu, profile, base.training.precision, base.source + ": training.precision");
+  const ComputeCostModel cost(gpu, profile, base.training, base.source);
 
   SearchSpace space = request.space;
   space.set_gpus(request.gpus.empty() ? std::vector<int64_t>{platform.count} : parse_gpus(request.gpus, platform.count));

@@ -266,7 +266,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   Cluster cluster(platform, catalog, w.network, profile);
   const GpuSpec& gpu = job_gpu(cluster, w, platform);
 
-  const ComputeCostModel cost(gpu, profile, w.training.precision, w.source + ": training.precision");
+  const ComputeCostModel cost(gpu, profile, w.training, w.source);
   const ExecutionPlan plan = make_plan(w, cost, profile);
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
@@ -288,7 +288,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
                                                      "would draw nothing",
                                                      window.start_s, timeline.makespan()));
     write_trace_file(*trace, step, timeline, plan,
-                     memory_over_time(step.graph, timeline, plan, w, profile, step.compute_stream), selection,
+                     memory_over_time(step.graph, timeline, plan, w, profile, gpu, step.compute_stream), selection,
                      r.inputs);
   }
   return r;

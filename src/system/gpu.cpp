@@ -10,14 +10,19 @@
 namespace simgpt {
 namespace {
 
-// A value per precision, keyed by the precisions' names.
-std::map<Precision, double> read_precision_map(const YamlReader& r, const std::string& key, double scale) {
+// A value per precision, keyed by the precisions' names, and the fp8 tensor cores' beside them
+// (`fp8`; 0 when absent).
+std::map<Precision, double> read_precision_map(const YamlReader& r, const std::string& key, double scale,
+                                               double& fp8) {
   std::map<Precision, double> values;
   YamlReader sub = r.map(key);
-  sub.only(enum_name_list<Precision>());
+  std::vector<std::string> names = enum_name_list<Precision>();
+  names.emplace_back("fp8");
+  sub.only(names);
   for (const EnumName<Precision>& precision : kPrecisionNames)
     if (sub.has(precision.name))
       values[precision.value] = sub.number(precision.name, 0) * scale;
+  fp8 = sub.has("fp8") ? sub.number("fp8", 0) * scale : 0;
   return values;
 }
 
@@ -32,8 +37,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     GpuSpec g;
     g.name = name;
     g.file = path;
-    g.peak_flops = read_precision_map(r, "peak_tflops", 1e12);
-    g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0);
+    g.peak_flops = read_precision_map(r, "peak_tflops", 1e12, g.fp8_peak_flops);
+    g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0, g.fp8_gemm_efficiency);
     g.memory_bandwidth = r.quantity("memory_bandwidth", parse_bandwidth);
     g.memory_bytes = r.quantity("memory", parse_bytes);
     g.sms = static_cast<int>(r.number("sms", 1));
@@ -44,6 +49,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     for (const auto& [precision, peak] : g.peak_flops)
       if (!g.gemm_efficiency.contains(precision))
         throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", name_of(precision)));
+    if (g.fp8_peak_flops > 0 && !(g.fp8_gemm_efficiency > 0))
+      throw InputError(r.where("gemm_efficiency"), "missing fp8 (peak_tflops gives an fp8 peak)");
     gpus[name] = g;
   }
   return gpus;

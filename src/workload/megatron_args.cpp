@@ -24,7 +24,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 29> kDirect{{
+constexpr std::array<Direct, 31> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -57,6 +57,10 @@ constexpr std::array<Direct, 29> kDirect{{
     {"expert_model_parallel_size", "parallelism", "ep", ""},
     {"context_parallel_size", "parallelism", "cp", ""},
     {"cp_comm_type", "parallelism", "cp_comm_type", ""},
+    // fp8 training through TransformerEngine (megatron/core/transformer/transformer_config.py:
+    // fp8, given as --fp8-format, e4m3 or hybrid; fp8_recipe, default delayed).
+    {"fp8_format", "training", "fp8", ""},
+    {"fp8_recipe", "training", "fp8_recipe", ""},
 }};
 
 // Multi-head latent attention's dimensions (megatron/training/arguments.py, _add_mla_args), read

@@ -66,6 +66,10 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
                    {"precision", name_of(t.precision)},
                    {"recompute", name_of(t.recompute)},
                    {"optimizer", name_of(t.optimizer)}};
+  if (t.fp8 != Fp8Format::none) { // a run without fp8 has its resolved workload written as before
+    j["training"]["fp8"] = name_of(t.fp8);
+    j["training"]["fp8_recipe"] = name_of(t.fp8_recipe);
+  }
   const ParallelismSpec& p = w.parallelism;
   auto& par = j["parallelism"];
   par["dp"] = p.dp;

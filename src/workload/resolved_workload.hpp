@@ -11,8 +11,8 @@ namespace simgpt {
 
 // Sections in the file format's order (model, training, parallelism, placement, network,
 // framework, framework_options); keys omitted only where their absence is the value (kv_heads 0,
-// a dense model's expert keys, MLA's dimensions without latent attention, placement.gpus, the
-// network what-if, the framework's partition). Quantities carry SI units
+// a dense model's expert keys, MLA's dimensions without latent attention, the fp8 keys of a run
+// without fp8, placement.gpus, the network what-if, the framework's partition). Quantities carry SI units
 // ("0.01s", "125000000Bps"), which parse back to the same double.
 nlohmann::ordered_json resolved_workload_json(const Workload& w);
 

@@ -53,3 +53,27 @@ TEST_CASE("each catalog file is checked whole: a user's file with an unknown key
   user.write("platforms/gpus.yaml", gpu_entry("V100-NEW", "8GiB") + gpu_entry("V100-NEW", "9GiB"));
   CHECK_THROWS_WITH(load_catalog(data_paths_at({user.path()})), Catch::Contains("duplicated key"));
 }
+
+TEST_CASE("the catalog's fp8 tensor-core peaks: the datasheets' dense figures, none before compute capability 8.9",
+          "[data_paths]") {
+  const GpuCatalog catalog = load_catalog(data_paths_at({}));
+  // Datasheets' "with sparsity" FP8 figures halved: H100 SXM and H200 3,958 TFLOPS, DGX B200 72
+  // PFLOPS over 8 GPUs, GB200 NVL72 720 PFLOPS over 72.
+  const std::pair<const char*, double> peaks[] = {{"H100-SXM5-80GB", 1979e12},
+                                                  {"H200-SXM-141GB", 1979e12},
+                                                  {"B200-SXM-180GB", 4500e12},
+                                                  {"GB200-186GB", 5000e12}};
+  for (const auto& [name, peak] : peaks) {
+    CHECK(catalog.at(name, "test").fp8_peak_flops == Approx(peak));
+    CHECK(catalog.at(name, "test").fp8_gemm_efficiency > 0);
+  }
+  for (const char* name : {"V100-SXM2-16GB", "V100-SXM2-32GB", "A100-SXM4-40GB", "A100-SXM4-80GB"})
+    CHECK(catalog.at(name, "test").fp8_peak_flops == 0);
+  // An fp8 peak needs the fp8 GEMMs' efficiency beside it.
+  const ScratchDataFolder user("catalog_user");
+  const std::string file =
+      user.write("platforms/gpus.yaml", gpu_entry("V100-NEW", "8GiB").replace(
+                                            gpu_entry("V100-NEW", "8GiB").find("fp16: 125}"), 10, "fp16: 125, fp8: 250}"));
+  CHECK_THROWS_WITH(load_catalog(data_paths_at({user.path()})),
+                    Catch::StartsWith(file + ": V100-NEW.gemm_efficiency") && Catch::Contains("missing fp8"));
+}

@@ -45,9 +45,15 @@ struct MemoryBreakdown {
 // router logits and probabilities (2 x 4 experts bytes), and for each of its top_k copies the
 // expert FC1's input (h, gathered over tp) and its outputs (2 or 3 moe_ffn / t), and the shared
 // expert's like a dense MLP's.
+// Under fp8 training (`fp8`, TransformerEngine) each linear layer keeps its input as the fp8 copy
+// its weight-gradient GEMM reads, one byte an element: QKV's and FC1's (two of the replicated
+// tensors), the output projection's, FC2's and the experts' (their FC1's input, and FC2's of the
+// 2 or 3 moe_ffn). The attention core, the norms and the activation functions keep theirs in
+// `precision`: FlashAttention its output O, which the projection also reads, beside its fp8 copy.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
-                              double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false);
+                              double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false,
+                              bool fp8 = false);
 
 // Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
 // mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;

@@ -14,16 +14,28 @@ struct GpuSpec {
   std::string name;
   std::string file; // the catalog file its entry was read from
   std::map<Precision, double> peak_flops; // dense FLOP/s; a precision absent here is unsupported
+  // Dense fp8 tensor-core FLOP/s (catalog key peak_tflops.fp8); 0: no fp8 tensor cores. fp8 is
+  // no training precision of its own: fp8 training (training.fp8) runs the linear layers' GEMMs at it.
+  double fp8_peak_flops = 0;
   double memory_bandwidth = 0;            // HBM bytes/s
   double memory_bytes = 0;                // HBM capacity
   int sms = 0;                            // streaming multiprocessors (GEMM wave quantisation)
   // What well-tuned kernels reach, measured by GEMM and stream microbenchmarks:
   std::map<Precision, double> gemm_efficiency; // large-GEMM fraction of peak
+  double fp8_gemm_efficiency = 0;              // the same for fp8 GEMMs (gemm_efficiency.fp8)
   double memory_efficiency = 0.8;              // stream kernels' fraction of HBM bandwidth
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
   double compute_capability = 0;               // CUDA compute capability (7.0 Volta, 8.0 Ampere, 9.0 Hopper): NCCL's
                                                // tuning tables differ by generation; 0: not given
+
+  // Whether its fp8 GEMMs take only the TN layout (both operands K-major), so that the backward's
+  // GEMMs read transposed fp8 copies of their operands: below compute capability 10.0 and on 12.x
+  // (TransformerEngine's is_non_tn_fp8_gemm_supported, transformer_engine/pytorch/utils.py: true
+  // for 10.0 <= cc < 12.0 and cc >= 13.0). A GPU whose capability is not given counts as TN only.
+  bool fp8_gemms_tn_only() const {
+    return !((compute_capability >= 10.0 && compute_capability < 12.0) || compute_capability >= 13.0);
+  }
 };
 
 class GpuCatalog {

@@ -19,6 +19,25 @@ inline constexpr EnumName<Precision> kPrecisionNames[] = {
     {Precision::fp32, "fp32"}, {Precision::fp16, "fp16"}, {Precision::bf16, "bf16"}};
 constexpr std::span<const EnumName<Precision>> enum_names(Precision) { return kPrecisionNames; }
 
+// fp8 training as TransformerEngine runs it (Megatron-LM's --fp8-format): the transformer layers'
+// linear GEMMs take fp8 inputs, the rest of the model keeps `precision`. e4m3 quantizes every
+// tensor to E4M3; hybrid the forward's tensors to E4M3 and the backward's output gradients to
+// E5M2 (transformer_engine/common/recipe/__init__.py, Format). Both run at the same tensor-core
+// rate and store one byte an element: they differ in numerics, which simgpt does not model.
+enum class Fp8Format { none, e4m3, hybrid };
+inline constexpr EnumName<Fp8Format> kFp8FormatNames[] = {
+    {Fp8Format::none, "none"}, {Fp8Format::e4m3, "e4m3"}, {Fp8Format::hybrid, "hybrid"}};
+constexpr std::span<const EnumName<Fp8Format>> enum_names(Fp8Format) { return kFp8FormatNames; }
+
+// How TransformerEngine scales a tensor into fp8 (Megatron-LM's --fp8-recipe, default delayed;
+// megatron/core/fp8_utils.py, get_fp8_recipe): `delayed` takes the scale from the amax history of
+// earlier iterations, the cast kernel recording this one's amax (DelayedScaling); `tensorwise`
+// computes each tensor's amax first, a pass over it before the cast (Float8CurrentScaling).
+enum class Fp8Recipe { delayed, tensorwise };
+inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {{Fp8Recipe::delayed, "delayed"},
+                                                         {Fp8Recipe::tensorwise, "tensorwise"}};
+constexpr std::span<const EnumName<Fp8Recipe>> enum_names(Fp8Recipe) { return kFp8RecipeNames; }
+
 enum class Recompute { none, full, selective };
 inline constexpr EnumName<Recompute> kRecomputeNames[] = {
     {Recompute::none, "none"}, {Recompute::full, "full"}, {Recompute::selective, "selective"}};
@@ -160,6 +179,8 @@ struct TrainingSpec {
   Precision precision = Precision::fp16;
   Recompute recompute = Recompute::none;
   Optimizer optimizer = Optimizer::adam;
+  Fp8Format fp8 = Fp8Format::none;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
 };
 
 // How it is parallelized and scheduled (the execution domain).

@@ -1,0 +1,54 @@
+#include "model/fp8.hpp"
+
+namespace simgpt {
+
+// TransformerEngine 2.x quantizes a GEMM input with one kernel that writes the fp8 data and, where
+// the GPU's fp8 GEMMs are TN only, its transpose (transformer_engine/pytorch/csrc/quantizer.cpp,
+// Float8Quantizer: with_transpose = columnwise_usage && !nvte_is_non_tn_fp8_gemm_supported()),
+// recording the tensor's amax for delayed scaling's history as it goes. Current scaling
+// (Float8CurrentScalingQuantizer, the tensorwise recipe) first computes the amax (nvte_compute_amax,
+// a read of the tensor) and the scale from it (nvte_compute_scale_from_amax), then casts.
+Kernels fp8_cast_kernels(const Fp8Cast& c) {
+  const auto quantize = [](double bytes) {
+    Kernel k = Kernel::memory(bytes);
+    k.kind = Kernel::Kind::quantize;
+    return k;
+  };
+  Kernels k;
+  if (c.current_scaling) {
+    k.push_back(quantize(c.elements * c.source_bytes)); // amax
+    k.push_back(quantize(0));                           // scale from the amax: one value
+  }
+  k.push_back(quantize(c.elements * (c.source_bytes + (c.transpose ? 2 : 1))));
+  return k;
+}
+
+void add_linear(Kernels& kernels, const KernelForm& form, double E, double rows, double n, double k, double batch,
+                double input_rows, double grad_rows) {
+  Kernel gemm = Kernel::gemm(rows, n, k, batch);
+  if (form.fp8) {
+    const Kernels cast = fp8_cast_kernels({input_rows * k * batch, E, form.fp8_transpose, form.fp8_current_scaling});
+    kernels.insert(kernels.end(), cast.begin(), cast.end());
+    gemm.fp8 = true;
+    gemm.grad_cast = {grad_rows * n * batch, E, form.fp8_transpose, form.fp8_current_scaling};
+  }
+  kernels.push_back(gemm);
+}
+
+double fp8_weight_elements(const Kernels& forward) {
+  double elements = 0;
+  for (const Kernel& k : forward)
+    if (k.kind == Kernel::Kind::gemm && k.fp8)
+      elements += k.k * k.n * k.batch;
+  return elements;
+}
+
+double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i) {
+  // The weights' shapes do not depend on the tokens, the precision or the cast's form.
+  const Shard shard{.micro_batch = 1, .tp = tp, .precision = Precision::bf16, .sequence_parallel = false, .ep = ep};
+  KernelForm form;
+  form.fp8 = true;
+  return fp8_weight_elements(layer_forward(m, shard, form, i));
+}
+
+} // namespace simgpt
