@@ -55,7 +55,7 @@ TEST_CASE("a MoE layer under fp8 keeps its experts' inputs and FC2 inputs in one
         Approx(sbh * (2 + 1) + tokens * 2 * (1024 + 2048)));
 }
 
-TEST_CASE("the fp8 weight copies add 2 bytes a linear weight on Hopper, 1 on Blackwell; activations shrink") {
+TEST_CASE("the fp8 weight copies add 2 bytes a linear weight on Hopper, 1 on Blackwell, and activations shrink") {
   const DataPaths data = default_data_paths();
   const GpuCatalog catalog = load_catalog(data);
   Workload w = load_workload(data.find("workloads/llama3_70b.yaml"),

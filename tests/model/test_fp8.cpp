@@ -89,7 +89,7 @@ TEST_CASE("the embedding, the LM head and a MoE layer's router stay in the model
   CHECK(count(moe.after_combine, Kernel::Kind::gemm, true) == 2); // the shared expert
 }
 
-TEST_CASE("an fp8 GEMM's backward casts its output gradient and runs both GEMMs in fp8; a cast has no backward") {
+TEST_CASE("an fp8 GEMM's backward casts its output gradient and runs both GEMMs in fp8, and a cast has no backward") {
   Kernels forward;
   add_linear(forward, fp8_form(), 2, 4096, 1024, 2048, 1, 4096, 512);
   REQUIRE(forward.size() == 2);
@@ -107,7 +107,7 @@ TEST_CASE("an fp8 GEMM's backward casts its output gradient and runs both GEMMs 
   CHECK(backward_of(plain).size() == 2);
 }
 
-TEST_CASE("a cast writes the transpose only where fp8 GEMMs are TN only; current scaling adds an amax pass") {
+TEST_CASE("a cast writes the transpose only where fp8 GEMMs are TN only, and current scaling adds an amax pass") {
   const Kernels delayed = fp8_cast_kernels({1000, 2, true, false});
   REQUIRE(delayed.size() == 1);
   CHECK(delayed[0].bytes == 1000 * (2 + 1 + 1));
