@@ -315,10 +315,10 @@ void check_latent_attention(const ModelSpec& m, const std::string& f) {
       throw InputError(f + ": " + key, "is required with model.latent_attention (a positive integer)");
   // megatron/training/arguments.py: "Group query attention is mutually exclusive with multi latent
   // attention": every head has its own keys and values, up-projected from the shared latent.
-  if (m.kv_heads > 0)
+  if (m.kv_heads > 0 && m.kv_heads != m.heads)
     throw InputError(f + ": model.kv_heads",
                      "does not apply to multi-head latent attention (every head's keys and values come from the "
-                     "shared kv_lora_rank latent; remove kv_heads)");
+                     "shared kv_lora_rank latent; remove kv_heads or give as many as heads)");
   // Rotary embeddings turn pairs of dimensions (megatron/core/models/common/embeddings/
   // rotary_pos_embedding.py: inverse frequencies over arange(0, dim, 2)).
   if (m.qk_pos_emb_head_dim % 2 != 0)

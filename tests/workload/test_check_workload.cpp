@@ -205,6 +205,7 @@ TEST_CASE("multi-head latent attention's keys are refused without it, inconsiste
   };
   CHECK(check(mla).first == Refusal::none);
   CHECK(check([&](Workload& w) { mla(w); w.model.q_lora_rank = 0; }).first == Refusal::none);
+  CHECK(check([&](Workload& w) { mla(w); w.model.kv_heads = w.model.heads; }).first == Refusal::none);
   const std::pair<std::function<void(Workload&)>, std::string> refused[] = {
       {[](Workload& w) { w.model.kv_lora_rank = 512; },
        "api: model.kv_lora_rank: applies to multi-head latent attention only (set model.latent_attention: true)"},

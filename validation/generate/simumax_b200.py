@@ -155,7 +155,9 @@ def case_fields(where, r):
 
 def model_sets(where, shape, model, c, seq):
     sets = [("model.layers", c["layers"]), ("model.hidden", shape["hidden_size"]),
-            ("model.heads", shape["head_num"]), ("model.kv_heads", shape["kv_head_num"]),
+            ("model.heads", shape["head_num"]),
+            # Latent attention: as many key/value heads as heads (every head's from the latent).
+            ("model.kv_heads", shape["kv_head_num"]),
             ("model.ffn_hidden", shape["intermediate_size"]),
             ("model.vocab", padded_vocab(shape["vocab_size"], c["tp"])), ("model.seq_len", seq)]
     if not shape.get("use_swiglu"):
@@ -168,6 +170,7 @@ def model_sets(where, shape, model, c, seq):
                  ("model.moe_ffn_hidden", shape["moe_ffn_hidden_size"]),
                  ("model.shared_expert_ffn_hidden", shape["moe_shared_expert_intermediate_size"]),
                  ("model.dense_layers", DEEPSEEK_DENSE_LAYERS), ("model.capacity_factor", 1)]
+        sets += [("model.latent_attention", "true")]
         sets += [(f"model.{k}", shape[k]) for k in
                  ("q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim")]
     else:
