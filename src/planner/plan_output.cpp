@@ -19,7 +19,11 @@ std::string plan_name(const PlanCandidate& c) {
     s += fmt::format(" zero{}", c.zero);
   if (c.sequence_parallel)
     s += " sp";
-  return s + " " + plan_values(c).back();
+  if (c.ep > 1)
+    s += fmt::format(" ep{}", c.ep);
+  if (c.cp > 1)
+    s += fmt::format(" cp{}", c.cp);
+  return s + " " + name_of(c.order);
 }
 
 namespace {
@@ -43,7 +47,9 @@ double tokens_per_s_per_gpu(const Report& r) { return r.tokens_per_s / std::max(
 std::string group_value(const PlanCandidate& c, size_t group) {
   const std::vector<std::string> v = plan_values(c);
   switch (group) {
-  case 0: return fmt::format("{}x{}x{}", c.dp, c.tp, c.pp);
+  case 0:
+    return fmt::format("{}x{}x{}", c.dp, c.tp, c.pp) + (c.ep > 1 ? fmt::format(" ep{}", c.ep) : "") +
+           (c.cp > 1 ? fmt::format(" cp{}", c.cp) : "");
   case 1: return v[3];
   case 2: return v[4];
   case 3: return c.schedule == Schedule::interleaved ? fmt::format("{} x{}", name_of(Schedule::interleaved), c.chunks) : v[5];

@@ -62,10 +62,11 @@ std::vector<int> rank_gpus(const ExecutionPlan& plan) {
   return gpus;
 }
 
-using CandidateKey = std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, int64_t, int64_t, bool, int>;
+using CandidateKey =
+    std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, int64_t, int64_t, bool, int, int64_t, int64_t>;
 CandidateKey key_of(const PlanCandidate& c) {
   return {c.dp,     c.tp,   c.pp, c.micro_batch, static_cast<int>(c.recompute), static_cast<int>(c.schedule),
-          c.chunks, c.zero, c.sequence_parallel, static_cast<int>(c.order)};
+          c.chunks, c.zero, c.sequence_parallel, static_cast<int>(c.order), c.ep, c.cp};
 }
 
 // The step graph takes from the schedule only each stage's order of passes (stage_schedule):

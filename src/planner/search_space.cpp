@@ -66,7 +66,7 @@ const std::vector<std::string>& plan_keys() {
   static const std::vector<std::string> keys = {
       "parallelism.dp",     "parallelism.tp",     "parallelism.pp",   "training.micro_batch",
       "training.recompute", "parallelism.schedule", "parallelism.chunks", "parallelism.zero",
-      "parallelism.sequence_parallel", "placement.order"};
+      "parallelism.sequence_parallel", "placement.order", "parallelism.ep", "parallelism.cp"};
   return keys;
 }
 
@@ -74,7 +74,7 @@ std::vector<std::string> plan_values(const PlanCandidate& c) {
   return {std::to_string(c.dp),       std::to_string(c.tp),     std::to_string(c.pp),
           std::to_string(c.micro_batch), name_of(c.recompute), name_of(c.schedule),
           std::to_string(c.chunks),   std::to_string(c.zero),   c.sequence_parallel ? "true" : "false",
-          name_of(c.order)};
+          name_of(c.order),           std::to_string(c.ep),     std::to_string(c.cp)};
 }
 
 std::vector<std::string> plan_overrides(const PlanCandidate& c, const Workload& base, Partition framework_partition) {
@@ -102,6 +102,8 @@ Workload apply_plan(const PlanCandidate& c, const Workload& base, Partition fram
   p.chunks = c.chunks;
   p.zero = c.zero;
   p.sequence_parallel = c.sequence_parallel;
+  p.ep = c.ep;
+  p.cp = c.cp;
   w.placement.order = c.order;
   if (w.placement.gpus)
     w.placement.gpus = c.gpus();
@@ -123,7 +125,7 @@ const char* neighbour_group_name(size_t group) {
 bool neighbours_in(const PlanCandidate& a, const PlanCandidate& b, size_t group) {
   PlanCandidate x = a, y = b;
   switch (group) {
-  case 0: x.dp = y.dp, x.tp = y.tp, x.pp = y.pp; break;
+  case 0: x.dp = y.dp, x.tp = y.tp, x.pp = y.pp, x.ep = y.ep, x.cp = y.cp; break;
   case 1: x.micro_batch = y.micro_batch; break;
   case 2: x.recompute = y.recompute; break;
   case 3: x.schedule = y.schedule, x.chunks = y.chunks; break;
@@ -197,13 +199,28 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
   };
   const std::vector<int64_t> micro_batches =
       restricted_counts("training.micro_batch", divisors(base.training.global_batch));
+  // Context parallelism: the workload's own degree and none, unless searched.
+  std::vector<int64_t> cps = restricted_counts("parallelism.cp", {1});
+  if (!allowed_.contains("parallelism.cp") && base.parallelism.cp > 1)
+    cps.push_back(base.parallelism.cp);
   for (int64_t gpus : gpus_)
-    for (int64_t dp : divisors(gpus))
-      for (int64_t tp : divisors(gpus / dp)) {
-        const int64_t pp = gpus / dp / tp;
+    for (int64_t cp : cps)
+    for (int64_t dp : gpus % cp == 0 ? divisors(gpus / cp) : std::vector<int64_t>{})
+      for (int64_t tp : divisors(gpus / cp / dp)) {
+        const int64_t pp = gpus / cp / dp / tp;
         if (!allows("parallelism.dp", std::to_string(dp)) || !allows("parallelism.tp", std::to_string(tp)) ||
             !allows("parallelism.pp", std::to_string(pp)))
           continue;
+        // Expert parallelism: a mixture of experts' every degree dividing dp and the experts.
+        std::vector<int64_t> eps{1};
+        if (base.model.moe()) {
+          eps.clear();
+          for (int64_t ep : divisors(dp))
+            if (base.model.experts % ep == 0)
+              eps.push_back(ep);
+        }
+        eps = restricted_counts("parallelism.ep", eps);
+        for (int64_t ep : eps) {
         // Unsearched, a key takes only what the framework runs; a searched value it does not run
         // is a candidate the check refuses, with its reason.
         if ((tp > 1 && !support.tensor_parallel && !allowed_.contains("parallelism.tp")) ||
@@ -247,12 +264,13 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
                         continue;
                       if (out.size() == kMaxPlanCandidates)
                         refuse_candidates();
-                      out.push_back({dp, tp, pp, mb, recompute, schedule, chunks, zero, sp, order});
+                      out.push_back({dp, tp, pp, mb, recompute, schedule, chunks, zero, sp, order, ep, cp});
                     }
                   }
                 }
             }
           }
+        }
       }
   return out;
 }

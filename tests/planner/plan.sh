@@ -20,25 +20,25 @@ check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ "$status" 
 "$simgpt" "${small[@]}" --jobs 2 -o "$tmp/pruned.csv" > "$tmp/pruned.txt" 2>&1; status=$?
 check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ "$status" -eq 0 ]
 
-# Columns: 1 candidate, 3-12 the plan's keys, 13 status, 14 lower_bound_step_time_s,
-# 15 static_peak_memory_gib, 16 step_time_s, 19 peak_memory_gib.
-simulated=$(awk -F, 'NR > 1 && $16 != ""' "$tmp/all.csv" | wc -l)
-oom=$(awk -F, 'NR > 1 && $13 == "oom"' "$tmp/all.csv" | wc -l)
+# Columns: 1 candidate, 3-14 the plan's keys, 15 status, 16 lower_bound_step_time_s,
+# 17 static_peak_memory_gib, 18 step_time_s, 21 peak_memory_gib.
+simulated=$(awk -F, 'NR > 1 && $18 != ""' "$tmp/all.csv" | wc -l)
+oom=$(awk -F, 'NR > 1 && $15 == "oom"' "$tmp/all.csv" | wc -l)
 check "the exhaustive case simulates hundreds of plans, some out of memory ($simulated, $oom oom)" \
   [ "$simulated" -ge 200 ] && [ "$oom" -ge 10 ] && [ "$oom" -lt "$simulated" ]
 check "the static peak is at most the simulated peak, the lower bound at most the step time" \
-  awk -F, 'NR > 1 && $16 != "" && ($15 > $19 * (1 + 1e-7) || $14 > $16 * (1 + 1e-7)) { print; bad = 1 } END { exit bad }' \
+  awk -F, 'NR > 1 && $18 != "" && ($17 > $21 * (1 + 1e-7) || $16 > $18 * (1 + 1e-7)) { print; bad = 1 } END { exit bad }' \
   "$tmp/all.csv"
 # The pruned search's verdicts, joined with the exhaustive search's results by candidate.
-joined() { awk -F, 'NR == FNR { status[$1] = $13; step[$1] = $16; next } FNR > 1 { print $0 "|" status[$1] "|" step[$1] }' \
+joined() { awk -F, 'NR == FNR { status[$1] = $15; step[$1] = $18; next } FNR > 1 { print $0 "|" status[$1] "|" step[$1] }' \
   "$tmp/all.csv" "$tmp/pruned.csv"; }
 memory_pruned=$(joined | grep -c ',pruned_memory,')
 check "the static filter prunes some plans ($memory_pruned)" [ "$memory_pruned" -gt 0 ]
 fitting_pruned=$(joined | grep ',pruned_memory,' | grep -vc '|oom|')
 check "every plan the static filter prunes is out of memory when simulated ($fitting_pruned fit)" \
   [ "$fitting_pruned" -eq 0 ]
-best_all=$(awk -F, 'NR > 1 && $13 == "ok" { print $16 }' "$tmp/all.csv" | sort -g | head -1)
-best_pruned=$(awk -F, 'NR > 1 && $13 == "ok" { print $16 }' "$tmp/pruned.csv" | sort -g | head -1)
+best_all=$(awk -F, 'NR > 1 && $15 == "ok" { print $18 }' "$tmp/all.csv" | sort -g | head -1)
+best_pruned=$(awk -F, 'NR > 1 && $15 == "ok" { print $18 }' "$tmp/pruned.csv" | sort -g | head -1)
 bound_pruned=$(grep -c ',pruned_bound,' "$tmp/pruned.csv")
 check "the bound prunes some plans ($bound_pruned)" [ "$bound_pruned" -gt 0 ]
 check "the pruned search finds the exhaustive best ($best_pruned s, $best_all s)" [ "$best_pruned" = "$best_all" ]
@@ -52,8 +52,8 @@ orders=(--search training.micro_batch=1 --search training.recompute=none --searc
 symmetric=$(grep -c ',pruned_symmetric,' "$tmp/orders.csv")
 check "some placements are symmetric ($symmetric)" [ "$symmetric" -gt 0 ]
 same_step_as_twin() { # same_step_as_twin EXHAUSTIVE.csv PRUNED.csv
-  awk -F, 'NR == FNR { step[$1] = $16; next }
-           $13 == "pruned_symmetric" { match($0, /as candidate [0-9]+/); twin = substr($0, RSTART + 13, RLENGTH - 13)
+  awk -F, 'NR == FNR { step[$1] = $18; next }
+           $15 == "pruned_symmetric" { match($0, /as candidate [0-9]+/); twin = substr($0, RSTART + 13, RLENGTH - 13)
                                        if (step[$1] == "" || step[$1] != step[twin]) { print; bad = 1 } }
            END { exit bad }' "$1" "$2"
 }
@@ -91,7 +91,7 @@ check "a searched tensor-parallel degree torch-pipe does not run is invalid, wit
   --objective tokens_per_s_per_gpu --jobs 2 -o "$tmp/sizes.csv" > "$tmp/sizes.txt" 2>&1
 check "--gpus 1,2 plans jobs of 1 and 2 GPUs" \
   [ "$(awk -F, 'NR > 1 { print $2 }' "$tmp/sizes.csv" | sort -u | tr '\n' ' ')" = "1 2 " ]
-best_per_gpu=$(awk -F, 'NR > 1 && $13 == "ok" { print $18 }' "$tmp/sizes.csv" | sort -g | tail -1)
+best_per_gpu=$(awk -F, 'NR > 1 && $15 == "ok" { print $20 }' "$tmp/sizes.csv" | sort -g | tail -1)
 check "the winner has the most tokens per second per GPU ($best_per_gpu)" \
   grep -q "^   1  .* ${best_per_gpu:0:4}" "$tmp/sizes.txt"
 
@@ -117,4 +117,14 @@ bad "an unknown objective" --objective fastest
 bad "a searched key in --set" --set parallelism.tp=2
 bad "a search with no candidate" --gpus 1 --search parallelism.tp=2
 bad "an output that cannot be written" -o "$tmp/no/such/dir.csv"
+# A mixture of experts: the planner searches ep (each divisor of dp that divides the experts) and,
+# asked to, cp; both reach the simulation.
+"$simgpt" platform --preset dgx-h100 --nodes 1 -o "$tmp/h100.xml" > /dev/null
+"$simgpt" plan --platform "$tmp/h100.xml" --workload workloads/mixtral_8x7b.yaml --set model.layers=4 \
+  --set model.seq_len=8192 --set training.global_batch=16 --set parallelism.cp_comm_type=a2a \
+  --search parallelism.pp=1 --search training.micro_batch=1 --search training.recompute=none \
+  --search parallelism.zero=1 --search parallelism.cp=1,2 -o "$tmp/moe.csv" > "$tmp/moe.txt" 2>&1; status=$?
+check "the MoE plan exits 0 ($(head -c 300 "$tmp/moe.txt"))" [ "$status" -eq 0 ]
+check "... simulating ep 1, 2, 4 and 8 at dp 8" [ "$(awk -F, 'NR > 1 && $3 == 8 && $15 == "ok" { print $13 }' "$tmp/moe.csv" | sort -u | tr '\n' ' ')" = "1 2 4 8 " ]
+check "... and cp 2 plans" awk -F, 'NR > 1 && $14 == 2 && $15 == "ok" { found = 1 } END { exit !found }' "$tmp/moe.csv"
 exit $fail

@@ -23,8 +23,9 @@ struct PlanCandidate {
   int64_t zero = 0;
   bool sequence_parallel = false;
   RankOrder order = RankOrder::tp_dp_pp;
+  int64_t ep = 1, cp = 1; // expert and context parallelism
 
-  int64_t gpus() const { return dp * tp * pp; }
+  int64_t gpus() const { return dp * cp * tp * pp; }
   bool operator==(const PlanCandidate&) const = default;
 };
 
@@ -75,7 +76,8 @@ public:
 
   // Every candidate, in a fixed order: by GPUs, dp, tp, pp, micro-batch, recompute, schedule,
   // chunks, ZeRO, sequence parallelism, placement. Without a restriction, a key takes:
-  //  - dp x tp x pp: every product equal to the job's GPUs;
+  //  - dp x cp x tp x pp: every product equal to the job's GPUs, cp the workload's own or 1;
+  //  - ep: 1 for a dense model; for a mixture of experts every divisor of dp that divides the experts;
   //  - micro_batch: every divisor of the workload's global batch;
   //  - recompute: none, selective, full;
   //  - schedule: gpipe, 1f1b, and interleaved when pp > 1, with 2 to layers / pp chunks;
