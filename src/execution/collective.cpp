@@ -14,7 +14,8 @@ double bytes_sent_per_member(CollectiveKind kind, int members, double bytes) {
   case CollectiveKind::allgather:
   case CollectiveKind::all_to_all: return (n - 1) / n * bytes;
   case CollectiveKind::broadcast:
-  case CollectiveKind::reduce: return bytes;
+  case CollectiveKind::reduce:
+  case CollectiveKind::ring_shift: return bytes;
   }
   return 0;
 }
@@ -56,7 +57,7 @@ void all_to_all(TaskGraph& g, CollectiveKind kind, const std::vector<int>& membe
 } // namespace
 
 int ring_steps(CollectiveKind kind, int members) {
-  if (kind == CollectiveKind::all_to_all)
+  if (kind == CollectiveKind::all_to_all || kind == CollectiveKind::ring_shift)
     return 1;
   return kind == CollectiveKind::allreduce ? 2 * (members - 1) : members - 1;
 }
@@ -125,6 +126,15 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
     // nccl-tests src/alltoall.cu), one step whose latency the exit adds beyond the flows'.
     c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
     all_to_all(g, kind, members, bytes / n, c.entry, c.exit);
+  } else if (kind == CollectiveKind::ring_shift) {
+    // Every member sends its whole buffer to the next in the group's order, at once (ring
+    // attention's exchange of key and value blocks: batched isend/irecv to the neighbours).
+    c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
+    for (int i = 0; i < n; ++i) {
+      TaskId f = add_flow(g, kind, members[static_cast<size_t>(i)], members[static_cast<size_t>((i + 1) % n)], bytes);
+      boost::add_edge(c.entry, f, g);
+      boost::add_edge(f, c.exit, g);
+    }
   } else if (algorithm == CollectiveAlgorithm::direct) {
     // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
     const double shard = bytes / n;

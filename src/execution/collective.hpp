@@ -39,7 +39,8 @@ struct CollectiveTasks {
 // step's latency is paid by the flows themselves). Patel et al. / Thakur et al. 2005 give the
 // ring costs: all-reduce 2(n-1) steps of S/n, reduce-scatter and all-gather n-1 steps of S/n,
 // pipelined broadcast and reduce n-1 hops of S. An all-to-all, whatever the algorithm, sends S/n
-// from every member to every other at once and adds ring_timing's latency (one step) at its exit.
+// from every member to every other at once and adds ring_timing's latency (one step) at its exit;
+// a ring shift sends each member's S to the next member, one step likewise.
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s);
 // The same with the ring algorithm's exit latency and byte factor given (`step_latency_s` then
@@ -48,7 +49,8 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
                                const std::vector<Ring>& rings, double bytes, double step_latency_s,
                                const CollectiveTiming& ring_timing);
 
-// The ring algorithm's steps: 2(n-1) for all-reduce, n-1 for the others; an all-to-all takes one.
+// The ring algorithm's steps: 2(n-1) for all-reduce, n-1 for the others; an all-to-all or a ring
+// shift takes one.
 int ring_steps(CollectiveKind kind, int members);
 
 // One point-to-point flow of a collective.

@@ -61,7 +61,7 @@ CollectiveTiming collective_timing(const Profile& profile, const Topology& topol
     timing.exit_latency_s = (ring_steps(kind, n) - 1) * (hop + profile.collective_step_overhead_s);
     return timing;
   }
-  if (kind == CollectiveKind::all_to_all) {
+  if (kind == CollectiveKind::all_to_all || kind == CollectiveKind::ring_shift) {
     // Point-to-point operations are outside NCCL's collective tuning (tuning.cc prices collectives
     // only); their sends run the Simple protocol past NCCL_P2P_LL_THRESHOLD (16 KiB, src/enqueue.cc),
     // so one ring step of Simple stands for the call's latency, and the flows carry its bytes as

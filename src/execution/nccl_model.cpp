@@ -16,15 +16,15 @@ bool two_phase(CollectiveKind k) { return k == CollectiveKind::allreduce; }
 bool chain(CollectiveKind k) { return k == CollectiveKind::broadcast || k == CollectiveKind::reduce; }
 
 // Ring steps of the call, and how many of them cross nodes (tuning.cc: nsteps, nInterSteps).
-// An all-to-all is one step of concurrent sends and receives (NCCL's grouped point-to-point), across
+// An all-to-all (or a ring shift) is one step of concurrent sends and receives (NCCL's grouped point-to-point), across
 // nodes when its group spans them.
 int ring_steps_of(const CollectiveShape& s) {
-  if (s.kind == CollectiveKind::all_to_all)
+  if (s.kind == CollectiveKind::all_to_all || s.kind == CollectiveKind::ring_shift)
     return 1;
   return two_phase(s.kind) ? 2 * (s.ranks - 1) : chain(s.kind) ? s.ranks : s.ranks - 1;
 }
 int inter_steps_of(const CollectiveShape& s) {
-  if (s.kind == CollectiveKind::all_to_all)
+  if (s.kind == CollectiveKind::all_to_all || s.kind == CollectiveKind::ring_shift)
     return s.nodes > 1 ? 1 : 0;
   if (two_phase(s.kind))
     return s.nodes > 1 ? 2 * s.nodes : 0;

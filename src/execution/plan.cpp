@@ -43,11 +43,11 @@ std::vector<int> stage_layers(const Workload& w, const Profile& profile, const K
   return std::vector<int>(static_cast<size_t>(virtual_stages), layers / virtual_stages);
 }
 
-// Context parallelism's all-to-all form swaps the sequence split for a head split around the
-// attention core (TransformerEngine, transformer_engine/pytorch/attention: flash_attn_a2a_communicate):
-// the block's kernels before the core, the core, those after, and the all-to-alls' buffers: Q, K
-// and V of this rank's tokens going in, the core's output coming back (in the backward, the
-// output's gradient going in and those of Q, K and V coming back).
+// Context parallelism around the attention core (TransformerEngine, transformer_engine/pytorch/
+// attention, context_parallel.py): the block's kernels before the core, the core, those after;
+// the all-to-all form's buffers (Q, K and V of this rank's tokens going in, the core's output
+// coming back; in the backward, the output's gradient going in and those of Q, K and V coming
+// back) and the ring form's block of keys and values that each step passes on.
 void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostModel& cost, const ModelSpec& local,
                      const Shard& shard) {
   const auto core = std::find_if(attention.begin(), attention.end(),
@@ -64,6 +64,7 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
   const double tp = static_cast<double>(shard.tp), E = element_bytes(shard.precision);
   l.context_in_bytes = tokens * (heads * qk + groups * (qk + v)) / tp * E;
   l.context_out_bytes = tokens * heads * v / tp * E;
+  l.context_kv_bytes = tokens * groups * (qk + v) / tp * E;
 }
 
 } // namespace
@@ -75,6 +76,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // are more data-parallel replicas (Megatron-LM reduces gradients over its dp x cp group), cp
   // consecutive ones sharing each sequence.
   plan.cp = static_cast<int>(par.cp);
+  plan.cp_comm_type = par.cp_comm_type;
   plan.dp = static_cast<int>(par.dp * par.cp);
   plan.tp = static_cast<int>(par.tp);
   plan.pp = static_cast<int>(par.pp);

@@ -33,6 +33,7 @@ struct LayerCost {
   // buffers of its all-to-alls: Q, K and V in, the core's output out.
   double attention_parts_forward[3] = {0, 0, 0}, attention_parts_backward[3] = {0, 0, 0};
   double context_in_bytes = 0, context_out_bytes = 0;
+  double context_kv_bytes = 0; // the ring form's: one rank's keys and values, passed to the next rank
 };
 
 // One virtual stage (a stage's model chunk) on one GPU.
@@ -60,6 +61,7 @@ struct ExecutionPlan {
   int dense_layers = 0;
   int ep = 1;
   int cp = 1; // context-parallel ranks: cp consecutive replicas of the dp (x cp) share each sequence
+  CpCommType cp_comm_type = CpCommType::p2p;
   std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage
   double activation_bytes = 0;   // one micro-batch's activation at a stage boundary (whole)
   bool sequence_parallel = false;

@@ -173,12 +173,53 @@ private:
     for (const std::vector<int>& group : pass.groups)
       begin_block(group);
     run_all(pass, parts[forward ? 0 : 2], slot);
-    exchange_context(pass, forward ? layer.context_in_bytes : layer.context_out_bytes);
-    run_all(pass, parts[1], slot);
-    exchange_context(pass, forward ? layer.context_out_bytes : layer.context_in_bytes);
+    if (plan_.cp_comm_type == CpCommType::p2p) {
+      ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
+    } else {
+      exchange_context(pass, forward ? layer.context_in_bytes : layer.context_out_bytes);
+      run_all(pass, parts[1], slot);
+      exchange_context(pass, forward ? layer.context_out_bytes : layer.context_in_bytes);
+    }
     run_all(pass, parts[forward ? 2 : 0], slot);
     for (const std::vector<int>& group : pass.groups)
       end_block(group);
+  }
+
+  // Ring attention (Megatron's cp_comm_type p2p; TransformerEngine's AttnFuncWithCPAndKVP2P): cp
+  // steps, each attending this rank's queries to one rank's keys and values while the block is
+  // passed on to the next rank for the step after (in the backward, the keys and values with their
+  // gradients). A step waits for the block it attends to; the last sends nothing.
+  void ring_attention(const Pass& pass, double core_seconds, double block_bytes, const Slot& slot) {
+    for (int i = 0; i < plan_.cp; ++i) {
+      std::vector<std::pair<std::vector<int>, TaskId>> shifts;
+      if (i + 1 < plan_.cp)
+        for_each_group(pass, plan_.cp, [&](const std::vector<int>& members) {
+          for (int gpu : members)
+            streams_.flush(gpu);
+          CollectiveTasks c = collectives_.add(members, CollectiveKind::ring_shift, block_bytes,
+                                               CollectiveAlgorithm::ring, stand_ins_.replica_weight());
+          for (int gpu : members)
+            boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
+          shifts.emplace_back(members, c.exit);
+        });
+      run_all(pass, core_seconds / plan_.cp, slot);
+      for (const auto& [members, exit] : shifts)
+        for (int gpu : members) {
+          streams_.flush(gpu);
+          streams_.waits(gpu).push_back(exit);
+        }
+    }
+  }
+
+  // Calls `f` with each group of `size` consecutive replicas' GPUs of the pass, per tensor rank.
+  template <class F> void for_each_group(const Pass& pass, int size, F f) {
+    for (int first = 0; first < static_cast<int>(pass.groups.size()); first += size)
+      for (int t = 0; t < plan_.tp; ++t) {
+        std::vector<int> members;
+        for (int d = first; d < first + size; ++d)
+          members.push_back(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]);
+        f(members);
+      }
   }
 
   // One all-to-all per context-parallel group of the pass's stage: for each tensor rank, the cp
@@ -210,15 +251,9 @@ private:
 
   // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank.
   void exchange(const Pass& pass, int size, double bytes) {
-    if (size < 2)
-      return;
-    for (int first = 0; first < static_cast<int>(pass.groups.size()); first += size)
-      for (int t = 0; t < plan_.tp; ++t) {
-        std::vector<int> members;
-        for (int d = first; d < first + size; ++d)
-          members.push_back(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]);
-        blocking_collective(members, CollectiveKind::all_to_all, bytes);
-      }
+    if (size > 1)
+      for_each_group(pass, size,
+                     [&](const std::vector<int>& members) { blocking_collective(members, CollectiveKind::all_to_all, bytes); });
   }
 
   void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {

@@ -12,7 +12,7 @@
 
 namespace simgpt {
 
-enum class CollectiveKind : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce, all_to_all };
+enum class CollectiveKind : std::uint8_t { allreduce, reduce_scatter, allgather, broadcast, reduce, all_to_all, ring_shift };
 // Names as reports count collectives by kind; labels as a trace's slices show them.
 inline constexpr EnumName<CollectiveKind> kCollectiveKindNames[] = {
     {CollectiveKind::allreduce, "allreduce", "all-reduce"},
@@ -20,7 +20,8 @@ inline constexpr EnumName<CollectiveKind> kCollectiveKindNames[] = {
     {CollectiveKind::allgather, "allgather", "all-gather"},
     {CollectiveKind::broadcast, "broadcast"},
     {CollectiveKind::reduce, "reduce"},
-    {CollectiveKind::all_to_all, "alltoall", "all-to-all"}};
+    {CollectiveKind::all_to_all, "alltoall", "all-to-all"},
+    {CollectiveKind::ring_shift, "ringshift", "ring shift"}};
 constexpr std::span<const EnumName<CollectiveKind>> enum_names(CollectiveKind) { return kCollectiveKindNames; }
 
 // 56 bytes: a step has millions of tasks, so the enums are one byte each.

@@ -282,14 +282,14 @@ void check_context(const Workload& w, const std::string& f) {
     throw InputError(f + ": model.seq_len", fmt::format("seq_len {} is not divisible by 2 * cp = {} (each context-"
                                                         "parallel rank takes two of 2 cp equal chunks)",
                                                         m.seq_len, 2 * p.cp));
-  if (p.cp_comm_type != CpCommType::a2a)
+  if (p.cp_comm_type != CpCommType::a2a && p.cp_comm_type != CpCommType::p2p)
     throw InputError(f + ": parallelism.cp_comm_type",
-                     fmt::format("{}: only a2a (the all-to-all around the attention core) is simulated yet; set "
-                                 "cp_comm_type: a2a",
+                     fmt::format("{}: only p2p (ring attention) and a2a (the all-to-all around the attention core) "
+                                 "are simulated yet",
                                  name_of(p.cp_comm_type)));
   // transformer_engine/pytorch/attention (flash_attn_a2a_communicate): the a2a form splits each
   // rank's heads, queries' and keys' alike, over the cp ranks.
-  if (m.heads % (p.tp * p.cp) != 0 || m.query_groups() % (p.tp * p.cp) != 0)
+  if (p.cp_comm_type == CpCommType::a2a && (m.heads % (p.tp * p.cp) != 0 || m.query_groups() % (p.tp * p.cp) != 0))
     throw InputError(f + ": parallelism.cp",
                      fmt::format("tp * cp = {} must divide the {} heads and {} key/value heads (cp_comm_type a2a "
                                  "splits each tensor rank's heads over the context-parallel ranks)",

@@ -143,6 +143,15 @@ TEST_CASE("an all-to-all sends (n-1)/n of each member's buffer, all at once, in 
   CHECK(ring_steps(CollectiveKind::all_to_all, n) == 1);
 }
 
+TEST_CASE("a ring shift sends each member's buffer to the next member in one step") {
+  const double S = 64.0 * (1 << 20);
+  auto t = run_collectives(cluster_platform(4, 1), CollectiveKind::ring_shift, CollectiveAlgorithm::ring,
+                           {{0, 1, 2, 3}}, S);
+  // Each NIC sends S and receives S at once: S / B and one route's latency.
+  CHECK(t[0] == Approx(S / kNicBandwidth + 2 * kNicLatency).epsilon(0.01));
+  CHECK(bytes_sent_per_member(CollectiveKind::ring_shift, 4, S) == Approx(S));
+}
+
 TEST_CASE("on a hybrid cube-mesh NCCL's rings use every NVLink: an 8-GPU all-reduce runs at 150 GB/s per GPU") {
   const std::string platform = default_data_paths().find("platforms/p3_16xlarge.xml");
   const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};

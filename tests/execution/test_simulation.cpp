@@ -204,4 +204,17 @@ TEST_CASE("context parallelism splits each sequence's activations and attention 
   // Gradients are reduced over dp x cp = 8 ranks and ZeRO shards over them too: same state bytes.
   for (const char* kind : {"weights", "gradients", "optimizer_state"})
     CHECK(split["stages"][0]["memory_gib"][kind].get<double>() == Approx(whole["stages"][0]["memory_gib"][kind].get<double>()));
+  // Ring attention (p2p): cp - 1 shifts of a key/value block per core, forward and backward, each
+  // overlapped with a step of the core. A block is a quarter of the sequence's K and V (33.5 MB here:
+  // 4096 tokens x 16 heads x 256 x 2 B), the backward's twice that with their gradients.
+  Overrides ring = cp;
+  ring.emplace_back("parallelism.cp_comm_type", "p2p");
+  auto p2p = run("p3_16xlarge.xml", ring);
+  CHECK(p2p["collectives"]["ringshift"]["count"].get<int>() == layers * 3 * 2 * 2);
+  CHECK_FALSE(p2p["collectives"].contains("alltoall"));
+  CHECK(stage_activations(p2p, 0) == Approx(stage_activations(split, 0)));
+  CHECK(p2p["step_time_s"].get<double>() > whole["step_time_s"].get<double>() / 4);
+  CHECK(p2p["step_time_s"].get<double>() < whole["step_time_s"].get<double>() / 2);
+  const double block = 4096.0 * 16 * 256 * 2;
+  CHECK(p2p["collectives"]["ringshift"]["bytes"].get<double>() == Approx(layers * 2 * 3 * 4 * (block + 2 * block)));
 }

@@ -53,7 +53,7 @@ write_table "$row" "source: {seed: s, page: 3}";                  expect 2 'sour
 # Collective rows: a collective simgpt has, over 2 or more GPUs, in a transfer table only.
 collective_row() { echo "  - {id: r, bytes: 1MiB, profile: nccl, $1, measured: {transfer_s: 0.001}}"; }
 write_table "$(collective_row 'collective: alltoallv, gpus: 2')" 'kind: transfer'
-expect 2 "rows\[0\].collective: 'alltoallv' is not a collective (expected allreduce, reducescatter, allgather, broadcast, reduce or alltoall)"
+expect 2 "rows\[0\].collective: 'alltoallv' is not a collective (expected allreduce, reducescatter, allgather, broadcast, reduce, alltoall or ringshift)"
 write_table "$(collective_row 'collective: allreduce, gpus: 1')" 'kind: transfer'; expect 2 'rows\[0\].gpus: 1 is out of range'
 write_table "$(collective_row 'collective: allreduce, gpus: 2.5')" 'kind: transfer'
 expect 2 'rows\[0\].gpus: 2.5 is not a whole number of GPUs (expected 2 to 65536)'

@@ -180,11 +180,14 @@ TEST_CASE("context parallelism is refused where Megatron-LM refuses it or simgpt
     w.parallelism.cp_comm_type = CpCommType::a2a;
   };
   CHECK(check(cp).first == Refusal::none);
+  // The ring form passes whole key/value blocks: no head count to divide.
+  CHECK(check([&](Workload& w) { cp(w); w.parallelism.cp_comm_type = CpCommType::p2p; w.model.kv_heads = 2; }).first ==
+        Refusal::none);
   const std::pair<std::function<void(Workload&)>, std::string> refused[] = {
       {[&](Workload& w) { cp(w); w.model.attention = Attention::standard; }, "model.attention: cp 4 needs attention: flash"},
       {[&](Workload& w) { cp(w); w.model.seq_len = 1028; }, "model.seq_len: seq_len 1028 is not divisible by 2 * cp = 8"},
-      {[&](Workload& w) { cp(w); w.parallelism.cp_comm_type = CpCommType::p2p; },
-       "parallelism.cp_comm_type: p2p: only a2a"},
+      {[&](Workload& w) { cp(w); w.parallelism.cp_comm_type = CpCommType::allgather; },
+       "parallelism.cp_comm_type: allgather: only p2p (ring attention) and a2a"},
       {[&](Workload& w) { cp(w); w.model.kv_heads = 2; }, "parallelism.cp: tp * cp = 4 must divide"},
   };
   for (const auto& [edit, expected] : refused) {
