@@ -110,6 +110,15 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       l.recompute_core = cost.seconds(attention_core_forward(model, shard, form));
     if (plan.cp > 1)
       split_attention(l, attention, cost, model, shard);
+    if (model.latent_attention) {
+      // megatron/core/transformer/multi_latent_attention.py (_qkv_down_projection and its caller):
+      // the duplicated down projections run on the rank's own tokens; the up projections gather
+      // the query latent (or the hidden states without one), the key/value latent and the rotary
+      // keys.
+      const double q = model.q_lora_rank > 0 ? static_cast<double>(model.q_lora_rank) : static_cast<double>(model.hidden);
+      l.attention_gather_bytes = static_cast<double>(w.training.micro_batch * model.seq_len) *
+                                 (q + static_cast<double>(model.kv_lora_rank + model.qk_pos_emb_head_dim)) * E;
+    }
     l.param_bytes = parameters * E;
     l.grad_bytes = l.param_bytes * plan.grad_factor;
     return l;

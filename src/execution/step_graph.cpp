@@ -165,13 +165,15 @@ private:
   // runs them in reverse on the gradients (TransformerEngine 2.8 and later all-to-all only the
   // output's gradient there, not the output again).
   void attention_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
+    const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
     if (plan_.cp < 2) {
-      block_all(pass, forward ? layer.attention_forward : layer.attention_backward, slot);
+      for (const std::vector<int>& group : pass.groups)
+        block(group, forward ? layer.attention_forward : layer.attention_backward, slot, true, gathered);
       return;
     }
     const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
     for (const std::vector<int>& group : pass.groups)
-      begin_block(group);
+      begin_block(group, gathered);
     run_all(pass, parts[forward ? 0 : 2], slot);
     if (plan_.cp_comm_type == CpCommType::p2p) {
       ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
@@ -264,17 +266,18 @@ private:
   // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
   // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
   // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
-  void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true) {
+  void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true,
+             double gathered_bytes = 0) {
     if (gathers_input)
-      begin_block(group);
+      begin_block(group, gathered_bytes > 0 ? gathered_bytes : plan_.activation_bytes);
     for (int gpu : group)
       streams_.run(gpu, seconds, slot);
     end_block(group);
   }
 
-  void begin_block(const std::vector<int>& group) {
+  void begin_block(const std::vector<int>& group, double gathered_bytes) {
     if (group.size() > 1 && plan_.sequence_parallel)
-      blocking_collective(group, CollectiveKind::allgather, plan_.activation_bytes);
+      blocking_collective(group, CollectiveKind::allgather, gathered_bytes);
   }
 
   void end_block(const std::vector<int>& group) {

@@ -44,6 +44,18 @@ TEST_CASE("sequence parallelism swaps each all-reduce for an all-gather and a re
   CHECK(count(g, "reducescatter") == 2 * 3 * 4 + 2);
 }
 
+TEST_CASE("latent attention all-gathers its latents, not the hidden states, under sequence parallelism") {
+  ExecutionPlan p = small_plan(1, 4, 1, 2, 3);
+  p.sequence_parallel = true;
+  const double before = build_step_graph(p, Profile{}, FlatTopology()).collectives.at("allgather").bytes;
+  p.layer.attention_gather_bytes = 0.25e6; // a quarter of the 1 MB activation
+  const StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
+  CHECK(count(g, "allgather") == 2 * 3 * 4);
+  // The attention blocks' gathers (forward and backward, 2 x 3 of them) move a quarter as much.
+  const double per_gather = 3.0 / 4 * 1e6 * 4; // bytes_sent_per_member x members for 1 MB
+  CHECK(g.collectives.at("allgather").bytes == Approx(before - 2 * 3 * 2 * 0.75 * per_gather));
+}
+
 TEST_CASE("sharded optimizers reduce-scatter gradients and all-gather weights") {
   ExecutionPlan p = small_plan(4, 1, 1, 2, 2);
   p.zero = 1;
