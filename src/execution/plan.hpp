@@ -18,9 +18,6 @@ struct LayerCost {
   double attention_backward = 0;
   double mlp_backward = 0;
   double recompute_core = 0; // selective recompute: the attention core rerun before backward
-  // Sequence parallelism: what the attention block all-gathers over tp before its column-parallel
-  // GEMMs (0: the activation, hidden wide; multi-head latent attention gathers its latents).
-  double attention_gather_bytes = 0;
   double grad_bytes = 0;     // the layer's gradients on one GPU (expert_grad_bytes among them)
   double param_bytes = 0;    // the layer's weights on one GPU
   // A MoE layer: its MLP block's three parts in forward order (before the dispatch all-to-all,
@@ -37,6 +34,9 @@ struct LayerCost {
   double attention_parts_forward[3] = {0, 0, 0}, attention_parts_backward[3] = {0, 0, 0};
   double context_in_bytes = 0, context_out_bytes = 0;
   double context_kv_bytes = 0; // the ring form's: one rank's keys and values, passed to the next rank
+  // Sequence parallelism: what the attention block all-gathers over tp before its column-parallel
+  // GEMMs (0: the activation, hidden wide; multi-head latent attention gathers its latents).
+  double attention_gather_bytes = 0;
 };
 
 // One virtual stage (a stage's model chunk) on one GPU.
