@@ -2,6 +2,7 @@
 
 #include "cost/compute_cost.hpp"
 #include "simgpt/core/error.hpp"
+#include "model/latent_attention.hpp"
 #include "model/model.hpp"
 #include "execution/partition.hpp"
 #include "simgpt/framework/profile.hpp"
@@ -52,8 +53,8 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
                      const Shard& shard) {
   const auto core = std::find_if(attention.begin(), attention.end(),
                                  [](const Kernel& k) { return k.kind == Kernel::Kind::attention; });
-  const Kernels parts[3] = {Kernels(attention.begin(), core), Kernels(core, core + (core != attention.end() ? 1 : 0)),
-                            Kernels(core + (core != attention.end() ? 1 : 0), attention.end())};
+  const auto after = core == attention.end() ? core : core + 1;
+  const Kernels parts[3] = {Kernels(attention.begin(), core), Kernels(core, after), Kernels(after, attention.end())};
   for (int i = 0; i < 3; ++i) {
     l.attention_parts_forward[i] = cost.seconds(parts[i]);
     l.attention_parts_backward[i] = cost.seconds(backward_of(parts[i]));
@@ -110,15 +111,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       l.recompute_core = cost.seconds(attention_core_forward(model, shard, form));
     if (plan.cp > 1)
       split_attention(l, attention, cost, model, shard);
-    if (model.latent_attention) {
-      // megatron/core/transformer/multi_latent_attention.py (_qkv_down_projection and its caller):
-      // the duplicated down projections run on the rank's own tokens; the up projections gather
-      // the query latent (or the hidden states without one), the key/value latent and the rotary
-      // keys.
-      const double q = model.q_lora_rank > 0 ? static_cast<double>(model.q_lora_rank) : static_cast<double>(model.hidden);
-      l.attention_gather_bytes = static_cast<double>(w.training.micro_batch * model.seq_len) *
-                                 (q + static_cast<double>(model.kv_lora_rank + model.qk_pos_emb_head_dim)) * E;
-    }
+    if (model.latent_attention)
+      l.attention_gather_bytes =
+          static_cast<double>(w.training.micro_batch * model.seq_len) * latent_gathered_width(model) * E;
     l.param_bytes = parameters * E;
     l.grad_bytes = l.param_bytes * plan.grad_factor;
     return l;

@@ -103,7 +103,7 @@ private:
     const Slot slot = pass.slot();
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);
-      block_all(pass, c.embedding_forward, slot, false);
+      block_all(pass, c.embedding_forward, slot, 0);
     }
     for (int l = 0; l < c.layers; ++l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
@@ -167,8 +167,7 @@ private:
   void attention_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
     const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
     if (plan_.cp < 2) {
-      for (const std::vector<int>& group : pass.groups)
-        block(group, forward ? layer.attention_forward : layer.attention_backward, slot, true, gathered);
+      block_all(pass, forward ? layer.attention_forward : layer.attention_backward, slot, gathered);
       return;
     }
     const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
@@ -258,18 +257,21 @@ private:
                      [&](const std::vector<int>& members) { blocking_collective(members, CollectiveKind::all_to_all, bytes); });
   }
 
-  void block_all(const Pass& pass, double seconds, const Slot& slot, bool gathers_input = true) {
+  void block_all(const Pass& pass, double seconds, const Slot& slot) {
+    block_all(pass, seconds, slot, plan_.activation_bytes);
+  }
+
+  void block_all(const Pass& pass, double seconds, const Slot& slot, double gathered_bytes) {
     for (const std::vector<int>& group : pass.groups)
-      block(group, seconds, slot, gathers_input);
+      block(group, seconds, slot, gathered_bytes);
   }
 
   // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
-  // output is all-reduced; with it, the input is all-gathered and the output reduce-scattered.
-  // The vocabulary-parallel embedding has no input to gather (`gathers_input` false).
-  void block(const std::vector<int>& group, double seconds, const Slot& slot, bool gathers_input = true,
-             double gathered_bytes = 0) {
-    if (gathers_input)
-      begin_block(group, gathered_bytes > 0 ? gathered_bytes : plan_.activation_bytes);
+  // output is all-reduced; with it, the input (`gathered_bytes` of it) is all-gathered and the
+  // output reduce-scattered. The vocabulary-parallel embedding has no input to gather (0 bytes).
+  void block(const std::vector<int>& group, double seconds, const Slot& slot, double gathered_bytes) {
+    if (gathered_bytes > 0)
+      begin_block(group, gathered_bytes);
     for (int gpu : group)
       streams_.run(gpu, seconds, slot);
     end_block(group);

@@ -38,14 +38,13 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     const StageCost& cost = plan.stages[static_cast<size_t>(v)];
     const auto ci = static_cast<size_t>(c);
     f.params += cost.parameters;
+    f.expert_params += cost.expert_parameters;
     double kept = 0;
     f.full[ci] = 0;
     for (int i = cost.first_layer; i < cost.first_layer + cost.layers; ++i) {
       f.layer_params += layer_parameters_at(m, par.tp, par.ep, i);
       if (fp8)
         f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i);
-      if (m.is_moe_layer(i))
-        f.expert_params += expert_parameters(m, par.tp, par.ep);
       kept += kept_at(m.is_moe_layer(i));
       f.full[ci] += full_at(m.is_moe_layer(i));
     }

@@ -57,4 +57,9 @@ double latent_qkv_parameters(const ModelSpec& m, double tp) {
   return whole + split / tp;
 }
 
+double latent_gathered_width(const ModelSpec& m) {
+  const int64_t q = m.q_lora_rank > 0 ? m.q_lora_rank : m.hidden;
+  return static_cast<double>(q + m.kv_lora_rank + m.qk_pos_emb_head_dim);
+}
+
 } // namespace simgpt

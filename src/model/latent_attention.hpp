@@ -13,4 +13,10 @@ Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s);
 // projection and the input norm are the attention block's, counted with it).
 double latent_qkv_parameters(const ModelSpec& m, double tp);
 
+// What the up projections gather over tp under sequence parallelism, per token: the query latent
+// (or the hidden states without one), the key/value latent and the rotary keys; the duplicated
+// down projections ran on the rank's own tokens (megatron/core/transformer/
+// multi_latent_attention.py, _qkv_down_projection and its caller).
+double latent_gathered_width(const ModelSpec& m);
+
 } // namespace simgpt
