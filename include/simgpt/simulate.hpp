@@ -34,9 +34,14 @@ struct SimulationOptions {
   bool isolate_collectives = true;
   // Symmetric: data-parallel replicas, and tensor ranks' pipeline transfers, that are alike and
   // use links of their own are simulated once (execution/step_graph.hpp says when); the report
-  // still counts all. Full: every GPU's stream and every transfer.
-  enum class Fidelity { symmetric, full };
+  // still counts all. Full: every GPU's stream and every transfer. Estimate: no task graph and
+  // no replay; the step time in closed form from the same kernels, collectives and schedule
+  // (estimate/step_estimate.hpp), each stage's memory from its schedule's order
+  // (memory/static_peak.hpp): milliseconds where a replay takes seconds.
+  enum class Fidelity { symmetric, full, estimate };
   Fidelity fidelity = Fidelity::symmetric;
+  // A replay's report also carries the estimate of the same step (Report::estimate).
+  bool estimate_beside = false;
 };
 
 // Simulates one step of `workload` on `platform` with the framework `profile` (the workload's

@@ -43,15 +43,11 @@ TaskId add_flow(TaskGraph& g, CollectiveKind kind, int from, int to, double byte
 }
 
 // One phase of the direct algorithm: every member sends `bytes` to every other member.
-void all_to_all(TaskGraph& g, CollectiveKind kind, const std::vector<int>& members, double bytes, TaskId from,
-                TaskId to) {
+void all_to_all(std::vector<CollectiveFlow>& flows, const std::vector<int>& members, double bytes) {
   for (int a : members)
     for (int b : members)
-      if (a != b) {
-        TaskId f = add_flow(g, kind, a, b, bytes);
-        boost::add_edge(from, f, g);
-        boost::add_edge(f, to, g);
-      }
+      if (a != b)
+        flows.push_back({a, b, bytes});
 }
 
 } // namespace
@@ -98,63 +94,76 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
   return add_collective(g, kind, algorithm, rings, bytes, step_latency_s, timing);
 }
 
-CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                               const std::vector<Ring>& rings, double bytes, double step_latency_s,
-                               const CollectiveTiming& ring_timing) {
+CollectiveFlows collective_flows(CollectiveKind kind, CollectiveAlgorithm algorithm, const std::vector<Ring>& rings,
+                                 double bytes, double step_latency_s, const CollectiveTiming& ring_timing) {
   if (rings.empty())
-    throw std::logic_error("add_collective: no ring");
+    throw std::logic_error("collective_flows: no ring");
   const std::vector<int>& members = rings.front().gpus;
   const int n = static_cast<int>(members.size());
   double shares = 0;
   for (const Ring& r : rings) {
     if (!std::is_permutation(r.gpus.begin(), r.gpus.end(), members.begin(), members.end()))
-      throw std::logic_error("add_collective: rings over different GPUs");
+      throw std::logic_error("collective_flows: rings over different GPUs");
     shares += r.share;
   }
   if (std::abs(shares - 1) > 1e-9)
-    throw std::logic_error("add_collective: ring shares do not sum to 1");
-  CollectiveTasks c;
-  c.entry = add_delay(g, kind, 0);
-  if (n < 2) {
-    c.exit = c.entry;
-    return c;
-  }
+    throw std::logic_error("collective_flows: ring shares do not sum to 1");
+  CollectiveFlows out;
+  if (n < 2)
+    return out;
   const bool two_phases = kind == CollectiveKind::allreduce;
+  out.phases.emplace_back();
   if (kind == CollectiveKind::all_to_all) {
     // Every member sends each other member its 1/n of the buffer at once: NCCL's all-to-all is a
     // group of n - 1 sends and receives (PyTorch's all_to_all_single, ProcessGroupNCCL::alltoall_base;
     // nccl-tests src/alltoall.cu), one step whose latency the exit adds beyond the flows'.
-    c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
-    all_to_all(g, kind, members, bytes / n, c.entry, c.exit);
+    out.exit_latency_s = ring_timing.exit_latency_s;
+    all_to_all(out.phases[0], members, bytes / n);
   } else if (kind == CollectiveKind::ring_shift) {
     // Every member sends its whole buffer to the next in the group's order, at once (ring
     // attention's exchange of key and value blocks: batched isend/irecv to the neighbours).
-    c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
-    for (int i = 0; i < n; ++i) {
-      TaskId f = add_flow(g, kind, members[static_cast<size_t>(i)], members[static_cast<size_t>((i + 1) % n)], bytes);
-      boost::add_edge(c.entry, f, g);
-      boost::add_edge(f, c.exit, g);
-    }
+    out.exit_latency_s = ring_timing.exit_latency_s;
+    for (int i = 0; i < n; ++i)
+      out.phases[0].push_back({members[static_cast<size_t>(i)], members[static_cast<size_t>((i + 1) % n)], bytes});
   } else if (algorithm == CollectiveAlgorithm::direct) {
     // Each member owns a 1/n shard: gradients go to their owner, then updated values come back.
     const double shard = bytes / n;
-    c.exit = add_delay(g, kind, two_phases ? step_latency_s : 0);
+    out.exit_latency_s = two_phases ? step_latency_s : 0;
+    all_to_all(out.phases[0], members, shard);
     if (two_phases) {
-      TaskId middle = add_delay(g, kind, 0);
-      all_to_all(g, kind, members, shard, c.entry, middle);
-      all_to_all(g, kind, members, shard, middle, c.exit);
-    } else {
-      all_to_all(g, kind, members, shard, c.entry, c.exit);
+      out.phases.emplace_back();
+      all_to_all(out.phases[1], members, shard);
     }
   } else {
-    const RingCollective ring = ring_collective(kind, rings, bytes * ring_timing.byte_factor, 0);
-    c.exit = add_delay(g, kind, ring_timing.exit_latency_s);
-    for (const CollectiveFlow& flow : ring.flows) {
-      TaskId f = add_flow(g, kind, flow.from, flow.to, flow.bytes);
-      boost::add_edge(c.entry, f, g);
-      boost::add_edge(f, c.exit, g);
-    }
+    RingCollective ring = ring_collective(kind, rings, bytes * ring_timing.byte_factor, 0);
+    out.exit_latency_s = ring_timing.exit_latency_s;
+    out.phases[0] = std::move(ring.flows);
   }
+  return out;
+}
+
+CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               const std::vector<Ring>& rings, double bytes, double step_latency_s,
+                               const CollectiveTiming& ring_timing) {
+  const CollectiveFlows flows = collective_flows(kind, algorithm, rings, bytes, step_latency_s, ring_timing);
+  CollectiveTasks c;
+  c.entry = add_delay(g, kind, 0);
+  if (flows.phases.empty()) {
+    c.exit = c.entry;
+    return c;
+  }
+  c.exit = add_delay(g, kind, flows.exit_latency_s);
+  // Between phases, a task of no time that the next phase's flows start after.
+  std::vector<TaskId> joins{c.entry};
+  for (size_t p = 1; p < flows.phases.size(); ++p)
+    joins.push_back(add_delay(g, kind, 0));
+  joins.push_back(c.exit);
+  for (size_t p = 0; p < flows.phases.size(); ++p)
+    for (const CollectiveFlow& flow : flows.phases[p]) {
+      TaskId f = add_flow(g, kind, flow.from, flow.to, flow.bytes);
+      boost::add_edge(joins[p], f, g);
+      boost::add_edge(f, joins[p + 1], g);
+    }
   g[c.exit].entry = static_cast<long>(c.entry);
   return c;
 }

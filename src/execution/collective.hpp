@@ -67,6 +67,17 @@ struct RingCollective {
 };
 RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rings, double bytes, double step_latency_s);
 
+// The flows of any collective as add_collective lays them out, in phases (each phase's flows start
+// together once the one before has ended: two for the direct algorithm's all-reduce, one
+// otherwise), and the latency its exit adds after the last phase. What the closed-form estimate
+// (estimate/) prices without a task graph.
+struct CollectiveFlows {
+  std::vector<std::vector<CollectiveFlow>> phases;
+  double exit_latency_s = 0;
+};
+CollectiveFlows collective_flows(CollectiveKind kind, CollectiveAlgorithm algorithm, const std::vector<Ring>& rings,
+                                 double bytes, double step_latency_s, const CollectiveTiming& ring_timing);
+
 // Bytes each member sends for one collective (for reports): the bandwidth term above.
 double bytes_sent_per_member(CollectiveKind kind, int members, double bytes);
 

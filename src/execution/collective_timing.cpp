@@ -78,4 +78,12 @@ CollectiveTiming collective_timing(const Profile& profile, const Topology& topol
   return timing;
 }
 
+double group_step_latency(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings) {
+  double latency = 0;
+  for (const Ring& r : rings)
+    for (size_t i = 0; i < r.gpus.size(); ++i)
+      latency = std::max(latency, topology.route_latency(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));
+  return latency + profile.collective_step_overhead_s;
+}
+
 } // namespace simgpt

@@ -21,6 +21,10 @@ CollectiveShape collective_shape(const Topology& topology, const std::vector<Rin
 // The slowest route latency between neighbours on the rings: what the flows themselves pay.
 double ring_hop_latency(const Topology& topology, const std::vector<Ring>& rings);
 
+// The latency of one step of the direct algorithm over `rings`: the slowest ring's slowest hop,
+// plus the profile's collectives.step_overhead.
+double group_step_latency(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings);
+
 CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
                                    CollectiveKind kind, double bytes);
 

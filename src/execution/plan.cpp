@@ -191,4 +191,15 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   return plan;
 }
 
+double optimizer_seconds(const ExecutionPlan& plan, int s) {
+  const bool sharded = plan.sharded_optimizer() && plan.dp > 1;
+  double seconds = 0;
+  for (int c = 0; c < plan.chunks; ++c) {
+    const StageCost& stage = plan.stages[static_cast<size_t>(c * plan.pp + s)];
+    const double experts = plan.ep > 1 && stage.parameters > 0 ? stage.expert_parameters / stage.parameters : 0;
+    seconds += sharded ? stage.optimizer_s * ((1 - experts) / plan.dp + experts * plan.ep / plan.dp) : stage.optimizer_s;
+  }
+  return seconds;
+}
+
 } // namespace simgpt

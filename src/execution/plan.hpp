@@ -93,6 +93,11 @@ struct ExecutionPlan {
   bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
 };
 
+// Seconds of stage s's optimizer step on one GPU, over all its model chunks: a sharded optimizer
+// updates 1/dp of the dense parameters and 1/(dp / ep) of the routed experts' (Megatron's
+// distributed optimizer shards each over its own data-parallel group).
+double optimizer_seconds(const ExecutionPlan& plan, int s);
+
 // Costs every block with the GPU's cost model under the workload's tensor-parallel split.
 ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile);
 

@@ -33,8 +33,9 @@ std::pair<double, int> scheduled_activations(int stage, const ExecutionPlan& pla
 
 } // namespace
 
-StaticMemory static_peak(const ExecutionPlan& plan, const Workload& w, const Profile& profile, const GpuSpec& gpu) {
-  StaticMemory out;
+std::vector<MemoryReport> static_stage_peaks(const ExecutionPlan& plan, const Workload& w, const Profile& profile,
+                                             const GpuSpec& gpu) {
+  std::vector<MemoryReport> stages;
   for (int s = 0; s < plan.pp; ++s) {
     const StageFootprint f = stage_footprint(s, plan, w, profile);
     const ResidentState state = resident_state(f, plan, w, profile, gpu);
@@ -45,11 +46,19 @@ StaticMemory static_peak(const ExecutionPlan& plan, const Workload& w, const Pro
     std::tie(mem.activations, mem.in_flight) = scheduled_activations(s, plan, f, profile);
     mem.transient = f.transient;
     settle_peak(mem, state.gradients_at_activation_peak, profile, gpu);
-    if (s == 0 || mem.peak > out.stage.peak) {
-      out.stage = mem;
-      out.stage_index = s;
-    }
+    stages.push_back(mem);
   }
+  return stages;
+}
+
+StaticMemory static_peak(const ExecutionPlan& plan, const Workload& w, const Profile& profile, const GpuSpec& gpu) {
+  StaticMemory out;
+  const std::vector<MemoryReport> stages = static_stage_peaks(plan, w, profile, gpu);
+  for (size_t s = 0; s < stages.size(); ++s)
+    if (s == 0 || stages[s].peak > out.stage.peak) {
+      out.stage = stages[s];
+      out.stage_index = static_cast<int>(s);
+    }
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include "simgpt/system/gpu.hpp"
 #include "simgpt/workload/workload.hpp"
 
+#include <vector>
+
 namespace simgpt {
 
 struct StaticMemory {
@@ -27,5 +29,10 @@ struct StaticMemory {
 // step counts those same micro-batches, and more only where one keeps more than that (the
 // last micro-batch of a framework that does not checkpoint it). Everything else is the same sum.
 StaticMemory static_peak(const ExecutionPlan& plan, const Workload& w, const Profile& profile, const GpuSpec& gpu);
+
+// Each stage's static peak, stage 0 first: what the closed-form estimate reports as each stage's
+// memory.
+std::vector<MemoryReport> static_stage_peaks(const ExecutionPlan& plan, const Workload& w, const Profile& profile,
+                                             const GpuSpec& gpu);
 
 } // namespace simgpt

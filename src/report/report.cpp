@@ -47,14 +47,19 @@ std::string Report::to_text() const {
     out += fmt::format("  fidelity    symmetric: {} of {} data-parallel replicas, the communication of {} of {} tensor "
                        "ranks simulated\n",
                        fidelity.replicas_simulated, dp, fidelity.tensor_ranks_simulated, tp);
+  else if (fidelity.mode == "estimate")
+    out += fmt::format("  fidelity    estimate: closed form from the same costs, no replay (no critical path or "
+                       "collective counts)\n");
   else
     out += fmt::format("  fidelity    full: every replica and transfer simulated\n");
   out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",
                      num(samples_per_s, 2), num(tokens_per_s, 0), num(tflops_per_gpu, 2));
-  out += fmt::format("  p2p         {} transfers, {} MB\n", p2p_transfers, num(p2p_bytes / 1e6, 1));
+  if (fidelity.mode != "estimate")
+    out += fmt::format("  p2p         {} transfers, {} MB\n", p2p_transfers, num(p2p_bytes / 1e6, 1));
   for (const Collectives& c : collectives)
     out += fmt::format("  {:<11} {} per step ({} on GPU 0), {} MB sent\n", c.kind, c.count, c.per_gpu, num(c.bytes / 1e6, 1));
-  out += critical_path_text(critical_path, step_time_s);
+  if (fidelity.mode != "estimate")
+    out += critical_path_text(critical_path, step_time_s);
   constexpr double GiB = 1024.0 * 1024 * 1024;
   out += fmt::format("  memory      peak {} GiB on stage {} ({} GiB of live tensors){}\n",
                      num(peak_memory_bytes / GiB, 2), peak_memory_stage, num(peak_allocated_bytes / GiB, 2),

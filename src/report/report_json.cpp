@@ -93,6 +93,9 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["peak_allocated_gib"] = rounded(r.peak_allocated_bytes / GiB);
   j["oom"] = r.oom;
   j["oom_stages"] = r.oom_stages;
+  if (r.estimate)
+    j["estimate"] = {{"step_time_s", rounded(r.estimate->step_time_s)},
+                     {"peak_memory_gib", rounded(r.estimate->peak_memory_bytes / GiB)}};
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
 
   for (const StageReport& s : r.stages) {
@@ -207,6 +210,9 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.peak_allocated_bytes = j.at("peak_allocated_gib").get<double>() * kGiB;
     r.oom = j.at("oom").get<bool>();
     r.oom_stages = j.at("oom_stages").get<std::vector<int>>();
+    if (j.contains("estimate"))
+      r.estimate = Report::Estimate{j.at("estimate").at("step_time_s").get<double>(),
+                                    j.at("estimate").at("peak_memory_gib").get<double>() * kGiB};
     for (const auto& s : j.at("stages"))
       r.stages.push_back(stage_from_json(s));
   } catch (const nlohmann::json::exception& e) {

@@ -13,6 +13,9 @@
 #include "execution/replay.hpp"
 #include "execution/cluster_topology.hpp"
 #include "execution/step_graph.hpp"
+#include "estimate/collective_cost.hpp"
+#include "estimate/step_estimate.hpp"
+#include "memory/static_peak.hpp"
 #include "memory/timeline.hpp"
 #include "report/critical_path.hpp"
 #include "report/stage_breakdown.hpp"
@@ -245,6 +248,52 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
   return r;
 }
 
+// The step in closed form (estimate/): the same plan and costs as the replay, no task graph.
+StepEstimate estimate_of(const ExecutionPlan& plan, const Profile& profile, const Cluster& cluster) {
+  CollectiveCosts costs(profile, cluster);
+  return estimate_step(plan, profile, costs);
+}
+
+// What --fidelity estimate reports: the estimated step's times and rates, each stage's compute
+// and its static memory peak (no critical path, transfers or collective counts: those are read
+// off a replay).
+Report estimated_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
+                        const ExecutionPlan& plan, const StepEstimate& step) {
+  Report r;
+  r.platform = platform.name();
+  r.workload = std::filesystem::path(w.source).filename().string();
+  r.framework = profile.name;
+  r.schedule = name_of(w.parallelism.schedule);
+  r.gpus = static_cast<int>(w.gpus());
+  r.dp = static_cast<int>(w.parallelism.dp);
+  r.tp = static_cast<int>(w.parallelism.tp);
+  r.pp = static_cast<int>(w.parallelism.pp);
+  r.micro_batches = plan.micro_batches;
+  r.step_time_s = step.step_time_s;
+  const double batch = static_cast<double>(w.training.global_batch);
+  r.samples_per_s = batch / r.step_time_s;
+  r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
+  r.model_flops = model_flops_per_step(w);
+  r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+  r.fidelity.mode = "estimate";
+  r.fidelity.replicas_simulated = 0;
+  r.fidelity.tensor_ranks_simulated = 0;
+  const std::vector<MemoryReport> memory = static_stage_peaks(plan, w, profile, gpu);
+  for (int s = 0; s < plan.pp; ++s) {
+    StageReport stage;
+    stage.stage = s;
+    stage.gpu = plan.gpu(s, 0, 0);
+    for (int c = 0; c < plan.chunks; ++c)
+      stage.layers += plan.stages[static_cast<size_t>(c * plan.pp + s)].layers;
+    stage.compute_s = step.stages[static_cast<size_t>(s)].compute_s;
+    stage.idle_s = std::max(0.0, step.step_time_s - stage.compute_s);
+    stage.memory = memory[static_cast<size_t>(s)];
+    r.stages.push_back(stage);
+  }
+  judge_memory(r);
+  return r;
+}
+
 } // namespace
 
 // The stages in the pipeline's order: the system (cluster), the model's costs and the plan, the
@@ -255,6 +304,8 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
     throw InputError(w.source + ": " + unsupported->key, unsupported->why);
   const bool traced = !options.trace_path.empty();
+  if (traced && options.fidelity == SimulationOptions::Fidelity::estimate)
+    throw InputError("--trace", "draws a replayed step: --fidelity estimate replays none (use symmetric or full)");
   // Checked and made before the simulation, so that an unwritable path fails at once; never a
   // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
   std::optional<OutputFile> trace;
@@ -268,6 +319,24 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
 
   const ComputeCostModel cost(gpu, profile, w.training, w.source);
   const ExecutionPlan plan = make_plan(w, cost, profile);
+  if (options.fidelity == SimulationOptions::Fidelity::estimate) {
+    const StepEstimate step = estimate_of(plan, profile, cluster);
+    if (!std::isfinite(step.step_time_s))
+      throw InputError(w.source + " on " + platform.path, fmt::format("the estimated step time is not finite ({}); "
+                                                                      "check the profile's and platform's rates and "
+                                                                      "delays", step.step_time_s));
+    Report r = estimated_report(platform, w, profile, gpu, plan, step);
+    r.inputs = report_inputs(platform, w, profile, catalog);
+    return r;
+  }
+  std::optional<Report::Estimate> beside;
+  if (options.estimate_beside) { // before the replay: both read the same cluster's links
+    const StepEstimate step = estimate_of(plan, profile, cluster);
+    double peak = 0;
+    for (const MemoryReport& m : static_stage_peaks(plan, w, profile, gpu))
+      peak = std::max(peak, m.peak);
+    beside = Report::Estimate{step.step_time_s, peak};
+  }
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
   const StepGraph step = step_graph_of(plan, profile, cluster, w,
@@ -281,6 +350,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
 
   Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline, symmetric ? "symmetric" : "full");
   r.inputs = report_inputs(platform, w, profile, catalog);
+  r.estimate = beside;
   if (traced) {
     const TraceWindow& window = selection.window;
     if (window.start_s >= timeline.makespan())

@@ -246,6 +246,7 @@ void Cluster::set_transfer_rates(std::shared_ptr<const std::unordered_set<const 
   // NCCL moves data over NVLink with SMs, at a part of the link's rate (nccl_tuning.hpp).
   const double nvlink_share = profile.nccl.loaded() && profile.p2p_backend == "nccl" ? profile.nccl.nvlink_share : 1.0;
   nics_ = nics;
+  nvlink_share_ = nvlink_share;
   efficiency_ = efficiency;
   max_rate_ = max_rate;
   tcp_window_ = profile.tcp_window_bytes;
@@ -286,6 +287,21 @@ TcpPath Cluster::tcp_path(int from, int to) const {
   p.rtt_s = latency + route_latency(to, from);
   p.initial_window_bytes = tcp_initial_window_;
   return p;
+}
+
+FlowRoute Cluster::flow_route(int from, int to) const {
+  FlowRoute f;
+  const auto links = route(gpus_[static_cast<size_t>(from)], gpus_[static_cast<size_t>(to)], &f.latency_s, path_);
+  for (const simgrid::s4u::Link* l : links)
+    if (l->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::FATPIPE)
+      f.shared_links.emplace_back(l, l->get_bandwidth());
+  const RouteRate rate = route_rate(links, *nics_);
+  f.payload_factor = payload_factor(rate, efficiency_, max_rate_, nvlink_share_);
+  double bound = rate.bottleneck;
+  if (tcp_window_ > 0 && f.latency_s > 0)
+    bound = std::min(bound, tcp_window_ / (2 * f.latency_s));
+  f.rate_Bps = f.payload_factor * bound;
+  return f;
 }
 
 Cluster::~Cluster() = default;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace simgrid::s4u {
@@ -32,6 +33,18 @@ struct TcpPath {
   double rate_Bps = 0;
   double rtt_s = 0;
   double initial_window_bytes = 0;
+};
+
+// What a flow from one GPU to another gets of its route (what the closed-form estimate prices):
+// the links it shares with other flows (all but FATPIPE links) with their bandwidths, the
+// fraction of a link's rate its payload gets (set_transfer_rates), its payload rate alone on the
+// route (the bottleneck, or TCP-gamma's window / (2 x latency), times that fraction), and the
+// route's latency.
+struct FlowRoute {
+  std::vector<std::pair<const void*, double>> shared_links;
+  double payload_factor = 1;
+  double rate_Bps = 0;
+  double latency_s = 0;
 };
 
 struct GpuHost {
@@ -76,6 +89,7 @@ public:
   // proportion to 1 / route latency) are those of the whole route.
   void set_flow_latency(bool paid) { *latency_factor_ = paid ? 1.0 : kLatencyFree; }
   TcpPath tcp_path(int from, int to) const;
+  FlowRoute flow_route(int from, int to) const;
   // Throws InputError naming the hosts if two of the first `used` GPUs have no route, or a route
   // with a hop that has no link.
   void check_routes(int64_t used) const;
@@ -102,7 +116,7 @@ private:
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   std::shared_ptr<double> latency_factor_ = std::make_shared<double>(1.0);
   std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics_;
-  double efficiency_ = 1, max_rate_ = 0, tcp_window_ = 0, tcp_initial_window_ = 0;
+  double efficiency_ = 1, max_rate_ = 0, tcp_window_ = 0, tcp_initial_window_ = 0, nvlink_share_ = 1;
   std::vector<GpuHost> gpus_;
 };
 

@@ -4,6 +4,7 @@
 #include "simgpt/memory/memory.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,14 @@ struct Report {
                                    // allocator cache): what a framework's own peak-allocation counter reports
   bool oom = false;             // some GPU's peak exceeds its memory
   std::vector<int> oom_stages;
+  // The closed-form estimate of the same step (--fidelity estimate's figures), beside a replay
+  // that was asked for it (SimulationOptions::estimate_beside): how far the fast answer is from
+  // the replayed one, row by row.
+  struct Estimate {
+    double step_time_s = 0;
+    double peak_memory_bytes = 0;
+  };
+  std::optional<Estimate> estimate;
 
   // The JSON form as `--format json` prints it: it carries `schema` (kReportSchema), values
   // rounded to 9 significant digits.

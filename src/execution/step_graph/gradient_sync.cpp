@@ -118,16 +118,8 @@ void GradientSync::update(int s, int t, const std::vector<int>& group) {
   for (const GradientPoint& point : expert_points_[static_cast<size_t>(group[0])])
     expert_params += point.bytes;
   const bool sharded = plan_.sharded_optimizer() && plan_.dp > 1;
+  const double seconds = optimizer_seconds(plan_, s);
   for (int gpu : group) {
-    double seconds = 0;
-    for (int c = 0; c < plan_.chunks; ++c) {
-      const StageCost& stage = plan_.stages[static_cast<size_t>(c * plan_.pp + s)];
-      // A sharded optimizer updates 1/dp of the dense parameters and 1/(dp / ep) of the routed
-      // experts' (Megatron's distributed optimizer shards each over its own data-parallel group).
-      const double experts = plan_.ep > 1 && stage.parameters > 0 ? stage.expert_parameters / stage.parameters : 0;
-      seconds += sharded ? stage.optimizer_s * ((1 - experts) / plan_.dp + experts * plan_.ep / plan_.dp)
-                         : stage.optimizer_s;
-    }
     streams_.run(gpu, seconds, {Phase::optimizer, s, -1, 0});
     streams_.flush(gpu);
   }

@@ -13,9 +13,7 @@ const GroupRings& GroupCollectives::rings(const std::vector<int>& gpus) {
   auto known = rings_.find(gpus);
   if (known == rings_.end()) {
     std::vector<Ring> rings = topology_.rings(gpus);
-    double latency = 0;
-    for (const Ring& r : rings)
-      latency = std::max(latency, step_latency(r.gpus));
+    const double latency = group_step_latency(profile_, topology_, rings);
     known = rings_.emplace(gpus, GroupRings{std::move(rings), latency}).first;
   }
   return known->second;
@@ -41,13 +39,6 @@ CollectiveTasks GroupCollectives::add(const std::vector<int>& gpus, CollectiveKi
 
 CollectiveTiming GroupCollectives::timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
   return collective_timing(profile_, topology_, rings(gpus).rings, kind, bytes);
-}
-
-double GroupCollectives::step_latency(const std::vector<int>& ring) const {
-  double latency = 0;
-  for (size_t i = 0; i < ring.size(); ++i)
-    latency = std::max(latency, topology_.route_latency(ring[i], ring[(i + 1) % ring.size()]));
-  return latency + profile_.collective_step_overhead_s;
 }
 
 } // namespace simgpt::step_graph

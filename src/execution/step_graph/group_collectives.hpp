@@ -41,10 +41,6 @@ public:
   // Adds a collective over the group's rings to the graph, and counts it.
   CollectiveTasks add(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                       CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1);
-
-private:
-  // A ring's step lasts as long as its slowest hop's latency, plus the framework's overhead per step.
-  double step_latency(const std::vector<int>& ring) const;
 };
 
 } // namespace simgpt::step_graph

@@ -1,0 +1,54 @@
+// What one collective costs in closed form: NCCL's rings over the group (the replay's), the
+// protocol and latency NCCL's tuning picks (execution/collective_timing), and the flows of every
+// group that runs the same collective at the same time on the same nodes.
+#pragma once
+
+#include "estimate/flow_time.hpp"
+#include "execution/cluster_topology.hpp"
+#include "execution/collective.hpp"
+#include "simgpt/framework/profile.hpp"
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace simgpt {
+
+class CollectiveCosts {
+  const Profile& profile_;
+  const Cluster& cluster_;
+  ClusterTopology topology_;
+  FlowPricer pricer_;
+  struct GroupRings {
+    std::vector<Ring> rings;
+    double step_latency_s = 0;
+  };
+  std::map<std::vector<int>, GroupRings> rings_;
+  using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::vector<int>>>;
+  std::map<Key, double> known_;
+
+public:
+  CollectiveCosts(const Profile& profile, const Cluster& cluster)
+      : profile_(profile), cluster_(cluster), topology_(cluster), pricer_(cluster) {}
+
+  // Seconds of a collective of `bytes` per member over `group` (its first), while every group of
+  // `family` (group among them) runs the same one at once. Only the family's groups with a GPU on
+  // one of `group`'s nodes are priced against it: the others meet its flows in the fabric between
+  // nodes only, which the presets build without oversubscription.
+  double seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
+                 const std::vector<std::vector<int>>& family);
+
+  // Seconds of the point-to-point transfer `mine` while the transfers of `all` (mine among them)
+  // start with it.
+  double transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& all);
+  // The latency of the route from GPU `from` to GPU `to`, which transfer_seconds includes.
+  double route_latency(int from, int to) { return pricer_.route(from, to).latency_s; }
+  const Cluster& cluster() const { return cluster_; }
+
+private:
+  const GroupRings& rings(const std::vector<int>& group);
+  CollectiveFlows flows(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes);
+  std::vector<int> nodes_of(const std::vector<int>& gpus) const;
+};
+
+} // namespace simgpt

@@ -1,0 +1,31 @@
+// How long flows that start together take on the platform's links, in closed form: what the
+// estimate (step_estimate) prices where the replay runs the flows in SimGrid.
+#pragma once
+
+#include "execution/collective.hpp"
+#include "system/cluster.hpp"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace simgpt {
+
+class FlowPricer {
+  const Cluster& cluster_;
+  std::map<std::pair<int, int>, FlowRoute> routes_;
+
+public:
+  explicit FlowPricer(const Cluster& cluster) : cluster_(cluster) {}
+
+  const FlowRoute& route(int from, int to);
+
+  // Seconds until the last of `mine` has arrived when they start at once beside `all` (mine among
+  // them). Each flow pays its route's latency, then moves its bytes at its payload share of its
+  // narrowest link: every link's rate split evenly among the flows of `all` crossing it (CM02's
+  // max-min sharing of flows with alike routes), never above the flow's rate alone. Flows limited
+  // elsewhere leave their share of a link unused here, so this errs long where routes differ.
+  double seconds(const std::vector<CollectiveFlow>& mine, const std::vector<CollectiveFlow>& all);
+};
+
+} // namespace simgpt

@@ -1,0 +1,134 @@
+#include "estimate/pass_time.hpp"
+
+#include "execution/step_graph/parallel_groups.hpp"
+#include "simgpt/framework/profile.hpp"
+
+#include <algorithm>
+
+namespace simgpt {
+
+std::vector<std::vector<int>> replica_groups(const ExecutionPlan& plan, int size) {
+  std::vector<std::vector<int>> groups;
+  if (size < 2)
+    return groups;
+  for (int s = 0; s < plan.pp; ++s)
+    for (int first = 0; first + size <= plan.dp; first += size)
+      for (int t = 0; t < plan.tp; ++t) {
+        std::vector<int> members;
+        for (int d = first; d < first + size; ++d)
+          members.push_back(plan.gpu(s, d, t));
+        groups.push_back(std::move(members));
+      }
+  return groups;
+}
+
+PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs)
+    : plan_(plan), profile_(profile), costs_(costs), cp_family_(replica_groups(plan, plan.cp)),
+      ep_family_(replica_groups(plan, plan.ep)) {
+  if (plan.tp > 1)
+    for (int s = 0; s < plan.pp; ++s)
+      for (int d = 0; d < plan.dp; ++d)
+        tp_family_.push_back(step_graph::tp_group(plan, s, d));
+}
+
+double PassTimes::forward(int v) {
+  const StageCost& c = plan_.stages[static_cast<size_t>(v)];
+  const int s = v % plan_.pp;
+  double t = profile_.microbatch_overhead_s;
+  if (v == 0)
+    t += block(s, c.embedding_forward, 0);
+  for (int l = 0; l < c.layers; ++l) {
+    const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+    t += attention(s, layer, true) + mlp(s, layer, true);
+  }
+  if (v == plan_.pp * plan_.chunks - 1)
+    t += c.head_forward;
+  return t;
+}
+
+double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradients) {
+  const StageCost& c = plan_.stages[static_cast<size_t>(v)];
+  const int s = v % plan_.pp;
+  double t = profile_.microbatch_overhead_s;
+  const auto ready = [&](double bytes, double expert_bytes) {
+    if (gradients != nullptr && bytes > 0)
+      gradients->push_back({t, bytes, expert_bytes});
+  };
+  if (v == plan_.pp * plan_.chunks - 1) {
+    t += c.head_backward;
+    ready(c.head_bytes * plan_.grad_factor, 0);
+  }
+  for (int l = c.layers - 1; l >= 0; --l) {
+    const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+    if (rerun)
+      t += attention(s, layer, true) + mlp(s, layer, true);
+    t += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
+    ready(layer.grad_bytes, layer.expert_grad_bytes);
+  }
+  if (v == 0) {
+    t += c.embedding_backward;
+    ready(c.embedding_bytes * plan_.grad_factor, 0);
+  }
+  return t;
+}
+
+double PassTimes::tp_collective(int s, CollectiveKind kind, double bytes) {
+  return costs_.seconds(step_graph::tp_group(plan_, s, 0), kind, CollectiveAlgorithm::ring, bytes, tp_family_);
+}
+
+// Megatron's f/g operators around a tensor-parallel block (the step graph's `block`).
+double PassTimes::block(int s, double seconds, double gathered_bytes) {
+  if (plan_.tp < 2)
+    return seconds;
+  double t = seconds;
+  if (plan_.sequence_parallel && gathered_bytes > 0)
+    t += tp_collective(s, CollectiveKind::allgather, gathered_bytes);
+  t += tp_collective(s, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
+                     plan_.activation_bytes);
+  return t;
+}
+
+double PassTimes::exchange(int s, int size, const std::vector<std::vector<int>>& family, CollectiveKind kind,
+                           double bytes) {
+  if (size < 2)
+    return 0;
+  std::vector<int> members;
+  for (int d = 0; d < size; ++d)
+    members.push_back(plan_.gpu(s, d, 0));
+  return costs_.seconds(members, kind, CollectiveAlgorithm::ring, bytes, family);
+}
+
+// Each of the cp steps attends to one block while the next block is passed on; the last passes none.
+double PassTimes::ring_attention(int s, double core_seconds, double block_bytes) {
+  const double shift = exchange(s, plan_.cp, cp_family_, CollectiveKind::ring_shift, block_bytes);
+  const double step = core_seconds / plan_.cp;
+  return (plan_.cp - 1) * std::max(step, shift) + step;
+}
+
+double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
+  const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
+  if (plan_.cp < 2)
+    return block(s, forward ? layer.attention_forward : layer.attention_backward, gathered);
+  const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
+  double core = 0;
+  if (plan_.cp_comm_type == CpCommType::p2p) {
+    core = ring_attention(s, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes);
+  } else {
+    core = exchange(s, plan_.cp, cp_family_, CollectiveKind::all_to_all,
+                    forward ? layer.context_in_bytes : layer.context_out_bytes) +
+           parts[1] +
+           exchange(s, plan_.cp, cp_family_, CollectiveKind::all_to_all,
+                    forward ? layer.context_out_bytes : layer.context_in_bytes);
+  }
+  return block(s, parts[0] + parts[2], gathered) + core;
+}
+
+double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
+  if (!layer.moe)
+    return block(s, forward ? layer.mlp_forward : layer.mlp_backward, plan_.activation_bytes);
+  const double* parts = forward ? layer.moe_forward : layer.moe_backward;
+  const double tokens = exchange(s, plan_.ep, ep_family_, CollectiveKind::all_to_all, layer.all_to_all_bytes);
+  return parts[0] + 2 * tokens + block(s, parts[1], plan_.activation_bytes) + parts[2];
+}
+
+} // namespace simgpt

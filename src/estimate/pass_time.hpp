@@ -1,0 +1,48 @@
+// How long one micro-batch's pass through a virtual stage takes on its GPUs, in closed form: the
+// framework's host time, the kernels the plan costs, and the collectives the step graph puts
+// between them on the compute stream (Megatron's tensor-parallel f/g operators, the context- and
+// expert-parallel exchanges), each priced by CollectiveCosts as all the job's groups run it at once.
+#pragma once
+
+#include "estimate/collective_cost.hpp"
+#include "execution/plan.hpp"
+
+#include <vector>
+
+namespace simgpt {
+
+// Gradients of `bytes` (`expert_bytes` of them routed experts') final `at` seconds into a backward.
+struct GradientReady {
+  double at = 0;
+  double bytes = 0;
+  double expert_bytes = 0;
+};
+
+class PassTimes {
+  const ExecutionPlan& plan_;
+  const Profile& profile_;
+  CollectiveCosts& costs_;
+  std::vector<std::vector<int>> tp_family_, cp_family_, ep_family_;
+
+public:
+  PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs);
+
+  double forward(int v);
+  // With `rerun`, full recompute's forward runs again inside it, layer by layer. `gradients`, when
+  // given, receives where each unit's gradients become final, in the order the backward makes them.
+  double backward(int v, bool rerun, std::vector<GradientReady>* gradients = nullptr);
+
+private:
+  double attention(int s, const LayerCost& layer, bool forward);
+  double mlp(int s, const LayerCost& layer, bool forward);
+  double block(int s, double seconds, double gathered_bytes);
+  double tp_collective(int s, CollectiveKind kind, double bytes);
+  double exchange(int s, int size, const std::vector<std::vector<int>>& family, CollectiveKind kind, double bytes);
+  double ring_attention(int s, double core_seconds, double block_bytes);
+};
+
+// Every group of `size` consecutive data-parallel replicas, per stage and tensor rank: the
+// context-parallel (or expert-parallel) groups, as the step graph forms them.
+std::vector<std::vector<int>> replica_groups(const ExecutionPlan& plan, int size);
+
+} // namespace simgpt
