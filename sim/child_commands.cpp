@@ -1,8 +1,10 @@
-// The child processes' entries: `simgpt row` (one validation row, for validate and calibrate) and
-// `simgpt point` (one configuration, for sweep and plan). Each prints its outcome as JSON under
+// The child processes' entries: `simgpt row` (one validation row, for validate and calibrate),
+// `simgpt point` (one configuration, for sweep and plan) and `simgpt screen` (a plan search's
+// candidates checked and estimated, for plan). Each prints its outcome as JSON under
 // the protocol of process/child_main.hpp.
 #include "command.hpp"
 
+#include "simgpt/planner/planner.hpp"
 #include "simgpt/process/child_main.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
@@ -41,6 +43,33 @@ int run_point(const Options& o, const CLI::App&) {
     return simulate(o.platform, load_workload(o.workload, parse_overrides(o.sets)), data_paths(o),
                     SimulationOptions{.fidelity = o.fidelity})
         .to_json_text();
+  });
+}
+
+void declare_screen(CLI::App& cmd, Options& o) {
+  cmd.add_option("--platform", o.platform)->required();
+  cmd.add_option("--workload", o.workload)->required();
+  cmd.add_option("--set", o.sets);
+  cmd.add_option("--search", o.searches);
+  cmd.add_option("--gpus", o.gpus);
+  cmd.add_flag("--exhaustive", o.exhaustive);
+  add_data_option(cmd, o.data_dirs);
+  cmd.add_option("--parent-pid", o.parent_pid);
+}
+
+// What plan knows of each candidate before it simulates any (planner.hpp, screen_candidates).
+int run_screen(const Options& o, const CLI::App&) {
+  return child_main(o.parent_pid, [&] {
+    PlanRequest request;
+    request.platform = o.platform;
+    request.workload = o.workload;
+    request.sets = o.sets;
+    for (const std::string& search : o.searches)
+      request.space.restrict(search);
+    request.gpus = o.gpus;
+    request.exhaustive = o.exhaustive;
+    request.data_folders = o.data_dirs;
+    return screen_candidates(request);
   });
 }
 

@@ -15,6 +15,8 @@ void declare_row(CLI::App&, Options&);
 int run_row(const Options&, const CLI::App&);
 void declare_point(CLI::App&, Options&);
 int run_point(const Options&, const CLI::App&);
+void declare_screen(CLI::App&, Options&);
+int run_screen(const Options&, const CLI::App&);
 void declare_sweep(CLI::App&, Options&);
 int run_sweep(const Options&, const CLI::App&);
 void declare_plan(CLI::App&, Options&);
@@ -35,6 +37,7 @@ constexpr std::array kCommands{
             declare_profile_parameters, run_profile_parameters},
     Command{"row", "simulate one validation row and print its outcome as JSON", true, declare_row, run_row},
     Command{"point", "simulate one sweep configuration, its outcome as JSON", true, declare_point, run_point},
+    Command{"screen", "check and estimate a plan search's candidates, as JSON", true, declare_screen, run_screen},
     Command{"sweep", "simulate every configuration of a grid of workload keys, in parallel", false, declare_sweep,
             run_sweep},
     Command{"plan", "find the fastest parallel plan that fits, by simulating candidates", false, declare_plan,

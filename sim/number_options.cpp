@@ -41,6 +41,20 @@ CLI::Validator seconds(double max) {
       "SECONDS");
 }
 
+CLI::Validator percent(double max) {
+  const std::string range = fmt::format("expected a percentage from 0 to {:g}", max);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || value < 0 || value > max)
+          return range;
+        return "";
+      },
+      "PERCENT");
+}
+
 unsigned jobs_for_machine(unsigned requested) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (requested <= cores)

@@ -17,6 +17,9 @@ CLI::Validator whole_number(int64_t min, int64_t max);
 // Seconds above 0 and at most `max`: a finite decimal ("0.5", "600", "1e3").
 CLI::Validator seconds(double max);
 
+// A percentage from 0 to `max`: a finite decimal ("15", "2.5").
+CLI::Validator percent(double max);
+
 // The most simulations simgpt runs at once: each is one core's work (one SimGrid engine per
 // process), so more than the machine's cores only adds memory. Larger --jobs are lowered to this,
 // with a line on stderr.

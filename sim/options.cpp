@@ -33,14 +33,17 @@ void add_process_options(CLI::App& app, Options& o, const std::string& timed) {
 void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity) {
   app.add_option("--fidelity", fidelity,
                  "symmetric: alike data-parallel replicas and tensor ranks' transfers on links of their own "
-                 "simulated once; full: every one")
+                 "simulated once; full: every one; estimate: no replay, the step in closed form from the same costs")
       ->transform(CLI::CheckedTransformer(std::map<std::string, SimulationOptions::Fidelity>{
-          {"symmetric", SimulationOptions::Fidelity::symmetric}, {"full", SimulationOptions::Fidelity::full}}));
+          {"symmetric", SimulationOptions::Fidelity::symmetric},
+          {"full", SimulationOptions::Fidelity::full},
+          {"estimate", SimulationOptions::Fidelity::estimate}}));
 }
 
-void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name) {
+void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name, bool estimate) {
   app.add_option("--fidelity", fidelity_name, "each simulation's --fidelity (default symmetric)")
-      ->check(CLI::IsMember({"symmetric", "full"}));
+      ->check(CLI::IsMember(estimate ? std::vector<std::string>{"symmetric", "full", "estimate"}
+                                     : std::vector<std::string>{"symmetric", "full"}));
 }
 
 DataPaths data_paths(const Options& o) { return data_paths_at(o.data_dirs, "--data"); }

@@ -1,6 +1,7 @@
 // What the command line sets, and the options several subcommands share, declared once.
 #pragma once
 
+#include "simgpt/planner/planner.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/study/plot.hpp"
 
@@ -45,6 +46,7 @@ struct Options {
   std::vector<std::string> searches;
   int top = 5;
   bool exhaustive = false;
+  double margin_pct = 100 * kDefaultEstimateMargin; // simgpt plan --margin
   std::vector<std::string> import_words;             // simgpt import: the framework's command line
   std::string deepspeed_config;                      // simgpt import deepspeed CONFIG.json
   int64_t import_gpus = 0;                           // simgpt import --gpus (0: as the command line says)
@@ -61,11 +63,12 @@ void add_data_option(CLI::App& app, std::vector<std::string>& data_dirs,
 // names what the timeout stops.
 void add_process_options(CLI::App& app, Options& o, const std::string& timed);
 
-// --fidelity symmetric|full (SimulationOptions::Fidelity).
+// --fidelity symmetric|full|estimate (SimulationOptions::Fidelity).
 void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity);
 
-// --fidelity of a command that passes it on to each simulation by name.
-void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name);
+// --fidelity of a command that passes it on to each simulation by name (`estimate` among them
+// where the command takes it).
+void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name, bool estimate);
 
 // The data folders: --data's (else $SIMGPT_DATA's), then the one found beside the executable.
 DataPaths data_paths(const Options& o);

@@ -7,6 +7,8 @@
 #include "simgpt/planner/planner.hpp"
 #include "simgpt/workload/workload.hpp"
 
+#include <fmt/format.h>
+
 #include <iostream>
 
 namespace simgpt::cli {
@@ -25,6 +27,7 @@ PlanRequest plan_request(const Options& o) {
   request.gpus = o.gpus;
   request.objective = parse_objective(o.objective);
   request.exhaustive = o.exhaustive;
+  request.margin = o.margin_pct / 100;
   request.jobs = o.jobs;
   request.executable = kThisSimgpt;
   request.timeout_s = o.timeout;
@@ -47,9 +50,14 @@ void declare_plan(CLI::App& cmd, Options& o) {
   cmd.add_option("--top", o.top, "plans listed (default 5)")->check(whole_number(1, kMaxTop));
   add_process_options(cmd, o, "a simulation");
   cmd.add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
+  cmd.add_option("--margin", o.margin_pct,
+                 fmt::format("simulate candidates estimated at most this many percent slower than the best simulated "
+                             "(default {:g})",
+                             100 * kDefaultEstimateMargin))
+      ->check(percent(1000));
   cmd.add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   add_data_option(cmd, o.data_dirs);
-  add_fidelity_name_option(cmd, o.fidelity_name);
+  add_fidelity_name_option(cmd, o.fidelity_name, false);
 }
 
 int run_plan(const Options& o, const CLI::App&) {

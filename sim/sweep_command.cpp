@@ -63,7 +63,7 @@ void declare_sweep(CLI::App& cmd, Options& o) {
   add_process_options(cmd, o, "a simulation");
   cmd.add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   add_data_option(cmd, o.data_dirs);
-  add_fidelity_name_option(cmd, o.fidelity_name);
+  add_fidelity_name_option(cmd, o.fidelity_name, true);
   CLI::App* merge = cmd.add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
   merge->add_option("-o,--output", o.output, "the merged file")->required();

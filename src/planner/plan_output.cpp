@@ -69,9 +69,9 @@ std::string plan_text(const PlanResult& result, int top) {
   std::string out = fmt::format("plan for {} on {} ({} x {}), objective {}\n", result.workload, result.platform,
                                 result.platform_gpus, result.gpu_model, name_of(result.objective));
   out += fmt::format("{} candidates: {} invalid, {} do not fit (static memory), {} symmetric, {} slower by their "
-                     "lower bound, {} simulated ({} ok, {} oom, {} failed)\n",
+                     "lower bound, {} by their estimate, {} simulated ({} ok, {} oom, {} failed)\n",
                      result.rows.size(), counts[PlanStatus::invalid], counts[PlanStatus::memory],
-                     counts[PlanStatus::symmetric], counts[PlanStatus::bound],
+                     counts[PlanStatus::symmetric], counts[PlanStatus::bound], counts[PlanStatus::estimate],
                      counts[PlanStatus::ok] + counts[PlanStatus::oom] + counts[PlanStatus::failed], counts[PlanStatus::ok],
                      counts[PlanStatus::oom], counts[PlanStatus::failed]);
   if (result.ranked.empty()) {
@@ -134,7 +134,7 @@ std::string plan_csv(const PlanResult& result) {
   for (const std::string& key : plan_keys())
     out += "," + key;
   out += ",status,lower_bound_step_time_s,static_peak_memory_gib,step_time_s,tokens_per_s,tokens_per_s_per_gpu,"
-         "peak_memory_gib,headroom_gib,exposed_comm_share,bubble_share,reason\n";
+         "peak_memory_gib,headroom_gib,exposed_comm_share,bubble_share,estimate_step_time_s,reason\n";
   for (const PlanRow& row : result.rows) {
     std::string line = fmt::format("{},{}", row.index, row.gpus());
     for (const std::string& v : plan_values(row.candidate))
@@ -151,6 +151,7 @@ std::string plan_csv(const PlanResult& result) {
     } else {
       line += ",,,,,,,";
     }
+    line += row.estimate_s > 0 ? "," + number(row.estimate_s) : ",";
     out += line + "," + csv_field(row.reason) + "\n";
   }
   return out;

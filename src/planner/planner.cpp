@@ -1,6 +1,9 @@
 #include "simgpt/planner/planner.hpp"
 
 #include "process/child_process.hpp"
+#include "estimate/collective_cost.hpp"
+#include "estimate/step_estimate.hpp"
+#include "system/cluster.hpp"
 #include "core/parallel.hpp"
 #include "planner/platform_gpus.hpp"
 #include "simgpt/core/error.hpp"
@@ -19,12 +22,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <tuple>
+
+#include <unistd.h>
 
 namespace simgpt {
 
@@ -44,6 +50,11 @@ double plan_cost(const PlanRow& row, PlanObjective objective) {
 
 double plan_cost_lower_bound(const PlanRow& row, PlanObjective objective) {
   const double step = row.step_lower_bound_s;
+  return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
+}
+
+double plan_cost_estimate(const PlanRow& row, PlanObjective objective) {
+  const double step = row.estimate_s;
   return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
 }
 
@@ -89,9 +100,11 @@ std::optional<int64_t> same_pass_order(const PlanRow& row, const ExecutionPlan& 
   return twin->second;
 }
 
-// Everything known before simulating: the workload's verdict, the bounds, the symmetry.
+// Everything known before simulating: the workload's verdict, the bounds, the symmetry, and the
+// estimate of each candidate left to simulate (every valid one when exhaustive).
 void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Profile& profile,
-                      const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive) {
+                      const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive,
+                      const std::function<double(const ExecutionPlan&)>& estimate) {
   std::map<CandidateKey, int64_t> index_of;
   for (const PlanRow& row : rows)
     index_of.emplace(key_of(row.candidate), row.index);
@@ -140,8 +153,10 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
     row.step_lower_bound_s = bound;
     row.static_peak_bytes = memory->stage.peak;
     row.status = PlanStatus::bound; // a survivor, until simulated
-    if (exhaustive)
+    if (exhaustive) {
+      row.estimate_s = estimate(*plan);
       continue;
+    }
     std::vector<int> gpus = rank_gpus(*plan);
     const auto twin = std::find_if(placements.begin(), placements.end(), [&](const auto& p) { return p.first == gpus; });
     if (twin != placements.end()) {
@@ -160,7 +175,9 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
       row.status = PlanStatus::memory;
       row.reason = fmt::format("static peak {:.2f} GiB on stage {} exceeds the {:.2f} GiB usable", memory->stage.peak / GiB,
                                memory->stage_index, memory->stage.usable / GiB);
+      continue;
     }
+    row.estimate_s = estimate(*plan);
   }
 }
 
@@ -192,19 +209,33 @@ struct Simulator {
   }
 };
 
-// Simulates `order` (row indices by lower bound, then index) as a sequential search would: each
-// candidate until the first whose bound is no better than the best simulated before it; that one
-// and all after it are pruned. Workers take candidates in order and skip one only when the
-// candidates before it already finished prove the cut comes no later, so the rows simulated and
-// reported do not depend on --jobs (a speculative simulation past the cut is discarded).
-void simulate_in_bound_order(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
-                             const PlanRequest& request) {
+// Why a candidate needs no simulation once `best` is the cost of the best plan simulated before
+// it: its lower bound is no better (a proof), or its estimate is more than the margin above.
+std::optional<PlanStatus> pruned_by(const PlanRow& row, double best, const PlanRequest& request) {
+  if (request.exhaustive)
+    return std::nullopt;
+  if (plan_cost_lower_bound(row, request.objective) >= best)
+    return PlanStatus::bound;
+  if (plan_cost_estimate(row, request.objective) > (1 + request.margin) * best)
+    return PlanStatus::estimate;
+  return std::nullopt;
+}
+
+// Simulates `order` (row indices by estimate, then index) as a sequential search would: each
+// candidate unless what was simulated before it prunes it (pruned_by); past the first candidate
+// the estimate prunes, all after it are pruned too (their estimates are no lower). Workers take
+// candidates in order and skip one only when the candidates before it already finished prune it,
+// which the whole sequence then does too (its best is no worse), so the rows simulated and
+// reported do not depend on --jobs (a speculative simulation that the sequence prunes is
+// discarded).
+void simulate_in_estimate_order(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
+                                const PlanRequest& request) {
   const PlanObjective objective = request.objective;
   constexpr double inf = std::numeric_limits<double>::infinity();
   std::mutex mutex;
   std::vector<char> done(order.size(), 0);
   std::vector<double> costs(order.size(), inf); // of the fitting results
-  size_t cut_at = order.size();                 // a candidate known to be at or past the cut
+  size_t cut_at = order.size();                 // a candidate known to be at or past the estimate's cut
   ProgressBar progress(static_cast<int64_t>(order.size()), request.progress);
   run_parallel(order.size(), request.jobs, [&](size_t i) {
     PlanRow& row = rows[order[i]];
@@ -213,8 +244,10 @@ void simulate_in_bound_order(std::vector<PlanRow>& rows, const std::vector<size_
       double best = inf;
       for (size_t j = 0; j < i; ++j)
         best = std::min(best, costs[j]);
-      if (!request.exhaustive && (i >= cut_at || plan_cost_lower_bound(row, objective) >= best)) {
-        cut_at = std::min(cut_at, i);
+      const std::optional<PlanStatus> pruned = i >= cut_at ? PlanStatus::estimate : pruned_by(row, best, request);
+      if (pruned) {
+        if (*pruned == PlanStatus::estimate)
+          cut_at = std::min(cut_at, i);
         progress.advance();
         return;
       }
@@ -232,19 +265,18 @@ void simulate_in_bound_order(std::vector<PlanRow>& rows, const std::vector<size_
   int64_t best_index = -1;
   for (size_t i = 0; i < order.size(); ++i) {
     PlanRow& row = rows[order[i]];
-    const double lower = plan_cost_lower_bound(row, objective);
-    if (!request.exhaustive && lower >= best) {
-      for (size_t k = i; k < order.size(); ++k) {
-        PlanRow& pruned = rows[order[k]];
-        pruned.status = PlanStatus::bound;
-        pruned.report.reset();
-        pruned.reason = fmt::format("lower bound {:.4g} s is no better than candidate {}'s simulated {:.4g} s",
-                                    plan_cost_lower_bound(pruned, objective), best_index, best);
-      }
-      return;
+    if (const std::optional<PlanStatus> pruned = pruned_by(row, best, request)) {
+      row.status = *pruned;
+      row.report.reset();
+      row.reason = *pruned == PlanStatus::bound
+                       ? fmt::format("lower bound {:.4g} s is no better than candidate {}'s simulated {:.4g} s",
+                                     plan_cost_lower_bound(row, objective), best_index, best)
+                       : fmt::format("estimated {:.4g} s, more than {:g}% above candidate {}'s simulated {:.4g} s",
+                                     plan_cost_estimate(row, objective), 100 * request.margin, best_index, best);
+      continue;
     }
     if (!done[i])
-      throw std::logic_error("plan: a candidate before the bound's cut was not simulated");
+      throw std::logic_error("plan: a candidate the search does not prune was not simulated");
     if (row.status == PlanStatus::ok && plan_cost(row, objective) < best) {
       best = plan_cost(row, objective);
       best_index = row.index;
@@ -279,13 +311,14 @@ void rank_simulated(PlanResult& result, PlanObjective objective) {
   });
 }
 
-// The winner's neighbours that the bound pruned, simulated to say what each key costs.
+// The winner's neighbours that the bound or the estimate pruned, simulated to say what each key costs.
 void simulate_pruned_neighbours(PlanResult& result, const Simulator& sim, const PlanRequest& request) {
   const PlanCandidate winner = result.rows[static_cast<size_t>(result.ranked.front())].candidate;
   std::vector<size_t> neighbours;
   for (const PlanRow& row : result.rows)
     for (size_t group = 0; group < kNeighbourGroups; ++group)
-      if (row.status == PlanStatus::bound && neighbours_in(winner, row.candidate, group)) {
+      if ((row.status == PlanStatus::bound || row.status == PlanStatus::estimate) &&
+          neighbours_in(winner, row.candidate, group)) {
         neighbours.push_back(static_cast<size_t>(row.index));
         break;
       }
@@ -302,50 +335,128 @@ void simulate_pruned_neighbours(PlanResult& result, const Simulator& sim, const 
 
 } // namespace
 
+namespace {
+
+// The search's inputs, loaded alike by plan() and by its screen process.
+struct PlanSetup {
+  DataPaths data;
+  PlatformGpus platform;
+  Workload base;
+  Profile profile;
+  GpuCatalog catalog;
+  std::vector<PlanCandidate> candidates;
+
+  // In the order the inputs' errors are reported: --set, the platform, the workload, the data.
+  explicit PlanSetup(const PlanRequest& request) : data(data_paths_at(request.data_folders)) {
+    const Overrides overrides = fixed_overrides(request.sets);
+    Platform::load(request.platform);
+    platform = read_platform_gpus(request.platform);
+    base = load_workload(request.workload, overrides);
+    profile = load_workload_profile(base, data);
+    catalog = load_catalog(data);
+    catalog.at(platform.model, request.platform + ": gpu-0's gpu property");
+    SearchSpace space = request.space;
+    space.set_gpus(request.gpus.empty() ? std::vector<int64_t>{platform.count}
+                                        : parse_gpus(request.gpus, platform.count));
+    candidates = space.candidates(base, profile.supports);
+    if (candidates.empty())
+      throw InputError("--search", fmt::format("leaves no candidate plan of {} GPUs", fmt::join(space.gpus(), ", ")));
+  }
+  const GpuSpec& gpu(const PlanRequest& request) const {
+    return catalog.at(platform.model, request.platform + ": gpu-0's gpu property");
+  }
+};
+
+std::vector<PlanRow> rows_of(const std::vector<PlanCandidate>& candidates) {
+  std::vector<PlanRow> rows(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    rows[i].index = static_cast<int64_t>(i);
+    rows[i].candidate = candidates[i];
+  }
+  return rows;
+}
+
+// The request as `simgpt screen` takes it on its command line.
+std::vector<std::string> screen_arguments(const PlanRequest& request) {
+  std::vector<std::string> args{"simgpt", "screen", "--platform", request.platform, "--workload", request.workload,
+                                "--parent-pid", std::to_string(::getpid())};
+  for (const std::string& folder : request.data_folders)
+    args.insert(args.end(), {"--data", folder});
+  for (const std::string& set : request.sets)
+    args.insert(args.end(), {"--set", set});
+  for (const std::string& search : request.space.restrictions())
+    args.insert(args.end(), {"--search", search});
+  if (!request.gpus.empty())
+    args.insert(args.end(), {"--gpus", request.gpus});
+  if (request.exhaustive)
+    args.emplace_back("--exhaustive");
+  return args;
+}
+
+// Each row's screening from `simgpt screen`'s JSON: [status, reason, bound, peak, estimate].
+void read_screening(std::vector<PlanRow>& rows, const nlohmann::ordered_json& screened) {
+  if (!screened.is_array() || screened.size() != rows.size())
+    throw std::runtime_error("simgpt screen: expected one row per candidate");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::ordered_json& r = screened[i];
+    const std::optional<PlanStatus> status = parse_enum<PlanStatus>(r.at(0).get<std::string>());
+    if (!status)
+      throw std::runtime_error("simgpt screen: an unknown status");
+    rows[i].status = *status;
+    rows[i].reason = r.at(1).get<std::string>();
+    rows[i].step_lower_bound_s = r.at(2).get<double>();
+    rows[i].static_peak_bytes = r.at(3).get<double>();
+    rows[i].estimate_s = r.at(4).get<double>();
+  }
+}
+
+} // namespace
+
+std::string screen_candidates(const PlanRequest& request) {
+  const PlanSetup setup(request);
+  const GpuSpec& gpu = setup.gpu(request);
+  const ComputeCostModel cost(gpu, setup.profile, setup.base.training, setup.base.source);
+  std::vector<PlanRow> rows = rows_of(setup.candidates);
+  // One cluster for every candidate: their collectives and transfers over the same links are
+  // priced once (CollectiveCosts keeps them).
+  const Cluster cluster(Platform::load(request.platform), setup.catalog, setup.base.network, setup.profile);
+  CollectiveCosts costs(setup.profile, cluster);
+  check_statically(rows, setup.base, setup.profile, cost, gpu, request.exhaustive, [&](const ExecutionPlan& plan) {
+    return estimate_step(plan, setup.profile, costs).step_time_s;
+  });
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const PlanRow& row : rows)
+    out.push_back({name_of(row.status), row.reason, row.step_lower_bound_s, row.static_peak_bytes, row.estimate_s});
+  return out.dump();
+}
+
 PlanResult plan(const PlanRequest& request) {
   const auto started = std::chrono::steady_clock::now();
-  const DataPaths data = data_paths_at(request.data_folders);
-  const Overrides overrides = fixed_overrides(request.sets);
-  Platform::load(request.platform);
-  const PlatformGpus platform = read_platform_gpus(request.platform);
-  const Workload base = load_workload(request.workload, overrides);
-  const Profile profile = load_workload_profile(base, data);
-  const GpuCatalog catalog = load_catalog(data);
-  const GpuSpec& gpu = catalog.at(platform.model, request.platform + ": gpu-0's gpu property");
-  const ComputeCostModel cost(gpu, profile, base.training, base.source);
-
-  SearchSpace space = request.space;
-  space.set_gpus(request.gpus.empty() ? std::vector<int64_t>{platform.count} : parse_gpus(request.gpus, platform.count));
+  const PlanSetup setup(request);
   PlanResult result;
   result.platform = request.platform;
   result.workload = request.workload;
-  result.gpu_model = platform.model;
-  result.platform_gpus = platform.count;
-  result.global_batch = base.training.global_batch;
-  result.seq_len = base.model.seq_len;
+  result.gpu_model = setup.platform.model;
+  result.platform_gpus = setup.platform.count;
+  result.global_batch = setup.base.training.global_batch;
+  result.seq_len = setup.base.model.seq_len;
   result.objective = request.objective;
-  const std::vector<PlanCandidate> candidates = space.candidates(base, profile.supports);
-  if (candidates.empty())
-    throw InputError("--search", fmt::format("leaves no candidate plan of {} GPUs", fmt::join(space.gpus(), ", ")));
-  result.rows.resize(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    result.rows[i].index = static_cast<int64_t>(i);
-    result.rows[i].candidate = candidates[i];
-  }
-  check_statically(result.rows, base, profile, cost, gpu, request.exhaustive);
+  result.rows = rows_of(setup.candidates);
+  // The estimates load the platform in SimGrid, one engine a process: in a process of their own.
+  const std::string executable = simgpt_executable(request.executable);
+  read_screening(result.rows, run_simgpt_child(executable, screen_arguments(request), request.timeout_s));
 
   std::vector<size_t> order;
   for (const PlanRow& row : result.rows)
     if (row.status == PlanStatus::bound)
       order.push_back(static_cast<size_t>(row.index));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return plan_cost_lower_bound(result.rows[a], request.objective) <
-           plan_cost_lower_bound(result.rows[b], request.objective);
+    return plan_cost_estimate(result.rows[a], request.objective) <
+           plan_cost_estimate(result.rows[b], request.objective);
   });
-  const Simulator sim{request, base, profile.partition,
-                      PointProcess{simgpt_executable(request.executable), data.folders, request.timeout_s,
-                                   request.fidelity}};
-  simulate_in_bound_order(result.rows, order, sim, request);
+  const Simulator sim{request, setup.base, setup.profile.partition,
+                      PointProcess{executable, setup.data.folders, request.timeout_s, request.fidelity}};
+  simulate_in_estimate_order(result.rows, order, sim, request);
 
   rank_simulated(result, request.objective);
   if (request.neighbours && !result.ranked.empty()) {

@@ -136,6 +136,13 @@ bool neighbours_in(const PlanCandidate& a, const PlanCandidate& b, size_t group)
   return x == y && !(a == b);
 }
 
+std::vector<std::string> SearchSpace::restrictions() const {
+  std::vector<std::string> out;
+  for (const auto& [key, values] : allowed_)
+    out.push_back(key + "=" + fmt::format("{}", fmt::join(values, ",")));
+  return out;
+}
+
 void SearchSpace::restrict(const std::string& argument) {
   const auto eq = argument.find('=');
   const std::string key = argument.substr(0, eq);

@@ -34,7 +34,7 @@ CaseResult row_case(const RowRun& run, CaseMetric metric, std::optional<double> 
   c.group = row.row;
   c.metric = metric;
   c.flags = row.flags;
-  if ((metric == primary_metric(*run.table) && calibration.contains(c.id)) ||
+  if (((metric == primary_metric(*run.table) || metric == CaseMetric::estimate_step_time) && calibration.contains(c.id)) ||
       (metric == CaseMetric::oom && calibration.contains(c.id + ":oom")) ||
       (metric == CaseMetric::peak_memory && calibration.contains(c.id + ":memory")))
     c.flags.push_back("calibration");
@@ -111,6 +111,10 @@ void add_row_cases(std::vector<CaseResult>& cases, const RowRun& run, const std:
     if (auto m = row.measured.find(counted.kind); m != row.measured.end())
       add(counted.metric, m->second,
           r && r->report ? std::optional<double>(collectives_per_gpu(*r->report, counted.kind)) : std::nullopt);
+  // The closed-form estimate the replay's process computed beside it.
+  if (const auto m = row.measured.find("step_time_s"); m != row.measured.end() && r && r->report &&
+                                                       r->report->estimate)
+    add(CaseMetric::estimate_step_time, m->second, r->report->estimate->step_time_s);
   if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
       row.measured.contains("estimated_step_time_s"))
     cases.push_back(estimator_case(run));

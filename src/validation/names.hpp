@@ -44,7 +44,11 @@ inline constexpr NamedValue<CaseMetric> kCaseMetricNames[] = {
     {CaseMetric::allreduce_count, "count:allreduce"},
     {CaseMetric::allgather_count, "count:allgather"},
     {CaseMetric::reducescatter_count, "count:reducescatter"},
+    {CaseMetric::estimate_step_time, "estimate_step_time"},
 };
+
+// The summary of a table's estimate_step_time cases is named the table's id with this suffix.
+inline constexpr const char* kEstimateSuffix = ":estimate";
 
 // No status: the table is gated as any other.
 inline constexpr NamedValue<ThresholdStatus> kThresholdStatusNames[] = {

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 namespace simgpt {
 namespace {
@@ -75,7 +77,9 @@ std::string planner_picks(const ValidationReport& r) {
                      sum / picked, worst, picked, differs);
 }
 
-// The summary table: per table, then pooled over calibration and held-out rows.
+// The summary table: per table, then pooled over calibration and held-out rows. Beside each
+// step-time row, the closed-form estimate's median error on the same rows (its own summary,
+// "<table>:estimate", in JSON); then the estimate against the replay over every row.
 Table summary_table(const ValidationReport& r) {
   Table t;
   t.columns = {left_column("table (step time; :memory peak; :oom disagreement)", 44, 1, "table"),
@@ -84,17 +88,28 @@ Table summary_table(const ValidationReport& r) {
                right_column("median", 8),
                right_column("mean", 8),
                right_column("max", 8),
-               right_column("spearman", 9, 1, "Spearman")};
+               right_column("spearman", 9, 1, "Spearman"),
+               right_column("estimate", 9, 1, "estimate median")};
+  std::map<std::string, const TableSummary*> estimates;
+  for (const TableSummary& s : r.tables)
+    if (s.table.ends_with(kEstimateSuffix))
+      estimates[s.table.substr(0, s.table.size() - std::string_view(kEstimateSuffix).size())] = &s;
+  estimates["held-out rows"] = &r.held_out_estimate;
   std::vector<const TableSummary*> all;
   for (const TableSummary& s : r.tables)
-    all.push_back(&s);
+    if (!s.table.ends_with(kEstimateSuffix))
+      all.push_back(&s);
   for (const TableSummary* s : {&r.calibration, &r.held_out, &r.calibration_transfer, &r.held_out_transfer,
-                                &r.calibration_memory, &r.held_out_memory})
+                                &r.calibration_memory, &r.held_out_memory, &r.estimate_vs_replay})
     all.push_back(s);
-  for (const TableSummary* s : all)
+  for (const TableSummary* s : all) {
+    const auto estimate = estimates.find(s->table);
+    const bool has_estimate = estimate != estimates.end() && estimate->second->compared > 0;
     t.rows.push_back({s->table, std::to_string(s->rows), std::to_string(s->compared),
                       fmt::format("{:.1f}%", s->median_abs), fmt::format("{:.1f}%", s->mean_abs),
-                      fmt::format("{:.1f}%", s->max_abs), s->spearman ? fmt::format("{:.2f}", *s->spearman) : "-"});
+                      fmt::format("{:.1f}%", s->max_abs), s->spearman ? fmt::format("{:.2f}", *s->spearman) : "-",
+                      has_estimate ? fmt::format("{:.1f}%", estimate->second->median_abs) : ""});
+  }
   return t;
 }
 

@@ -64,6 +64,8 @@ nlohmann::ordered_json validation_report_json(const ValidationReport& r) {
   j["held_out_transfer"] = summary_json(r.held_out_transfer);
   j["calibration_memory"] = summary_json(r.calibration_memory);
   j["held_out_memory"] = summary_json(r.held_out_memory);
+  j["held_out_estimate"] = summary_json(r.held_out_estimate);
+  j["estimate_vs_replay"] = summary_json(r.estimate_vs_replay);
   auto& fs = j["fastest"] = nlohmann::ordered_json::array();
   for (const FastestCheck& f : r.fastest)
     fs.push_back(fastest_json(f));

@@ -1,5 +1,7 @@
 #include "validation/statistics.hpp"
 
+#include "validation/names.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -73,6 +75,7 @@ SummaryGroup summary_group(CaseMetric metric) {
   case CaseMetric::allreduce_count:
   case CaseMetric::allgather_count:
   case CaseMetric::reducescatter_count: return {":collective counts", 4};
+  case CaseMetric::estimate_step_time: return {kEstimateSuffix, 5};
   }
   throw std::logic_error("a case metric without a summary");
 }
@@ -102,7 +105,13 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
 void summarize_cases(ValidationReport& report) {
   std::vector<std::pair<int, std::string>> order; // (rank, summary) as first met
   std::map<std::string, std::vector<const CaseResult*>> by_name;
-  std::vector<const CaseResult*> fitted, held_out, fitted_transfer, held_out_transfer, fitted_memory, held_out_memory;
+  std::vector<const CaseResult*> fitted, held_out, fitted_transfer, held_out_transfer, fitted_memory, held_out_memory,
+      held_out_estimate;
+  std::map<std::string, const CaseResult*> replayed; // step-time cases by row
+  for (const CaseResult& c : report.cases)
+    if (c.metric == CaseMetric::step_time && c.status == CaseStatus::compared)
+      replayed.emplace(c.id, &c);
+  std::vector<CaseResult> against_replay; // each estimate with its row's replayed step as "measured"
   for (const CaseResult& c : report.cases) {
     const SummaryGroup group = summary_group(c.metric);
     const std::string name = c.table + group.suffix;
@@ -118,7 +127,18 @@ void summarize_cases(ValidationReport& report) {
       (fitted_on ? fitted_transfer : held_out_transfer).push_back(&c);
     if (c.metric == CaseMetric::peak_memory)
       (fitted_on ? fitted_memory : held_out_memory).push_back(&c);
+    if (c.metric == CaseMetric::estimate_step_time && !fitted_on)
+      held_out_estimate.push_back(&c);
+    if (const auto replay = replayed.find(c.id);
+        c.metric == CaseMetric::estimate_step_time && c.status == CaseStatus::compared && replay != replayed.end()) {
+      CaseResult& d = against_replay.emplace_back(c);
+      d.measured = replay->second->predicted;
+      d.error_pct = 100 * (*d.predicted - *d.measured) / *d.measured;
+    }
   }
+  std::vector<const CaseResult*> estimate_replay;
+  for (const CaseResult& c : against_replay)
+    estimate_replay.push_back(&c);
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [rank, name] : order)
     report.tables.push_back(summarize(name, by_name[name]));
@@ -128,6 +148,8 @@ void summarize_cases(ValidationReport& report) {
   report.held_out_transfer = summarize("held-out rows:transfer", held_out_transfer);
   report.calibration_memory = summarize("calibration rows:memory", fitted_memory);
   report.held_out_memory = summarize("held-out rows:memory", held_out_memory);
+  report.held_out_estimate = summarize("held-out rows:estimate", held_out_estimate);
+  report.estimate_vs_replay = summarize("estimate against replay", estimate_replay);
 }
 
 std::vector<FastestCheck> fastest_per_row(const std::vector<CaseResult>& cases) {

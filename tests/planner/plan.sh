@@ -21,7 +21,7 @@ check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ "$status" 
 check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ "$status" -eq 0 ]
 
 # Columns: 1 candidate, 3-14 the plan's keys, 15 status, 16 lower_bound_step_time_s,
-# 17 static_peak_memory_gib, 18 step_time_s, 21 peak_memory_gib.
+# 17 static_peak_memory_gib, 18 step_time_s, 21 peak_memory_gib, 24 estimate_step_time_s.
 simulated=$(awk -F, 'NR > 1 && $18 != ""' "$tmp/all.csv" | wc -l)
 oom=$(awk -F, 'NR > 1 && $15 == "oom"' "$tmp/all.csv" | wc -l)
 check "the exhaustive case simulates hundreds of plans, some out of memory ($simulated, $oom oom)" \
@@ -43,6 +43,16 @@ bound_pruned=$(grep -c ',pruned_bound,' "$tmp/pruned.csv")
 check "the bound prunes some plans ($bound_pruned)" [ "$bound_pruned" -gt 0 ]
 check "the pruned search finds the exhaustive best ($best_pruned s, $best_all s)" [ "$best_pruned" = "$best_all" ]
 check "the winner printed first is the best" grep -q "^   1  .* ${best_all:0:5}" "$tmp/pruned.txt"
+# The estimate (column 24) the search ranks by: within 1% of the replay on the median simulated
+# plan; with no margin, only plans estimated no slower than the best simulated are simulated.
+check "the estimate is within 1% of the replay on the median plan" \
+  awk -F, 'NR > 1 && $18 != "" { e = $24 / $18 - 1; print (e < 0 ? -e : e) }' "$tmp/all.csv" |
+  sort -g | awk '{ v[NR] = $1 } END { exit !(NR > 0 && v[int((NR + 1) / 2)] <= 0.01) }'
+"$simgpt" "${small[@]}" --jobs 2 --margin 0 -o "$tmp/margin0.csv" > /dev/null 2>&1
+estimate_pruned=$(grep -c ',pruned_estimate,' "$tmp/margin0.csv")
+best_margin0=$(awk -F, 'NR > 1 && $15 == "ok" { print $18 }' "$tmp/margin0.csv" | sort -g | head -1)
+check "with no margin the estimate prunes plans ($estimate_pruned) and the best is still found ($best_margin0 s)" \
+  [ "$estimate_pruned" -gt 0 ] && [ "$best_margin0" = "$best_all" ]
 # Symmetric: the reason names the candidate whose ranks sit on the same GPUs; both simulate the
 # same step (the four placements of one micro-batch size and recompute mode, simulated exhaustively).
 orders=(--search training.micro_batch=1 --search training.recompute=none --search parallelism.zero=0 --search parallelism.schedule=1f1b
@@ -117,6 +127,8 @@ bad "an unknown objective" --objective fastest
 bad "a searched key in --set" --set parallelism.tp=2
 bad "a search with no candidate" --gpus 1 --search parallelism.tp=2
 bad "an output that cannot be written" -o "$tmp/no/such/dir.csv"
+bad "a negative margin" --margin -5
+bad "a margin that is not a number" --margin wide
 # A mixture of experts: the planner searches ep (each divisor of dp that divides the experts) and,
 # asked to, cp; both reach the simulation.
 "$simgpt" platform --preset dgx-h100 --nodes 1 -o "$tmp/h100.xml" > /dev/null

@@ -83,7 +83,7 @@ bad "a zip of another length" "has 2 values but is zipped with network.delay, wh
 bad "an empty value" "no empty value" "${base[@]}" --grid network.delay=1ms,,2ms
 bad "a key swept twice" "is swept twice" "${base[@]}" --grid network.delay=1ms --grid network.delay=2ms
 bad "a bad shard" "expected I/N" "${base[@]}" --grid network.delay=1ms --shard 4/3
-bad "an unknown fidelity" "not in {symmetric,full}" "${base[@]}" --grid network.delay=1ms --fidelity half
+bad "an unknown fidelity" "not in {symmetric,full,estimate}" "${base[@]}" --grid network.delay=1ms --fidelity half
 cp "$tmp/whole.csv" "$tmp/other.csv"
 bad "an output of another sweep" "holds another sweep's columns" \
   sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --grid network.delay=1ms -o "$tmp/other.csv"

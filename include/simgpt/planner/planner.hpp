@@ -1,7 +1,9 @@
 // `simgpt plan`: the fastest plan that fits, found by simulation. Every candidate of the search
-// space is checked by the workload's rules, its memory estimated statically and its step time
-// bounded from below; the survivors are simulated, each in its own `simgpt point` process, in
-// order of their bound, until the bound of the next one shows it cannot beat the best simulated.
+// space is checked by the workload's rules, its memory estimated statically, its step time
+// bounded from below and estimated in closed form (estimate/, --fidelity estimate), all in one
+// `simgpt screen` process; the survivors are simulated, each in its own `simgpt point` process,
+// in order of their estimate, until the next one's estimate is more than a margin above the best
+// simulated (or its bound shows it cannot beat it).
 #pragma once
 
 #include "simgpt/core/enum_names.hpp"
@@ -25,6 +27,13 @@ constexpr std::span<const EnumName<PlanObjective>> enum_names(PlanObjective) { r
 
 PlanObjective parse_objective(const std::string& text); // throws InputError naming --objective
 
+// Where the estimate errs long it misleads the search (a plan estimated too slow is never
+// simulated): on the 1,067 validation rows it is at most 10.4% above the replay (`simgpt validate`'s
+// "estimate against replay": median 0.0%, 99th percentile 10.0%), and at most 13.4% above it on the
+// 1,322 plans of GPT-3 XL's default space on six p3.16xlarge that fit (bench/plan_gpt3xl.sh). A
+// candidate estimated more than 15% slower than a simulated plan is not simulated.
+inline constexpr double kDefaultEstimateMargin = 0.15;
+
 struct PlanRequest {
   std::string platform, workload;
   std::vector<std::string> sets; // KEY=VALUE overrides of the workload before the search
@@ -38,6 +47,9 @@ struct PlanRequest {
   std::string executable;        // the simgpt that simulates; empty: this process's own
   std::vector<std::string> data_folders; // --data, in order; empty: $SIMGPT_DATA's (data_paths_at)
   std::string fidelity;          // --fidelity for each simulation (symmetric or full); empty: the default
+  // How far above the best simulated step a candidate's estimate may be and still be simulated,
+  // as a fraction (kDefaultEstimateMargin).
+  double margin = kDefaultEstimateMargin;
   bool progress = false;         // a progress bar on stderr
 };
 
@@ -50,6 +62,7 @@ enum class PlanStatus {
   memory,    // pruned: its static memory estimate, a lower bound, exceeds the GPU's usable memory
   symmetric, // pruned: the same simulation as an earlier candidate
   bound,     // pruned: its step-time lower bound is no better than a plan already simulated
+  estimate,  // pruned: its estimated step is more than the margin above a plan already simulated
 };
 // As plan's table and CSV print them.
 inline constexpr EnumName<PlanStatus> kPlanStatusNames[] = {
@@ -59,7 +72,8 @@ inline constexpr EnumName<PlanStatus> kPlanStatusNames[] = {
     {PlanStatus::failed, "failed"},
     {PlanStatus::memory, "pruned_memory"},
     {PlanStatus::symmetric, "pruned_symmetric"},
-    {PlanStatus::bound, "pruned_bound"}};
+    {PlanStatus::bound, "pruned_bound"},
+    {PlanStatus::estimate, "pruned_estimate"}};
 constexpr std::span<const EnumName<PlanStatus>> enum_names(PlanStatus) { return kPlanStatusNames; }
 
 struct PlanRow {
@@ -68,6 +82,7 @@ struct PlanRow {
   PlanStatus status = PlanStatus::invalid;
   double step_lower_bound_s = 0;  // for valid candidates
   double static_peak_bytes = 0;   // for valid candidates
+  double estimate_s = 0;          // the closed-form step time, for candidates not pruned statically
   std::shared_ptr<const Report> report; // ok and oom (shared: rows are copied, reports are large)
   std::string reason;             // invalid, failed and pruned: why
   int64_t gpus() const { return candidate.gpus(); }
@@ -86,9 +101,14 @@ struct PlanResult {
 // The row's objective as a cost to minimise: the step time, or GPU-seconds per step.
 double plan_cost(const PlanRow& row, PlanObjective objective);
 double plan_cost_lower_bound(const PlanRow& row, PlanObjective objective);
+double plan_cost_estimate(const PlanRow& row, PlanObjective objective);
 
 // Runs the search. Throws InputError for bad input (unreadable files, a search that leaves no
 // candidate), LimitError past a documented limit.
 PlanResult plan(const PlanRequest& request);
+
+// What `simgpt screen` runs in its process: every candidate of the request checked statically and
+// estimated, as JSON text (a row per candidate in the search space's order; plan() reads it).
+std::string screen_candidates(const PlanRequest& request);
 
 } // namespace simgpt

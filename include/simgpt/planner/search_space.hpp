@@ -73,6 +73,9 @@ public:
   // Job sizes to search (each at most the platform's GPUs); default: the platform's count.
   void set_gpus(std::vector<int64_t> gpus) { gpus_ = std::move(gpus); }
   const std::vector<int64_t>& gpus() const { return gpus_; }
+  // The restrictions as restrict() took them, one "KEY=V1,V2,..." a key, by key: what rebuilds
+  // this space in another process.
+  std::vector<std::string> restrictions() const;
 
   // Every candidate, in a fixed order: by GPUs, dp, tp, pp, micro-batch, recompute, schedule,
   // chunks, ZeRO, sequence parallelism, placement. Without a restriction, a key takes:

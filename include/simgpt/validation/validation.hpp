@@ -75,7 +75,8 @@ enum class CaseStatus { compared, not_simulated, skipped };
 // What a case compares (printed as its metric's name): the step time (step_time_s), one
 // transfer's time (transfer_s), peak memory (peak_mem_gb), whether it ran out of memory (oom),
 // the seed's own estimator against its runs (estimator_step_time), collectives per step of one
-// kind (count:allreduce, count:allgather, count:reducescatter).
+// kind (count:allreduce, count:allgather, count:reducescatter), and simgpt's own closed-form
+// estimate of the step beside its replay (estimate_step_time: --fidelity estimate's figure).
 enum class CaseMetric {
   step_time,
   transfer,
@@ -85,6 +86,7 @@ enum class CaseMetric {
   allreduce_count,
   allgather_count,
   reducescatter_count,
+  estimate_step_time,
 };
 
 struct CaseResult {
@@ -152,6 +154,9 @@ struct ValidationReport {
   TableSummary held_out;     // step time over every other compared row
   TableSummary calibration_transfer, held_out_transfer; // the same split for point-to-point transfers
   TableSummary calibration_memory, held_out_memory;     // the same split for peak memory
+  // The closed-form estimate's step time: against the measured times of held-out rows, and
+  // against the replay's prediction of every row (its "error" is estimate / replay - 1).
+  TableSummary held_out_estimate, estimate_vs_replay;
   std::vector<KnownGap> known_gaps; // tables thresholds.yaml marks as known gaps, in its order
   std::vector<PlannerComparison> planner_comparisons; // another planner's runs beside simgpt plan's pick
   std::vector<std::string> gate_failures;
