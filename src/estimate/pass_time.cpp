@@ -1,6 +1,7 @@
 #include "estimate/pass_time.hpp"
 
 #include "execution/step_graph/parallel_groups.hpp"
+#include "execution/step_graph/zero_gathers.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <algorithm>
@@ -29,47 +30,92 @@ PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, Collecti
     for (int s = 0; s < plan.pp; ++s)
       for (int d = 0; d < plan.dp; ++d)
         tp_family_.push_back(step_graph::tp_group(plan, s, d));
+  // Every stage gathers as it computes: in a pipeline's steady state all of them at once.
+  if (step_graph::zero3(plan))
+    for (int s = 0; s < plan.pp; ++s)
+      for (int t = 0; t < plan.tp; ++t)
+        dp_family_.push_back(step_graph::dp_group(plan, s, t));
 }
+
+// ZeRO-3's gathers run on the data-parallel stream, one after another: the gathers of the next
+// zero3_prefetch_layers units are issued as a unit's compute is about to start (the first ones
+// at the pass's start), and a unit computes once its own gather has ended. Without ZeRO-3, the
+// units run back to back.
+std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units) {
+  std::vector<double> ends;
+  const bool gathered = step_graph::zero3(plan_);
+  const auto ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
+  std::vector<size_t> with_weights; // units that gather, in order of use
+  for (size_t i = 0; i < units.size(); ++i)
+    if (gathered && units[i].weight_bytes > 0)
+      with_weights.push_back(i);
+  std::vector<double> gather_end(units.size(), 0);
+  double compute = 0, stream = 0; // when the compute stream and the data-parallel stream are free
+  size_t issued = 0, used = 0;
+  for (size_t i = 0; i < units.size(); ++i) {
+    double start = compute;
+    if (gathered && units[i].weight_bytes > 0) {
+      while (issued < with_weights.size() && issued <= used + ahead) {
+        const Unit& u = units[with_weights[issued]];
+        stream = std::max(stream, compute) + costs_.seconds(step_graph::dp_group(plan_, s, 0), CollectiveKind::allgather,
+                                                            CollectiveAlgorithm::ring, u.weight_bytes, dp_family_);
+        gather_end[with_weights[issued]] = stream;
+        ++issued;
+      }
+      ++used;
+      start = std::max(start, gather_end[i]);
+    }
+    compute = start + units[i].seconds;
+    ends.push_back(compute);
+  }
+  return ends;
+}
+
 
 double PassTimes::forward(int v) {
   const StageCost& c = plan_.stages[static_cast<size_t>(v)];
   const int s = v % plan_.pp;
-  double t = profile_.microbatch_overhead_s;
+  std::vector<Unit> units;
   if (v == 0)
-    t += block(s, c.embedding_forward, 0);
+    units.push_back({block(s, c.embedding_forward, 0), c.embedding_bytes});
   for (int l = 0; l < c.layers; ++l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
-    t += attention(s, layer, true) + mlp(s, layer, true);
+    units.push_back({attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes});
   }
   if (v == plan_.pp * plan_.chunks - 1)
-    t += c.head_forward;
-  return t;
+    units.push_back({c.head_forward, c.head_bytes});
+  const std::vector<double> ends = unit_ends(s, units);
+  return profile_.microbatch_overhead_s + (ends.empty() ? 0 : ends.back());
 }
 
 double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradients) {
   const StageCost& c = plan_.stages[static_cast<size_t>(v)];
   const int s = v % plan_.pp;
-  double t = profile_.microbatch_overhead_s;
-  const auto ready = [&](double bytes, double expert_bytes) {
-    if (gradients != nullptr && bytes > 0)
-      gradients->push_back({t, bytes, expert_bytes});
-  };
+  // The units in the backward's order, each with the gradients it makes final.
+  std::vector<Unit> units;
+  std::vector<GradientReady> made;
   if (v == plan_.pp * plan_.chunks - 1) {
-    t += c.head_backward;
-    ready(c.head_bytes * plan_.grad_factor, 0);
+    units.push_back({c.head_backward, c.head_bytes});
+    made.push_back({0, c.head_bytes * plan_.grad_factor, 0});
   }
   for (int l = c.layers - 1; l >= 0; --l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
-    if (rerun)
-      t += attention(s, layer, true) + mlp(s, layer, true);
-    t += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
-    ready(layer.grad_bytes, layer.expert_grad_bytes);
+    double seconds = rerun ? attention(s, layer, true) + mlp(s, layer, true) : 0;
+    seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
+    units.push_back({seconds, layer.param_bytes});
+    made.push_back({0, layer.grad_bytes, layer.expert_grad_bytes});
   }
   if (v == 0) {
-    t += c.embedding_backward;
-    ready(c.embedding_bytes * plan_.grad_factor, 0);
+    units.push_back({c.embedding_backward, c.embedding_bytes});
+    made.push_back({0, c.embedding_bytes * plan_.grad_factor, 0});
   }
-  return t;
+  const std::vector<double> ends = unit_ends(s, units);
+  const double overhead = profile_.microbatch_overhead_s;
+  if (gradients != nullptr)
+    for (size_t i = 0; i < made.size(); ++i)
+      if (made[i].bytes > 0)
+        gradients->push_back({overhead + ends[i], made[i].bytes, made[i].expert_bytes});
+  return overhead + (ends.empty() ? 0 : ends.back());
 }
 
 double PassTimes::tp_collective(int s, CollectiveKind kind, double bytes) {

@@ -23,6 +23,14 @@ class PassTimes {
   const Profile& profile_;
   CollectiveCosts& costs_;
   std::vector<std::vector<int>> tp_family_, cp_family_, ep_family_;
+  std::vector<std::vector<int>> dp_family_; // ZeRO-3: every stage's and tensor rank's data-parallel group
+
+  // A unit of a pass (the embedding, a layer, the head): its compute and the weights ZeRO-3
+  // gathers before it.
+  struct Unit {
+    double seconds = 0;
+    double weight_bytes = 0;
+  };
 
 public:
   PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs);
@@ -33,6 +41,9 @@ public:
   double backward(int v, bool rerun, std::vector<GradientReady>* gradients = nullptr);
 
 private:
+  // When each unit of a pass on stage s ends, from the pass's start: one after another, each after
+  // its ZeRO-3 gather (execution/step_graph/zero_gathers.hpp).
+  std::vector<double> unit_ends(int s, const std::vector<Unit>& units);
   double attention(int s, const LayerCost& layer, bool forward);
   double mlp(int s, const LayerCost& layer, bool forward);
   double block(int s, double seconds, double gathered_bytes);

@@ -49,6 +49,20 @@ TEST_CASE("The estimate gives the replayed step of Megatron plans on a p3.16xlar
   }
 }
 
+TEST_CASE("The estimate gathers ZeRO-3's weights before each unit as the replay does") {
+  // FSDP over one p3.16xlarge: each layer's weights all-gathered on the data-parallel stream,
+  // the next one's while this one computes, forward and backward.
+  for (const char* micro_batch : {"1", "2"}) {
+    const auto [replay, estimate] =
+        replay_and_estimate("p3_16xlarge.xml", "gpt3xl.yaml",
+                            {{"framework", "fsdp"}, {"model.layers", "8"}, {"parallelism.dp", "8"},
+                             {"parallelism.pp", "1"}, {"parallelism.zero", "3"}, {"training.global_batch", "32"},
+                             {"training.micro_batch", micro_batch}});
+    INFO("micro-batch " << micro_batch);
+    CHECK(estimate == Approx(replay).epsilon(0.01));
+  }
+}
+
 TEST_CASE("Where flows of unlike routes share a link, the estimate errs long, by a few percent") {
   // dp 4 x pp 4 on two nodes: each stage's four replicas send to the next stage together, some
   // over the NIC between the nodes; a flow limited elsewhere leaves its share of a link unused,
