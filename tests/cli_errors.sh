@@ -116,7 +116,7 @@ done <<'TABLE'
 3|model.hidden.*131072|"${W[@]}" --set model.hidden=4611686018427387904
 3|model.seq_len.*1048576|"${W[@]}" --set model.seq_len=1048577
 3|model.vocab.*4194304|"${W[@]}" --set model.vocab=4194305
-3|placement.gpus|"${W[@]}" --set placement.gpus=100000
+3|placement.gpus|"${W[@]}" --set placement.gpus=200000
 2|training.micro_batch|"${W[@]}" --set training.micro_batch=4611686018427387904 --set parallelism.dp=4 --set parallelism.pp=2
 2|training.micro_batch.*64 bits|"${W[@]}" --set training.micro_batch=4294967296 --set training.global_batch=4294967296 --set model.seq_len=1048576 --set model.hidden=131072 --set model.heads=16
 2|parallelism.chunks|"${W[@]}" --set parallelism.schedule=interleaved --set parallelism.chunks=9223372036854775807

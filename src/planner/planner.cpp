@@ -5,7 +5,7 @@
 #include "estimate/step_estimate.hpp"
 #include "system/cluster.hpp"
 #include "core/parallel.hpp"
-#include "planner/platform_gpus.hpp"
+#include "simgpt/system/platform_generator.hpp"
 #include "simgpt/core/error.hpp"
 #include "cost/compute_cost.hpp"
 #include "execution/plan.hpp"

@@ -1,5 +1,9 @@
 #include "system/cluster.hpp"
 
+#include "simgpt/system/platform_generator.hpp"
+#include "system/platform_gen/checked_spec.hpp"
+#include "system/platform_gen/s4u_platform.hpp"
+
 #include "simgpt/core/error.hpp"
 #include "core/units.hpp"
 #include "system/simgrid_abort.hpp"
@@ -103,13 +107,13 @@ double payload_factor(const RouteRate& r, double efficiency, double max_rate, do
 Cluster::Cluster(const Platform& platform, const GpuCatalog& catalog, const NetworkWhatIf& network,
                  const Profile& profile)
     : path_(platform.path) {
-  start_engine(profile);
+  start_engine(profile, catalog);
   check_links();
   read_gpus(catalog);
   set_transfer_rates(apply_what_if(network), profile);
 }
 
-void Cluster::start_engine(const Profile& profile) {
+void Cluster::start_engine(const Profile& profile, const GpuCatalog& catalog) {
   int argc = 1;
   char name[] = "simgpt";
   char* argv[] = {name, nullptr};
@@ -122,6 +126,36 @@ void Cluster::start_engine(const Profile& profile) {
   simgrid::s4u::Engine::set_config("network/crosstraffic:0");
   // The per-flow TCP window: rate <= window / (2 x route latency). 0 disables the cap.
   simgrid::s4u::Engine::set_config("network/TCP-gamma", profile.tcp_window_bytes);
+  if (is_compact_platform(path_)) {
+    // Checked whole before SimGrid sees any of it, as platform_xml checks a spec it writes.
+    // The spec's errors name the options (--nodes): here they are the file's keys.
+    const auto in_file = [&](const InputError& e) {
+      if (e.where().starts_with(path_))
+        return e.where();
+      std::string key = e.where(); // "--nic-bandwidth" or "--nic-bandwidth (twice it: ...)"
+      if (key.starts_with("--")) {
+        key = key.substr(2);
+        const size_t end = key.find(' ');
+        std::replace(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(std::min(end, key.size())), '-', '_');
+        key = "simgpt_platform." + key;
+      }
+      return path_ + ": " + key;
+    };
+    const platform_gen::CheckedSpec spec = [&] {
+      try {
+        return platform_gen::check_spec(read_compact_platform(path_), catalog, platform_gen::PlatformForm::compact);
+      } catch (const LimitError& e) {
+        throw LimitError(in_file(e), e.message());
+      } catch (const InputError& e) {
+        throw InputError(in_file(e), e.message());
+      }
+    }();
+    catch_simgrid_abort(path_, [&] {
+      platform_gen::build_star_platform(spec);
+      engine_->seal_platform();
+    });
+    return;
+  }
   // SimGrid aborts or crashes on some platforms instead of throwing: those are refused first.
   check_platform_xml(path_, read_input_file(path_, "platform"));
   try {
@@ -212,19 +246,27 @@ std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> Cluster::ap
   auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
   for (simgrid::s4u::Link* link : engine_->get_all_links()) {
     const std::string& name = link->get_name();
-    if (!ends_with(name, "_UP"))
-      continue;
-    auto* duplex = engine_->split_duplex_link_by_name(name.substr(0, name.size() - 3));
-    const char* role = duplex ? duplex->get_property("role") : nullptr;
-    if (role == nullptr || std::string_view(role) != "nic")
-      continue;
-    // A per-flow cap as a bandwidth factor would shrink the NIC's capacity for all its flows.
-    if (duplex->get_property("flow_limit") != nullptr)
-      throw InputError(path_ + ": link " + duplex->get_name() + " property flow_limit",
-                       "is not read: cap each flow with a FATPIPE link on the routes between servers "
-                       "(simgpt platform --flow-cap)");
-    nics->insert(duplex->get_link_up());
-    nics->insert(duplex->get_link_down());
+    // A compact platform marks the halves themselves (system/platform_gen/s4u_platform): a
+    // lookup of the split-duplex link by name walks every zone.
+    if (const char* own = link->get_property("role"); own != nullptr && std::string_view(own) == "nic") {
+      nics->insert(link);
+      if (!ends_with(name, "_UP"))
+        continue;
+    } else {
+      if (!ends_with(name, "_UP"))
+        continue;
+      auto* duplex = engine_->split_duplex_link_by_name(name.substr(0, name.size() - 3));
+      const char* role = duplex ? duplex->get_property("role") : nullptr;
+      if (role == nullptr || std::string_view(role) != "nic")
+        continue;
+      // A per-flow cap as a bandwidth factor would shrink the NIC's capacity for all its flows.
+      if (duplex->get_property("flow_limit") != nullptr)
+        throw InputError(path_ + ": link " + duplex->get_name() + " property flow_limit",
+                         "is not read: cap each flow with a FATPIPE link on the routes between servers "
+                         "(simgpt platform --flow-cap)");
+      nics->insert(duplex->get_link_up());
+      nics->insert(duplex->get_link_down());
+    }
     // tc netem delay D rate R on the node's outgoing interface: the UP direction.
     if (network.delay_s)
       link->set_latency(link->get_latency() + *network.delay_s);

@@ -97,7 +97,7 @@ public:
   void check_route(int from, int to) const;
 
 private:
-  void start_engine(const Profile& profile);
+  void start_engine(const Profile& profile, const GpuCatalog& catalog);
   void check_links() const;
   void read_gpus(const GpuCatalog& catalog);
   std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> apply_what_if(const NetworkWhatIf& network);

@@ -2,7 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/planner/search_space.hpp"
-#include "planner/platform_gpus.hpp"
+#include "simgpt/system/platform_generator.hpp"
 #include "workload/workload_limits.hpp"
 #include "validation/cases.hpp"
 #include "validation/gate.hpp"

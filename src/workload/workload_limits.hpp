@@ -17,7 +17,7 @@ struct Limit {
   const char* why;
 };
 // The task graph, the replay's actors and the per-GPU memory timelines grow with the GPU count.
-inline constexpr Limit kMaxGpus{65536, "the task graph and the simulated hosts grow with the GPUs of the job"};
+inline constexpr Limit kMaxGpus{131072, "the task graph and the simulated hosts grow with the GPUs of the job"};
 // Every stage's kernels and tasks are generated per layer.
 inline constexpr Limit kMaxLayers{1024, "the kernels and tasks simulated grow with the layers"};
 // The schedule has tasks and memory events per micro-batch, stage and layer.

@@ -60,7 +60,7 @@ TEST_CASE("check_workload refuses out-of-range keys as the file's readers do") {
       {[](Workload& w) { w.training.micro_batch = 0; }, {R::input, "training.micro_batch: 0 is out of range"}},
       {[](Workload& w) { w.training.global_batch = -64; }, {R::input, "training.global_batch"}},
       {[](Workload& w) { w.parallelism.dp = -1; }, {R::input, "parallelism.dp: -1 is out of range"}},
-      {[](Workload& w) { w.parallelism.tp = 65537; }, {R::limit, "parallelism.tp"}},
+      {[](Workload& w) { w.parallelism.tp = 131073; }, {R::limit, "parallelism.tp"}},
       {[](Workload& w) { w.parallelism.zero = 4; }, {R::input, "parallelism.zero"}},
       {[](Workload& w) { w.parallelism.chunks = 0; }, {R::input, "parallelism.chunks"}},
       {[](Workload& w) { w.parallelism.schedule = static_cast<Schedule>(7); },

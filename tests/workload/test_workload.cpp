@@ -113,8 +113,8 @@ int status_of(const std::string& text, const Overrides& o = {}) {
 TEST_CASE("products of workload integers are checked, never wrapped") {
   // dp*tp*pp = 2^64 would wrap to 0 and crash a later division.
   CHECK(status_of(kBase, {{"parallelism.dp", "65536"}, {"parallelism.tp", "65536"}, {"parallelism.pp", "4096"}}) == 3);
-  CHECK_THAT(error_of(kBase, {{"parallelism.dp", "65536"}, {"parallelism.tp", "2"}}),
-             Catch::Contains("w.yaml: parallelism") && Catch::Contains("65536"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.dp", "65536"}, {"parallelism.tp", "4"}}),
+             Catch::Contains("w.yaml: parallelism") && Catch::Contains("131072"));
   // micro_batch * dp past 2^63.
   CHECK_THAT(error_of(kBase, {{"training.micro_batch", "4611686018427387904"}, {"parallelism.dp", "4"},
                               {"parallelism.pp", "2"}}),

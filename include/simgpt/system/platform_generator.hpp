@@ -10,6 +10,7 @@
 
 #include "simgpt/core/enum_names.hpp"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,9 @@ void set_platform_option(PlatformSpec& spec, const std::string& name, const std:
 // unknown name, listing the known ones of all files.
 PlatformSpec load_platform_preset(const std::vector<std::string>& presets_files, const std::string& name);
 
+// Every option the spec sets, by name, with its value as the option takes it, in the options' order.
+std::vector<std::pair<std::string, std::string>> platform_option_values(const PlatformSpec& spec);
+
 // The preset (if `preset` is not empty), then each option in order.
 PlatformSpec platform_spec(const std::vector<std::string>& presets_files, const std::string& preset,
                            const std::vector<std::pair<std::string, std::string>>& options);
@@ -79,7 +83,30 @@ PlatformSpec platform_spec(const std::vector<std::string>& presets_files, const 
 // option), LimitError past 65536 GPUs or a file larger than simgpt reads (16 MiB).
 std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog);
 
-// Writes platform_xml to `path`, whole or not at all; returns a one-line summary for the user.
+// A compact platform file (`simgpt platform -o NAME.yaml`): the spec written once, as
+// `simgpt_platform:` and the options' values, its nodes built when simgpt loads it (through
+// SimGrid's s4u API: system/platform_gen/s4u_platform) instead of listed GPU by GPU, so that its
+// size does not grow with the nodes. Its nodes meet one switch (a star, routed by SimGrid's star
+// zone); the same cluster written as XML routes, and simulates, the same.
+inline constexpr long kMaxCompactPlatformGpus = 131072;
+// Whether `path` names a compact platform: it ends in .yaml or .yml.
+bool is_compact_platform(const std::string& path);
+// The file's text. Throws as platform_xml does, LimitError past kMaxCompactPlatformGpus, and
+// InputError for a fat tree.
+std::string compact_platform_yaml(const PlatformSpec& spec, const GpuCatalog& catalog);
+// The spec a compact platform file gives. Throws InputError naming the file and key for a file
+// that is not one (unknown keys, bad values).
+PlatformSpec read_compact_platform(const std::string& path);
+// The GPU count and model a platform file declares, without SimGrid: a compact file's spec, or
+// an XML file's hosts gpu-0, gpu-1, ... (the first's `gpu` property).
+struct PlatformGpus {
+  int64_t count = 0;
+  std::string model;
+};
+PlatformGpus read_platform_gpus(const std::string& path);
+
+// Writes platform_xml to `path` (compact_platform_yaml when is_compact_platform), whole or not at
+// all; returns a one-line summary for the user.
 // Throws InputError, leaving `path` as it was, when it cannot be written or is one of `inputs`
 // (the presets and GPU catalog it was made from).
 std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path,

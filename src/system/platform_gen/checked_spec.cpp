@@ -19,12 +19,14 @@ const std::string& required(const std::string& value, const char* option, const 
   return value;
 }
 
-void check_counts(const PlatformSpec& s) {
+void check_counts(const PlatformSpec& s, PlatformForm form) {
   if (s.nodes < 1)
     throw InputError("--nodes", "is required (the number of nodes, e.g. 4)");
-  if (static_cast<long>(s.nodes) * s.gpus_per_node > kMaxPlatformGpus)
-    throw LimitError("--nodes", fmt::format("{} nodes x {} GPUs exceed the limit of {} GPUs", s.nodes,
-                                            s.gpus_per_node, kMaxPlatformGpus));
+  const long limit = form == PlatformForm::compact ? kMaxCompactPlatformGpus : kMaxPlatformGpus;
+  if (static_cast<long>(s.nodes) * s.gpus_per_node > limit)
+    throw LimitError("--nodes", fmt::format("{} nodes x {} GPUs exceed the limit of {} GPUs{}", s.nodes,
+                                            s.gpus_per_node, limit,
+                                            form == PlatformForm::compact ? "" : " of a platform file listed GPU by GPU (a compact one, -o NAME.yaml, holds more)"));
   if (s.nics_per_node > s.gpus_per_node)
     throw InputError("--nics-per-node", fmt::format("{} NICs for {} GPUs: at most one NIC per GPU (a GPU uses one NIC)",
                                                     s.nics_per_node, s.gpus_per_node));
@@ -34,8 +36,14 @@ void check_counts(const PlatformSpec& s) {
                                                               s.gpus_per_node));
 }
 
-void check_topology(const PlatformSpec& s) {
+void check_topology(const PlatformSpec& s, PlatformForm form) {
   const NetworkTopology& t = s.topology;
+  if (form == PlatformForm::compact) {
+    if (t.kind != NetworkTopology::Kind::star)
+      throw InputError("--topology", "a compact platform (-o NAME.yaml) joins its nodes on one switch: use --topology "
+                                     "star, or write the fat tree as XML (-o NAME.xml)");
+    return;
+  }
   int widest = s.nodes; // zones on one switch
   if (t.kind == NetworkTopology::Kind::fat_tree) {
     if (t.leaf_nodes < 1 || !(t.oversubscription >= 1))
@@ -66,9 +74,9 @@ void check_link_multiples(const CheckedSpec& c) {
 
 } // namespace
 
-CheckedSpec check_spec(const PlatformSpec& s, const GpuCatalog& catalog) {
-  check_counts(s);
-  check_topology(s);
+CheckedSpec check_spec(const PlatformSpec& s, const GpuCatalog& catalog, PlatformForm form) {
+  check_counts(s, form);
+  check_topology(s, form);
   catalog.at(required(s.gpu, "gpu", "V100-SXM2-16GB"), "--gpu");
   CheckedSpec c{s, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   c.fabric_bandwidth = bandwidth_text(required(s.fabric_bandwidth, "fabric-bandwidth", "25GBps"), "--fabric-bandwidth");

@@ -21,9 +21,13 @@ struct CheckedSpec {
   int nic_of(int local) const { return local * spec.nics_per_node / spec.gpus_per_node; }
 };
 
-// Throws InputError naming the option that is missing or inconsistent, LimitError past
-// kMaxPlatformGpus GPUs.
-CheckedSpec check_spec(const PlatformSpec& spec, const GpuCatalog& catalog);
+// How the platform is written: listed GPU by GPU in an XML file, or compact (a star whose nodes
+// simgpt builds when it loads the file: no Floyd routing, so no bound on the nodes on its switch).
+enum class PlatformForm { xml, compact };
+
+// Throws InputError naming the option that is missing or inconsistent (a fat tree in compact
+// form among them), LimitError past kMaxPlatformGpus GPUs (kMaxCompactPlatformGpus compact).
+CheckedSpec check_spec(const PlatformSpec& spec, const GpuCatalog& catalog, PlatformForm form = PlatformForm::xml);
 
 // The README's limit on the GPUs of one job: a larger platform could not be used whole.
 inline constexpr long kMaxPlatformGpus = 65536;

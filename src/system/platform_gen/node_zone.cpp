@@ -17,22 +17,4 @@ std::vector<LinkDecl> node_links(const CheckedSpec& c, int node) {
   return links;
 }
 
-void write_node_zone(XmlWriter& xml, const CheckedSpec& c, int node) {
-  const int g = c.spec.gpus_per_node, first = node * g;
-  xml.open_zone(node_zone_name(node), "Full");
-  for (int i = 0; i < g; ++i)
-    xml.host(gpu_name(first + i), c.spec.gpu, node);
-  xml.router(gateway_name(node));
-  for (int a = first; a < first + g; ++a)
-    for (int b = first; b < first + g; ++b)
-      if (a != b)
-        xml.route(gpu_name(a), gpu_name(b), fabric_route(c, a, b));
-  for (int i = 0; i < g; ++i) {
-    const std::string nic = nic_name(node * c.spec.nics_per_node + c.nic_of(i));
-    xml.route(gpu_name(first + i), gateway_name(node), {{pcie_name(first + i), "UP"}, {nic, "UP"}});
-    xml.route(gateway_name(node), gpu_name(first + i), {{nic, "DOWN"}, {pcie_name(first + i), "DOWN"}});
-  }
-  xml.close_zone();
-}
-
 } // namespace simgpt::platform_gen

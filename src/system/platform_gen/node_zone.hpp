@@ -4,6 +4,8 @@
 #pragma once
 
 #include "system/platform_gen/checked_spec.hpp"
+#include "system/platform_gen/fabric.hpp"
+#include "system/platform_gen/names.hpp"
 #include "system/platform_gen/xml_writer.hpp"
 
 #include <vector>
@@ -16,6 +18,25 @@ std::vector<LinkDecl> node_links(const CheckedSpec& c, int node);
 // The zone, whose routes use node_links declared before it: every ordered pair of its GPUs over
 // the fabric; each GPU to the gateway (its PCIe link UP, its NIC UP: the node's outgoing
 // direction, where the network what-if applies) and back (the NIC DOWN, the PCIe link DOWN).
-void write_node_zone(XmlWriter& xml, const CheckedSpec& c, int node);
+// `Zone` writes it: an XmlWriter, or the s4u builder of a compact platform (s4u_platform.cpp),
+// with open_zone, host, router, route and close_zone.
+template <class Zone>
+void write_node_zone(Zone& zone, const CheckedSpec& c, int node) {
+  const int g = c.spec.gpus_per_node, first = node * g;
+  zone.open_zone(node_zone_name(node), "Full");
+  for (int i = 0; i < g; ++i)
+    zone.host(gpu_name(first + i), c.spec.gpu, node);
+  zone.router(gateway_name(node));
+  for (int a = first; a < first + g; ++a)
+    for (int b = first; b < first + g; ++b)
+      if (a != b)
+        zone.route(gpu_name(a), gpu_name(b), fabric_route(c, a, b));
+  for (int i = 0; i < g; ++i) {
+    const std::string nic = nic_name(node * c.spec.nics_per_node + c.nic_of(i));
+    zone.route(gpu_name(first + i), gateway_name(node), {{pcie_name(first + i), "UP"}, {nic, "UP"}});
+    zone.route(gateway_name(node), gpu_name(first + i), {{nic, "DOWN"}, {pcie_name(first + i), "DOWN"}});
+  }
+  zone.close_zone();
+}
 
 } // namespace simgpt::platform_gen

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace simgpt {
 namespace {
 
@@ -47,10 +49,37 @@ std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog) {
   return text;
 }
 
+namespace {
+
+// A YAML double-quoted scalar: the values come from the catalog and presets, which a user may edit.
+std::string quoted(const std::string& value) {
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+} // namespace
+
+std::string compact_platform_yaml(const PlatformSpec& spec, const GpuCatalog& catalog) {
+  const platform_gen::CheckedSpec c = platform_gen::check_spec(spec, catalog, platform_gen::PlatformForm::compact);
+  std::string text = "# " + description(c) + "\n";
+  text += "# A compact platform: simgpt builds its nodes when it loads the file, so its size does not grow with them.\n";
+  text += "simgpt_platform:\n";
+  for (auto [name, value] : platform_option_values(spec)) {
+    std::replace(name.begin(), name.end(), '-', '_');
+    text += fmt::format("  {}: {}\n", name, quoted(value));
+  }
+  return text;
+}
+
 std::string write_platform(const PlatformSpec& spec, const GpuCatalog& catalog, const std::string& path,
                            const std::vector<std::string>& inputs) {
   check_output_path(path, "-o", inputs);
-  const std::string text = platform_xml(spec, catalog);
+  const std::string text = is_compact_platform(path) ? compact_platform_yaml(spec, catalog) : platform_xml(spec, catalog);
   write_output_file(path, text, "-o", inputs);
   return fmt::format("{}: {} GPUs ({} node(s) x {} {}), {} bytes", path, spec.nodes * spec.gpus_per_node, spec.nodes,
                      spec.gpus_per_node, spec.gpu, text.size());

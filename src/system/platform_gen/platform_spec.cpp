@@ -63,42 +63,63 @@ Setter int_field(int PlatformSpec::*field) {
   return [field](PlatformSpec& s, const std::string& v, const std::string& where) { s.*field = positive_int(v, where); };
 }
 
+// The field's value as the option takes it (empty: unset).
+using Getter = std::function<std::string(const PlatformSpec&)>;
+
+Getter text_of(std::string PlatformSpec::*field) {
+  return [field](const PlatformSpec& s) { return s.*field; };
+}
+
+Getter int_of(int PlatformSpec::*field) {
+  return [field](const PlatformSpec& s) { return std::to_string(s.*field); };
+}
+
+std::string topology_text(const NetworkTopology& t) {
+  if (t.kind == NetworkTopology::Kind::star)
+    return "star";
+  return fmt::format("fat-tree:{}:{}", t.leaf_nodes, t.oversubscription);
+}
+
 struct OptionEntry {
   PlatformOption option;
   Setter set;
+  Getter get;
 };
 
 const std::vector<OptionEntry>& entries() {
   static const std::vector<OptionEntry> table{
-      {{"nodes", "nodes (servers) in the cluster"}, int_field(&PlatformSpec::nodes)},
-      {{"gpus-per-node", "GPUs in each node"}, int_field(&PlatformSpec::gpus_per_node)},
-      {{"gpu", "GPU model of platforms/gpus.yaml, e.g. A100-SXM4-80GB"}, text_field(&PlatformSpec::gpu)},
+      {{"nodes", "nodes (servers) in the cluster"}, int_field(&PlatformSpec::nodes), int_of(&PlatformSpec::nodes)},
+      {{"gpus-per-node", "GPUs in each node"}, int_field(&PlatformSpec::gpus_per_node), int_of(&PlatformSpec::gpus_per_node)},
+      {{"gpu", "GPU model of platforms/gpus.yaml, e.g. A100-SXM4-80GB"}, text_field(&PlatformSpec::gpu), text_of(&PlatformSpec::gpu)},
       {{"fabric", "how a node's GPUs connect: nvlink-cube-mesh, nvlink-mesh, nvswitch or pcie"},
-       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.fabric = fabric_named(v, w); }},
+       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.fabric = fabric_named(v, w); },
+       [](const PlatformSpec& s) { return std::string(name_of(s.fabric)); }},
       {{"fabric-bandwidth", "per direction: of one NVLink (cube-mesh), of each pair's link (mesh), of each GPU's "
                             "NVSwitch port, or of each GPU's PCIe link (pcie)"},
-       text_field(&PlatformSpec::fabric_bandwidth)},
-      {{"fabric-latency", "latency of each fabric link, e.g. 1us"}, text_field(&PlatformSpec::fabric_latency)},
+       text_field(&PlatformSpec::fabric_bandwidth), text_of(&PlatformSpec::fabric_bandwidth)},
+      {{"fabric-latency", "latency of each fabric link, e.g. 1us"}, text_field(&PlatformSpec::fabric_latency), text_of(&PlatformSpec::fabric_latency)},
       {{"pcie-bandwidth", "each GPU's PCIe link on its way to its NIC (not with --fabric pcie)"},
-       text_field(&PlatformSpec::pcie_bandwidth)},
-      {{"pcie-latency", "latency of each GPU's PCIe link"}, text_field(&PlatformSpec::pcie_latency)},
+       text_field(&PlatformSpec::pcie_bandwidth), text_of(&PlatformSpec::pcie_bandwidth)},
+      {{"pcie-latency", "latency of each GPU's PCIe link"}, text_field(&PlatformSpec::pcie_latency), text_of(&PlatformSpec::pcie_latency)},
       {{"cpu-link-bandwidth", "nvlink-cube-mesh: the CPU socket interconnect that pairs without NVLink cross"},
-       text_field(&PlatformSpec::cpu_link_bandwidth)},
+       text_field(&PlatformSpec::cpu_link_bandwidth), text_of(&PlatformSpec::cpu_link_bandwidth)},
       {{"cpu-link-latency", "nvlink-cube-mesh: latency of the CPU socket interconnect"},
-       text_field(&PlatformSpec::cpu_link_latency)},
+       text_field(&PlatformSpec::cpu_link_latency), text_of(&PlatformSpec::cpu_link_latency)},
       {{"nics-per-node", "NICs per node (at most one per GPU); GPU i uses NIC i * nics / gpus"},
-       int_field(&PlatformSpec::nics_per_node)},
-      {{"nic-bandwidth", "each NIC's rate per direction, e.g. 200Gbps"}, text_field(&PlatformSpec::nic_bandwidth)},
+       int_field(&PlatformSpec::nics_per_node), int_of(&PlatformSpec::nics_per_node)},
+      {{"nic-bandwidth", "each NIC's rate per direction, e.g. 200Gbps"}, text_field(&PlatformSpec::nic_bandwidth), text_of(&PlatformSpec::nic_bandwidth)},
       {{"nic-latency", "each NIC's latency (a transfer between nodes crosses two)"},
-       text_field(&PlatformSpec::nic_latency)},
+       text_field(&PlatformSpec::nic_latency), text_of(&PlatformSpec::nic_latency)},
       {{"flow-cap", "the most one flow gets between nodes, e.g. 10Gbps (AWS TCP); none: a NIC's rate"},
        [](PlatformSpec& s, const std::string& v, const std::string& w) {
          if (v.empty())
            throw InputError(w, "is empty (none: no cap beyond a NIC's rate)");
          s.flow_cap = v == "none" ? "" : v;
-       }},
+       },
+       [](const PlatformSpec& s) { return s.flow_cap.empty() ? std::string("none") : s.flow_cap; }},
       {{"topology", "network between nodes: star (one switch) or fat-tree:LEAF_NODES[:OVERSUBSCRIPTION]"},
-       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.topology = topology_named(v, w); }},
+       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.topology = topology_named(v, w); },
+       [](const PlatformSpec& s) { return topology_text(s.topology); }},
   };
   return table;
 }
@@ -124,6 +145,14 @@ void set_platform_option(PlatformSpec& spec, const std::string& name, const std:
   for (const OptionEntry& e : entries())
     known += (known.empty() ? "" : ", ") + std::string(e.option.name);
   throw InputError(where, fmt::format("unknown platform option '{}' (known: {})", echo(name), known));
+}
+
+std::vector<std::pair<std::string, std::string>> platform_option_values(const PlatformSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const OptionEntry& e : entries())
+    if (std::string value = e.get(spec); !value.empty())
+      out.emplace_back(e.option.name, std::move(value));
+  return out;
 }
 
 PlatformSpec platform_spec(const std::vector<std::string>& presets_files, const std::string& preset,

@@ -1,4 +1,6 @@
-#include "planner/platform_gpus.hpp"
+// The GPUs a platform file declares, read without SimGrid: a planner needs their count and model
+// before it simulates anything (each simulation loads the platform in its own process).
+#include "simgpt/system/platform_generator.hpp"
 
 #include "core/input_file.hpp"
 #include "core/xml_tags.hpp"
@@ -7,6 +9,12 @@
 namespace simgpt {
 
 PlatformGpus read_platform_gpus(const std::string& path) {
+  if (is_compact_platform(path)) { // checked whole when a simulation builds it
+    const PlatformSpec spec = read_compact_platform(path);
+    if (spec.nodes < 1 || spec.gpu.empty())
+      throw InputError(path, "declares no GPU (simgpt_platform needs nodes and gpu)");
+    return {static_cast<int64_t>(spec.nodes) * spec.gpus_per_node, spec.gpu};
+  }
   const std::string text = read_input_file(path, "platform");
   PlatformGpus out;
   bool in_gpu0 = false;
