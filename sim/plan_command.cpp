@@ -57,7 +57,7 @@ void declare_plan(CLI::App& cmd, Options& o) {
       ->check(percent(1000));
   cmd.add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   add_data_option(cmd, o.data_dirs);
-  add_fidelity_name_option(cmd, o.fidelity_name, false);
+  add_fidelity_name_option(cmd, o.fidelity_name, true);
 }
 
 int run_plan(const Options& o, const CLI::App&) {

@@ -42,6 +42,13 @@ double headroom_bytes(const Report& r) {
 
 double share(double part, double step) { return step > 0 ? part / step : 0; }
 
+// An estimate has no critical path: its communication and bubble shares are unknown.
+bool replayed(const Report& r) { return r.fidelity.mode != "estimate"; }
+
+std::string percent_or_dash(const Report& r, double part) {
+  return replayed(r) ? fmt::format("{:.1f}%", 100 * share(part, r.step_time_s)) : "-";
+}
+
 double tokens_per_s_per_gpu(const Report& r) { return r.tokens_per_s / std::max(1, r.gpus); }
 
 std::string group_value(const PlanCandidate& c, size_t group) {
@@ -92,11 +99,10 @@ std::string plan_text(const PlanResult& result, int top) {
   for (size_t k = 0; k < shown; ++k) {
     const PlanRow& row = result.rows[static_cast<size_t>(result.ranked[k])];
     const Report& r = *row.report;
-    out += fmt::format("{:>4}  {:<{}} {:>5} {:>9.4f} {:>11.0f} {:>11.1f} {:>8.1f} {:>9.2f} {:>9.2f} {:>6.1f}% {:>6.1f}%\n",
+    out += fmt::format("{:>4}  {:<{}} {:>5} {:>9.4f} {:>11.0f} {:>11.1f} {:>8.1f} {:>9.2f} {:>9.2f} {:>7} {:>7}\n",
                        k + 1, names[k], width, r.gpus, r.step_time_s, r.tokens_per_s, tokens_per_s_per_gpu(r),
                        r.tflops_per_gpu, r.peak_memory_bytes / GiB, headroom_bytes(r) / GiB,
-                       100 * share(r.critical_path.exposed_comm_s, r.step_time_s),
-                       100 * share(r.critical_path.bubble_s, r.step_time_s));
+                       percent_or_dash(r, r.critical_path.exposed_comm_s), percent_or_dash(r, r.critical_path.bubble_s));
   }
   const PlanRow& winner = result.rows[static_cast<size_t>(result.ranked.front())];
   const double best = plan_cost(winner, result.objective);
@@ -146,8 +152,9 @@ std::string plan_csv(const PlanResult& result) {
       const Report& r = *row.report;
       line += fmt::format(",{},{},{},{},{},{},{}", number(r.step_time_s), number(r.tokens_per_s),
                           number(tokens_per_s_per_gpu(r)), number(r.peak_memory_bytes / GiB),
-                          number(headroom_bytes(r) / GiB), number(share(r.critical_path.exposed_comm_s, r.step_time_s)),
-                          number(share(r.critical_path.bubble_s, r.step_time_s)));
+                          number(headroom_bytes(r) / GiB),
+                          replayed(r) ? number(share(r.critical_path.exposed_comm_s, r.step_time_s)) : "",
+                          replayed(r) ? number(share(r.critical_path.bubble_s, r.step_time_s)) : "");
     } else {
       line += ",,,,,,,";
     }

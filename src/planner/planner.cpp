@@ -209,6 +209,10 @@ struct Simulator {
   }
 };
 
+// The margin a search prunes by: none when its "simulations" are estimates themselves
+// (--fidelity estimate), which give each candidate the estimate it is ranked by.
+double margin_of(const PlanRequest& request) { return request.fidelity == "estimate" ? 0 : request.margin; }
+
 // Why a candidate needs no simulation once `best` is the cost of the best plan simulated before
 // it: its lower bound is no better (a proof), or its estimate is more than the margin above.
 std::optional<PlanStatus> pruned_by(const PlanRow& row, double best, const PlanRequest& request) {
@@ -216,7 +220,7 @@ std::optional<PlanStatus> pruned_by(const PlanRow& row, double best, const PlanR
     return std::nullopt;
   if (plan_cost_lower_bound(row, request.objective) >= best)
     return PlanStatus::bound;
-  if (plan_cost_estimate(row, request.objective) > (1 + request.margin) * best)
+  if (plan_cost_estimate(row, request.objective) > (1 + margin_of(request)) * best)
     return PlanStatus::estimate;
   return std::nullopt;
 }
@@ -272,7 +276,7 @@ void simulate_in_estimate_order(std::vector<PlanRow>& rows, const std::vector<si
                        ? fmt::format("lower bound {:.4g} s is no better than candidate {}'s simulated {:.4g} s",
                                      plan_cost_lower_bound(row, objective), best_index, best)
                        : fmt::format("estimated {:.4g} s, more than {:g}% above candidate {}'s simulated {:.4g} s",
-                                     plan_cost_estimate(row, objective), 100 * request.margin, best_index, best);
+                                     plan_cost_estimate(row, objective), 100 * margin_of(request), best_index, best);
       continue;
     }
     if (!done[i])

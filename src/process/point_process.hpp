@@ -13,7 +13,7 @@ struct PointProcess {
   std::string executable; // the simgpt that simulates (resolved: see simgpt_executable)
   std::vector<std::string> data_folders; // each passed on as --data, in order
   double timeout_s = 600; // a simulation still running after this is killed (status failed)
-  std::string fidelity;   // passed on as --fidelity (symmetric or full) when not empty
+  std::string fidelity;   // passed on as --fidelity (symmetric, full or estimate) when not empty
 };
 
 struct PointOutcome {

@@ -21,7 +21,7 @@ check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ "$status" 
 check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ "$status" -eq 0 ]
 
 # Columns: 1 candidate, 3-14 the plan's keys, 15 status, 16 lower_bound_step_time_s,
-# 17 static_peak_memory_gib, 18 step_time_s, 21 peak_memory_gib, 24 estimate_step_time_s.
+# 17 static_peak_memory_gib, 18 step_time_s, 21 peak_memory_gib, 25 estimate_step_time_s.
 simulated=$(awk -F, 'NR > 1 && $18 != ""' "$tmp/all.csv" | wc -l)
 oom=$(awk -F, 'NR > 1 && $15 == "oom"' "$tmp/all.csv" | wc -l)
 check "the exhaustive case simulates hundreds of plans, some out of memory ($simulated, $oom oom)" \
@@ -43,16 +43,28 @@ bound_pruned=$(grep -c ',pruned_bound,' "$tmp/pruned.csv")
 check "the bound prunes some plans ($bound_pruned)" [ "$bound_pruned" -gt 0 ]
 check "the pruned search finds the exhaustive best ($best_pruned s, $best_all s)" [ "$best_pruned" = "$best_all" ]
 check "the winner printed first is the best" grep -q "^   1  .* ${best_all:0:5}" "$tmp/pruned.txt"
-# The estimate (column 24) the search ranks by: within 1% of the replay on the median simulated
+# The estimate (column 25) the search ranks by: within 1% of the replay on the median simulated
 # plan; with no margin, only plans estimated no slower than the best simulated are simulated.
-check "the estimate is within 1% of the replay on the median plan" \
-  awk -F, 'NR > 1 && $18 != "" { e = $24 / $18 - 1; print (e < 0 ? -e : e) }' "$tmp/all.csv" |
-  sort -g | awk '{ v[NR] = $1 } END { exit !(NR > 0 && v[int((NR + 1) / 2)] <= 0.01) }'
+estimate_median_within() { # estimate_median_within CSV FRACTION: |estimate / step - 1| of the median simulated plan
+  awk -F, 'NR > 1 && $18 != "" { e = $25 / $18 - 1; print (e < 0 ? -e : e) }' "$1" | sort -g |
+    awk -v limit="$2" '{ v[NR] = $1 } END { exit !(NR > 0 && v[int((NR + 1) / 2)] <= limit) }'
+}
+check "the estimate is within 1% of the replay on the median plan" estimate_median_within "$tmp/all.csv" 0.01
+refuted() { ! "$@"; }
+check "(the median check refuses a bound below zero)" refuted estimate_median_within "$tmp/all.csv" -1
 "$simgpt" "${small[@]}" --jobs 2 --margin 0 -o "$tmp/margin0.csv" > /dev/null 2>&1
 estimate_pruned=$(grep -c ',pruned_estimate,' "$tmp/margin0.csv")
 best_margin0=$(awk -F, 'NR > 1 && $15 == "ok" { print $18 }' "$tmp/margin0.csv" | sort -g | head -1)
 check "with no margin the estimate prunes plans ($estimate_pruned) and the best is still found ($best_margin0 s)" \
   [ "$estimate_pruned" -gt 0 ] && [ "$best_margin0" = "$best_all" ]
+# --fidelity estimate answers every candidate in closed form: each answer is the estimate the
+# search ranked it by, and there is no critical path to share the step out by.
+"$simgpt" "${small[@]}" --jobs 2 --fidelity estimate -o "$tmp/estimated.csv" > "$tmp/estimated.txt" 2>&1
+answered=$(awk -F, 'NR > 1 && $18 != ""' "$tmp/estimated.csv" | wc -l)
+check "an estimated plan answers some candidates ($answered)" [ "$answered" -gt 0 ]
+check "each answer is the estimate it was ranked by" \
+  awk -F, 'NR > 1 && $18 != "" && ($18 != $25 || $23 != "" || $24 != "") { print; bad = 1 } END { exit bad }' "$tmp/estimated.csv"
+check "an estimated plan prints no communication or bubble share" grep -q "^   1  .* -       -$" "$tmp/estimated.txt"
 # Symmetric: the reason names the candidate whose ranks sit on the same GPUs; both simulate the
 # same step (the four placements of one micro-batch size and recompute mode, simulated exhaustively).
 orders=(--search training.micro_batch=1 --search training.recompute=none --search parallelism.zero=0 --search parallelism.schedule=1f1b

@@ -46,7 +46,9 @@ struct PlanRequest {
   double timeout_s = 600;
   std::string executable;        // the simgpt that simulates; empty: this process's own
   std::vector<std::string> data_folders; // --data, in order; empty: $SIMGPT_DATA's (data_paths_at)
-  std::string fidelity;          // --fidelity for each simulation (symmetric or full); empty: the default
+  // --fidelity for each simulation (symmetric, full, or estimate: every candidate answered in closed
+  // form, the margin 0); empty: the default.
+  std::string fidelity;
   // How far above the best simulated step a candidate's estimate may be and still be simulated,
   // as a fraction (kDefaultEstimateMargin).
   double margin = kDefaultEstimateMargin;
