@@ -59,18 +59,7 @@ void declare_screen(CLI::App& cmd, Options& o) {
 
 // What plan knows of each candidate before it simulates any (planner.hpp, screen_candidates).
 int run_screen(const Options& o, const CLI::App&) {
-  return child_main(o.parent_pid, [&] {
-    PlanRequest request;
-    request.platform = o.platform;
-    request.workload = o.workload;
-    request.sets = o.sets;
-    for (const std::string& search : o.searches)
-      request.space.restrict(search);
-    request.gpus = o.gpus;
-    request.exhaustive = o.exhaustive;
-    request.data_folders = o.data_dirs;
-    return screen_candidates(request);
-  });
+  return child_main(o.parent_pid, [&] { return screen_candidates(plan_request(o)); });
 }
 
 } // namespace simgpt::cli

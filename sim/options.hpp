@@ -73,6 +73,10 @@ void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name, bool es
 // The data folders: --data's (else $SIMGPT_DATA's), then the one found beside the executable.
 DataPaths data_paths(const Options& o);
 
+// The search the options describe, as `simgpt plan` runs it and its `simgpt screen` process
+// checks and estimates its candidates (plan_command.cpp).
+PlanRequest plan_request(const Options& o);
+
 // A command that simulates a job needs its platform and workload; `command` is "" for the
 // simulation itself.
 void require_job(const Options& o, const std::string& command);

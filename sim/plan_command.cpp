@@ -16,6 +16,7 @@ namespace simgpt::cli {
 namespace {
 // --top lists at most every candidate a plan may have.
 constexpr int64_t kMaxTop = 1'000'000;
+} // namespace
 
 PlanRequest plan_request(const Options& o) {
   PlanRequest request;
@@ -36,7 +37,6 @@ PlanRequest plan_request(const Options& o) {
   request.progress = stderr_is_terminal();
   return request;
 }
-} // namespace
 
 void declare_plan(CLI::App& cmd, Options& o) {
   cmd.add_option("--platform", o.platform, "SimGrid platform XML");

@@ -203,12 +203,9 @@ ReportInputs report_inputs(const Platform& platform, const Workload& w, const Pr
   return inputs;
 }
 
-// What the replayed step says: times and rates, what ran, the critical path, each stage's time
-// and memory.
-Report assemble_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
-                       const ExecutionPlan& plan, const StepGraph& step, const Timeline& timeline,
-                       const std::string& fidelity) {
-  const TaskGraph& graph = step.graph;
+// What any report of a step says first: what ran where, the step time and the rates it gives.
+Report report_of_step(const Platform& platform, const Workload& w, const Profile& profile, const ExecutionPlan& plan,
+                      double step_time_s) {
   Report r;
   r.platform = platform.name();
   r.workload = std::filesystem::path(w.source).filename().string();
@@ -219,12 +216,22 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
   r.tp = static_cast<int>(w.parallelism.tp);
   r.pp = static_cast<int>(w.parallelism.pp);
   r.micro_batches = plan.micro_batches;
-  r.step_time_s = timeline.makespan();
+  r.step_time_s = step_time_s;
   const double batch = static_cast<double>(w.training.global_batch);
   r.samples_per_s = batch / r.step_time_s;
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+  return r;
+}
+
+// What the replayed step says: times and rates, what ran, the critical path, each stage's time
+// and memory.
+Report assemble_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
+                       const ExecutionPlan& plan, const StepGraph& step, const Timeline& timeline,
+                       const std::string& fidelity) {
+  const TaskGraph& graph = step.graph;
+  Report r = report_of_step(platform, w, profile, plan, timeline.makespan());
   r.fidelity.mode = fidelity;
   r.fidelity.replicas_simulated = step.replicas_simulated;
   r.fidelity.tensor_ranks_simulated = step.tensor_ranks_simulated;
@@ -259,22 +266,7 @@ StepEstimate estimate_of(const ExecutionPlan& plan, const Profile& profile, cons
 // off a replay).
 Report estimated_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
                         const ExecutionPlan& plan, const StepEstimate& step) {
-  Report r;
-  r.platform = platform.name();
-  r.workload = std::filesystem::path(w.source).filename().string();
-  r.framework = profile.name;
-  r.schedule = name_of(w.parallelism.schedule);
-  r.gpus = static_cast<int>(w.gpus());
-  r.dp = static_cast<int>(w.parallelism.dp);
-  r.tp = static_cast<int>(w.parallelism.tp);
-  r.pp = static_cast<int>(w.parallelism.pp);
-  r.micro_batches = plan.micro_batches;
-  r.step_time_s = step.step_time_s;
-  const double batch = static_cast<double>(w.training.global_batch);
-  r.samples_per_s = batch / r.step_time_s;
-  r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
-  r.model_flops = model_flops_per_step(w);
-  r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+  Report r = report_of_step(platform, w, profile, plan, step.step_time_s);
   r.fidelity.mode = "estimate";
   r.fidelity.replicas_simulated = 0;
   r.fidelity.tensor_ranks_simulated = 0;
