@@ -64,7 +64,9 @@ nlohmann::ordered_json simulate_row(const ValidationTable& table, const Validati
   if (table.kind == TableKind::transfer)
     return {{"transfer_s", simulate_transfer_row(table, row, data)}, {"oom", false}};
   const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
-  return report_json(simulate(table_platform(table, data), w, data, SimulationOptions{.estimate_beside = true}));
+  SimulationOptions options;
+  options.estimate_beside = true; // validate reports the estimate's error beside the replay's
+  return report_json(simulate(table_platform(table, data), w, data, options));
 }
 
 RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
