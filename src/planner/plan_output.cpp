@@ -75,10 +75,12 @@ std::string plan_text(const PlanResult& result, int top) {
     ++counts[row.status];
   std::string out = fmt::format("plan for {} on {} ({} x {}), objective {}\n", result.workload, result.platform,
                                 result.platform_gpus, result.gpu_model, name_of(result.objective));
-  out += fmt::format("{} candidates: {} invalid, {} do not fit (static memory), {} symmetric, {} slower by their "
-                     "lower bound, {} by their estimate, {} simulated ({} ok, {} oom, {} failed)\n",
+  const auto estimated = std::count_if(result.rows.begin(), result.rows.end(),
+                                       [](const PlanRow& row) { return row.estimate_s > 0; });
+  out += fmt::format("{} candidates: {} invalid, {} do not fit (static memory), {} symmetric, {} estimated: {} slower "
+                     "by their lower bound, {} by their estimate, {} simulated ({} ok, {} oom, {} failed)\n",
                      result.rows.size(), counts[PlanStatus::invalid], counts[PlanStatus::memory],
-                     counts[PlanStatus::symmetric], counts[PlanStatus::bound], counts[PlanStatus::estimate],
+                     counts[PlanStatus::symmetric], estimated, counts[PlanStatus::bound], counts[PlanStatus::estimate],
                      counts[PlanStatus::ok] + counts[PlanStatus::oom] + counts[PlanStatus::failed], counts[PlanStatus::ok],
                      counts[PlanStatus::oom], counts[PlanStatus::failed]);
   if (result.ranked.empty()) {
