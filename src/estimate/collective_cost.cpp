@@ -6,47 +6,44 @@
 
 namespace simgpt {
 
-const CollectiveCosts::GroupRings& CollectiveCosts::rings(const std::vector<int>& group) {
+const GroupRings& CollectiveCosts::rings(const std::vector<int>& group) {
   auto known = rings_.find(group);
-  if (known == rings_.end()) {
-    std::vector<Ring> rings = cluster_.rings(group);
-    const double latency = group_step_latency(profile_, topology_, rings);
-    known = rings_.emplace(group, GroupRings{std::move(rings), latency}).first;
-  }
+  if (known == rings_.end())
+    known = rings_.emplace(group, group_rings(profile_, topology_, group)).first;
   return known->second;
 }
 
 CollectiveFlows CollectiveCosts::flows(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                        double bytes) {
   const GroupRings& r = rings(group);
-  return collective_flows(kind, algorithm, r.rings, bytes, r.step_latency_s,
+  return collective_flows(kind, algorithm, r.rings, bytes, r.step_latency,
                           collective_timing(profile_, topology_, r.rings, kind, bytes));
 }
 
-std::vector<int> CollectiveCosts::nodes_of(const std::vector<int>& gpus) const {
+const std::vector<std::vector<int>>& GroupFamily::neighbours(const std::vector<int>& group, const Cluster& cluster) {
+  auto known = neighbours_.find(group);
+  if (known != neighbours_.end())
+    return known->second;
+  const auto node_of = [&](int gpu) { return cluster.gpus()[static_cast<size_t>(gpu)].node; };
   std::vector<int> nodes;
-  for (int gpu : gpus)
-    nodes.push_back(cluster_.gpus()[static_cast<size_t>(gpu)].node);
+  for (int gpu : group)
+    nodes.push_back(node_of(gpu));
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  return nodes;
+  std::vector<std::vector<int>> near{group};
+  for (const std::vector<int>& other : groups_)
+    if (other != group && std::any_of(other.begin(), other.end(), [&](int gpu) {
+          return std::binary_search(nodes.begin(), nodes.end(), node_of(gpu));
+        }))
+      near.push_back(other);
+  return neighbours_.emplace(group, std::move(near)).first->second;
 }
 
 double CollectiveCosts::seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                double bytes, const std::vector<std::vector<int>>& family) {
+                                double bytes, GroupFamily& family) {
   if (group.size() < 2 || bytes <= 0)
     return 0;
-  const std::vector<int> nodes = nodes_of(group);
-  std::vector<std::vector<int>> neighbours{group};
-  for (const std::vector<int>& other : family) {
-    if (other == group)
-      continue;
-    const bool near = std::any_of(other.begin(), other.end(), [&](int gpu) {
-      return std::binary_search(nodes.begin(), nodes.end(), cluster_.gpus()[static_cast<size_t>(gpu)].node);
-    });
-    if (near)
-      neighbours.push_back(other);
-  }
+  const std::vector<std::vector<int>>& neighbours = family.neighbours(group, cluster_);
   Key key{kind, algorithm, bytes, neighbours};
   if (auto known = known_.find(key); known != known_.end())
     return known->second;

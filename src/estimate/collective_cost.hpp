@@ -6,23 +6,35 @@
 #include "estimate/flow_time.hpp"
 #include "execution/cluster_topology.hpp"
 #include "execution/collective.hpp"
+#include "execution/collective_timing.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace simgpt {
+
+// Groups that run the same collective at once (every replica's tensor-parallel group, say). For
+// each group a collective is priced over, the family keeps the groups that have a GPU on that
+// group's nodes, its own first: found once per group, not at every collective.
+class GroupFamily {
+  std::vector<std::vector<int>> groups_;
+  std::map<std::vector<int>, std::vector<std::vector<int>>> neighbours_;
+
+public:
+  GroupFamily() = default;
+  explicit GroupFamily(std::vector<std::vector<int>> groups) : groups_(std::move(groups)) {}
+  const std::vector<std::vector<int>>& groups() const { return groups_; }
+  const std::vector<std::vector<int>>& neighbours(const std::vector<int>& group, const Cluster& cluster);
+};
 
 class CollectiveCosts {
   const Profile& profile_;
   const Cluster& cluster_;
   ClusterTopology topology_;
   FlowPricer pricer_;
-  struct GroupRings {
-    std::vector<Ring> rings;
-    double step_latency_s = 0;
-  };
   std::map<std::vector<int>, GroupRings> rings_;
   using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::vector<int>>>;
   std::map<Key, double> known_;
@@ -31,12 +43,12 @@ public:
   CollectiveCosts(const Profile& profile, const Cluster& cluster)
       : profile_(profile), cluster_(cluster), topology_(cluster), pricer_(cluster) {}
 
-  // Seconds of a collective of `bytes` per member over `group` (its first), while every group of
-  // `family` (group among them) runs the same one at once. Only the family's groups with a GPU on
-  // one of `group`'s nodes are priced against it: the others meet its flows in the fabric between
-  // nodes only, which the presets build without oversubscription.
+  // Seconds of a collective of `bytes` per member over `group`, while every group of `family`
+  // (group among them) runs the same one at once. Only the family's groups with a GPU on one of
+  // `group`'s nodes are priced against it: the others meet its flows in the fabric between nodes
+  // only, which the presets build without oversubscription.
   double seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
-                 const std::vector<std::vector<int>>& family);
+                 GroupFamily& family);
 
   // Seconds of the point-to-point transfer `mine` while the transfers of `all` (mine among them)
   // start with it.
@@ -48,7 +60,6 @@ public:
 private:
   const GroupRings& rings(const std::vector<int>& group);
   CollectiveFlows flows(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes);
-  std::vector<int> nodes_of(const std::vector<int>& gpus) const;
 };
 
 } // namespace simgpt

@@ -23,19 +23,33 @@ std::vector<std::vector<int>> replica_groups(const ExecutionPlan& plan, int size
   return groups;
 }
 
-PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs)
-    : plan_(plan), profile_(profile), costs_(costs), cp_family_(replica_groups(plan, plan.cp)),
-      ep_family_(replica_groups(plan, plan.ep)) {
+namespace {
+
+std::vector<std::vector<int>> tp_groups(const ExecutionPlan& plan) {
+  std::vector<std::vector<int>> groups;
   if (plan.tp > 1)
     for (int s = 0; s < plan.pp; ++s)
       for (int d = 0; d < plan.dp; ++d)
-        tp_family_.push_back(step_graph::tp_group(plan, s, d));
-  // Every stage gathers as it computes: in a pipeline's steady state all of them at once.
+        groups.push_back(step_graph::tp_group(plan, s, d));
+  return groups;
+}
+
+// Every stage gathers as it computes: in a pipeline's steady state all of them at once.
+std::vector<std::vector<int>> zero3_gather_groups(const ExecutionPlan& plan) {
+  std::vector<std::vector<int>> groups;
   if (step_graph::zero3(plan))
     for (int s = 0; s < plan.pp; ++s)
       for (int t = 0; t < plan.tp; ++t)
-        dp_family_.push_back(step_graph::dp_group(plan, s, t));
+        groups.push_back(step_graph::dp_group(plan, s, t));
+  return groups;
 }
+
+} // namespace
+
+PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs)
+    : plan_(plan), profile_(profile), costs_(costs), tp_family_(tp_groups(plan)),
+      cp_family_(replica_groups(plan, plan.cp)), ep_family_(replica_groups(plan, plan.ep)),
+      dp_family_(zero3_gather_groups(plan)) {}
 
 // ZeRO-3's gathers run on the data-parallel stream, one after another: the gathers of the next
 // zero3_prefetch_layers units are issued as a unit's compute is about to start (the first ones
@@ -134,7 +148,7 @@ double PassTimes::block(int s, double seconds, double gathered_bytes) {
   return t;
 }
 
-double PassTimes::exchange(int s, int size, const std::vector<std::vector<int>>& family, CollectiveKind kind,
+double PassTimes::exchange(int s, int size, GroupFamily& family, CollectiveKind kind,
                            double bytes) {
   if (size < 2)
     return 0;

@@ -22,8 +22,8 @@ class PassTimes {
   const ExecutionPlan& plan_;
   const Profile& profile_;
   CollectiveCosts& costs_;
-  std::vector<std::vector<int>> tp_family_, cp_family_, ep_family_;
-  std::vector<std::vector<int>> dp_family_; // ZeRO-3: every stage's and tensor rank's data-parallel group
+  GroupFamily tp_family_, cp_family_, ep_family_;
+  GroupFamily dp_family_; // ZeRO-3: every stage's and tensor rank's data-parallel group
 
   // A unit of a pass (the embedding, a layer, the head): its compute and the weights ZeRO-3
   // gathers before it.
@@ -48,7 +48,7 @@ private:
   double mlp(int s, const LayerCost& layer, bool forward);
   double block(int s, double seconds, double gathered_bytes);
   double tp_collective(int s, CollectiveKind kind, double bytes);
-  double exchange(int s, int size, const std::vector<std::vector<int>>& family, CollectiveKind kind, double bytes);
+  double exchange(int s, int size, GroupFamily& family, CollectiveKind kind, double bytes);
   double ring_attention(int s, double core_seconds, double block_bytes);
 };
 

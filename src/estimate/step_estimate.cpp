@@ -16,6 +16,7 @@ namespace {
 
 using step_graph::dp_collective_algorithm;
 using step_graph::dp_group;
+using step_graph::expert_dp_groups;
 using step_graph::tp_group;
 
 // Each stage's passes in its schedule's order: a pass starts when its stage is free and its input
@@ -186,39 +187,35 @@ public:
       dense += apart ? g.bytes - g.expert_bytes : g.bytes;
       experts += apart ? g.expert_bytes : 0;
     }
-    const std::vector<std::vector<int>> groups = dp_groups(s);
-    double seconds = costs_.seconds(groups.front(), CollectiveKind::allgather, CollectiveAlgorithm::ring, dense, groups);
+    GroupFamily groups = dp_groups(s);
+    double seconds =
+        costs_.seconds(groups.groups().front(), CollectiveKind::allgather, CollectiveAlgorithm::ring, dense, groups);
     if (experts > 0 && plan_.dp > plan_.ep) {
-      const std::vector<std::vector<int>> e = expert_groups(s);
-      seconds = std::max(seconds, costs_.seconds(e.front(), CollectiveKind::allgather, CollectiveAlgorithm::ring,
-                                                 experts, e));
+      GroupFamily e = expert_groups(s);
+      seconds = std::max(seconds, costs_.seconds(e.groups().front(), CollectiveKind::allgather,
+                                                 CollectiveAlgorithm::ring, experts, e));
     }
     return seconds;
   }
 
 private:
-  std::vector<std::vector<int>> dp_groups(int s) const {
+  GroupFamily dp_groups(int s) const {
     std::vector<std::vector<int>> groups;
     for (int t = 0; t < plan_.tp; ++t)
       groups.push_back(dp_group(plan_, s, t));
-    return groups;
+    return GroupFamily(std::move(groups));
   }
 
-  // The replicas at the same place in their expert-parallel group, per tensor rank.
-  std::vector<std::vector<int>> expert_groups(int s) const {
+  // Every tensor rank's expert-data-parallel groups.
+  GroupFamily expert_groups(int s) const {
     std::vector<std::vector<int>> groups;
     for (int t = 0; t < plan_.tp; ++t)
-      for (int e = 0; e < plan_.ep; ++e) {
-        std::vector<int> members;
-        for (int d = e; d < plan_.dp; d += plan_.ep)
-          members.push_back(plan_.gpu(s, d, t));
+      for (std::vector<int>& members : expert_dp_groups(plan_, s, t))
         groups.push_back(std::move(members));
-      }
-    return groups;
+    return GroupFamily(std::move(groups));
   }
 
-  double buckets(const std::vector<GradientReady>& gradients, const PipelineWalk::Stage& st,
-                 const std::vector<std::vector<int>>& groups) {
+  double buckets(const std::vector<GradientReady>& gradients, const PipelineWalk::Stage& st, GroupFamily groups) {
     const bool zero3 = plan_.zero >= 3;
     const CollectiveKind kind =
         plan_.sharded_optimizer() || zero3 ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
@@ -232,7 +229,8 @@ private:
       double ready = early ? gradients[i].at : st.free;
       if (!early || last)
         ready = std::max(ready, st.last_send);
-      free = std::max(free, ready) + costs_.seconds(groups.front(), kind, dp_collective_algorithm(plan_), bucket, groups);
+      free = std::max(free, ready) +
+             costs_.seconds(groups.groups().front(), kind, dp_collective_algorithm(plan_), bucket, groups);
       bucket = 0;
     }
     return free;

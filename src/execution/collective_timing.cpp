@@ -78,12 +78,13 @@ CollectiveTiming collective_timing(const Profile& profile, const Topology& topol
   return timing;
 }
 
-double group_step_latency(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings) {
-  double latency = 0;
-  for (const Ring& r : rings)
+GroupRings group_rings(const Profile& profile, const Topology& topology, const std::vector<int>& gpus) {
+  GroupRings group{topology.rings(gpus), 0};
+  for (const Ring& r : group.rings)
     for (size_t i = 0; i < r.gpus.size(); ++i)
-      latency = std::max(latency, topology.route_latency(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));
-  return latency + profile.collective_step_overhead_s;
+      group.step_latency = std::max(group.step_latency, topology.route_latency(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));
+  group.step_latency += profile.collective_step_overhead_s;
+  return group;
 }
 
 } // namespace simgpt

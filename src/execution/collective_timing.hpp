@@ -21,9 +21,14 @@ CollectiveShape collective_shape(const Topology& topology, const std::vector<Rin
 // The slowest route latency between neighbours on the rings: what the flows themselves pay.
 double ring_hop_latency(const Topology& topology, const std::vector<Ring>& rings);
 
-// The latency of one step of the direct algorithm over `rings`: the slowest ring's slowest hop,
-// plus the profile's collectives.step_overhead.
-double group_step_latency(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings);
+// A group's rings (NCCL's over its links) and the latency of one step of the direct algorithm
+// over them: the slowest ring's slowest hop, plus the profile's collectives.step_overhead. The
+// same every time for a group: the step graph and the estimate each search it once.
+struct GroupRings {
+  std::vector<Ring> rings;
+  double step_latency = 0;
+};
+GroupRings group_rings(const Profile& profile, const Topology& topology, const std::vector<int>& gpus);
 
 CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
                                    CollectiveKind kind, double bytes);

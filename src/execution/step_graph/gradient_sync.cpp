@@ -27,13 +27,6 @@ void GradientSync::grad_point(const std::vector<int>& group, double bytes,
     points[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
 }
 
-std::vector<std::vector<int>> GradientSync::expert_dp_groups(int s, int t) const {
-  std::vector<std::vector<int>> groups(static_cast<size_t>(plan_.ep));
-  for (int d = 0; d < plan_.dp; ++d)
-    groups[static_cast<size_t>(d % plan_.ep)].push_back(plan_.gpu(s, d, t));
-  return groups;
-}
-
 void GradientSync::reduce_scatter_now(int s, double bytes) {
   if (!zero3(plan_) || bytes <= 0)
     return;
@@ -58,7 +51,7 @@ void GradientSync::synchronise_and_update(int s) {
     if (plan_.dp > 1 && !stand_ins_.stands_in(t))
       synchronise_gradients(members[static_cast<size_t>(t)], points_);
     if (plan_.dp > plan_.ep && plan_.ep > 1)
-      for (const std::vector<int>& experts : expert_dp_groups(s, t))
+      for (const std::vector<int>& experts : expert_dp_groups(plan_, s, t))
         synchronise_gradients(experts, expert_points_);
   }
   for (int t = 0; t < plan_.tp; ++t)
@@ -130,7 +123,7 @@ void GradientSync::update(int s, int t, const std::vector<int>& group) {
     for (int gpu : group)
       boost::add_edge(*streams_.tail(gpu), c.entry, graph_);
     if (expert_params > 0 && plan_.dp > plan_.ep)
-      for (const std::vector<int>& experts : expert_dp_groups(s, t)) {
+      for (const std::vector<int>& experts : expert_dp_groups(plan_, s, t)) {
         CollectiveTasks e = collectives_.add(experts, CollectiveKind::allgather, expert_params,
                                              CollectiveAlgorithm::ring, stand_ins_.rank_weight());
         for (int gpu : experts)

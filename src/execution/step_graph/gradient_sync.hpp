@@ -67,10 +67,6 @@ private:
   // Synchronises the gradients `points` hold (by the members' first GPU's points) over `members`.
   void synchronise_gradients(const std::vector<int>& members, const std::vector<std::vector<GradientPoint>>& points);
 
-  // The expert-data-parallel groups of tensor rank t on stage s: the replicas at the same place in
-  // their expert-parallel group (parallel_state.py's expert rank order, tp-ep-dp-pp).
-  std::vector<std::vector<int>> expert_dp_groups(int s, int t) const;
-
   // ZeRO-3: the reduce-scatters were issued during the backward (reduce_scatter_now); the
   // optimizer waits for the data-parallel stream, whose last collective is the last reduce-scatter.
   void await_reduce_scatters(const std::vector<int>& members);

@@ -11,11 +11,8 @@ namespace simgpt::step_graph {
 
 const GroupRings& GroupCollectives::rings(const std::vector<int>& gpus) {
   auto known = rings_.find(gpus);
-  if (known == rings_.end()) {
-    std::vector<Ring> rings = topology_.rings(gpus);
-    const double latency = group_step_latency(profile_, topology_, rings);
-    known = rings_.emplace(gpus, GroupRings{std::move(rings), latency}).first;
-  }
+  if (known == rings_.end())
+    known = rings_.emplace(gpus, group_rings(profile_, topology_, gpus)).first;
   return known->second;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "execution/collective.hpp"
+#include "execution/collective_timing.hpp"
 #include "execution/step_graph.hpp"
 
 #include <cstddef>
@@ -10,12 +11,6 @@
 #include <vector>
 
 namespace simgpt::step_graph {
-
-// A group's rings and the latency of one of their steps (the slowest ring's).
-struct GroupRings {
-  std::vector<Ring> rings;
-  double step_latency = 0;
-};
 
 class GroupCollectives {
   const Profile& profile_; // the framework's overhead per ring step

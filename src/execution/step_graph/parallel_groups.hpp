@@ -24,6 +24,16 @@ inline std::vector<int> dp_group(const ExecutionPlan& plan, int s, int t) {
   return members;
 }
 
+// The expert-data-parallel groups of tensor rank t on stage s: the replicas at the same place in
+// their expert-parallel group (parallel_state.py's expert rank order, tp-ep-dp-pp: replica d in
+// group d % ep), which reduce the routed experts' gradients and gather their sharded state.
+inline std::vector<std::vector<int>> expert_dp_groups(const ExecutionPlan& plan, int s, int t) {
+  std::vector<std::vector<int>> groups(static_cast<size_t>(plan.ep));
+  for (int d = 0; d < plan.dp; ++d)
+    groups[static_cast<size_t>(d % plan.ep)].push_back(plan.gpu(s, d, t));
+  return groups;
+}
+
 // A sharded parameter server exchanges every member's shard with every other member directly;
 // the other modes run rings.
 inline CollectiveAlgorithm dp_collective_algorithm(const ExecutionPlan& plan) {
