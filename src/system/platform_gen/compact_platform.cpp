@@ -1,9 +1,7 @@
 // The compact platform file: `simgpt_platform:` and the spec's options, as presets write them.
 #include "simgpt/system/platform_generator.hpp"
 
-#include "core/yaml_read.hpp"
-
-#include <algorithm>
+#include "system/platform_gen/spec_yaml.hpp"
 
 namespace simgpt {
 
@@ -12,13 +10,8 @@ bool is_compact_platform(const std::string& path) { return path.ends_with(".yaml
 PlatformSpec read_compact_platform(const std::string& path) {
   const YamlReader root = YamlReader::file(path);
   root.only({"simgpt_platform"});
-  const YamlReader platform = root.map("simgpt_platform");
   PlatformSpec spec;
-  for (const std::string& key : platform.keys()) {
-    std::string option = key;
-    std::replace(option.begin(), option.end(), '_', '-');
-    set_platform_option(spec, option, platform.text(key), platform.where(key));
-  }
+  platform_gen::set_platform_options(spec, root.map("simgpt_platform"));
   return spec;
 }
 

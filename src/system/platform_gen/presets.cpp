@@ -3,6 +3,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/yaml_read.hpp"
+#include "system/platform_gen/spec_yaml.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +13,16 @@
 
 namespace simgpt {
 
+void platform_gen::set_platform_options(PlatformSpec& spec, const YamlReader& options, const char* skipped) {
+  for (const std::string& key : options.keys()) {
+    if (skipped != nullptr && key == skipped)
+      continue;
+    std::string option = key;
+    std::replace(option.begin(), option.end(), '_', '-');
+    set_platform_option(spec, option, options.text(key), options.where(key));
+  }
+}
+
 namespace {
 
 PlatformSpec read_preset(const YamlReader& root, const std::string& name) {
@@ -19,13 +30,7 @@ PlatformSpec read_preset(const YamlReader& root, const std::string& name) {
   preset.text("source"); // every preset says where its numbers come from
   PlatformSpec spec;
   spec.preset = name;
-  for (const std::string& key : preset.keys()) {
-    if (key == "source")
-      continue;
-    std::string option = key;
-    std::replace(option.begin(), option.end(), '_', '-');
-    set_platform_option(spec, option, preset.text(key), preset.where(key));
-  }
+  platform_gen::set_platform_options(spec, preset, "source");
   return spec;
 }
 
