@@ -27,32 +27,32 @@ CLI::Validator whole_number(int64_t min, int64_t max) {
       fmt::format("INT in [{}, {}]", min, max));
 }
 
-CLI::Validator seconds(double max) {
-  const std::string range = fmt::format("expected seconds above 0 and at most {:g}", max);
+namespace {
+
+// A validator of finite decimals ("0.5", "600", "1e3") that `in_range` accepts; else `range`.
+CLI::Validator decimal(const std::string& range, bool (*in_range)(double, double), double max, const char* name) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         double value = 0;
         const char* end = text.data() + text.size();
         const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || value <= 0 || value > max)
+        if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || !in_range(value, max))
           return range;
         return "";
       },
-      "SECONDS");
+      name);
+}
+
+} // namespace
+
+CLI::Validator seconds(double max) {
+  return decimal(fmt::format("expected seconds above 0 and at most {:g}", max),
+                 [](double v, double top) { return v > 0 && v <= top; }, max, "SECONDS");
 }
 
 CLI::Validator percent(double max) {
-  const std::string range = fmt::format("expected a percentage from 0 to {:g}", max);
-  return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        double value = 0;
-        const char* end = text.data() + text.size();
-        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value) || value < 0 || value > max)
-          return range;
-        return "";
-      },
-      "PERCENT");
+  return decimal(fmt::format("expected a percentage from 0 to {:g}", max),
+                 [](double v, double top) { return v >= 0 && v <= top; }, max, "PERCENT");
 }
 
 unsigned jobs_for_machine(unsigned requested) {
