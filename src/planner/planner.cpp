@@ -41,21 +41,26 @@ PlanObjective parse_objective(const std::string& text) {
                    fmt::format("is not valid (expected {})", valid_enum_names<PlanObjective>(" or ")));
 }
 
+namespace {
+
 // Tokens per second ranks as the step time does: every candidate trains the workload's global
 // batch. Per GPU, the cost is the GPU-seconds a step takes.
+double cost_of_step(double step_s, const PlanRow& row, PlanObjective objective) {
+  return objective == PlanObjective::tokens_per_s_per_gpu ? step_s * static_cast<double>(row.gpus()) : step_s;
+}
+
+} // namespace
+
 double plan_cost(const PlanRow& row, PlanObjective objective) {
-  const double step = row.report->step_time_s;
-  return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
+  return cost_of_step(row.report->step_time_s, row, objective);
 }
 
 double plan_cost_lower_bound(const PlanRow& row, PlanObjective objective) {
-  const double step = row.step_lower_bound_s;
-  return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
+  return cost_of_step(row.step_lower_bound_s, row, objective);
 }
 
 double plan_cost_estimate(const PlanRow& row, PlanObjective objective) {
-  const double step = row.estimate_s;
-  return objective == PlanObjective::tokens_per_s_per_gpu ? step * static_cast<double>(row.gpus()) : step;
+  return cost_of_step(row.estimate_s, row, objective);
 }
 
 namespace {
@@ -344,6 +349,7 @@ namespace {
 // The search's inputs, loaded alike by plan() and by its screen process.
 struct PlanSetup {
   DataPaths data;
+  Platform platform_file;
   PlatformGpus platform;
   Workload base;
   Profile profile;
@@ -353,12 +359,12 @@ struct PlanSetup {
   // In the order the inputs' errors are reported: --set, the platform, the workload, the data.
   explicit PlanSetup(const PlanRequest& request) : data(data_paths_at(request.data_folders)) {
     const Overrides overrides = fixed_overrides(request.sets);
-    Platform::load(request.platform);
+    platform_file = Platform::load(request.platform);
     platform = read_platform_gpus(request.platform);
     base = load_workload(request.workload, overrides);
     profile = load_workload_profile(base, data);
     catalog = load_catalog(data);
-    catalog.at(platform.model, request.platform + ": gpu-0's gpu property");
+    gpu(request); // a platform of GPUs the catalog does not know is refused before the search
     SearchSpace space = request.space;
     space.set_gpus(request.gpus.empty() ? std::vector<int64_t>{platform.count}
                                         : parse_gpus(request.gpus, platform.count));
@@ -423,7 +429,7 @@ std::string screen_candidates(const PlanRequest& request) {
   std::vector<PlanRow> rows = rows_of(setup.candidates);
   // One cluster for every candidate: their collectives and transfers over the same links are
   // priced once (CollectiveCosts keeps them).
-  const Cluster cluster(Platform::load(request.platform), setup.catalog, setup.base.network, setup.profile);
+  const Cluster cluster(setup.platform_file, setup.catalog, setup.base.network, setup.profile);
   CollectiveCosts costs(setup.profile, cluster);
   check_statically(rows, setup.base, setup.profile, cost, gpu, request.exhaustive, [&](const ExecutionPlan& plan) {
     return estimate_step(plan, setup.profile, costs).step_time_s;

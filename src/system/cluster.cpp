@@ -240,8 +240,9 @@ void Cluster::read_gpus(const GpuCatalog& catalog) {
       throw InputError(path_, fmt::format("GPU hosts must be numbered gpu-0 to gpu-{} without gaps", gpus_.size() - 1));
 }
 
-// NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
-// split-duplex link, not on its _UP and _DOWN halves. Returns the NIC halves.
+// NICs are the split-duplex links with property role=nic; SimGrid keeps an XML file's property on
+// the split-duplex link, not on its _UP and _DOWN halves (a compact platform sets it on both).
+// Returns the NIC halves.
 std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> Cluster::apply_what_if(const NetworkWhatIf& network) {
   auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
   for (simgrid::s4u::Link* link : engine_->get_all_links()) {
