@@ -52,8 +52,8 @@ void declare_plan(CLI::App& cmd, Options& o) {
   cmd.add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   cmd.add_option("--margin", o.margin_pct,
                  fmt::format("simulate candidates estimated at most this many percent slower than the best simulated "
-                             "(default {:g})",
-                             100 * kDefaultEstimateMargin))
+                             "(default {:g}) where the estimate contends a link; others at most {:g}",
+                             100 * kDefaultEstimateMargin, 100 * kUncontendedEstimateMargin))
       ->check(percent(1000));
   cmd.add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   add_data_option(cmd, o.data_dirs);

@@ -45,26 +45,33 @@ double CollectiveCosts::seconds(const std::vector<int>& group, CollectiveKind ki
     return 0;
   const std::vector<std::vector<int>>& neighbours = family.neighbours(group, cluster_);
   Key key{kind, algorithm, bytes, neighbours};
-  if (auto known = known_.find(key); known != known_.end())
-    return known->second;
+  if (auto known = known_.find(key); known != known_.end()) {
+    contended_ = contended_ || known->second.contended;
+    return known->second.seconds;
+  }
   std::vector<CollectiveFlows> each;
   for (const std::vector<int>& g : neighbours)
     each.push_back(flows(g, kind, algorithm, bytes));
   // Phase by phase, every group's flows of that phase run together.
-  double total = each.front().exit_latency_s;
+  FlowTime total{each.front().exit_latency_s, false};
   for (size_t p = 0; p < each.front().phases.size(); ++p) {
-    std::vector<CollectiveFlow> all;
-    for (const CollectiveFlows& f : each)
-      if (p < f.phases.size())
-        all.insert(all.end(), f.phases[p].begin(), f.phases[p].end());
-    total += pricer_.seconds(each.front().phases[p], all);
+    std::vector<CollectiveFlow> others;
+    for (size_t g = 1; g < each.size(); ++g)
+      if (p < each[g].phases.size())
+        others.insert(others.end(), each[g].phases[p].begin(), each[g].phases[p].end());
+    const FlowTime phase = pricer_.seconds(each.front().phases[p], others);
+    total.seconds += phase.seconds;
+    total.contended = total.contended || phase.contended;
   }
+  contended_ = contended_ || total.contended;
   known_.emplace(std::move(key), total);
-  return total;
+  return total.seconds;
 }
 
-double CollectiveCosts::transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& all) {
-  return pricer_.seconds({mine}, all);
+double CollectiveCosts::transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& others) {
+  const FlowTime t = pricer_.seconds({mine}, others);
+  contended_ = contended_ || t.contended;
+  return t.seconds;
 }
 
 } // namespace simgpt

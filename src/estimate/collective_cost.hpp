@@ -37,7 +37,8 @@ class CollectiveCosts {
   FlowPricer pricer_;
   std::map<std::vector<int>, GroupRings> rings_;
   using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::vector<int>>>;
-  std::map<Key, double> known_;
+  std::map<Key, FlowTime> known_;
+  bool contended_ = false; // a price since take_contended() contended a link (FlowTime::contended)
 
 public:
   CollectiveCosts(const Profile& profile, const Cluster& cluster)
@@ -50,9 +51,10 @@ public:
   double seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
                  GroupFamily& family);
 
-  // Seconds of the point-to-point transfer `mine` while the transfers of `all` (mine among them)
-  // start with it.
-  double transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& all);
+  // Seconds of the point-to-point transfer `mine` while the transfers of `others` start with it.
+  double transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& others);
+  // Whether a price given since the last call contended a link (FlowTime::contended); clears it.
+  bool take_contended() { return std::exchange(contended_, false); }
   // The latency of the route from GPU `from` to GPU `to`, which transfer_seconds includes.
   double route_latency(int from, int to) { return pricer_.route(from, to).latency_s; }
   const Cluster& cluster() const { return cluster_; }

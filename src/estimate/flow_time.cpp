@@ -12,26 +12,28 @@ const FlowRoute& FlowPricer::route(int from, int to) {
   return known->second;
 }
 
-double FlowPricer::seconds(const std::vector<CollectiveFlow>& mine, const std::vector<CollectiveFlow>& all) {
-  std::map<const void*, int> flows_on;
-  for (const CollectiveFlow& f : all)
-    if (f.from != f.to)
-      for (const auto& [link, bandwidth] : route(f.from, f.to).shared_links)
-        ++flows_on[link];
-  double longest = 0;
+FlowTime FlowPricer::seconds(const std::vector<CollectiveFlow>& mine, const std::vector<CollectiveFlow>& others) {
+  std::map<const void*, std::pair<int, int>> flows_on; // mine, others'
+  for (const auto* flows : {&mine, &others})
+    for (const CollectiveFlow& f : *flows)
+      if (f.from != f.to)
+        for (const auto& [link, bandwidth] : route(f.from, f.to).shared_links)
+          ++(flows == &mine ? flows_on[link].first : flows_on[link].second);
+  FlowTime out;
   for (const CollectiveFlow& f : mine) {
     if (f.from == f.to || f.bytes <= 0)
       continue;
     const FlowRoute& r = route(f.from, f.to);
     double share = std::numeric_limits<double>::infinity();
     for (const auto& [link, bandwidth] : r.shared_links) {
-      const auto on = flows_on.find(link);
-      share = std::min(share, bandwidth / (on == flows_on.end() ? 1 : on->second));
+      const auto [own, theirs] = flows_on.at(link);
+      share = std::min(share, bandwidth / (own + theirs));
+      out.contended = out.contended || theirs > 0;
     }
     const double rate = std::min(r.rate_Bps, r.payload_factor * share);
-    longest = std::max(longest, r.latency_s + f.bytes / rate);
+    out.seconds = std::max(out.seconds, r.latency_s + f.bytes / rate);
   }
-  return longest;
+  return out;
 }
 
 } // namespace simgpt

@@ -142,7 +142,7 @@ private:
       for (int t = 0; t < plan_.tp; ++t)
         all.push_back({plan_.gpu(s, d, t), plan_.gpu(s_to, d, t), bytes});
     Transfer t{all.front().from, all.front().to, bytes, 0, costs_.route_latency(all.front().from, all.front().to)};
-    t.bytes_s = costs_.transfer_seconds(all.front(), all) - t.latency_s;
+    t.bytes_s = costs_.transfer_seconds(all.front(), {all.begin() + 1, all.end()}) - t.latency_s;
     return transfer_.emplace(std::make_pair(s, s_to), t).first->second;
   }
 };
@@ -240,6 +240,7 @@ private:
 } // namespace
 
 StepEstimate estimate_step(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs) {
+  costs.take_contended(); // of this step's prices only
   PassTimes passes(plan, profile, costs);
   PipelineWalk walk(plan, profile, costs, passes);
   walk.run();
@@ -254,6 +255,7 @@ StepEstimate estimate_step(const ExecutionPlan& plan, const Profile& profile, Co
     out.step_time_s = std::max(out.step_time_s, times.end_s);
     out.stages.push_back(times);
   }
+  out.contended = costs.take_contended();
   return out;
 }
 

@@ -20,6 +20,10 @@ struct StageTimes {
 struct StepEstimate {
   double step_time_s = 0;
   std::vector<StageTimes> stages;
+  // A collective or transfer was priced with flows that share a link moving at once
+  // (FlowTime::contended): the replay can be faster. Without, on the validation rows the estimate
+  // was never above the replay (README, "Planning").
+  bool contended = false;
 };
 
 StepEstimate estimate_step(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs);

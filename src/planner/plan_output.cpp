@@ -142,7 +142,7 @@ std::string plan_csv(const PlanResult& result) {
   for (const std::string& key : plan_keys())
     out += "," + key;
   out += ",status,lower_bound_step_time_s,static_peak_memory_gib,step_time_s,tokens_per_s,tokens_per_s_per_gpu,"
-         "peak_memory_gib,headroom_gib,exposed_comm_share,bubble_share,estimate_step_time_s,reason\n";
+         "peak_memory_gib,headroom_gib,exposed_comm_share,bubble_share,estimate_step_time_s,estimate_contended,reason\n";
   for (const PlanRow& row : result.rows) {
     std::string line = fmt::format("{},{}", row.index, row.gpus());
     for (const std::string& v : plan_values(row.candidate))
@@ -160,7 +160,7 @@ std::string plan_csv(const PlanResult& result) {
     } else {
       line += ",,,,,,,";
     }
-    line += row.estimate_s > 0 ? "," + number(row.estimate_s) : ",";
+    line += row.estimate_s > 0 ? fmt::format(",{},{}", number(row.estimate_s), row.estimate_contended) : ",,";
     out += line + "," + csv_field(row.reason) + "\n";
   }
   return out;

@@ -29,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include <unistd.h>
 
@@ -107,9 +108,14 @@ std::optional<int64_t> same_pass_order(const PlanRow& row, const ExecutionPlan& 
 
 // Everything known before simulating: the workload's verdict, the bounds, the symmetry, and the
 // estimate of each candidate left to simulate (every valid one when exhaustive).
+void estimate_into(PlanRow& row, const StepEstimate& step) {
+  row.estimate_s = step.step_time_s;
+  row.estimate_contended = step.contended;
+}
+
 void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Profile& profile,
                       const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive,
-                      const std::function<double(const ExecutionPlan&)>& estimate) {
+                      const std::function<StepEstimate(const ExecutionPlan&)>& estimate) {
   std::map<CandidateKey, int64_t> index_of;
   for (const PlanRow& row : rows)
     index_of.emplace(key_of(row.candidate), row.index);
@@ -159,7 +165,7 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
     row.static_peak_bytes = memory->stage.peak;
     row.status = PlanStatus::bound; // a survivor, until simulated
     if (exhaustive) {
-      row.estimate_s = estimate(*plan);
+      estimate_into(row, estimate(*plan));
       continue;
     }
     std::vector<int> gpus = rank_gpus(*plan);
@@ -182,7 +188,7 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
                                memory->stage_index, memory->stage.usable / GiB);
       continue;
     }
-    row.estimate_s = estimate(*plan);
+    estimate_into(row, estimate(*plan));
   }
 }
 
@@ -214,9 +220,16 @@ struct Simulator {
   }
 };
 
-// The margin a search prunes by: none when its "simulations" are estimates themselves
-// (--fidelity estimate), which give each candidate the estimate it is ranked by.
-double margin_of(const PlanRequest& request) { return request.fidelity == "estimate" ? 0 : request.margin; }
+// The margin a candidate is pruned by: none when the search's "simulations" are estimates
+// themselves (--fidelity estimate), which give each candidate the estimate it is ranked by; the
+// request's where its estimate contended a link, which the replay may run faster; at most
+// kUncontendedEstimateMargin elsewhere.
+double margin_of(bool contended, const PlanRequest& request) {
+  if (request.fidelity == "estimate")
+    return 0;
+  return contended ? request.margin : std::min(request.margin, kUncontendedEstimateMargin);
+}
+double margin_of(const PlanRow& row, const PlanRequest& request) { return margin_of(row.estimate_contended, request); }
 
 // Why a candidate needs no simulation once `best` is the cost of the best plan simulated before
 // it: its lower bound is no better (a proof), or its estimate is more than the margin above.
@@ -225,37 +238,41 @@ std::optional<PlanStatus> pruned_by(const PlanRow& row, double best, const PlanR
     return std::nullopt;
   if (plan_cost_lower_bound(row, request.objective) >= best)
     return PlanStatus::bound;
-  if (plan_cost_estimate(row, request.objective) > (1 + margin_of(request)) * best)
+  if (plan_cost_estimate(row, request.objective) > (1 + margin_of(row, request)) * best)
     return PlanStatus::estimate;
   return std::nullopt;
 }
 
+constexpr double kNoPlan = std::numeric_limits<double>::infinity();
+
 // Simulates `order` (row indices by estimate, then index) as a sequential search would: each
-// candidate unless what was simulated before it prunes it (pruned_by); past the first candidate
-// the estimate prunes, all after it are pruned too (their estimates are no lower). Workers take
-// candidates in order and skip one only when the candidates before it already finished prune it,
-// which the whole sequence then does too (its best is no worse), so the rows simulated and
-// reported do not depend on --jobs (a speculative simulation that the sequence prunes is
-// discarded).
-void simulate_in_estimate_order(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
-                                const PlanRequest& request) {
+// candidate unless what was simulated before it, or a plan costing `known_best` simulated before
+// the search, prunes it (pruned_by); past the first candidate whose estimate is above the widest
+// margin, all after it are pruned too (their estimates are no lower). Workers take candidates in order and skip one
+// only when the candidates before it already finished prune it, which the whole sequence then
+// does too (its best is no worse), so the rows simulated do not depend on --jobs: a speculative
+// simulation that the sequence prunes is discarded, the row left as it was. `pruned` is then told
+// of each row the sequence prunes: how, and the best plan simulated before it (index -1: none).
+using PrunedRow = std::function<void(PlanRow& row, PlanStatus how, int64_t best_index, double best)>;
+void simulate_unless_pruned(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
+                            const PlanRequest& request, double known_best, const PrunedRow& pruned_row) {
   const PlanObjective objective = request.objective;
-  constexpr double inf = std::numeric_limits<double>::infinity();
   std::mutex mutex;
   std::vector<char> done(order.size(), 0);
-  std::vector<double> costs(order.size(), inf); // of the fitting results
-  size_t cut_at = order.size();                 // a candidate known to be at or past the estimate's cut
+  std::vector<PlanRow> before(order.size());        // the rows simulated, as they were
+  std::vector<double> costs(order.size(), kNoPlan); // of the fitting results
+  size_t cut_at = order.size();                     // a candidate known to be at or past the estimate's cut
   ProgressBar progress(static_cast<int64_t>(order.size()), request.progress);
   run_parallel(order.size(), request.jobs, [&](size_t i) {
     PlanRow& row = rows[order[i]];
     {
       const std::lock_guard lock(mutex);
-      double best = inf;
+      double best = known_best;
       for (size_t j = 0; j < i; ++j)
         best = std::min(best, costs[j]);
       const std::optional<PlanStatus> pruned = i >= cut_at ? PlanStatus::estimate : pruned_by(row, best, request);
       if (pruned) {
-        if (*pruned == PlanStatus::estimate)
+        if (plan_cost_estimate(row, objective) > (1 + margin_of(true, request)) * best)
           cut_at = std::min(cut_at, i);
         progress.advance();
         return;
@@ -264,24 +281,20 @@ void simulate_in_estimate_order(std::vector<PlanRow>& rows, const std::vector<si
     PlanRow result = row;
     sim.simulate(result);
     const std::lock_guard lock(mutex);
-    row = std::move(result);
+    before[i] = std::exchange(row, std::move(result));
     done[i] = 1;
     if (row.status == PlanStatus::ok)
       costs[i] = plan_cost(row, objective);
     progress.advance();
   });
-  double best = inf;
+  double best = known_best;
   int64_t best_index = -1;
   for (size_t i = 0; i < order.size(); ++i) {
     PlanRow& row = rows[order[i]];
     if (const std::optional<PlanStatus> pruned = pruned_by(row, best, request)) {
-      row.status = *pruned;
-      row.report.reset();
-      row.reason = *pruned == PlanStatus::bound
-                       ? fmt::format("lower bound {:.4g} s is no better than candidate {}'s simulated {:.4g} s",
-                                     plan_cost_lower_bound(row, objective), best_index, best)
-                       : fmt::format("estimated {:.4g} s, more than {:g}% above candidate {}'s simulated {:.4g} s",
-                                     plan_cost_estimate(row, objective), 100 * margin_of(request), best_index, best);
+      if (done[i])
+        row = std::move(before[i]);
+      pruned_row(row, *pruned, best_index, best);
       continue;
     }
     if (!done[i])
@@ -291,6 +304,23 @@ void simulate_in_estimate_order(std::vector<PlanRow>& rows, const std::vector<si
       best_index = row.index;
     }
   }
+}
+
+// The search: simulate_unless_pruned over every candidate, then each pruned row says what pruned it.
+void simulate_in_estimate_order(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
+                                const PlanRequest& request) {
+  const PlanObjective objective = request.objective;
+  simulate_unless_pruned(rows, order, sim, request, kNoPlan,
+                         [&](PlanRow& row, PlanStatus how, int64_t best_index, double best) {
+                           row.status = how;
+                           row.reason =
+                               how == PlanStatus::bound
+                                   ? fmt::format("lower bound {:.4g} s is no better than candidate {}'s simulated {:.4g} s",
+                                                 plan_cost_lower_bound(row, objective), best_index, best)
+                                   : fmt::format("estimated {:.4g} s, more than {:g}% above candidate {}'s simulated {:.4g} s",
+                                                 plan_cost_estimate(row, objective), 100 * margin_of(row, request),
+                                                 best_index, best);
+                         });
 }
 
 // --set of a plan: keys the search does not cover (a searched key is restricted with --search).
@@ -320,26 +350,29 @@ void rank_simulated(PlanResult& result, PlanObjective objective) {
   });
 }
 
-// The winner's neighbours that the bound or the estimate pruned, simulated to say what each key costs.
+// The winner's neighbours that the bound or the estimate pruned, simulated to say what each key
+// costs: in each key's group, those that can still be its best (next best to the winner), found as
+// the search finds the winner (simulate_unless_pruned, from the best neighbour the search
+// simulated), so a neighbour estimated well above one already simulated is not simulated.
 void simulate_pruned_neighbours(PlanResult& result, const Simulator& sim, const PlanRequest& request) {
   const PlanCandidate winner = result.rows[static_cast<size_t>(result.ranked.front())].candidate;
-  std::vector<size_t> neighbours;
-  for (const PlanRow& row : result.rows)
-    for (size_t group = 0; group < kNeighbourGroups; ++group)
-      if ((row.status == PlanStatus::bound || row.status == PlanStatus::estimate) &&
-          neighbours_in(winner, row.candidate, group)) {
-        neighbours.push_back(static_cast<size_t>(row.index));
-        break;
-      }
-  ProgressBar progress(static_cast<int64_t>(neighbours.size()), request.progress);
-  std::mutex mutex;
-  run_parallel(neighbours.size(), request.jobs, [&](size_t i) {
-    PlanRow row = result.rows[neighbours[i]];
-    sim.simulate(row);
-    const std::lock_guard lock(mutex);
-    result.rows[neighbours[i]] = std::move(row);
-    progress.advance();
-  });
+  for (size_t group = 0; group < kNeighbourGroups; ++group) {
+    std::vector<size_t> order;
+    double best = kNoPlan;
+    for (const PlanRow& row : result.rows) {
+      if (!neighbours_in(winner, row.candidate, group))
+        continue;
+      if (row.status == PlanStatus::ok)
+        best = std::min(best, plan_cost(row, request.objective));
+      else if (row.status == PlanStatus::bound || row.status == PlanStatus::estimate)
+        order.push_back(static_cast<size_t>(row.index));
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return plan_cost_estimate(result.rows[a], request.objective) <
+             plan_cost_estimate(result.rows[b], request.objective);
+    });
+    simulate_unless_pruned(result.rows, order, sim, request, best, [](PlanRow&, PlanStatus, int64_t, double) {});
+  }
 }
 
 } // namespace
@@ -403,7 +436,7 @@ std::vector<std::string> screen_arguments(const PlanRequest& request) {
   return args;
 }
 
-// Each row's screening from `simgpt screen`'s JSON: [status, reason, bound, peak, estimate].
+// Each row's screening from `simgpt screen`'s JSON: [status, reason, bound, peak, estimate, contended].
 void read_screening(std::vector<PlanRow>& rows, const nlohmann::ordered_json& screened) {
   if (!screened.is_array() || screened.size() != rows.size())
     throw std::runtime_error("simgpt screen: expected one row per candidate");
@@ -417,6 +450,7 @@ void read_screening(std::vector<PlanRow>& rows, const nlohmann::ordered_json& sc
     rows[i].step_lower_bound_s = r.at(2).get<double>();
     rows[i].static_peak_bytes = r.at(3).get<double>();
     rows[i].estimate_s = r.at(4).get<double>();
+    rows[i].estimate_contended = r.at(5).get<bool>();
   }
 }
 
@@ -432,11 +466,12 @@ std::string screen_candidates(const PlanRequest& request) {
   const Cluster cluster(setup.platform_file, setup.catalog, setup.base.network, setup.profile);
   CollectiveCosts costs(setup.profile, cluster);
   check_statically(rows, setup.base, setup.profile, cost, gpu, request.exhaustive, [&](const ExecutionPlan& plan) {
-    return estimate_step(plan, setup.profile, costs).step_time_s;
+    return estimate_step(plan, setup.profile, costs);
   });
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const PlanRow& row : rows)
-    out.push_back({name_of(row.status), row.reason, row.step_lower_bound_s, row.static_peak_bytes, row.estimate_s});
+    out.push_back({name_of(row.status), row.reason, row.step_lower_bound_s, row.static_peak_bytes, row.estimate_s,
+                   row.estimate_contended});
   return out.dump();
 }
 

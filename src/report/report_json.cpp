@@ -95,7 +95,8 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["oom_stages"] = r.oom_stages;
   if (r.estimate)
     j["estimate"] = {{"step_time_s", rounded(r.estimate->step_time_s)},
-                     {"peak_memory_gib", rounded(r.estimate->peak_memory_bytes / GiB)}};
+                     {"peak_memory_gib", rounded(r.estimate->peak_memory_bytes / GiB)},
+                     {"contended", r.estimate->contended}};
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
 
   for (const StageReport& s : r.stages) {
@@ -212,7 +213,8 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.oom_stages = j.at("oom_stages").get<std::vector<int>>();
     if (j.contains("estimate"))
       r.estimate = Report::Estimate{j.at("estimate").at("step_time_s").get<double>(),
-                                    j.at("estimate").at("peak_memory_gib").get<double>() * kGiB};
+                                    j.at("estimate").at("peak_memory_gib").get<double>() * kGiB,
+                                    j.at("estimate").at("contended").get<bool>()};
     for (const auto& s : j.at("stages"))
       r.stages.push_back(stage_from_json(s));
   } catch (const nlohmann::json::exception& e) {

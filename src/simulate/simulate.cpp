@@ -323,8 +323,8 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   }
   std::optional<Report::Estimate> beside;
   if (options.estimate_beside) { // before the replay: both read the same cluster's links
-    beside = Report::Estimate{estimate_of(plan, profile, cluster).step_time_s,
-                              static_peak(plan, w, profile, gpu).stage.peak};
+    const StepEstimate step = estimate_of(plan, profile, cluster);
+    beside = Report::Estimate{step.step_time_s, static_peak(plan, w, profile, gpu).stage.peak, step.contended};
   }
   const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};

@@ -114,7 +114,11 @@ void add_row_cases(std::vector<CaseResult>& cases, const RowRun& run, const std:
   // The closed-form estimate the replay's process computed beside it.
   if (const auto m = row.measured.find("step_time_s"); m != row.measured.end() && r && r->report &&
                                                        r->report->estimate)
+  {
     add(CaseMetric::estimate_step_time, m->second, r->report->estimate->step_time_s);
+    if (r->report->estimate->contended)
+      cases.back().flags.push_back("estimate_contended");
+  }
   if (row.flagged("estimator_reference") && row.measured.contains("step_time_s") &&
       row.measured.contains("estimated_step_time_s"))
     cases.push_back(estimator_case(run));

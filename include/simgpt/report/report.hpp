@@ -109,6 +109,9 @@ struct Report {
   struct Estimate {
     double step_time_s = 0;
     double peak_memory_bytes = 0;
+    // Flows sharing a link were priced as moving at once: the replay, where they can drift
+    // apart, can be faster than the estimate.
+    bool contended = false;
   };
   std::optional<Estimate> estimate;
 
