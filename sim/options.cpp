@@ -2,6 +2,7 @@
 
 #include "number_options.hpp"
 #include "simgpt/core/error.hpp"
+#include "simgpt/process/memory_limit.hpp"
 
 #include <fmt/format.h>
 
@@ -29,6 +30,14 @@ void add_process_options(CLI::App& app, Options& o, const std::string& timed) {
   app.add_option("--timeout", o.timeout, "seconds " + timed + " may run before it is killed (default 600)")
       ->check(seconds(kMaxTimeoutSeconds));
 }
+
+void add_memory_limit_option(CLI::App& app, Options& o) {
+  app.add_option("--memory-limit", o.memory_limit,
+                 "the memory each simulation's heap may take, e.g. 2GiB; past it that simulation fails and says so "
+                 "(default: no limit)");
+}
+
+double memory_limit_bytes(const Options& o) { return o.memory_limit.empty() ? 0 : parse_memory_limit(o.memory_limit); }
 
 void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity) {
   app.add_option("--fidelity", fidelity,

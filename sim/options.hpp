@@ -34,6 +34,7 @@ struct Options {
   std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
   pid_t parent_pid = 0;                  // simgpt row and point: the process that started it
   double timeout = 600;
+  std::string memory_limit; // plan and sweep: --memory-limit, the heap each simulation may take
   bool gate = false;
   bool write = false;
   bool check = false; // simgpt calibrate --check
@@ -62,6 +63,11 @@ void add_data_option(CLI::App& app, std::vector<std::string>& data_dirs,
 // --jobs and --timeout of a command that runs simulations in processes of their own; `timed`
 // names what the timeout stops.
 void add_process_options(CLI::App& app, Options& o, const std::string& timed);
+
+// --memory-limit of a command whose simulations run in processes of their own (plan, sweep).
+void add_memory_limit_option(CLI::App& app, Options& o);
+// Its bytes (parse_memory_limit), 0 when not given.
+double memory_limit_bytes(const Options& o);
 
 // --fidelity symmetric|full|estimate (SimulationOptions::Fidelity).
 void add_fidelity_option(CLI::App& app, SimulationOptions::Fidelity& fidelity);

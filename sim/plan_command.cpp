@@ -32,6 +32,7 @@ PlanRequest plan_request(const Options& o) {
   request.jobs = o.jobs;
   request.executable = kThisSimgpt;
   request.timeout_s = o.timeout;
+  request.memory_limit_bytes = memory_limit_bytes(o);
   request.data_folders = o.data_dirs;
   request.fidelity = o.fidelity_name;
   request.progress = stderr_is_terminal();
@@ -49,6 +50,7 @@ void declare_plan(CLI::App& cmd, Options& o) {
   cmd.add_option("--objective", o.objective, "step_time, tokens_per_s or tokens_per_s_per_gpu (default step_time)");
   cmd.add_option("--top", o.top, "plans listed (default 5)")->check(whole_number(1, kMaxTop));
   add_process_options(cmd, o, "a simulation");
+  add_memory_limit_option(cmd, o);
   cmd.add_flag("--exhaustive", o.exhaustive, "simulate every valid candidate: no memory, symmetry or bound pruning");
   cmd.add_option("--margin", o.margin_pct,
                  fmt::format("simulate candidates estimated at most this many percent slower than the best simulated "

@@ -61,6 +61,7 @@ void declare_sweep(CLI::App& cmd, Options& o) {
   cmd.add_option("-o,--output", o.output, "the CSV (or JSON lines) file; rerunning skips what it holds");
   cmd.add_option("--format", o.format, "output format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
   add_process_options(cmd, o, "a simulation");
+  add_memory_limit_option(cmd, o);
   cmd.add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   add_data_option(cmd, o.data_dirs);
   add_fidelity_name_option(cmd, o.fidelity_name, true);
@@ -84,6 +85,7 @@ int run_sweep(const Options& o, const CLI::App& cmd) {
   run.format = o.format == "jsonl" ? SweepFormat::jsonl : SweepFormat::csv;
   run.jobs = o.jobs;
   run.timeout_s = o.timeout;
+  run.memory_limit_bytes = memory_limit_bytes(o);
   run.data_folders = data_paths(o).folders; // checked here, once, not by each simulation
   run.fidelity = o.fidelity_name;
   run.progress = stderr_is_terminal();

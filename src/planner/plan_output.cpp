@@ -83,6 +83,17 @@ std::string plan_text(const PlanResult& result, int top) {
                      counts[PlanStatus::symmetric], estimated, counts[PlanStatus::bound], counts[PlanStatus::estimate],
                      counts[PlanStatus::ok] + counts[PlanStatus::oom] + counts[PlanStatus::failed], counts[PlanStatus::ok],
                      counts[PlanStatus::oom], counts[PlanStatus::failed]);
+  // A simulation that failed (past --timeout or --memory-limit, say) is left out of the ranking:
+  // the one that could have won is named with its reason.
+  const PlanRow* failed = nullptr;
+  for (const PlanRow& row : result.rows)
+    if (row.status == PlanStatus::failed &&
+        (failed == nullptr || plan_cost_estimate(row, result.objective) < plan_cost_estimate(*failed, result.objective)))
+      failed = &row;
+  if (failed != nullptr)
+    out += fmt::format("not ranked: {} failed simulations, the best estimated {} (candidate {}{}): {}\n",
+                       counts[PlanStatus::failed], plan_name(failed->candidate), failed->index,
+                       failed->estimate_s > 0 ? fmt::format(", {:.4g} s", failed->estimate_s) : "", failed->reason);
   if (result.ranked.empty()) {
     out += "no plan fits\n";
     return out;

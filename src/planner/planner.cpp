@@ -500,7 +500,8 @@ PlanResult plan(const PlanRequest& request) {
            plan_cost_estimate(result.rows[b], request.objective);
   });
   const Simulator sim{request, setup.base, setup.profile.partition,
-                      PointProcess{executable, setup.data.folders, request.timeout_s, request.fidelity}};
+                      PointProcess{executable, setup.data.folders, request.timeout_s, request.fidelity,
+                                   request.memory_limit_bytes}};
   simulate_in_estimate_order(result.rows, order, sim, request);
 
   rank_simulated(result, request.objective);

@@ -19,7 +19,7 @@ PointOutcome run_point(const std::string& platform, const std::string& workload,
     args.insert(args.end(), {"--set", s});
   PointOutcome out;
   try {
-    out.report = run_simgpt_child(process.executable, args, process.timeout_s);
+    out.report = run_simgpt_child(process.executable, args, process.timeout_s, process.memory_limit_bytes);
     out.status = out.report.value("oom", false) ? "oom" : "ok";
   } catch (const InputError& e) {
     out.status = "invalid";

@@ -145,7 +145,7 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
   const PointInputs p = point_inputs(sweep, keys, r.inputs);
   PointOutcome outcome =
       run_point(p.platform, p.workload, p.sets,
-                PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity});
+                PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity, run.memory_limit_bytes});
   r.status = std::move(outcome.status);
   r.report = std::move(outcome.report);
   r.reason = std::move(outcome.reason);

@@ -100,6 +100,20 @@ check "the ranking says what each key is worth" grep -q "training.recompute .* n
 check "--jobs 1 writes the same CSV as --jobs 2" cmp -s "$tmp/one.csv" "$tmp/pruned.csv"
 check "--jobs 1 prints the same ranking as --jobs 2" cmp -s "$tmp/one.txt" "$tmp/pruned.txt"
 
+# --memory-limit: a simulation whose heap would pass it fails with that reason, and the plan says
+# which candidate it leaves out; with room enough, the plan is the one without a limit.
+"$simgpt" platform --preset dgx-a100 --nodes 128 -o "$tmp/dgx128.xml" > /dev/null
+one_175b=(plan --platform "$tmp/dgx128.xml" --workload workloads/gpt3_175b.yaml --search parallelism.tp=8
+          --search parallelism.pp=16 --search training.micro_batch=1 --search training.recompute=full
+          --search parallelism.zero=0 --search parallelism.sequence_parallel=false --search parallelism.schedule=1f1b)
+"$simgpt" "${one_175b[@]}" --memory-limit 32MiB -o "$tmp/limited.csv" > "$tmp/limited.txt" 2>&1; status=$?
+check "a plan under a small memory limit exits 0 ($(head -c 300 "$tmp/limited.txt"))" [ "$status" -eq 0 ]
+check "... its simulation fails, saying the limit" \
+  grep -q ',failed,.*the simulation needed more than its memory limit of 0.0312 GiB (--memory-limit)$' "$tmp/limited.csv"
+check "... and the text names the one left out" grep -q '^not ranked: 1 failed simulations, the best estimated' "$tmp/limited.txt"
+"$simgpt" "${small[@]}" --jobs 2 --memory-limit 4GiB -o "$tmp/roomy.csv" > "$tmp/roomy.txt" 2>&1
+check "a plan with memory to spare is the plan without a limit" cmp -s "$tmp/roomy.csv" "$tmp/pruned.csv"
+
 # Unsearched, a key takes only what the framework runs (torch-pipe: no tensor parallelism, GPipe's
 # schedule when pipelined); a searched value it does not run is listed invalid, with the reason.
 framework=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --gpus 4
@@ -147,6 +161,8 @@ bad "a search with no candidate" --gpus 1 --search parallelism.tp=2
 bad "an output that cannot be written" -o "$tmp/no/such/dir.csv"
 bad "a negative margin" --margin -5
 bad "a margin that is not a number" --margin wide
+bad "a memory limit that is not a size" --memory-limit 2XB
+bad "a memory limit below what simgpt needs to start" --memory-limit 1MiB
 # A mixture of experts: the planner searches ep (each divisor of dp that divides the experts) and,
 # asked to, cp; both reach the simulation (every candidate simulated: --exhaustive).
 "$simgpt" platform --preset dgx-h100 --nodes 1 -o "$tmp/h100.xml" > /dev/null

@@ -51,6 +51,7 @@ struct PlanRequest {
   bool neighbours = true;        // simulate the winner's neighbours the bound pruned, to cost each key
   unsigned jobs = 1;
   double timeout_s = 600;
+  double memory_limit_bytes = 0; // the heap each simulation may take (--memory-limit); 0: no limit
   std::string executable;        // the simgpt that simulates; empty: this process's own
   std::vector<std::string> data_folders; // --data, in order; empty: $SIMGPT_DATA's (data_paths_at)
   // --fidelity for each simulation (symmetric, full, or estimate: every candidate answered in closed

@@ -32,6 +32,7 @@ struct SweepRun {
   SweepFormat format = SweepFormat::csv;
   unsigned jobs = 1;       // simulations at once
   double timeout_s = 600;  // a simulation still running after this is killed (status failed)
+  double memory_limit_bytes = 0; // the heap each simulation may take (--memory-limit); 0: no limit
   std::string executable;  // the simgpt that simulates; empty: this process's own, which must be simgpt
   std::vector<std::string> data_folders; // each passed on as --data, in order (DataPaths::folders)
   std::string fidelity;    // passed on as --fidelity (symmetric or full) when not empty
