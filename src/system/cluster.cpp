@@ -151,7 +151,7 @@ void Cluster::start_engine(const Profile& profile, const GpuCatalog& catalog) {
       }
     }();
     catch_simgrid_abort(path_, [&] {
-      platform_gen::build_star_platform(spec);
+      platform_gen::build_compact_platform(spec);
       engine_->seal_platform();
     });
     return;

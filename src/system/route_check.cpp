@@ -1,6 +1,7 @@
 #include "system/route_check.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "system/platform_gen/compact_zone.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -171,6 +172,36 @@ std::vector<ZoneHosts> zones_holding(const std::vector<simgrid::s4u::Host*>& hos
   return zones;
 }
 
+// The pairs of `own` hosts to check in `zone`: every pair, or in a compact platform's zone, whose
+// routes are the fabric's inside a node and otherwise one GPU's way out then the other's way in,
+// every pair inside each node and each GPU to and from a GPU of another node: every link list
+// the zone can give, in time linear in the GPUs.
+template <typename Check>
+void own_pairs(const NetZoneImpl& zone, const std::vector<simgrid::s4u::Host*>& own, Check check) {
+  const auto* compact = dynamic_cast<const platform_gen::CompactZone*>(&zone);
+  if (compact == nullptr) {
+    for (simgrid::s4u::Host* a : own)
+      for (simgrid::s4u::Host* b : own)
+        check(a, b);
+    return;
+  }
+  const auto node = [&](const simgrid::s4u::Host* h) {
+    return compact->node_of(static_cast<int>(h->get_netpoint()->id()));
+  };
+  for (size_t i = 0; i < own.size(); ++i) {
+    for (size_t j = i + 1; j < own.size() && node(own[j]) == node(own[i]); ++j) {
+      check(own[i], own[j]);
+      check(own[j], own[i]);
+    }
+    for (simgrid::s4u::Host* other : {own.front(), own.back()})
+      if (node(other) != node(own[i])) {
+        check(own[i], other);
+        check(other, own[i]);
+        break;
+      }
+  }
+}
+
 } // namespace
 
 void check_all_routes(const std::vector<simgrid::s4u::Host*>& hosts, const std::string& path) {
@@ -179,10 +210,10 @@ void check_all_routes(const std::vector<simgrid::s4u::Host*>& hosts, const std::
   // (zone, gateway) pairs checked: every host below the zone to the gateway, or from it.
   std::unordered_set<std::pair<size_t, const NetPoint*>, PairHash> reaches, reached;
   for (const ZoneHosts& z : zones) {
-    for (simgrid::s4u::Host* a : z.own) // hosts of one zone: its own route between each pair
-      for (simgrid::s4u::Host* b : z.own)
-        if (const std::string& why = check.leg(a->get_netpoint(), b->get_netpoint()); !why.empty())
-          refuse(path, a, b, why);
+    own_pairs(*z.zone, z.own, [&](simgrid::s4u::Host* a, simgrid::s4u::Host* b) { // the zone's own routes
+      if (const std::string& why = check.leg(a->get_netpoint(), b->get_netpoint()); !why.empty())
+        refuse(path, a, b, why);
+    });
     // Hosts below two child zones: one hop between the children, shared by every such pair, then
     // each host to or from the hop's gateway. In a star zone (a compact platform's top zone) the
     // hop from A to B is A's route to the center then the center's to B, whatever the other end:

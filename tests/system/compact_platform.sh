@@ -15,11 +15,11 @@ for key in ("platform", "inputs"):
     r.pop(key, None)
 print(json.dumps(r, sort_keys=True))'; }
 
-same_step() { # same_step PRESET NODES WORKLOAD ARGS...
+same_step() { # same_step PRESET NODES WORKLOAD ARGS... (FLOW_CAP=RATE: simgpt platform --flow-cap)
   local preset=$1 nodes=$2 workload=$3
   shift 3
-  "$simgpt" platform --preset "$preset" --nodes "$nodes" -o "$tmp/$preset.xml" > /dev/null
-  "$simgpt" platform --preset "$preset" --nodes "$nodes" -o "$tmp/$preset.yaml" > /dev/null
+  "$simgpt" platform --preset "$preset" --nodes "$nodes" ${FLOW_CAP:+--flow-cap $FLOW_CAP} -o "$tmp/$preset.xml" > /dev/null
+  "$simgpt" platform --preset "$preset" --nodes "$nodes" ${FLOW_CAP:+--flow-cap $FLOW_CAP} -o "$tmp/$preset.yaml" > /dev/null
   report --platform "$tmp/$preset.xml" --workload "$workload" "$@" > "$tmp/xml.json"
   report --platform "$tmp/$preset.yaml" --workload "$workload" "$@" > "$tmp/yaml.json"
   check "$preset x $nodes: the XML and compact forms simulate the same step ($*)" \
@@ -36,6 +36,16 @@ same_step dgx-h100 4 workloads/llama3_8b.yaml --set parallelism.dp=2 --set paral
   --set training.global_batch=32 --set model.layers=8
 same_step dgx-a100 2 workloads/gpt3xl_megatron.yaml --set training.global_batch=64 --set model.layers=8 \
   --set parallelism.dp=2 --set parallelism.pp=8 --set parallelism.tp=1 --fidelity estimate
+# A flow cap that binds (1 Gbps, below each flow's share of the NIC) is on the compact form's
+# routes too: the step is the XML form's, and slower than without it.
+FLOW_CAP=1Gbps same_step p3.16xlarge 2 workloads/gpt3xl_megatron.yaml --set training.global_batch=64 \
+  --set model.layers=8 --set parallelism.dp=4 --set parallelism.pp=4 --set parallelism.tp=1
+capped=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["step_time_s"])' < "$tmp/yaml.json")
+"$simgpt" platform --preset p3.16xlarge --nodes 2 -o "$tmp/uncapped.yaml" > /dev/null
+uncapped=$(report --platform "$tmp/uncapped.yaml" --workload workloads/gpt3xl_megatron.yaml --set training.global_batch=64 \
+  --set model.layers=8 --set parallelism.dp=4 --set parallelism.pp=4 --set parallelism.tp=1 |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["step_time_s"])')
+check "... the binding cap slows the step ($capped s against $uncapped s)" python3 -c "import sys; sys.exit(not $capped > 1.5 * $uncapped)"
 
 # A few hundred bytes whatever the cluster's size; plan finds its GPUs.
 "$simgpt" platform --preset dgx-h100 --nodes 16384 -o "$tmp/big.yaml" > "$tmp/out"
