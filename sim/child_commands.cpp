@@ -6,6 +6,7 @@
 
 #include "simgpt/planner/planner.hpp"
 #include "simgpt/process/child_main.hpp"
+#include "simgpt/process/memory_limit.hpp"
 #include "simgpt/validation/validation.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -35,11 +36,14 @@ void declare_point(CLI::App& cmd, Options& o) {
   add_data_option(cmd, o.data_dirs);
   cmd.add_option("--parent-pid", o.parent_pid);
   add_fidelity_option(cmd, o.fidelity);
+  cmd.add_option("--memory-limit", o.memory_limit);
 }
 
 // One configuration of a sweep: the report of `simgpt --platform P --workload W --set ...`.
 int run_point(const Options& o, const CLI::App&) {
   return child_main(o.parent_pid, [&] {
+    if (!o.memory_limit.empty())
+      limit_heap_growth(parse_memory_limit(o.memory_limit));
     return simulate(o.platform, load_workload(o.workload, parse_overrides(o.sets)), data_paths(o),
                     SimulationOptions{.fidelity = o.fidelity})
         .to_json_text();

@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,7 +117,7 @@ nlohmann::ordered_json outcome(const Finished& f, double timeout_s) {
 } // namespace
 
 nlohmann::ordered_json run_simgpt_child(const std::string& executable, const std::vector<std::string>& args,
-                                        double timeout_s, double memory_limit_bytes) {
+                                        double timeout_s) {
   // Close-on-exec, so that children spawned at the same time by other threads do not hold this
   // pipe open (the reader would then wait for them too); dup2 onto stdout clears the flag.
   int fds[2];
@@ -133,13 +132,6 @@ nlohmann::ordered_json run_simgpt_child(const std::string& executable, const std
     throw;
   }
   ::close(fds[1]);
-  if (memory_limit_bytes > 0) {
-    // Set from here once the child runs: a spawned process cannot be given limits of its own
-    // before it starts, and what it allocates before this (loading its libraries) is small. A
-    // child already gone needs none (prlimit then fails with ESRCH).
-    const rlimit limit{static_cast<rlim_t>(memory_limit_bytes), static_cast<rlim_t>(memory_limit_bytes)};
-    ::prlimit(pid, RLIMIT_DATA, &limit, nullptr);
-  }
   Finished f;
   try {
     f = collect(pid, fds[0], timeout_s);
@@ -150,14 +142,7 @@ nlohmann::ordered_json run_simgpt_child(const std::string& executable, const std
     throw;
   }
   ::close(fds[0]);
-  try {
-    return outcome(f, timeout_s);
-  } catch (const ProcessOutOfMemory&) {
-    if (memory_limit_bytes <= 0)
-      throw;
-    throw ProcessOutOfMemory(fmt::format("the simulation needed more than its memory limit of {:.3g} GiB (--memory-limit)",
-                                         memory_limit_bytes / (1024.0 * 1024.0 * 1024.0)));
-  }
+  return outcome(f, timeout_s);
 }
 
 } // namespace simgpt

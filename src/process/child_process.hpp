@@ -34,10 +34,9 @@ std::string simgpt_executable(const std::string& executable);
 // its outcome under the protocol of the child subcommands, one JSON object on stdout:
 // {"ok": result} returns result; {"input_error": message, "where": where} throws InputError;
 // {"error": message} throws std::runtime_error; a child that did not report so, or ran past
-// `timeout_s` (then killed), throws ProcessFailure. With `memory_limit_bytes` (0: none), the
-// child's data segment and private mappings, its heap, are limited to that (RLIMIT_DATA); an
-// allocation past it throws ProcessOutOfMemory naming the limit.
+// `timeout_s` (then killed), throws ProcessFailure; a child whose allocation failed,
+// ProcessOutOfMemory.
 nlohmann::ordered_json run_simgpt_child(const std::string& executable, const std::vector<std::string>& args,
-                                        double timeout_s, double memory_limit_bytes = 0);
+                                        double timeout_s);
 
 } // namespace simgpt

@@ -14,7 +14,7 @@ struct PointProcess {
   std::vector<std::string> data_folders; // each passed on as --data, in order
   double timeout_s = 600; // a simulation still running after this is killed (status failed)
   std::string fidelity;   // passed on as --fidelity (symmetric, full or estimate) when not empty
-  double memory_limit_bytes = 0; // the heap a simulation may take (run_simgpt_child); 0: no limit
+  double memory_limit_bytes = 0; // passed on as --memory-limit (limit_heap_growth); 0: no limit
 };
 
 struct PointOutcome {

@@ -63,11 +63,13 @@ check "JSON lines with SI values merge as written" cmp -s "$tmp/whole.jsonl" "$t
 # The same results, but of another sweep: the fidelity is part of the sweep_digest (the last column).
 check "--fidelity full: the same lines" cmp -s <(sed 's/,[^,]*$//' "$tmp/whole.csv") <(sed 's/,[^,]*$//' "$tmp/full.csv")
 check "--fidelity full: another sweep_digest" [ "$(tail -n 1 "$tmp/whole.csv" | sed "s/.*,//")" != "$(tail -n 1 "$tmp/full.csv" | sed "s/.*,//")" ]
-"$simgpt" platform --preset dgx-a100 --nodes 128 -o "$tmp/dgx128.xml" > /dev/null
-"$simgpt" sweep --platform "$tmp/dgx128.xml" --workload workloads/gpt3_175b.yaml \
-  --grid training.micro_batch=1 --memory-limit 32MiB -o "$tmp/limited.csv" > "$tmp/out" 2>&1
-check "a simulation past --memory-limit is a failed line saying so" \
-  grep -q '^0,1,failed,.*memory limit of 0.0312 GiB (--memory-limit)' "$tmp/limited.csv"
+if [ -z "${ASAN_OPTIONS:-}" ]; then # AddressSanitizer's allocator exits when a mapping fails
+  "$simgpt" platform --preset dgx-a100 --nodes 128 -o "$tmp/dgx128.xml" > /dev/null
+  "$simgpt" sweep --platform "$tmp/dgx128.xml" --workload workloads/gpt3_175b.yaml \
+    --grid training.micro_batch=1 --memory-limit 32MiB -o "$tmp/limited.csv" > "$tmp/out" 2>&1
+  check "a simulation past --memory-limit is a failed line saying so" \
+    grep -q '^0,1,failed,.*memory limit of 0.0312 GiB (--memory-limit)' "$tmp/limited.csv"
+fi
 check "a point runs at its --fidelity" grep -q '"mode":"full"' \
   <("$simgpt" point --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl_gpipe.yaml --fidelity full)
 

@@ -65,6 +65,9 @@ simgrid::s4u::Link* CompactZone::link(int node, Hop hop) const {
 
 void CompactZone::get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) {
   const int a = static_cast<int>(src->id()), b = static_cast<int>(dst->id());
+  // A GPU to itself would take SimGrid's loopback link, which only its network model holds:
+  // simgpt sends nothing from a GPU to itself, and asks for such a route only where it accepts
+  // none (Cluster's route).
   if (a == b || a >= gpus() || b >= gpus())
     throw std::invalid_argument("a compact platform routes between two of its GPUs only");
   const int na = node_of(a), nb = node_of(b), ka = a % gpus_per_node_, kb = b % gpus_per_node_;
