@@ -106,13 +106,13 @@ std::optional<int64_t> same_pass_order(const PlanRow& row, const ExecutionPlan& 
   return twin->second;
 }
 
-// Everything known before simulating: the workload's verdict, the bounds, the symmetry, and the
-// estimate of each candidate left to simulate (every valid one when exhaustive).
 void estimate_into(PlanRow& row, const StepEstimate& step) {
   row.estimate_s = step.step_time_s;
   row.estimate_contended = step.contended;
 }
 
+// Everything known before simulating: the workload's verdict, the bounds, the symmetry, and the
+// estimate of each candidate left to simulate (every valid one when exhaustive).
 void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Profile& profile,
                       const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive,
                       const std::function<StepEstimate(const ExecutionPlan&)>& estimate) {
@@ -248,11 +248,12 @@ constexpr double kNoPlan = std::numeric_limits<double>::infinity();
 // Simulates `order` (row indices by estimate, then index) as a sequential search would: each
 // candidate unless what was simulated before it, or a plan costing `known_best` simulated before
 // the search, prunes it (pruned_by); past the first candidate whose estimate is above the widest
-// margin, all after it are pruned too (their estimates are no lower). Workers take candidates in order and skip one
-// only when the candidates before it already finished prune it, which the whole sequence then
-// does too (its best is no worse), so the rows simulated do not depend on --jobs: a speculative
-// simulation that the sequence prunes is discarded, the row left as it was. `pruned` is then told
-// of each row the sequence prunes: how, and the best plan simulated before it (index -1: none).
+// margin, all after it are pruned too (their estimates are no lower). Workers take candidates in
+// order and skip one only when the candidates before it already finished prune it, which the
+// whole sequence then does too (its best is no worse), so the rows simulated do not depend on
+// --jobs: a speculative simulation that the sequence prunes is discarded, the row left as it
+// was. `pruned_row` is then told of each row the sequence prunes: how, and the best plan
+// simulated before it (index -1: none).
 using PrunedRow = std::function<void(PlanRow& row, PlanStatus how, int64_t best_index, double best)>;
 void simulate_unless_pruned(std::vector<PlanRow>& rows, const std::vector<size_t>& order, const Simulator& sim,
                             const PlanRequest& request, double known_best, const PrunedRow& pruned_row) {
