@@ -33,23 +33,16 @@ private:
   // A route's figures, asked of SimGrid once per pair: the step graph asks them at every
   // collective's every ring hop (Megatron's 1T on 3,072 GPUs: 30% of its time in route_to). Routes
   // do not change once the cluster is built (its network what-if is applied then).
-  struct Figures {
-    double latency, bandwidth;
-    bool over_pcie;
-  };
-  const Figures& known(int a, int b) const {
+  const Cluster::RouteFigures& known(int a, int b) const {
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
     auto at = known_.find(key);
     if (at == known_.end())
-      at = known_
-               .emplace(key, Figures{cluster_.route_latency(a, b), cluster_.route_bandwidth(a, b),
-                                     cluster_.route_over_pcie(a, b)})
-               .first;
+      at = known_.emplace(key, cluster_.route_figures(a, b)).first;
     return at->second;
   }
 
   const Cluster& cluster_;
-  mutable std::unordered_map<uint64_t, Figures> known_;
+  mutable std::unordered_map<uint64_t, Cluster::RouteFigures> known_;
 };
 
 } // namespace simgpt

@@ -240,34 +240,25 @@ void Cluster::read_gpus(const GpuCatalog& catalog) {
       throw InputError(path_, fmt::format("GPU hosts must be numbered gpu-0 to gpu-{} without gaps", gpus_.size() - 1));
 }
 
-// NICs are the split-duplex links with property role=nic; SimGrid keeps an XML file's property on
-// the split-duplex link, not on its _UP and _DOWN halves (a compact platform sets it on both).
-// Returns the NIC halves.
+// NICs are the split-duplex links with property role=nic; SimGrid keeps the property on the
+// split-duplex link, not on its _UP and _DOWN halves. Returns the NIC halves.
 std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> Cluster::apply_what_if(const NetworkWhatIf& network) {
   auto nics = std::make_shared<std::unordered_set<const simgrid::s4u::Link*>>();
   for (simgrid::s4u::Link* link : engine_->get_all_links()) {
     const std::string& name = link->get_name();
-    // A compact platform marks the halves themselves (system/platform_gen/s4u_platform): a
-    // lookup of the split-duplex link by name walks every zone.
-    if (const char* own = link->get_property("role"); own != nullptr && std::string_view(own) == "nic") {
-      nics->insert(link);
-      if (!ends_with(name, "_UP"))
-        continue;
-    } else {
-      if (!ends_with(name, "_UP"))
-        continue;
-      auto* duplex = engine_->split_duplex_link_by_name(name.substr(0, name.size() - 3));
-      const char* role = duplex ? duplex->get_property("role") : nullptr;
-      if (role == nullptr || std::string_view(role) != "nic")
-        continue;
-      // A per-flow cap as a bandwidth factor would shrink the NIC's capacity for all its flows.
-      if (duplex->get_property("flow_limit") != nullptr)
-        throw InputError(path_ + ": link " + duplex->get_name() + " property flow_limit",
-                         "is not read: cap each flow with a FATPIPE link on the routes between servers "
-                         "(simgpt platform --flow-cap)");
-      nics->insert(duplex->get_link_up());
-      nics->insert(duplex->get_link_down());
-    }
+    if (!ends_with(name, "_UP"))
+      continue;
+    auto* duplex = engine_->split_duplex_link_by_name(name.substr(0, name.size() - 3));
+    const char* role = duplex ? duplex->get_property("role") : nullptr;
+    if (role == nullptr || std::string_view(role) != "nic")
+      continue;
+    // A per-flow cap as a bandwidth factor would shrink the NIC's capacity for all its flows.
+    if (duplex->get_property("flow_limit") != nullptr)
+      throw InputError(path_ + ": link " + duplex->get_name() + " property flow_limit",
+                       "is not read: cap each flow with a FATPIPE link on the routes between servers "
+                       "(simgpt platform --flow-cap)");
+    nics->insert(duplex->get_link_up());
+    nics->insert(duplex->get_link_down());
     // tc netem delay D rate R on the node's outgoing interface: the UP direction.
     if (network.delay_s)
       link->set_latency(link->get_latency() + *network.delay_s);
@@ -349,24 +340,15 @@ FlowRoute Cluster::flow_route(int from, int to) const {
 
 Cluster::~Cluster() = default;
 
-double Cluster::route_bandwidth(int a, int b) const {
-  double bw = std::numeric_limits<double>::infinity();
-  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
-    bw = std::min(bw, l->get_bandwidth());
-  return bw;
-}
-
-double Cluster::route_latency(int a, int b) const {
-  double latency = 0;
-  route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &latency, path_);
-  return latency;
-}
-
-bool Cluster::route_over_pcie(int a, int b) const {
-  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
-    if (l->get_name().starts_with("pcie"))
-      return true;
-  return false;
+Cluster::RouteFigures Cluster::route_figures(int a, int b) const {
+  RouteFigures f;
+  f.bandwidth = std::numeric_limits<double>::infinity();
+  for (const simgrid::s4u::Link* l :
+       route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &f.latency, path_)) {
+    f.bandwidth = std::min(f.bandwidth, l->get_bandwidth());
+    f.over_pcie = f.over_pcie || l->get_name().starts_with("pcie");
+  }
+  return f;
 }
 
 std::vector<const simgrid::s4u::Link*> Cluster::shared_links(int a, int b) const {

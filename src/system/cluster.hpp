@@ -67,12 +67,17 @@ public:
   const std::vector<GpuHost>& gpus() const { return gpus_; }
   simgrid::s4u::Engine& engine() { return *engine_; }
 
-  // The narrowest link's bandwidth and the latency of the route from GPU a to GPU b.
-  double route_bandwidth(int a, int b) const;
-  double route_latency(int a, int b) const;
-  // Whether the route from GPU a to GPU b crosses PCIe: a link named pcie-* as `simgpt platform`
-  // names them (NCCL's latency table tells PCIe hops from NVLink ones).
-  bool route_over_pcie(int a, int b) const;
+  // The route from GPU a to GPU b: its narrowest link's bandwidth, its latency, and whether it
+  // crosses PCIe (a link named pcie-* as `simgpt platform` names them: NCCL's latency table tells
+  // PCIe hops from NVLink ones). One route lookup for all three.
+  struct RouteFigures {
+    double bandwidth = 0, latency = 0;
+    bool over_pcie = false;
+  };
+  RouteFigures route_figures(int a, int b) const;
+  double route_bandwidth(int a, int b) const { return route_figures(a, b).bandwidth; }
+  double route_latency(int a, int b) const { return route_figures(a, b).latency; }
+  bool route_over_pcie(int a, int b) const { return route_figures(a, b).over_pcie; }
   // The links of the route from GPU a to GPU b that flows share: all but FATPIPE links.
   std::vector<const simgrid::s4u::Link*> shared_links(int a, int b) const;
   // Each link's bandwidth, latency and whether it is a FATPIPE, on the route from GPU a to GPU b.

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
-#include <simgrid/kernel/routing/StarZone.hpp>
 #include <simgrid/s4u/Host.hpp>
 
 #include <exception>
@@ -215,17 +214,11 @@ void check_all_routes(const std::vector<simgrid::s4u::Host*>& hosts, const std::
         refuse(path, a, b, why);
     });
     // Hosts below two child zones: one hop between the children, shared by every such pair, then
-    // each host to or from the hop's gateway. In a star zone (a compact platform's top zone) the
-    // hop from A to B is A's route to the center then the center's to B, whatever the other end:
-    // each child checked once as a source and once as a destination (to the next child) checks
-    // every pair, in time linear in the children.
-    const bool star = dynamic_cast<const simgrid::kernel::routing::StarZone*>(z.zone) != nullptr;
-    const size_t n = z.children.size();
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) {
-        if (i == j || (star && j != (i + 1) % n))
+    // each host to or from the hop's gateway.
+    for (size_t from : z.children)
+      for (size_t to : z.children) {
+        if (from == to)
           continue;
-        const size_t from = z.children[i], to = z.children[j];
         const ZoneHosts& src = zones[from];
         const ZoneHosts& dst = zones[to];
         const ZoneHop& hop = check.hop(*z.zone, *src.zone, *dst.zone);

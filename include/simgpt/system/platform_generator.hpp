@@ -85,9 +85,10 @@ std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog);
 
 // A compact platform file (`simgpt platform -o NAME.yaml`): the spec written once, as
 // `simgpt_platform:` and the options' values, its nodes built when simgpt loads it (through
-// SimGrid's s4u API: system/platform_gen/s4u_platform) instead of listed GPU by GPU, so that its
-// size does not grow with the nodes. Its nodes meet one switch (a star, routed by SimGrid's star
-// zone); the same cluster written as XML routes, and simulates, the same.
+// SimGrid's s4u API, in one zone that routes from the node's layout: system/platform_gen/
+// s4u_platform, compact_zone) instead of listed GPU by GPU, so that its size does not grow with
+// the nodes. Its nodes meet one switch (a star); the same cluster written as XML routes, and
+// simulates, the same.
 inline constexpr long kMaxCompactPlatformGpus = 131072;
 // Whether `path` names a compact platform: it ends in .yaml or .yml.
 bool is_compact_platform(const std::string& path);

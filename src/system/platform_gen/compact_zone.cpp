@@ -81,8 +81,8 @@ void CompactZone::get_local_route(const NetPoint* src, const NetPoint* dst, Rout
       add(link(na, hop), true);
     return;
   }
-  // SimGrid's recursive routing asks the star zone first (the flow cap's latency), then the
-  // source's zone, then the destination's; the links go in path order.
+  // SimGrid's recursive routing asks the zone above the nodes first (the flow cap's latency), then
+  // the source's node zone, then the destination's; the links go in path order.
   if (latency != nullptr)
     *latency += cap_->get_latency();
   for (int h = 0; h < 2; ++h)

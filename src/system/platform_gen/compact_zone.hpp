@@ -3,12 +3,12 @@
 // table of routes in each. SimGrid 3.32 walks every zone to check a new host's name and every
 // host to seal each zone, so 16,384 node zones cost minutes to build; one zone costs seconds.
 //
-// A route is the one the XML form's zones give (write_star: a Full zone per node under a star
-// zone), link for link and in the same order, its latency summed in the same order, so both
-// forms simulate the same step: between two GPUs of a node, the fabric route; between nodes,
-// the source's PCIe and NIC links up, the flow cap (once: the star zone drops its repeat), the
-// destination's NIC and PCIe links down. The flow cap is left out where it cannot bind
-// (set_flow_cap).
+// A route crosses the links the XML form's zones give (write_star: a Full zone per node, joined
+// through a switch zone in a Floyd zone), in path order, its latency summed in the same order, so
+// both forms simulate the same step: between two GPUs of a node, the fabric route; between
+// nodes, the source's PCIe and NIC links up, the flow cap, the destination's NIC and PCIe links
+// down. The XML route lists the cap twice (out of one node, into the other): a FATPIPE counts a
+// flow once, so once here. The flow cap is left out where it cannot bind (set_flow_cap).
 #pragma once
 
 #include "system/platform_gen/checked_spec.hpp"

@@ -25,10 +25,8 @@ void build_compact_platform(const CheckedSpec& c) {
     for (const LinkDecl& l : node_links(c, node)) {
       sg4::SplitDuplexLink* link = cluster->create_split_duplex_link(l.id, l.bandwidth);
       link->set_latency(l.latency);
-      if (l.nic) { // on both halves too: a lookup of the split-duplex link by name walks every zone
+      if (l.nic) {
         link->set_property("role", "nic");
-        link->get_link_up()->set_property("role", "nic");
-        link->get_link_down()->set_property("role", "nic");
         nic_bandwidth = link->get_link_up()->get_bandwidth();
       }
       link->seal();
