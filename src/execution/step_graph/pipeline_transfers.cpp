@@ -3,6 +3,7 @@
 #include "simgpt/framework/profile.hpp"
 
 #include <optional>
+#include <stdexcept>
 
 namespace simgpt::step_graph {
 
@@ -11,13 +12,13 @@ void PipelineTransfers::await_inputs(const Pass& pass) {
     for (int t = 0; t < plan_.tp; ++t) {
       // Ranks whose transfers are the first rank's arrive with it.
       if (stand_ins_.stands_in(t)) {
-        receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] =
-            receive_.at({d, pass.v, pass.micro_batch, 0, pass.forward});
+        receive_[slot({d, pass.v, pass.micro_batch, t, pass.forward})] =
+            receive_[slot({d, pass.v, pass.micro_batch, 0, pass.forward})];
         continue;
       }
       TaskId recv = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
       streams_.waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
-      receive_[{d, pass.v, pass.micro_batch, t, pass.forward}] = recv;
+      receive_[slot({d, pass.v, pass.micro_batch, t, pass.forward})] = recv;
     }
 }
 
@@ -27,12 +28,12 @@ void PipelineTransfers::send_outputs(const Pass& pass) {
     for (int t = 0; t < plan_.tp; ++t) {
       const int gpu = pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)];
       const StepKey key{d, pass.v, pass.micro_batch, t, pass.forward};
-      send_[key] = streams_.flush(gpu);
+      send_[slot(key)] = streams_.flush(gpu);
       if (profile_.p2p_blocking && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stand_ins_.stands_in(t)) {
         // The sender's stream waits for its send to complete before going on.
         TaskId sent = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
         streams_.waits(gpu).push_back(sent);
-        sent_[key] = sent;
+        sent_[slot(key)] = sent;
       }
     }
 }
@@ -52,8 +53,10 @@ void PipelineTransfers::connect() {
         std::optional<TaskId> first_rank; // the first tensor rank's transfer
         for (int t = 0; t < plan_.tp; ++t) {
           const StepKey from_key{d, v, step.micro_batch, t, forward};
-          const TaskId producer = send_.at(from_key);
-          const TaskId consumer = receive_.at({d, to, step.micro_batch, t, forward});
+          const TaskId producer = send_[slot(from_key)];
+          const TaskId consumer = receive_[slot({d, to, step.micro_batch, t, forward})];
+          if (producer == kNone || consumer == kNone)
+            throw std::logic_error("a pipeline transfer's pass was never scheduled");
           const int src = plan_.gpu(s, d, t), dst = plan_.gpu(to % plan_.pp, d, t);
           if (src != dst) {
             out_.p2p_transfers += stand_ins_.replica_weight();
@@ -61,7 +64,7 @@ void PipelineTransfers::connect() {
           }
           if (src != dst && first_rank && stand_ins_.first_rank_stands_in) {
             // The first rank's transfer, receive and send markers stand for this rank's.
-            last_send_[src] = *first_rank;
+            last_send_[static_cast<size_t>(src)] = *first_rank;
             continue;
           }
           TaskId done = producer;
@@ -76,9 +79,9 @@ void PipelineTransfers::connect() {
           }
           boost::add_edge(done, consumer, out_.graph);
           if (src != dst)
-            last_send_[src] = done;
-          if (auto sent = sent_.find(from_key); sent != sent_.end())
-            boost::add_edge(done, sent->second, out_.graph);
+            last_send_[static_cast<size_t>(src)] = done;
+          if (!sent_.empty() && sent_[slot(from_key)] != kNone)
+            boost::add_edge(done, sent_[slot(from_key)], out_.graph);
         }
       }
 }
@@ -99,8 +102,8 @@ TaskId PipelineTransfers::add_transfer(int s, const PipelineStep& step, bool for
 
 void PipelineTransfers::order_after_sends(const std::vector<std::pair<int, TaskId>>& after_sends) {
   for (const auto& [gpu, entry] : after_sends)
-    if (auto send = last_send_.find(gpu); send != last_send_.end())
-      boost::add_edge(send->second, entry, out_.graph);
+    if (last_send_[static_cast<size_t>(gpu)] != kNone)
+      boost::add_edge(last_send_[static_cast<size_t>(gpu)], entry, out_.graph);
 }
 
 } // namespace simgpt::step_graph
