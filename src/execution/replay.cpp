@@ -59,6 +59,7 @@ public:
         live_(boost::num_vertices(g)) {
     timeline_.start.assign(boost::num_vertices(g), -1);
     timeline_.finish.assign(boost::num_vertices(g), -1);
+    timeline_.folded.assign(folded_collectives(g).size(), -1);
     for (TaskId v = 0; v < boost::num_vertices(g); ++v)
       waiting_[v] = static_cast<int>(boost::in_degree(v, g));
   }
@@ -103,7 +104,7 @@ private:
       // too: a GPU's stream runs one task at a time (the step graph chains them), so an Exec
       // activity would share nothing, and SimGrid 3.32 scans every running activity when one ends.
       const double now = s4u::Engine::get_clock();
-      simgrid::kernel::timer::Timer::set(now + t.seconds,
+      simgrid::kernel::timer::Timer::set(t.kind == Task::Kind::compute ? end_of(v, now) : now + t.seconds,
                                          [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
       return;
     }
@@ -126,6 +127,21 @@ private:
     simgrid::kernel::timer::Timer::set(now + ramp, [this, v, tag] {
       live_[v] = start_flow(g_[v].gpu, g_[v].peer, g_[v].bytes, tag, false);
     });
+  }
+
+  // When compute task v, starting now, ends: its folded collectives each as long as the first
+  // like it on its stream, which ran before it there.
+  double end_of(TaskId v, double now) {
+    const Task& t = g_[v];
+    const std::vector<FoldedCollective>& folded = folded_collectives(g_);
+    for (auto i = static_cast<size_t>(std::max(t.entry, 0L)); t.entry >= 0 && i < folded.size() && folded[i].task == v;
+         ++i) {
+      const auto measured = flow_seconds_.find(key_of(g_[folded[i].measured]));
+      if (measured == flow_seconds_.end())
+        throw std::logic_error("a folded collective started before the collective it takes as long as");
+      timeline_.folded[i] = measured->second;
+    }
+    return task_end(g_, v, now, timeline_.folded);
   }
 
   s4u::CommPtr start_flow(int from, int to, double bytes, void* tag, bool with_latency = true) {

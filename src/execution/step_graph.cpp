@@ -207,7 +207,7 @@ private:
       for (const auto& [members, exit] : shifts)
         for (int gpu : members) {
           streams_.flush(gpu);
-          streams_.waits(gpu).push_back(exit);
+          streams_.wait_for(gpu, exit);
         }
     }
   }
@@ -292,7 +292,15 @@ private:
   // their next kernels wait for it.
   void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
-      // One task on the group's one stream: what all its GPUs wait for.
+      const CollectiveTiming timing = collectives_.timing(gpus, kind, bytes);
+      const double flow_bytes = bytes * timing.byte_factor; // what its flows carry; the count keeps the buffer's
+      collectives_.count(gpus, kind, bytes, stand_ins_.replica_weight());
+      // After the first like it, folded into the kernels around it (FoldedCollective).
+      if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, flow_bytes)) {
+        streams_.fold(gpus.front(), *measured, timing.exit_latency_s);
+        return;
+      }
+      // The first: one task on the group's one stream, what all its GPUs wait for.
       streams_.flush(gpus.front());
       Task t;
       t.kind = Task::Kind::isolated_collective;
@@ -300,11 +308,11 @@ private:
       t.collective = kind;
       t.gpu = gpus.front();
       t.peer = isolated->second;
-      const CollectiveTiming timing = collectives_.timing(gpus, kind, bytes);
-      t.bytes = bytes * timing.byte_factor; // what its flows carry; the count below keeps the buffer's
+      t.bytes = flow_bytes;
       t.seconds = timing.exit_latency_s;
-      streams_.append(gpus.front(), boost::add_vertex(t, out_.graph));
-      collectives_.count(gpus, kind, bytes, stand_ins_.replica_weight());
+      const TaskId id = boost::add_vertex(t, out_.graph);
+      streams_.append(gpus.front(), id);
+      streams_.measures(gpus.front(), id);
       return;
     }
     for (int gpu : gpus)

@@ -81,10 +81,13 @@ struct StepGraph {
 // which a trace draws: the same tasks, so a traced step replays as an untraced one, to the bit.
 //
 // A tensor-parallel group whose links no other communication of the step uses (inside an
-// NVSwitch node, say) has each collective as one task, replayed whole (replay.hpp), and its GPUs'
-// compute streams as one stream, that of its first GPU: the GPUs run the same kernels between
-// collectives that join them all, so they stay in lockstep. The same times, with a tenth of the
-// tasks; `isolate_collectives` false keeps every GPU's stream and every flow.
+// NVSwitch node, say) has its GPUs' compute streams as one stream, that of its first GPU: the
+// GPUs run the same kernels between collectives that join them all, so they stay in lockstep.
+// Its first collective of each kind and size is one task, replayed whole (replay.hpp); the later
+// ones take as long, so each folds into the compute task around it (FoldedCollective), which
+// runs on until something else must synchronise with the stream. The same times, with a tenth
+// of the tasks (a twentieth for Megatron's 1T model); `isolate_collectives` false keeps every
+// GPU's stream and every flow.
 //
 // A symmetric graph simulates the first data-parallel replica only, when the replicas' pipeline
 // transfers use disjoint, alike links (each replica on its own nodes): the others run the same

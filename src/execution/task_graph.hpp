@@ -54,7 +54,9 @@ struct Task {
   int chunk = 0;
   double seconds = 0; // compute or delay time
   double bytes = 0;   // transfer payload
-  long entry = -1;    // a collective's exit task: its entry task (the collective's start)
+  // A collective's exit task: its entry task (the collective's start). A compute task that holds
+  // folded collectives: the index of its first in TaskGraph's FoldedCollectives (the others follow it).
+  long entry = -1;
 };
 static_assert(sizeof(Task) <= 56, "a step has millions of tasks: keep Task small");
 // As a trace's slices and a critical path's tasks name them.
@@ -65,17 +67,63 @@ inline constexpr EnumName<Task::Phase> kTaskPhaseNames[] = {
     {Task::Phase::collective, "collective"}};
 constexpr std::span<const EnumName<Task::Phase>> enum_names(Task::Phase) { return kTaskPhaseNames; }
 
+// A collective folded into the compute task around it: one of an isolated group's collectives
+// (Task::Kind::isolated_collective) after the first of its kind (group, kind, bytes) on the
+// group's stream. Its links carry nothing else, so its flows take the time the first one's took
+// (replay.hpp), and nothing but the stream's next kernels waits for it: it needs no task of its
+// own. A step of Megatron's 1T model has some 400,000 of them.
+struct FoldedCollective {
+  std::size_t task = 0;        // the compute task that holds it
+  std::size_t measured = 0;    // the isolated_collective task whose flows it takes as long as
+  // The task's kernels between the collective folded before it (or the task's start) and it, and
+  // between it and the next (or the task's end): each summed as a task of its own would be.
+  double kernels_before_s = 0, kernels_after_s = 0;
+  double exit_latency_s = 0; // its step latencies after its flows (Task::seconds of an isolated_collective)
+  int pieces_before = 0;       // the task's kernel pieces before it, on a traced stream (StepGraph::kernel_pieces)
+};
+
+// The graph's own data: its collectives folded into compute tasks, by task, in the order they run.
+struct FoldedCollectives {
+  std::vector<FoldedCollective> folded;
+};
+
 // Edges stored in vectors (not lists): a step has millions of them.
 using TaskGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task, boost::no_property,
-                                        boost::no_property, boost::vecS>;
+                                        FoldedCollectives, boost::vecS>;
 using TaskId = TaskGraph::vertex_descriptor;
+
+inline const std::vector<FoldedCollective>& folded_collectives(const TaskGraph& g) {
+  return g[boost::graph_bundle].folded;
+}
 
 // When each task ran, indexed by TaskId.
 struct Timeline {
   std::vector<double> start;
   std::vector<double> finish;
+  // What each folded collective's flows took (its exit latencies follow), indexed as the
+  // graph's FoldedCollectives.
+  std::vector<double> folded;
   double makespan() const;
 };
+
+// A piece of a compute task's time: kernels, or a collective folded into it (its index in the
+// graph's FoldedCollectives).
+struct TaskPart {
+  double start = 0, finish = 0;
+  long folded = -1; // -1: kernels
+};
+
+// When a compute task that starts at `start` ends, its folded collectives' flows taking
+// `flow_seconds` (indexed as the graph's FoldedCollectives): its kernels and collectives added in
+// the order they run, as the tasks they would be otherwise end one after the other.
+double task_end(const TaskGraph& g, TaskId v, double start, const std::vector<double>& flow_seconds);
+
+// A compute task's kernels and folded collectives in the order they ran; the task whole (one
+// part of kernels) when it holds none. Parts of no time are left out.
+std::vector<TaskPart> task_parts(const TaskGraph& g, const Timeline& t, TaskId v);
+
+// The time a task spent in collectives folded into it.
+double folded_seconds(const TaskGraph& g, const Timeline& t, TaskId v);
 
 // The predecessor of `v` that finished last (the first of them on a tie): what `v` waited for.
 // nullopt when `v` has none.

@@ -44,21 +44,40 @@ std::string kind_name(const Task& task) {
 
 bool on_stage(const Task& task, int stages) { return task.stage >= 0 && task.stage < stages; }
 
+// The name a collective folded into a compute task is counted and listed under.
+std::string folded_name(const TaskGraph& g, const TaskPart& part) {
+  return name_of(*g[folded_collectives(g)[static_cast<size_t>(part.folded)].measured].collective);
+}
+
 // The path's longest tasks, longest first (then the earlier, then the lower id); zero-duration
-// tasks (markers, joins) are not listed.
+// tasks (markers, joins) are not listed. A compute task's kernels between the collectives folded
+// into it are listed apart, and the collectives as the tasks they fold (stage and micro-batch
+// unnamed, as an isolated collective's).
 std::vector<CriticalPathReport::Task> longest_tasks(const TaskGraph& g, const Timeline& t,
-                                                    std::vector<TaskId> path) {
-  path.erase(std::remove_if(path.begin(), path.end(), [&](TaskId v) { return duration(t, v) <= 0; }), path.end());
-  auto longer = [&](TaskId a, TaskId b) {
-    return std::make_tuple(-duration(t, a), t.start[a], a) < std::make_tuple(-duration(t, b), t.start[b], b);
+                                                    const std::vector<TaskId>& path) {
+  struct Listed {
+    TaskId task;
+    TaskPart part;
+    double length() const { return part.finish - part.start; }
   };
-  const size_t n = std::min(kTopTasks, path.size());
-  std::partial_sort(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(n), path.end(), longer);
+  std::vector<Listed> listed;
+  for (TaskId v : path)
+    if (duration(t, v) > 0)
+      for (const TaskPart& part : task_parts(g, t, v))
+        listed.push_back({v, part});
+  auto longer = [&](const Listed& a, const Listed& b) {
+    return std::make_tuple(-a.length(), a.part.start, a.task) < std::make_tuple(-b.length(), b.part.start, b.task);
+  };
+  const size_t n = std::min(kTopTasks, listed.size());
+  std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(n), listed.end(), longer);
   std::vector<CriticalPathReport::Task> top;
   for (size_t i = 0; i < n; ++i) {
-    const TaskId v = path[i];
-    const Task& task = g[v];
-    top.push_back({kind_name(task), task.gpu, task.stage, task.micro_batch, t.start[v], duration(t, v)});
+    const Task& task = g[listed[i].task];
+    const TaskPart& part = listed[i].part;
+    if (part.folded >= 0)
+      top.push_back({folded_name(g, part), task.gpu, -1, -1, part.start, listed[i].length()});
+    else
+      top.push_back({kind_name(task), task.gpu, task.stage, task.micro_batch, part.start, listed[i].length()});
   }
   return top;
 }
@@ -91,7 +110,9 @@ std::vector<Stream> stage_streams(const TaskGraph& g, const Timeline& t, int sta
     const Task& task = g[v];
     if (is_compute(task) && on_stage(task, stages) && task.gpu == first_gpu[static_cast<size_t>(task.stage)] &&
         duration(t, v) > 0)
-      intervals[static_cast<size_t>(task.stage)].emplace_back(t.start[v], t.finish[v]);
+      for (const TaskPart& part : task_parts(g, t, v))
+        if (part.folded < 0) // its kernels, not its folded collectives
+          intervals[static_cast<size_t>(task.stage)].emplace_back(part.start, part.finish);
   }
   std::vector<Stream> streams(static_cast<size_t>(stages));
   for (size_t s = 0; s < intervals.size(); ++s) {
@@ -129,14 +150,22 @@ CriticalPathReport critical_path_report(const TaskGraph& g, const Timeline& t, i
     }
     if (!is_compute(task))
       continue;
-    compute += d;
-    // From each stage's view: its own compute, or another stage's, during which it computed too
-    // (off the path) or waited for the pipeline (bubble).
-    for (int s = 0; s < stages; ++s) {
-      CriticalPathReport::Stage& view = r.stages[static_cast<size_t>(s)];
-      const double busy = task.stage == s ? d : streams[static_cast<size_t>(s)].busy(t.start[v], t.finish[v]);
-      view.compute_s += busy;
-      view.bubble_s += d - busy;
+    for (const TaskPart& part : task_parts(g, t, v)) {
+      const double p = part.finish - part.start;
+      if (part.folded >= 0) { // a collective folded into the task: communication, as its own task
+        r.comm_s[folded_name(g, part)] += p;
+        r.exposed_comm_s += p;
+        continue;
+      }
+      compute += p;
+      // From each stage's view: its own compute, or another stage's, during which it computed
+      // too (off the path) or waited for the pipeline (bubble).
+      for (int s = 0; s < stages; ++s) {
+        CriticalPathReport::Stage& view = r.stages[static_cast<size_t>(s)];
+        const double busy = task.stage == s ? p : streams[static_cast<size_t>(s)].busy(part.start, part.finish);
+        view.compute_s += busy;
+        view.bubble_s += p - busy;
+      }
     }
   }
   for (const CriticalPathReport::Stage& view : r.stages)

@@ -131,6 +131,32 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
   if (s.role == Role::compute) {
     w.event(R"({{"ph":"X","name":"{}","cat":"compute","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
             name_of(s.phase), s.gpu, track.tid, ts, dur, compute_args(task, s.layer, index, plan));
+  } else if (s.role == Role::collective && s.folded >= 0) {
+    // Folded into a compute task: after the task's kernel piece before it. Before all its kernels,
+    // after the task's start when the task waited for more than its stream (where the collective's
+    // own task would have come after a task of no kernels, of the task's pass), else after what
+    // the task came after.
+    const FoldedCollective& f = folded_collectives(g)[static_cast<size_t>(s.folded)];
+    std::string args = fmt::format(R"("members":{},"bytes_sent":{:.0f},)", s.members, s.bytes);
+    const KernelPiece* piece = nullptr;
+    if (f.pieces_before > 0) {
+      const auto first = std::lower_bound(step.kernel_pieces.begin(), step.kernel_pieces.end(), s.task,
+                                          [](const KernelPiece& p, TaskId v) { return p.task < v; });
+      piece = &*(first + f.pieces_before - 1);
+    }
+    const bool opens_task = !piece && f.kernels_before_s <= 0;
+    const auto after = !opens_task || boost::in_degree(s.task, g) != 1
+                           ? std::optional<TaskId>(s.task)
+                           : issuing_compute(g, s.task, step.compute_stream[static_cast<size_t>(s.gpu)]);
+    if (after) {
+      if (!piece && *after != s.task)
+        piece = last_piece(step, *after);
+      args += fmt::format(R"("after":"{}",{})", name_of(piece ? piece->phase : g[*after].phase),
+                          compute_args(g[*after], piece ? piece->layer : -1, index, plan));
+    } else
+      args += fmt::format(R"("stage":{})", index.stage_of(s.gpu));
+    w.event(R"({{"ph":"X","name":"{}","cat":"collective","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
+            label_of(*g[f.measured].collective), s.gpu, track.tid, ts, dur, args);
   } else if (s.role == Role::collective) {
     std::string args = fmt::format(R"("members":{},"bytes_sent":{:.0f},)", s.members, s.bytes);
     const TaskId start = task.kind == Task::Kind::isolated_collective ? s.task : static_cast<TaskId>(task.entry);

@@ -77,6 +77,15 @@ public:
     s.end_ns = to == 1 ? trace_ns(t_->finish[last]) : trace_ns(start + length * to);
     return s.start_ns < end_ns_ && (s.end_ns > start_ns_ || s.start_ns >= start_ns_);
   }
+  // Times `s` from `start` to `end` (seconds; none without a timeline); whether it is drawn.
+  bool timed_at(TraceSlice& s, double start, double end) const {
+    if (!t_)
+      return true;
+    s.start_ns = trace_ns(start);
+    s.end_ns = trace_ns(end);
+    return s.start_ns < end_ns_ && (s.end_ns > start_ns_ || s.start_ns >= start_ns_);
+  }
+  const Timeline* timeline() const { return t_; }
   // A timed slice, on a track of `group`.
   void add(const TraceSlice& s, const TrackGroup& group) {
     if (++count_ > max_)
@@ -132,7 +141,10 @@ public:
       const Task& task = g_[v];
       if (task.gpu >= 0 && (task.kind == Task::Kind::compute || task.kind == Task::Kind::isolated_collective)) {
         const std::vector<int>& gpus = by_stream_[static_cast<size_t>(task.gpu)];
-        if (task.kind == Task::Kind::compute)
+        if (task.kind == Task::Kind::compute && task.entry >= 0) {
+          if (!gpus.empty())
+            folding(v, gpus);
+        } else if (task.kind == Task::Kind::compute)
           for (int gpu : gpus)
             compute(v, gpu);
         else if (!gpus.empty())
@@ -171,14 +183,65 @@ private:
     }
   }
 
+  // A compute task with collectives folded into it, on each of `gpus` (those whose stream ran it):
+  // its kernel pieces (its kernels whole between collectives when its stream recorded none), each
+  // from where the one before ended, and each collective between them as the isolated collective
+  // it is like, at the times the replay gave them (task_end).
+  void folding(TaskId v, const std::vector<int>& gpus) {
+    const Task& task = g_[v];
+    const std::vector<FoldedCollective>& folded = folded_collectives(g_);
+    const auto [first, last] =
+        std::equal_range(step_.kernel_pieces.begin(), step_.kernel_pieces.end(), KernelPiece{.task = v},
+                         [](const KernelPiece& a, const KernelPiece& b) { return a.task < b.task; });
+    const Timeline* t = out_.timeline();
+    double at = t ? t->start[v] : 0;
+    auto piece = first;
+    auto draw = [&](TraceSlice s, double from, double to) {
+      for (int gpu : gpus) {
+        s.gpu = gpu;
+        if (out_.timed_at(s, from, to))
+          out_.add(s, {gpu, Role::compute, 0});
+      }
+    };
+    // The kernels up to `end` (seconds): the pieces before the `before`th, the last ending there.
+    auto kernels_until = [&](int before, double seconds, double end) {
+      if (first == last) {
+        if (seconds > 0)
+          draw({.role = Role::compute, .phase = task.phase, .task = v}, at, end);
+      }
+      for (; piece != last && piece - first < before; ++piece) {
+        const double to = piece + 1 == last || piece + 1 - first == before ? end : at + piece->seconds;
+        if (piece->seconds > 0)
+          draw({.role = Role::compute, .phase = piece->phase, .layer = piece->layer, .task = v}, at, to);
+        at = to;
+      }
+      at = end;
+    };
+    size_t i = static_cast<size_t>(task.entry);
+    for (; i < folded.size() && folded[i].task == v; ++i) {
+      const double kernels_end = at + folded[i].kernels_before_s;
+      kernels_until(folded[i].pieces_before, folded[i].kernels_before_s, kernels_end);
+      const double end = t ? kernels_end + t->folded[i] + folded[i].exit_latency_s : 0;
+      TraceSlice slice{.role = Role::collective, .task = v, .folded = static_cast<long>(i), .members = plan_.tp};
+      if (out_.timed_at(slice, kernels_end, end))
+        isolated_collective(folded[i].measured, gpus, slice);
+      at = end;
+    }
+    kernels_until(static_cast<int>(last - first), folded[i - 1].kernels_after_s, t ? t->finish[v] : 0);
+  }
+
   // A tensor-parallel collective replayed whole, on each of `gpus` (those whose stream ran it)
   // with its share of the flows: that of its tensor rank in the group whose rings the collective
   // ran over, its own or its stand-in's.
   void isolated_collective(TaskId v, const std::vector<int>& gpus) {
-    const Task& task = g_[v];
     TraceSlice slice{.role = Role::collective, .task = v, .members = plan_.tp};
-    if (!out_.timed(slice, v, v))
-      return;
+    if (out_.timed(slice, v, v))
+      isolated_collective(v, gpus, slice);
+  }
+
+  // The timed slice of isolated collective v (or of one like it, folded) on each of `gpus`.
+  void isolated_collective(TaskId v, const std::vector<int>& gpus, TraceSlice& slice) {
+    const Task& task = g_[v];
     std::map<int, double> sent; // by tensor rank
     if (out_.stores())
       for (const CollectiveFlow& flow :

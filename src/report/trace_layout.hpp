@@ -31,8 +31,9 @@ struct TraceSlice {
   Role role = Role::compute;
   Task::Phase phase = Task::Phase::forward; // compute: its kernels' (recompute: within a backward task)
   int layer = -1;                           // compute: its kernels' layer within their model chunk; -1: none
-  TaskId task = 0;   // compute: its task; send, receive: the transfer; collective: its exit, or the
-                     // isolated collective
+  TaskId task = 0;   // compute: its task; send, receive: the transfer; collective: its exit, the
+                     // isolated collective, or the compute task it is folded into
+  long folded = -1;  // collective: its index in the graph's FoldedCollectives; -1: not folded
   int gpu = 0;       // the GPU whose track it is on
   int peer = -1;     // send: the GPU it goes to; receive: the GPU it comes from
   int track = 0;     // index into TraceLayout::tracks

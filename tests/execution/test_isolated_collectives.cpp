@@ -197,3 +197,75 @@ TEST_CASE("a tensor-parallel group is isolated only when no other communication 
 TEST_CASE("a topology that cannot name its links isolates nothing") {
   CHECK(build_step_graph(plan_of(1, 4, 2), Profile{}, testing::FlatTopology()).isolated.empty());
 }
+
+TEST_CASE("an isolated group's collectives after the first of each kind and size fold into its compute tasks") {
+  const ExecutionPlan p = plan_of(2, 8, 2); // 4 isolated groups, all-reduces of one size
+  const StepGraph g = build_step_graph(p, Profile{}, SwitchedNodes(false));
+  const std::vector<FoldedCollective>& folded = folded_collectives(g.graph);
+  // Each group runs the flows of its first all-reduce only.
+  REQUIRE(g.isolated.size() == 4);
+  CHECK(count(g, Task::Kind::isolated_collective) == 4);
+  REQUIRE(!folded.empty());
+  for (size_t i = 0; i < folded.size(); ++i) {
+    const FoldedCollective& f = folded[i];
+    const Task& task = g.graph[f.task];
+    const Task& measured = g.graph[f.measured];
+    CHECK(task.kind == Task::Kind::compute);
+    CHECK(measured.kind == Task::Kind::isolated_collective);
+    CHECK(measured.gpu == task.gpu);      // on the same stream,
+    CHECK(f.measured < f.task);           // before it
+    CHECK(f.exit_latency_s == measured.seconds);
+    // A task's folded collectives follow one another, from the one its entry names.
+    if (i == 0 || folded[i - 1].task != f.task)
+      CHECK(task.entry == static_cast<long>(i));
+  }
+  // A compute task's kernels are those between its collectives and after the last.
+  for (TaskId v = 0; v < boost::num_vertices(g.graph); ++v) {
+    const Task& task = g.graph[v];
+    if (task.kind != Task::Kind::compute || task.entry < 0)
+      continue;
+    double kernels = 0;
+    size_t i = static_cast<size_t>(task.entry);
+    for (; i < folded.size() && folded[i].task == v; ++i)
+      kernels += folded[i].kernels_before_s;
+    kernels += folded[i - 1].kernels_after_s;
+    CHECK(kernels == Approx(task.seconds).epsilon(1e-12));
+  }
+  // Replayed flow by flow, nothing is folded.
+  const StepGraph flows = build_step_graph(p, Profile{}, SwitchedNodes(false), {.isolate_collectives = false});
+  CHECK(folded_collectives(flows.graph).empty());
+}
+
+TEST_CASE("a compute task's parts are its kernels and folded collectives, end to end") {
+  TaskGraph g;
+  Task compute;
+  compute.seconds = 3;
+  Task collective;
+  collective.kind = Task::Kind::isolated_collective;
+  collective.collective = CollectiveKind::allreduce;
+  collective.seconds = 0.25;
+  const TaskId measured = boost::add_vertex(collective, g);
+  compute.entry = 0;
+  const TaskId v = boost::add_vertex(compute, g);
+  // 1 s of kernels, a collective, none, another, 2 s of kernels.
+  g[boost::graph_bundle].folded = {{.task = v, .measured = measured, .kernels_before_s = 1, .exit_latency_s = 0.25},
+                                   {.task = v, .measured = measured, .kernels_after_s = 2, .exit_latency_s = 0.25}};
+  Timeline t;
+  t.folded = {0.5, 0.5}; // flows
+  t.start = {0, 10};
+  t.finish = {0.75, task_end(g, v, 10, t.folded)};
+  CHECK(t.finish[v] == 14.5);
+  const std::vector<TaskPart> parts = task_parts(g, t, v);
+  REQUIRE(parts.size() == 4);
+  CHECK(parts[0].start == 10);
+  CHECK(parts[0].finish == 11);
+  CHECK(parts[0].folded == -1);
+  CHECK(parts[1].finish == 11.75);
+  CHECK(parts[1].folded == 0);
+  CHECK(parts[2].finish == 12.5);
+  CHECK(parts[2].folded == 1);
+  CHECK(parts[3].finish == 14.5);
+  CHECK(parts[3].folded == -1);
+  CHECK(folded_seconds(g, t, v) == 1.5);
+  CHECK(folded_seconds(g, t, measured) == 0);
+}

@@ -7,7 +7,7 @@ namespace simgpt::step_graph {
 ComputeStreams::ComputeStreams(StepGraph& out, const StepGraphOptions& options, const StandIns& stand_ins, int gpus)
     : graph_(out.graph), options_(options), stand_ins_(stand_ins), pieces_(out.kernel_pieces),
       tail_(static_cast<size_t>(gpus)), waits_(static_cast<size_t>(gpus)), pending_(static_cast<size_t>(gpus)),
-      traced_(static_cast<size_t>(gpus)) {
+      traced_(static_cast<size_t>(gpus)), measured_(static_cast<size_t>(gpus)) {
   for (int gpu : options.traced_gpus)
     traced_[static_cast<size_t>(stream(gpu))] = true;
 }
@@ -21,7 +21,8 @@ Slot ComputeStreams::in_layer(const Slot& pass, int l, bool rerun) {
 }
 
 void ComputeStreams::record(Pending& p, double seconds, const Slot& slot) {
-  if (!p.pieces.empty() && p.pieces.back().phase == slot.phase && p.pieces.back().layer == slot.layer)
+  const bool after_fold = !p.folded.empty() && p.folded.back().pieces_before == static_cast<int>(p.pieces.size());
+  if (!p.pieces.empty() && !after_fold && p.pieces.back().phase == slot.phase && p.pieces.back().layer == slot.layer)
     p.pieces.back().seconds += seconds;
   else
     p.pieces.push_back({0, slot.phase, slot.layer, seconds});
@@ -42,9 +43,10 @@ TaskId ComputeStreams::flush(int gpu) {
   const bool shares_stream = stream(gpu) != gpu;
   gpu = stream(gpu);
   Pending& p = pending_[static_cast<size_t>(gpu)];
-  if (shares_stream && p.seconds <= 0 && tail_[static_cast<size_t>(gpu)])
+  if (shares_stream && p.empty() && tail_[static_cast<size_t>(gpu)])
     return *tail_[static_cast<size_t>(gpu)];
-  if (p.seconds > 0 || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
+  if (!p.empty() || !tail_[static_cast<size_t>(gpu)] || !waits_[static_cast<size_t>(gpu)].empty()) {
+    std::vector<FoldedCollective>& folded = graph_[boost::graph_bundle].folded;
     Task t;
     t.kind = Task::Kind::compute;
     t.phase = p.slot.task_phase();
@@ -53,8 +55,16 @@ TaskId ComputeStreams::flush(int gpu) {
     t.micro_batch = p.slot.micro_batch;
     t.chunk = p.slot.chunk;
     t.seconds = p.seconds;
+    if (!p.folded.empty()) {
+      t.entry = static_cast<long>(folded.size());
+      p.folded.back().kernels_after_s = p.since_fold;
+    }
     const TaskId id = boost::add_vertex(t, graph_);
     append(gpu, id);
+    for (FoldedCollective& f : p.folded) {
+      f.task = id;
+      folded.push_back(f);
+    }
     // A task of no kernels (what its stream's next kernels wait for) is labelled as the last ones.
     if (traced_[static_cast<size_t>(gpu)] && p.pieces.empty())
       p.pieces.push_back({0, p.slot.phase, p.slot.layer, 0});
@@ -63,9 +73,39 @@ TaskId ComputeStreams::flush(int gpu) {
       pieces_.push_back(piece);
     }
   }
-  p.seconds = 0;
+  p.seconds = p.since_fold = 0;
   p.pieces.clear();
+  p.folded.clear();
   return *tail_[static_cast<size_t>(gpu)];
+}
+
+void ComputeStreams::wait_for(int gpu, TaskId before) {
+  if (!pending_[static_cast<size_t>(stream(gpu))].folded.empty())
+    flush(gpu);
+  waits_[static_cast<size_t>(stream(gpu))].push_back(before);
+}
+
+std::optional<TaskId> ComputeStreams::measured(int gpu, int group, CollectiveKind kind, double bytes) const {
+  for (const Measured& m : measured_[static_cast<size_t>(stream(gpu))])
+    if (m.group == group && m.kind == kind && m.bytes == bytes)
+      return m.task;
+  return std::nullopt;
+}
+
+void ComputeStreams::measures(int gpu, TaskId task) {
+  const Task& t = graph_[task];
+  measured_[static_cast<size_t>(stream(gpu))].push_back({t.peer, *t.collective, t.bytes, task});
+}
+
+void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s) {
+  Pending& p = pending_[static_cast<size_t>(stream(gpu))];
+  if (!p.folded.empty())
+    p.folded.back().kernels_after_s = p.since_fold;
+  p.folded.push_back({.measured = measured,
+                      .kernels_before_s = p.since_fold,
+                      .exit_latency_s = exit_latency_s,
+                      .pieces_before = static_cast<int>(p.pieces.size())});
+  p.since_fold = 0;
 }
 
 TaskId ComputeStreams::marker(Phase phase) {

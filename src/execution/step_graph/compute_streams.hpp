@@ -32,6 +32,16 @@ class ComputeStreams {
     double seconds = 0;
     Slot slot;
     std::vector<KernelPiece> pieces;
+    std::vector<FoldedCollective> folded; // collectives between its kernels
+    double since_fold = 0;                // its kernels after the last of them, summed from 0
+    bool empty() const { return seconds <= 0 && folded.empty(); }
+  };
+  // An isolated collective that ran its flows on a stream: what later ones like it fold into.
+  struct Measured {
+    int group;
+    CollectiveKind kind;
+    double bytes;
+    TaskId task;
   };
 
   TaskGraph& graph_;
@@ -42,6 +52,7 @@ class ComputeStreams {
   std::vector<std::vector<TaskId>> waits_;  // per stream: what its next task waits for
   std::vector<Pending> pending_;            // per stream
   std::vector<bool> traced_;                // per stream: whether it records its kernels per layer
+  std::vector<std::vector<Measured>> measured_; // per stream
 
 public:
   ComputeStreams(StepGraph& out, const StepGraphOptions& options, const StandIns& stand_ins, int gpus);
@@ -52,9 +63,10 @@ public:
     if (stream(gpu) != gpu)
       return; // the group's first GPU runs the same kernels for all of it
     Pending& p = pending_[static_cast<size_t>(gpu)];
-    if (p.seconds > 0 && !p.slot.same_task(slot))
+    if (!p.empty() && !p.slot.same_task(slot))
       flush(gpu);
     p.seconds += seconds;
+    p.since_fold += seconds;
     p.slot = slot;
     if (traced_[static_cast<size_t>(gpu)] && seconds > 0)
       record(p, seconds, slot);
@@ -66,7 +78,19 @@ public:
 
   int stream(int gpu) const { return stand_ins_.stream(gpu); }
   std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
-  std::vector<TaskId>& waits(int gpu) { return waits_[static_cast<size_t>(stream(gpu))]; }
+
+  // The GPU's next kernels wait for `before`. Kernels pending before a folded collective stay in a
+  // task of their own, as they would before the collective's own task.
+  void wait_for(int gpu, TaskId before);
+
+  // The isolated collective (Task::Kind::isolated_collective) on the GPU's stream whose flows a
+  // like one (the same isolated group, kind and flow bytes) would take as long as; nullopt before
+  // the stream has run one (measures).
+  std::optional<TaskId> measured(int gpu, int group, CollectiveKind kind, double bytes) const;
+  // The isolated collective `task`, appended to the GPU's stream, runs its flows.
+  void measures(int gpu, TaskId task);
+  // Folds a collective like `measured` into the stream's pending task, after its kernels so far.
+  void fold(int gpu, TaskId measured, double exit_latency_s);
 
   // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
   void append(int gpu, TaskId id);

@@ -92,7 +92,7 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
   }
   if (previous)
     for (int gpu : members)
-      streams_.waits(gpu).push_back(*previous);
+      streams_.wait_for(gpu, *previous);
 }
 
 void GradientSync::await_reduce_scatters(const std::vector<int>& members) {
@@ -100,7 +100,7 @@ void GradientSync::await_reduce_scatters(const std::vector<int>& members) {
     if (auto rs = last_reduce_scatter_.find(gpu); rs != last_reduce_scatter_.end())
       after_sends_.emplace_back(gpu, rs->second);
     if (const auto& tail = dp_streams_.tail(gpu))
-      streams_.waits(gpu).push_back(*tail);
+      streams_.wait_for(gpu, *tail);
   }
 }
 

@@ -17,7 +17,7 @@ void PipelineTransfers::await_inputs(const Pass& pass) {
         continue;
       }
       TaskId recv = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
-      streams_.waits(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]).push_back(recv);
+      streams_.wait_for(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)], recv);
       receive_[slot({d, pass.v, pass.micro_batch, t, pass.forward})] = recv;
     }
 }
@@ -32,7 +32,7 @@ void PipelineTransfers::send_outputs(const Pass& pass) {
       if (profile_.p2p_blocking && (pass.forward ? pass.v < V - 1 : pass.v > 0) && !stand_ins_.stands_in(t)) {
         // The sender's stream waits for its send to complete before going on.
         TaskId sent = streams_.marker(pass.forward ? Phase::activation : Phase::gradient);
-        streams_.waits(gpu).push_back(sent);
+        streams_.wait_for(gpu, sent);
         sent_[slot(key)] = sent;
       }
     }

@@ -38,7 +38,7 @@ void ZeroGathers::use_weights(double bytes) {
   for (int t = 0; t < plan_.tp; ++t)
     for (int gpu : dp_group(plan_, p.stage, t)) {
       streams_.flush(gpu);
-      streams_.waits(gpu).push_back(p.done[j][static_cast<size_t>(t)]);
+      streams_.wait_for(gpu, p.done[j][static_cast<size_t>(t)]);
     }
 }
 
