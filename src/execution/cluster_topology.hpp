@@ -13,7 +13,7 @@ namespace simgpt {
 class ClusterTopology : public Topology {
 public:
   explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
-  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return cluster_.rings(gpus); }
+  std::vector<Ring> rings(const std::vector<int>& gpus) const override { return searches_.rings(cluster_.links(gpus)); }
   double route_latency(int a, int b) const override { return known(a, b).latency; }
   std::optional<std::vector<const void*>> shared_links(int a, int b) const override {
     const auto links = cluster_.shared_links(a, b);
@@ -43,6 +43,7 @@ private:
 
   const Cluster& cluster_;
   mutable std::unordered_map<uint64_t, Cluster::RouteFigures> known_;
+  mutable RingSearches searches_;
 };
 
 } // namespace simgpt

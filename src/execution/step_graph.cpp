@@ -292,15 +292,15 @@ private:
   // their next kernels wait for it.
   void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
-      const CollectiveTiming timing = collectives_.timing(gpus, kind, bytes);
-      const double flow_bytes = bytes * timing.byte_factor; // what its flows carry; the count keeps the buffer's
       collectives_.count(gpus, kind, bytes, stand_ins_.replica_weight());
       // After the first like it, folded into the kernels around it (FoldedCollective).
-      if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, flow_bytes)) {
-        streams_.fold(gpus.front(), *measured, timing.exit_latency_s);
+      if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
+        streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds);
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for.
+      const CollectiveTiming timing = collectives_.timing(gpus, kind, bytes);
+      const double flow_bytes = bytes * timing.byte_factor; // what its flows carry; the count keeps the buffer's
       streams_.flush(gpus.front());
       Task t;
       t.kind = Task::Kind::isolated_collective;
@@ -312,7 +312,7 @@ private:
       t.seconds = timing.exit_latency_s;
       const TaskId id = boost::add_vertex(t, out_.graph);
       streams_.append(gpus.front(), id);
-      streams_.measures(gpus.front(), id);
+      streams_.measures(gpus.front(), id, bytes);
       return;
     }
     for (int gpu : gpus)

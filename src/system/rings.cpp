@@ -1,6 +1,7 @@
 #include "system/rings.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -204,24 +205,18 @@ std::vector<Ring> rail_rings(const GroupLinks& group) {
   return rings;
 }
 
-std::vector<Ring> nccl_rings(const GroupLinks& group) {
-  const std::vector<int>& gpus = group.gpus;
-  if (std::vector<Ring> rails = rail_rings(group); !rails.empty())
-    return rails;
-  auto single = [&] { return std::vector<Ring>{{ring_order(group), 1.0}}; };
-  if (!ring_search_covers(gpus.size()))
-    return single();
-  std::vector<size_t> members;
-  const LinkBudget budget = direct_links(group, members);
-  // Greedy, but trying each of the fastest first rings: which one is taken first decides what
-  // the later ones can use (of a fully linked 4-GPU group, one choice leaves a second ring,
-  // another none).
+namespace {
+
+// The rings over direct links, greedily, trying each of the fastest first rings: which one is
+// taken first decides what the later ones can use (of a fully linked 4-GPU group, one choice
+// leaves a second ring, another none). None when no cycle runs over direct links.
+RingSearches::Found search_direct(const LinkBudget& budget) {
   size_t rated = 0;
   auto [first_rate, firsts] = budget.best_cycles(rated);
-  if (firsts.empty())
-    return single();
-  const double floor = 1e-6 * first_rate;
   RingSet best;
+  if (firsts.empty())
+    return {};
+  const double floor = 1e-6 * first_rate;
   for (size_t f = 0; f < firsts.size() && f < kMaxFirstRings; ++f) {
     // The first first ring's greedy result always stands; later ones only within the budget.
     if (f > 0 && rated > kMaxPermutations)
@@ -235,6 +230,43 @@ std::vector<Ring> nccl_rings(const GroupLinks& group) {
     if (set.total > best.total * (1 + 1e-9))
       best = std::move(set);
   }
+  return {std::move(best.rings), best.total};
+}
+
+// What search_direct reads of a budget, with its links numbered as they first appear in `hop`:
+// the member count, each hop's link (-1: none), and each link's rate and whether it is shared.
+std::vector<double> shape_of(const LinkBudget& budget) {
+  const size_t n = budget.hop.size();
+  std::vector<double> shape{static_cast<double>(n)};
+  std::vector<int> renamed(budget.left.size(), -1);
+  std::vector<size_t> links; // in order of first appearance
+  for (const auto& row : budget.hop)
+    for (int l : row) {
+      if (l >= 0 && renamed[static_cast<size_t>(l)] < 0) {
+        renamed[static_cast<size_t>(l)] = static_cast<int>(links.size());
+        links.push_back(static_cast<size_t>(l));
+      }
+      shape.push_back(l < 0 ? -1 : renamed[static_cast<size_t>(l)]);
+    }
+  for (size_t l : links) {
+    shape.push_back(budget.left[l]);
+    shape.push_back(budget.shared[l] ? 1 : 0);
+  }
+  return shape;
+}
+
+std::vector<Ring> rings_of(const GroupLinks& group,
+                           const std::function<RingSearches::Found(const LinkBudget&)>& search) {
+  const std::vector<int>& gpus = group.gpus;
+  if (std::vector<Ring> rails = rail_rings(group); !rails.empty())
+    return rails;
+  auto single = [&] { return std::vector<Ring>{{ring_order(group), 1.0}}; };
+  if (!ring_search_covers(gpus.size()))
+    return single();
+  std::vector<size_t> members;
+  const RingSearches::Found best = search(direct_links(group, members));
+  if (best.rings.empty())
+    return single();
   std::vector<Ring> found;
   for (const auto& [order, r] : best.rings) {
     Ring ring{{}, r / best.total};
@@ -245,6 +277,19 @@ std::vector<Ring> nccl_rings(const GroupLinks& group) {
     found.push_back(std::move(ring));
   }
   return found;
+}
+
+} // namespace
+
+std::vector<Ring> nccl_rings(const GroupLinks& group) { return rings_of(group, search_direct); }
+
+std::vector<Ring> RingSearches::rings(const GroupLinks& group) {
+  return rings_of(group, [this](const LinkBudget& budget) {
+    auto [at, added] = found_.try_emplace(shape_of(budget));
+    if (added)
+      at->second = search_direct(budget);
+    return at->second;
+  });
 }
 
 } // namespace simgpt

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace simgpt {
@@ -51,5 +53,24 @@ std::vector<Ring> rail_rings(const GroupLinks& group);
 // share of the data in proportion to its rate. Groups without such a cycle get the one ring of
 // ring_order. Each ring starts at the group's first listed GPU.
 std::vector<Ring> nccl_rings(const GroupLinks& group);
+
+// The searches over direct links that nccl_rings made, by the shape of the links searched (which
+// member pairs share which link, at what rate: all the search reads), so that alike groups, such
+// as every node's tensor-parallel group, are searched once. Megatron's 1T model on 3,072 GPUs
+// has 384 such groups.
+class RingSearches {
+public:
+  // nccl_rings, each search over direct links made once per shape.
+  std::vector<Ring> rings(const GroupLinks& group);
+
+  // What a search found, over the members in GPU order: each ring's order and rate.
+  struct Found {
+    std::vector<std::pair<std::vector<std::size_t>, double>> rings;
+    double total = 0;
+  };
+
+private:
+  std::map<std::vector<double>, Found> found_;
+};
 
 } // namespace simgpt

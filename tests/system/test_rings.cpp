@@ -154,3 +154,26 @@ TEST_CASE("one NIC per node, unequal nodes or one member per node keep a single 
   uneven.direct.assign(uneven.gpus.size(), std::vector<int>(uneven.gpus.size(), -1));
   CHECK(nccl_rings(uneven).size() == 1);
 }
+
+TEST_CASE("remembered searches give each group the rings its own search would") {
+  // Alike groups on other GPUs, listed in other orders, then one whose links differ.
+  auto cube = [](int a, int b) {
+    const int x = (a % 8) ^ (b % 8);
+    return (a % 8 / 4 == b % 8 / 4) || x == 4;
+  };
+  auto ring = [](int a, int b) { return (a + 1) % 4 == b % 4 || (b + 1) % 4 == a % 4; };
+  const std::vector<GroupLinks> groups = {
+      mesh({0, 1, 2, 3, 4, 5, 6, 7}, 25e9, cube), mesh({8, 9, 10, 11, 12, 13, 14, 15}, 25e9, cube),
+      mesh({23, 16, 17, 18, 19, 20, 21, 22}, 25e9, cube), mesh({8, 9, 10, 11, 12, 13, 14, 15}, 50e9, cube),
+      mesh({0, 1, 2, 3}, 1e9, ring), mesh({4, 5, 6, 7}, 1e9, [](int, int) { return true; })};
+  RingSearches searches;
+  for (const GroupLinks& g : groups) {
+    const auto remembered = searches.rings(g);
+    const auto searched = nccl_rings(g);
+    REQUIRE(remembered.size() == searched.size());
+    for (size_t i = 0; i < searched.size(); ++i) {
+      CHECK(remembered[i].gpus == searched[i].gpus);
+      CHECK(remembered[i].share == searched[i].share);
+    }
+  }
+}

@@ -92,9 +92,9 @@ std::optional<TaskId> ComputeStreams::measured(int gpu, int group, CollectiveKin
   return std::nullopt;
 }
 
-void ComputeStreams::measures(int gpu, TaskId task) {
+void ComputeStreams::measures(int gpu, TaskId task, double bytes) {
   const Task& t = graph_[task];
-  measured_[static_cast<size_t>(stream(gpu))].push_back({t.peer, *t.collective, t.bytes, task});
+  measured_[static_cast<size_t>(stream(gpu))].push_back({t.peer, *t.collective, bytes, task});
 }
 
 void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s) {

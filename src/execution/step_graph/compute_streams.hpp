@@ -40,7 +40,7 @@ class ComputeStreams {
   struct Measured {
     int group;
     CollectiveKind kind;
-    double bytes;
+    double bytes; // the buffer's (the task's `bytes` are its flows')
     TaskId task;
   };
 
@@ -84,11 +84,11 @@ public:
   void wait_for(int gpu, TaskId before);
 
   // The isolated collective (Task::Kind::isolated_collective) on the GPU's stream whose flows a
-  // like one (the same isolated group, kind and flow bytes) would take as long as; nullopt before
-  // the stream has run one (measures).
+  // like one (the same isolated group, kind and buffer bytes) would take as long as; nullopt
+  // before the stream has run one (measures).
   std::optional<TaskId> measured(int gpu, int group, CollectiveKind kind, double bytes) const;
-  // The isolated collective `task`, appended to the GPU's stream, runs its flows.
-  void measures(int gpu, TaskId task);
+  // The isolated collective `task` of a buffer of `bytes`, appended to the GPU's stream, runs its flows.
+  void measures(int gpu, TaskId task, double bytes);
   // Folds a collective like `measured` into the stream's pending task, after its kernels so far.
   void fold(int gpu, TaskId measured, double exit_latency_s);
 

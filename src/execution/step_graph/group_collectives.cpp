@@ -17,7 +17,10 @@ const GroupRings& GroupCollectives::rings(const std::vector<int>& gpus) {
 }
 
 void GroupCollectives::count(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times) {
-  CollectiveCount& count = out_.collectives[to_string(kind)];
+  CollectiveCount*& by_kind = counts_.at(static_cast<size_t>(kind));
+  if (!by_kind) // a map's entries stay where they are
+    by_kind = &out_.collectives[to_string(kind)];
+  CollectiveCount& count = *by_kind;
   count.count += times;
   count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
   const auto n = static_cast<int>(gpus.size());

@@ -6,6 +6,7 @@
 #include "execution/collective_timing.hpp"
 #include "execution/step_graph.hpp"
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <vector>
@@ -18,6 +19,7 @@ class GroupCollectives {
   StepGraph& out_; // the graph the collectives join, and their counts
   size_t max_tasks_;
   std::map<std::vector<int>, GroupRings> rings_; // per group, as searched
+  std::array<CollectiveCount*, 8> counts_{};     // by kind: its entry in the graph's counts, once made
 
 public:
   GroupCollectives(const Profile& profile, const Topology& topology, StepGraph& out, size_t max_tasks)
