@@ -1,6 +1,6 @@
 #include "execution/task_graph.hpp"
 
-#include <boost/graph/topological_sort.hpp>
+#include <boost/graph/exception.hpp>
 #include <boost/range/iterator_range.hpp>
 
 #include <algorithm>
@@ -112,17 +112,28 @@ std::vector<TaskId> critical_path(const TaskGraph& g, const Timeline& t) {
   const size_t n = boost::num_vertices(g);
   if (n == 0)
     return {};
+  // The tasks in topological order (Kahn's: each after all its predecessors). Any order does:
+  // the chains' lengths and the tie rule do not depend on it. Boost's depth-first
+  // topological_sort took 5% of Megatron 1T's simulation; this takes one pass over the edges.
   std::vector<TaskId> order;
   order.reserve(n);
-  boost::topological_sort(g, std::back_inserter(order)); // last task first
+  std::vector<size_t> waiting(n);
+  for (TaskId v = 0; v < n; ++v)
+    if ((waiting[v] = boost::in_degree(v, g)) == 0)
+      order.push_back(v);
+  for (size_t i = 0; i < order.size(); ++i)
+    for (auto [e, end] = boost::out_edges(order[i], g); e != end; ++e)
+      if (--waiting[boost::target(*e, g)] == 0)
+        order.push_back(boost::target(*e, g));
+  if (order.size() != n)
+    throw boost::not_a_dag();
   const double tolerance = kEquallyLong * t.makespan();
   // Per task: the length of the longest chain ending with it, and the predecessor that chain
   // comes through (n: none, the chain starts with the task).
   std::vector<double> length(n, 0);
   std::vector<TaskId> via(n, n);
   std::vector<TaskId> predecessors;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const TaskId v = *it;
+  for (const TaskId v : order) {
     predecessors.clear();
     for (auto [e, end] = boost::in_edges(v, g); e != end; ++e)
       predecessors.push_back(boost::source(*e, g));

@@ -256,11 +256,12 @@ std::vector<double> shape_of(const LinkBudget& budget) {
 }
 
 std::vector<Ring> rings_of(const GroupLinks& group,
-                           const std::function<RingSearches::Found(const LinkBudget&)>& search) {
+                           const std::function<RingSearches::Found(const LinkBudget&)>& search,
+                           const std::function<std::vector<int>(const GroupLinks&)>& order) {
   const std::vector<int>& gpus = group.gpus;
   if (std::vector<Ring> rails = rail_rings(group); !rails.empty())
     return rails;
-  auto single = [&] { return std::vector<Ring>{{ring_order(group), 1.0}}; };
+  auto single = [&] { return std::vector<Ring>{{order(group), 1.0}}; };
   if (!ring_search_covers(gpus.size()))
     return single();
   std::vector<size_t> members;
@@ -281,15 +282,41 @@ std::vector<Ring> rings_of(const GroupLinks& group,
 
 } // namespace
 
-std::vector<Ring> nccl_rings(const GroupLinks& group) { return rings_of(group, search_direct); }
+std::vector<Ring> nccl_rings(const GroupLinks& group) { return rings_of(group, search_direct, ring_order); }
 
 std::vector<Ring> RingSearches::rings(const GroupLinks& group) {
-  return rings_of(group, [this](const LinkBudget& budget) {
+  auto search = [this](const LinkBudget& budget) {
     auto [at, added] = found_.try_emplace(shape_of(budget));
     if (added)
       at->second = search_direct(budget);
     return at->second;
-  });
+  };
+  // ring_order reads the members' routes' bandwidths and which share a node: as positions in the
+  // listed group, its order is the same for groups alike in those.
+  auto order = [this](const GroupLinks& g) {
+    const size_t n = g.gpus.size();
+    if (!ring_search_covers(n))
+      return ring_order(g); // the listed order
+    std::vector<double> shape{static_cast<double>(n)};
+    for (const auto& row : g.bandwidth)
+      shape.insert(shape.end(), row.begin(), row.end());
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        shape.push_back(g.node[i] == g.node[j] ? 1 : 0);
+    auto [at, added] = orders_.try_emplace(std::move(shape));
+    if (added) {
+      GroupLinks positions = g; // the same links over members 0..n-1
+      for (size_t i = 0; i < n; ++i)
+        positions.gpus[i] = static_cast<int>(i);
+      for (int i : ring_order(positions))
+        at->second.push_back(static_cast<size_t>(i));
+    }
+    std::vector<int> ring;
+    for (size_t i : at->second)
+      ring.push_back(g.gpus[i]);
+    return ring;
+  };
+  return rings_of(group, search, order);
 }
 
 } // namespace simgpt

@@ -56,8 +56,8 @@ std::vector<Ring> nccl_rings(const GroupLinks& group);
 
 // The searches over direct links that nccl_rings made, by the shape of the links searched (which
 // member pairs share which link, at what rate: all the search reads), so that alike groups, such
-// as every node's tensor-parallel group, are searched once. Megatron's 1T model on 3,072 GPUs
-// has 384 such groups.
+// as every node's tensor-parallel group, are searched once; the same for ring_order's orders.
+// Megatron's 1T model on 3,072 GPUs has 384 tensor-parallel groups and 512 data-parallel ones.
 class RingSearches {
 public:
   // nccl_rings, each search over direct links made once per shape.
@@ -71,6 +71,7 @@ public:
 
 private:
   std::map<std::vector<double>, Found> found_;
+  std::map<std::vector<double>, std::vector<std::size_t>> orders_; // ring_order's, as member positions
 };
 
 } // namespace simgpt

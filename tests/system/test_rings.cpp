@@ -177,3 +177,21 @@ TEST_CASE("remembered searches give each group the rings its own search would") 
     }
   }
 }
+
+TEST_CASE("remembered ring orders are those ring_order gives each group") {
+  // Without direct links: one ring each, ordered by bandwidth and node crossings. The groups'
+  // GPUs differ, their links' shapes repeat, one has its nodes swapped.
+  auto group = [](std::vector<int> gpus, std::vector<int> node) {
+    GroupLinks g = mesh(gpus, 1e9, [](int, int) { return false; });
+    g.node = std::move(node);
+    return g;
+  };
+  const std::vector<GroupLinks> groups = {group({0, 1, 2, 3, 4}, {0, 1, 0, 1, 0}), group({9, 7, 5, 3, 1}, {0, 1, 0, 1, 0}),
+                                          group({9, 7, 5, 3, 1}, {1, 0, 1, 0, 1}), group({2, 4, 6, 8, 10}, {0, 0, 1, 1, 1})};
+  RingSearches searches;
+  for (const GroupLinks& g : groups) {
+    const auto remembered = searches.rings(g);
+    REQUIRE(remembered.size() == 1);
+    CHECK(remembered.front().gpus == ring_order(g));
+  }
+}
