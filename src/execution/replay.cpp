@@ -66,9 +66,14 @@ public:
 
   Timeline run() {
     current() = this;
+    // Those with no predecessors, found before any starts: a task of no time ends as it starts,
+    // making others ready that must not start twice.
+    std::vector<TaskId> first;
     for (TaskId v = 0; v < boost::num_vertices(g_); ++v)
       if (waiting_[v] == 0)
-        start(v);
+        first.push_back(v);
+    for (TaskId v : first)
+      start(v);
     cluster_.engine().run();
     current() = nullptr;
     for (double f : timeline_.finish)
@@ -99,6 +104,19 @@ private:
   void start(TaskId v) {
     const Task& t = g_[v];
     void* tag = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v) + 1);
+    if (t.kind == Task::Kind::delay && t.seconds <= 0) {
+      // A marker or join of no time ends as it starts: no timer (half a 1F1B step's tasks), in
+      // the order they became ready.
+      instant_.push_back(v);
+      if (instant_.size() == 1)
+        for (size_t i = 0; i < instant_.size(); ++i) {
+          const double now = s4u::Engine::get_clock();
+          finished(instant_[i], now, now);
+        }
+      if (instant_.front() == v)
+        instant_.clear();
+      return;
+    }
     if (t.kind == Task::Kind::delay || t.kind == Task::Kind::compute) {
       // A fixed time: a kernel timer, fired by the engine's main loop. Compute tasks are timers
       // too: a GPU's stream runs one task at a time (the step graph chains them), so an Exec
@@ -239,9 +257,12 @@ private:
   void finished(TaskId v, double start_time, double now) {
     timeline_.start[v] = start_time;
     timeline_.finish[v] = now;
-    // SimGrid is still signalling this activity: release it on the next completion instead.
-    graveyard_.clear();
-    graveyard_.push_back(std::move(live_[v]));
+    // SimGrid is still signalling this activity: release it on the next completion instead (not
+    // on a task of no time that ends within this one's: SimGrid would signal a freed activity).
+    if (live_[v]) {
+      graveyard_.clear();
+      graveyard_.push_back(std::move(live_[v]));
+    }
     for (auto [e, end] = boost::out_edges(v, g_); e != end; ++e) {
       TaskId w = boost::target(*e, g_);
       if (same_stream(v, w))
@@ -259,6 +280,7 @@ private:
   std::map<std::pair<int, int>, double> latency_; // route latency per (sender, receiver)
   TcpConnections tcp_; // the point-to-point messages' connections
   std::map<TaskId, double> ramp_start_; // streamed transfers ramping up: when they became ready
+  std::vector<TaskId> instant_; // tasks of no time ending now, first first
   std::vector<int> waiting_;
   std::vector<s4u::ActivityPtr> live_;
   std::vector<s4u::ActivityPtr> graveyard_;
