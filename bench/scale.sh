@@ -10,7 +10,7 @@ set -euo pipefail
 simgpt="${1:-build/simgpt}"
 shift || true
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(8 64 512 1024 3072 8192 1024-paper 1024-paper-full 3072-1t validate)
+[ ${#sizes[@]} -gt 0 ] || sizes=(8 64 512 1024 3072 8192 1024-paper 1024-paper-full 3072-1t 3072-1t-compact validate)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export SIMGPT_DATA="$PWD"
@@ -50,8 +50,14 @@ for size in "${sizes[@]}"; do
     ;;
   3072-1t)
     "$simgpt" platform --preset dgx-a100 --nodes 384 -o "$out/p.xml" >/dev/null
-    measure "Megatron 1T, 3,072 GPUs, batch 3072 (workloads/megatron_1t.yaml)" 1 \
+    measure "Megatron 1T, 3,072 GPUs, batch 3072 (workloads/megatron_1t.yaml)" 5 \
       "$simgpt" --platform "$out/p.xml" --workload workloads/megatron_1t.yaml
+    continue
+    ;;
+  3072-1t-compact)
+    "$simgpt" platform --preset dgx-a100 --nodes 384 -o "$out/p.yaml" >/dev/null
+    measure "the same on the compact platform (-o p.yaml)" 5 \
+      "$simgpt" --platform "$out/p.yaml" --workload workloads/megatron_1t.yaml
     continue
     ;;
   esac

@@ -3,6 +3,7 @@
 #include "execution/step_graph/parallel_groups.hpp"
 
 #include <map>
+#include <optional>
 
 namespace simgpt::step_graph {
 
@@ -50,6 +51,7 @@ std::vector<std::vector<Routes>> pipeline_routes(const ExecutionPlan& plan) {
 
 bool disjoint_and_alike(const Topology& topology, const std::vector<Routes>& routes) {
   std::map<const void*, size_t> user;
+  std::vector<std::optional<std::vector<double>>> first; // the first set's signatures
   for (size_t k = 0; k < routes.size(); ++k) {
     if (routes[k].size() != routes.front().size())
       return false;
@@ -57,8 +59,9 @@ bool disjoint_and_alike(const Topology& topology, const std::vector<Routes>& rou
       const auto [a, b] = routes[k][i];
       const auto links = topology.shared_links(a, b);
       const auto signature = topology.route_signature(a, b);
-      const auto [a0, b0] = routes.front()[i];
-      if (!links || !signature || signature != topology.route_signature(a0, b0))
+      if (k == 0)
+        first.push_back(signature);
+      if (!links || !signature || signature != first[i])
         return false;
       for (const void* link : *links)
         if (auto [it, inserted] = user.emplace(link, k); !inserted && it->second != k)
