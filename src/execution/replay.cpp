@@ -119,7 +119,8 @@ private:
     }
     if (t.kind == Task::Kind::delay || t.kind == Task::Kind::compute) {
       // A fixed time: a kernel timer, fired by the engine's main loop. Compute tasks are timers
-      // too: a GPU's stream runs one task at a time (the step graph chains them), so an Exec
+      // too (their kernels and the collectives folded into them, whose times are known when they
+      // start): a GPU's stream runs one task at a time (the step graph chains them), so an Exec
       // activity would share nothing, and SimGrid 3.32 scans every running activity when one ends.
       const double now = s4u::Engine::get_clock();
       simgrid::kernel::timer::Timer::set(t.kind == Task::Kind::compute ? end_of(v, now) : now + t.seconds,
@@ -152,13 +153,13 @@ private:
   double end_of(TaskId v, double now) {
     const Task& t = g_[v];
     const std::vector<FoldedCollective>& folded = folded_collectives(g_);
-    for (auto i = static_cast<size_t>(std::max(t.entry, 0L)); t.entry >= 0 && i < folded.size() && folded[i].task == v;
-         ++i) {
-      const auto measured = flow_seconds_.find(key_of(g_[folded[i].measured]));
-      if (measured == flow_seconds_.end())
-        throw std::logic_error("a folded collective started before the collective it takes as long as");
-      timeline_.folded[i] = measured->second;
-    }
+    if (t.entry >= 0)
+      for (auto i = static_cast<size_t>(t.entry); i < folded.size() && folded[i].task == v; ++i) {
+        const auto measured = flow_seconds_.find(key_of(g_[folded[i].measured]));
+        if (measured == flow_seconds_.end())
+          throw std::logic_error("a folded collective started before the collective it takes as long as");
+        timeline_.folded[i] = measured->second;
+      }
     return task_end(g_, v, now, timeline_.folded);
   }
 
@@ -217,7 +218,8 @@ private:
     });
   }
 
-  // The first of its kind runs its flows; the others wait as long as it did.
+  // The first of its kind runs its flows; a repeat that is a task of its own (graphs built by hand:
+  // the step graph folds them into compute tasks) waits as long as it did.
   void start_isolated(TaskId v) {
     const Task& t = g_[v];
     const double now = s4u::Engine::get_clock();

@@ -86,8 +86,8 @@ struct StepGraph {
 // Its first collective of each kind and size is one task, replayed whole (replay.hpp); the later
 // ones take as long, so each folds into the compute task around it (FoldedCollective), which
 // runs on until something else must synchronise with the stream. The same times, with a tenth
-// of the tasks (a twentieth for Megatron's 1T model); `isolate_collectives` false keeps every
-// GPU's stream and every flow.
+// of the tasks of every GPU's stream and flow (`isolate_collectives` false keeps those); folding
+// alone takes Megatron's 1T step from 1.05 to 0.32 million tasks.
 //
 // A symmetric graph simulates the first data-parallel replica only, when the replicas' pipeline
 // transfers use disjoint, alike links (each replica on its own nodes): the others run the same

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <stdexcept>
 
 namespace simgpt {
 
@@ -19,11 +20,13 @@ template <class Kernels, class Collective>
 double walk_parts(const TaskGraph& g, TaskId v, double start, const std::vector<double>& flow_seconds,
                   Kernels kernels, Collective collective) {
   const Task& task = g[v];
-  if (task.entry < 0) {
+  const std::vector<FoldedCollective>& folded = folded_collectives(g);
+  if (task.kind != Task::Kind::compute || task.entry < 0) {
     kernels(start, start + task.seconds);
     return start + task.seconds;
   }
-  const std::vector<FoldedCollective>& folded = folded_collectives(g);
+  if (static_cast<size_t>(task.entry) >= folded.size() || folded[static_cast<size_t>(task.entry)].task != v)
+    throw std::logic_error("a compute task names folded collectives that are not its own");
   double at = start;
   size_t i = static_cast<size_t>(task.entry);
   for (; i < folded.size() && folded[i].task == v; ++i) {

@@ -118,8 +118,8 @@ struct TaskPart {
 // the order they run, as the tasks they would be otherwise end one after the other.
 double task_end(const TaskGraph& g, TaskId v, double start, const std::vector<double>& flow_seconds);
 
-// A compute task's kernels and folded collectives in the order they ran; the task whole (one
-// part of kernels) when it holds none. Parts of no time are left out.
+// A compute task's kernels and folded collectives in the order they ran, parts of no time left
+// out; the task whole (one part of kernels, of no time or not) when it holds none.
 std::vector<TaskPart> task_parts(const TaskGraph& g, const Timeline& t, TaskId v);
 
 // The time a task spent in collectives folded into it.

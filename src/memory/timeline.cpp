@@ -39,11 +39,23 @@ ActivationEvents activation_events(const std::vector<TaskId>& gpu_tasks, const S
     const Task& task = g[v];
     if (task.micro_batch < 0)
       continue;
-    auto [it, fresh] = life.try_emplace({task.micro_batch, task.chunk}, t.start[v], 0.0);
+    // The task's kernels: a collective folded into it before the first or after the last runs
+    // outside them, as its own task would.
+    double start = t.start[v], finish = t.finish[v];
+    if (task.entry >= 0) {
+      const std::vector<TaskPart> parts = task_parts(g, t, v);
+      const auto first = std::find_if(parts.begin(), parts.end(), [](const TaskPart& p) { return p.folded < 0; });
+      const auto last = std::find_if(parts.rbegin(), parts.rend(), [](const TaskPart& p) { return p.folded < 0; });
+      if (first != parts.end()) {
+        start = first->start;
+        finish = last->finish;
+      }
+    }
+    auto [it, fresh] = life.try_emplace({task.micro_batch, task.chunk}, start, 0.0);
     if (task.phase == Task::Phase::forward)
-      it->second.first = fresh ? t.start[v] : std::min(it->second.first, t.start[v]);
+      it->second.first = fresh ? start : std::min(it->second.first, start);
     else
-      it->second.second = std::max(it->second.second, t.finish[v]);
+      it->second.second = std::max(it->second.second, finish);
   }
   ActivationEvents events;
   for (const auto& [key, span] : life) {

@@ -190,9 +190,11 @@ private:
   void folding(TaskId v, const std::vector<int>& gpus) {
     const Task& task = g_[v];
     const std::vector<FoldedCollective>& folded = folded_collectives(g_);
-    const auto [first, last] =
+    // Not a structured binding: the lambdas below capture them (clang 15 cannot).
+    const auto pieces =
         std::equal_range(step_.kernel_pieces.begin(), step_.kernel_pieces.end(), KernelPiece{.task = v},
                          [](const KernelPiece& a, const KernelPiece& b) { return a.task < b.task; });
+    const auto first = pieces.first, last = pieces.second;
     const Timeline* t = out_.timeline();
     double at = t ? t->start[v] : 0;
     auto piece = first;

@@ -2,6 +2,8 @@
 
 #include "execution/step_graph/task_limit.hpp"
 
+#include <stdexcept>
+
 namespace simgpt::step_graph {
 
 ComputeStreams::ComputeStreams(StepGraph& out, const StepGraphOptions& options, const StandIns& stand_ins, int gpus)
@@ -65,7 +67,8 @@ TaskId ComputeStreams::flush(int gpu) {
       f.task = id;
       folded.push_back(f);
     }
-    // A task of no kernels (what its stream's next kernels wait for) is labelled as the last ones.
+    // A task of no kernels (what its stream's next kernels wait for, or collectives folded into
+    // it alone) is labelled as the last ones.
     if (traced_[static_cast<size_t>(gpu)] && p.pieces.empty())
       p.pieces.push_back({0, p.slot.phase, p.slot.layer, 0});
     for (KernelPiece& piece : p.pieces) {
@@ -80,7 +83,12 @@ TaskId ComputeStreams::flush(int gpu) {
 }
 
 void ComputeStreams::wait_for(int gpu, TaskId before) {
-  if (!pending_[static_cast<size_t>(stream(gpu))].folded.empty())
+  const Pending& p = pending_[static_cast<size_t>(stream(gpu))];
+  // Kernels after a folded collective would belong to the task that waits: the callers flush
+  // the stream before they wait, so none are pending here.
+  if (!p.folded.empty() && p.since_fold > 0)
+    throw std::logic_error("a stream waits with kernels pending after a folded collective");
+  if (!p.folded.empty())
     flush(gpu);
   waits_[static_cast<size_t>(stream(gpu))].push_back(before);
 }

@@ -79,8 +79,9 @@ public:
   int stream(int gpu) const { return stand_ins_.stream(gpu); }
   std::optional<TaskId>& tail(int gpu) { return tail_[static_cast<size_t>(stream(gpu))]; }
 
-  // The GPU's next kernels wait for `before`. Kernels pending before a folded collective stay in a
-  // task of their own, as they would before the collective's own task.
+  // The GPU's next kernels wait for `before`. Kernels and collectives folded after them that are
+  // pending make a task of their own first, as they would before the collective's own task
+  // (callers flush before they wait: no kernels may follow the last folded collective).
   void wait_for(int gpu, TaskId before);
 
   // The isolated collective (Task::Kind::isolated_collective) on the GPU's stream whose flows a

@@ -19,7 +19,8 @@ class GroupCollectives {
   StepGraph& out_; // the graph the collectives join, and their counts
   size_t max_tasks_;
   std::map<std::vector<int>, GroupRings> rings_; // per group, as searched
-  std::array<CollectiveCount*, 8> counts_{};     // by kind: its entry in the graph's counts, once made
+  // By kind: its entry in the graph's counts, once made.
+  std::array<CollectiveCount*, std::size(kCollectiveKindNames)> counts_{};
 
 public:
   GroupCollectives(const Profile& profile, const Topology& topology, StepGraph& out, size_t max_tasks)
