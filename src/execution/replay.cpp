@@ -104,9 +104,9 @@ private:
   void start(TaskId v) {
     const Task& t = g_[v];
     void* tag = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v) + 1);
-    if (t.kind == Task::Kind::delay && t.seconds <= 0) {
-      // A marker or join of no time ends as it starts: no timer (half a 1F1B step's tasks), in
-      // the order they became ready.
+    if ((t.kind == Task::Kind::delay || (t.kind == Task::Kind::compute && t.entry < 0)) && t.seconds <= 0) {
+      // A marker, join or stream position of no time ends as it starts: no timer (three in five
+      // of a 1F1B step's tasks), in the order they became ready.
       instant_.push_back(v);
       if (instant_.size() == 1)
         for (size_t i = 0; i < instant_.size(); ++i) {

@@ -26,7 +26,7 @@ class StepBuilder {
   const ExecutionPlan& plan_;
   const Profile& profile_;
   const StepGraphOptions options_;
-  StepGraph out_;
+  StepGraph& out_;
   GroupCollectives collectives_;
   const StandIns stand_ins_;
   ComputeStreams streams_;
@@ -37,8 +37,9 @@ class StepBuilder {
 
 public:
   StepBuilder(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
-              const StepGraphOptions& options)
-      : plan_(plan), profile_(profile), options_(options), collectives_(profile, topology, out_, options_.max_tasks),
+              const StepGraphOptions& options, StepGraph& out)
+      : plan_(plan), profile_(profile), options_(options), out_(out),
+        collectives_(profile, topology, out_, options_.max_tasks),
         stand_ins_(find_stand_ins(plan, topology, options_, collectives_, out_.isolated)),
         streams_(out_, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
@@ -50,14 +51,13 @@ public:
       out_.compute_stream.push_back(stand_ins_.stream(gpu));
   }
 
-  StepGraph build() {
+  void build() {
     for (int s = 0; s < plan_.pp; ++s) {
       build_stage(s);
       gradients_.synchronise_and_update(s);
     }
     transfers_.connect();
     transfers_.order_after_sends(gradients_.after_sends());
-    return std::move(out_);
   }
 
 private:
@@ -329,7 +329,7 @@ private:
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
                            const StepGraphOptions& options) {
-  return StepBuilder(plan, profile, topology, options).build();
+  return StepGraph([&](StepGraph& out) { StepBuilder(plan, profile, topology, options, out).build(); });
 }
 
 } // namespace simgpt

@@ -8,6 +8,7 @@
 #include "execution/plan.hpp"
 #include "execution/task_graph.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -73,6 +74,13 @@ struct StepGraph {
   std::vector<int> compute_stream;
   // The pieces of the compute tasks on the streams of StepGraphOptions::traced_gpus, by task.
   std::vector<KernelPiece> kernel_pieces;
+
+  // A step is filled where it stays (`fill` is given it) and is never copied or moved: Boost
+  // 1.74's adjacency_list has no move constructor, so a move would copy the graph (Megatron's 1T
+  // step: 650,000 edge lists, a tenth of its build).
+  explicit StepGraph(const std::function<void(StepGraph&)>& fill) { fill(*this); }
+  StepGraph(const StepGraph&) = delete;
+  StepGraph& operator=(const StepGraph&) = delete;
 };
 
 // Consecutive kernels on a stream merge into one task until something must synchronise with

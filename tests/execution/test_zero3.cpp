@@ -141,12 +141,13 @@ double replay_time(const ExecutionPlan& plan, const CollectiveKind* lone = nullp
   return run_isolated([&] {
            GpuCatalog catalog = GpuCatalog::load(default_data_paths().catalog());
            Cluster cluster(Platform::load(platform), catalog, {}, Profile{});
-           StepGraph step;
-           if (lone)
-             add_collective(step.graph, *lone, CollectiveAlgorithm::ring, cluster.rings({0, 1}),
-                            plan.layer.param_bytes, cluster.route_latency(0, 1));
-           else
-             step = build_step_graph(plan, Profile{}, ClusterTopology(cluster));
+           if (lone) {
+             TaskGraph g;
+             add_collective(g, *lone, CollectiveAlgorithm::ring, cluster.rings({0, 1}), plan.layer.param_bytes,
+                            cluster.route_latency(0, 1));
+             return nlohmann::ordered_json(replay(g, cluster).makespan());
+           }
+           const StepGraph step = build_step_graph(plan, Profile{}, ClusterTopology(cluster));
            return nlohmann::ordered_json(replay(step.graph, cluster, step.isolated).makespan());
          })
       .get<double>();
