@@ -14,35 +14,34 @@ class ClusterTopology : public Topology {
 public:
   explicit ClusterTopology(const Cluster& cluster) : cluster_(cluster) {}
   std::vector<Ring> rings(const std::vector<int>& gpus) const override { return searches_.rings(cluster_.links(gpus)); }
-  double route_latency(int a, int b) const override { return known(a, b).latency; }
+  double route_latency(int a, int b) const override { return known(a, b).figures.latency; }
   std::optional<std::vector<const void*>> shared_links(int a, int b) const override {
-    const auto links = cluster_.shared_links(a, b);
+    const auto& links = known(a, b).shared_links;
     return std::vector<const void*>(links.begin(), links.end());
   }
-  std::optional<std::vector<double>> route_signature(int a, int b) const override {
-    return cluster_.route_signature(a, b);
-  }
+  std::optional<std::vector<double>> route_signature(int a, int b) const override { return known(a, b).signature; }
   int node_of(int gpu) const override { return cluster_.gpus().at(static_cast<size_t>(gpu)).node; }
   double compute_capability(int gpu) const override {
     return cluster_.gpus().at(static_cast<size_t>(gpu)).gpu->compute_capability;
   }
-  double route_bandwidth(int a, int b) const override { return known(a, b).bandwidth; }
-  bool route_over_pcie(int a, int b) const override { return known(a, b).over_pcie; }
+  double route_bandwidth(int a, int b) const override { return known(a, b).figures.bandwidth; }
+  bool route_over_pcie(int a, int b) const override { return known(a, b).figures.over_pcie; }
 
 private:
-  // A route's figures, asked of SimGrid once per pair: the step graph asks them at every
-  // collective's every ring hop (Megatron's 1T on 3,072 GPUs: 30% of its time in route_to). Routes
+  // What a route is, asked of SimGrid once per pair: the step graph asks its figures at every
+  // collective's every ring hop (Megatron's 1T on 3,072 GPUs: 30% of its time in route_to), and
+  // the links and signature of every replica's and rank's routes to tell which are alike. Routes
   // do not change once the cluster is built (its network what-if is applied then).
-  const Cluster::RouteFigures& known(int a, int b) const {
+  const Cluster::RouteFacts& known(int a, int b) const {
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
     auto at = known_.find(key);
     if (at == known_.end())
-      at = known_.emplace(key, cluster_.route_figures(a, b)).first;
+      at = known_.emplace(key, cluster_.route_facts(a, b)).first;
     return at->second;
   }
 
   const Cluster& cluster_;
-  mutable std::unordered_map<uint64_t, Cluster::RouteFigures> known_;
+  mutable std::unordered_map<uint64_t, Cluster::RouteFacts> known_;
   mutable RingSearches searches_;
 };
 

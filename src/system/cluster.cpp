@@ -340,34 +340,29 @@ FlowRoute Cluster::flow_route(int from, int to) const {
 
 Cluster::~Cluster() = default;
 
-Cluster::RouteFigures Cluster::route_figures(int a, int b) const {
-  RouteFigures f;
+Cluster::RouteFacts Cluster::route_facts(int a, int b) const {
+  RouteFacts facts;
+  RouteFigures& f = facts.figures;
   f.bandwidth = std::numeric_limits<double>::infinity();
   for (const simgrid::s4u::Link* l :
        route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &f.latency, path_)) {
     f.bandwidth = std::min(f.bandwidth, l->get_bandwidth());
     f.over_pcie = f.over_pcie || l->get_name().starts_with("pcie");
+    const bool fatpipe = l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE;
+    if (!fatpipe)
+      facts.shared_links.push_back(l);
+    facts.signature.insert(facts.signature.end(), {l->get_bandwidth(), l->get_latency(), fatpipe ? 1.0 : 0.0});
   }
-  return f;
+  return facts;
 }
+
+Cluster::RouteFigures Cluster::route_figures(int a, int b) const { return route_facts(a, b).figures; }
 
 std::vector<const simgrid::s4u::Link*> Cluster::shared_links(int a, int b) const {
-  std::vector<const simgrid::s4u::Link*> out;
-  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
-    if (l->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::FATPIPE)
-      out.push_back(l);
-  return out;
+  return route_facts(a, b).shared_links;
 }
 
-std::vector<double> Cluster::route_signature(int a, int b) const {
-  std::vector<double> out;
-  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_)) {
-    out.push_back(l->get_bandwidth());
-    out.push_back(l->get_latency());
-    out.push_back(l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE ? 1 : 0);
-  }
-  return out;
-}
+std::vector<double> Cluster::route_signature(int a, int b) const { return route_facts(a, b).signature; }
 
 // The NIC (its outgoing half) the route from GPU a to GPU b leaves through, or null.
 const simgrid::s4u::Link* Cluster::first_nic(int a, int b) const {

@@ -82,6 +82,13 @@ public:
   std::vector<const simgrid::s4u::Link*> shared_links(int a, int b) const;
   // Each link's bandwidth, latency and whether it is a FATPIPE, on the route from GPU a to GPU b.
   std::vector<double> route_signature(int a, int b) const;
+  // All three, from one route lookup (some 5,000 instructions in a listed platform's zones).
+  struct RouteFacts {
+    RouteFigures figures;
+    std::vector<const simgrid::s4u::Link*> shared_links;
+    std::vector<double> signature;
+  };
+  RouteFacts route_facts(int a, int b) const;
   // The group's routes and direct links, for the ring search (system/rings).
   GroupLinks links(const std::vector<int>& gpus) const;
   // The rings NCCL would spread a collective over the group (nccl_rings of its links).
