@@ -6,44 +6,13 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
-#include <stdexcept>
 
 namespace simgpt {
 
 double Timeline::makespan() const { return finish.empty() ? 0 : *std::max_element(finish.begin(), finish.end()); }
 
-namespace {
-
-// Calls kernels(from, to) and collective(index, from, to) for each part of compute task v in order,
-// from `start`; returns its end.
-template <class Kernels, class Collective>
-double walk_parts(const TaskGraph& g, TaskId v, double start, const std::vector<double>& flow_seconds,
-                  Kernels kernels, Collective collective) {
-  const Task& task = g[v];
-  const std::vector<FoldedCollective>& folded = folded_collectives(g);
-  if (task.kind != Task::Kind::compute || task.entry < 0) {
-    kernels(start, start + task.seconds);
-    return start + task.seconds;
-  }
-  if (static_cast<size_t>(task.entry) >= folded.size() || folded[static_cast<size_t>(task.entry)].task != v)
-    throw std::logic_error("a compute task names folded collectives that are not its own");
-  double at = start;
-  size_t i = static_cast<size_t>(task.entry);
-  for (; i < folded.size() && folded[i].task == v; ++i) {
-    const double end = at + folded[i].kernels_before_s;
-    kernels(at, end);
-    at = end + flow_seconds[i] + folded[i].exit_latency_s; // as an isolated collective's timer
-    collective(i, end, at);
-  }
-  const double end = at + folded[i - 1].kernels_after_s;
-  kernels(at, end);
-  return end;
-}
-
-} // namespace
-
 double task_end(const TaskGraph& g, TaskId v, double start, const std::vector<double>& flow_seconds) {
-  return walk_parts(g, v, start, flow_seconds, [](double, double) {}, [](size_t, double, double) {});
+  return walk_task_parts(g, v, start, flow_seconds, [](double, double) {}, [](size_t, double, double) {});
 }
 
 std::vector<TaskPart> task_parts(const TaskGraph& g, const Timeline& t, TaskId v) {
@@ -52,7 +21,7 @@ std::vector<TaskPart> task_parts(const TaskGraph& g, const Timeline& t, TaskId v
     return {{t.start[v], t.finish[v], -1}};
   std::vector<TaskPart> parts;
   const double finish = t.finish[v];
-  walk_parts(
+  walk_task_parts(
       g, v, t.start[v], t.folded, [&](double from, double to) {
         if (std::min(to, finish) > from)
           parts.push_back({from, std::min(to, finish), -1});
@@ -62,14 +31,6 @@ std::vector<TaskPart> task_parts(const TaskGraph& g, const Timeline& t, TaskId v
           parts.push_back({from, std::min(to, finish), static_cast<long>(i)});
       });
   return parts;
-}
-
-double folded_seconds(const TaskGraph& g, const Timeline& t, TaskId v) {
-  double total = 0;
-  for (const TaskPart& part : task_parts(g, t, v))
-    if (part.folded >= 0)
-      total += part.finish - part.start;
-  return total;
 }
 
 std::optional<TaskId> last_finished_predecessor(const TaskGraph& g, const Timeline& t, TaskId v) {

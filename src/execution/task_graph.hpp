@@ -6,8 +6,11 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace simgpt {
@@ -113,6 +116,36 @@ struct TaskPart {
   long folded = -1; // -1: kernels
 };
 
+// Calls kernels(from, to) for each run of compute task v's kernels and collective(index, from, to)
+// for each collective folded into it (its index in the graph's FoldedCollectives), in the order
+// they run from `start`, the collectives' flows taking `flow_seconds` (indexed as the graph's
+// FoldedCollectives; none given: no time); returns the task's end. Kernels and collectives are
+// added in the order they run, as the tasks they would be otherwise end one after the other. A
+// task that holds none (or is no compute task) is one run of kernels.
+template <class Kernels, class Collective>
+double walk_task_parts(const TaskGraph& g, TaskId v, double start, std::span<const double> flow_seconds,
+                       Kernels kernels, Collective collective) {
+  const Task& task = g[v];
+  const std::vector<FoldedCollective>& folded = folded_collectives(g);
+  if (task.kind != Task::Kind::compute || task.entry < 0) {
+    kernels(start, start + task.seconds);
+    return start + task.seconds;
+  }
+  if (static_cast<std::size_t>(task.entry) >= folded.size() || folded[static_cast<std::size_t>(task.entry)].task != v)
+    throw std::logic_error("a compute task names folded collectives that are not its own");
+  double at = start;
+  auto i = static_cast<std::size_t>(task.entry);
+  for (; i < folded.size() && folded[i].task == v; ++i) {
+    const double end = at + folded[i].kernels_before_s;
+    kernels(at, end);
+    at = end + (flow_seconds.empty() ? 0 : flow_seconds[i]) + folded[i].exit_latency_s; // as an isolated collective's timer
+    collective(i, end, at);
+  }
+  const double end = at + folded[i - 1].kernels_after_s;
+  kernels(at, end);
+  return end;
+}
+
 // When a compute task that starts at `start` ends, its folded collectives' flows taking
 // `flow_seconds` (indexed as the graph's FoldedCollectives): its kernels and collectives added in
 // the order they run, as the tasks they would be otherwise end one after the other.
@@ -121,9 +154,6 @@ double task_end(const TaskGraph& g, TaskId v, double start, const std::vector<do
 // A compute task's kernels and folded collectives in the order they ran, parts of no time left
 // out; the task whole (one part of kernels, of no time or not) when it holds none.
 std::vector<TaskPart> task_parts(const TaskGraph& g, const Timeline& t, TaskId v);
-
-// The time a task spent in collectives folded into it.
-double folded_seconds(const TaskGraph& g, const Timeline& t, TaskId v);
 
 // The predecessor of `v` that finished last (the first of them on a tie): what `v` waited for.
 // nullopt when `v` has none.

@@ -186,7 +186,7 @@ private:
   // A compute task with collectives folded into it, on each of `gpus` (those whose stream ran it):
   // its kernel pieces (its kernels whole between collectives when its stream recorded none), each
   // from where the one before ended, and each collective between them as the isolated collective
-  // it is like, at the times the replay gave them (task_end).
+  // it is like, at the times the replay gave them (walk_task_parts, as task_end).
   void folding(TaskId v, const std::vector<int>& gpus) {
     const Task& task = g_[v];
     const std::vector<FoldedCollective>& folded = folded_collectives(g_);
@@ -196,8 +196,8 @@ private:
                          [](const KernelPiece& a, const KernelPiece& b) { return a.task < b.task; });
     const auto first = pieces.first, last = pieces.second;
     const Timeline* t = out_.timeline();
-    double at = t ? t->start[v] : 0;
     auto piece = first;
+    auto next = static_cast<size_t>(task.entry); // the collective the next kernels come before
     auto draw = [&](TraceSlice s, double from, double to) {
       for (int gpu : gpus) {
         s.gpu = gpu;
@@ -205,31 +205,31 @@ private:
           out_.add(s, {gpu, Role::compute, 0});
       }
     };
-    // The kernels up to `end` (seconds): the pieces before the `before`th, the last ending there.
-    auto kernels_until = [&](int before, double seconds, double end) {
-      if (first == last) {
-        if (seconds > 0)
-          draw({.role = Role::compute, .phase = task.phase, .task = v}, at, end);
-      }
-      for (; piece != last && piece - first < before; ++piece) {
-        const double to = piece + 1 == last || piece + 1 - first == before ? end : at + piece->seconds;
+    // The kernels from `from` to `to`: the pieces before the next collective's, the last ending
+    // at `to` (the task's end, after the last collective).
+    auto kernels = [&](double from, double to) {
+      const bool tail = next >= folded.size() || folded[next].task != v;
+      const int before = tail ? static_cast<int>(last - first) : folded[next].pieces_before;
+      const double seconds = tail ? folded[next - 1].kernels_after_s : folded[next].kernels_before_s;
+      if (tail && t)
+        to = t->finish[v];
+      if (first == last && seconds > 0)
+        draw({.role = Role::compute, .phase = task.phase, .task = v}, from, to);
+      for (double at = from; piece != last && piece - first < before; ++piece) {
+        const double end = piece + 1 == last || piece + 1 - first == before ? to : at + piece->seconds;
         if (piece->seconds > 0)
-          draw({.role = Role::compute, .phase = piece->phase, .layer = piece->layer, .task = v}, at, to);
-        at = to;
+          draw({.role = Role::compute, .phase = piece->phase, .layer = piece->layer, .task = v}, at, end);
+        at = end;
       }
-      at = end;
     };
-    size_t i = static_cast<size_t>(task.entry);
-    for (; i < folded.size() && folded[i].task == v; ++i) {
-      const double kernels_end = at + folded[i].kernels_before_s;
-      kernels_until(folded[i].pieces_before, folded[i].kernels_before_s, kernels_end);
-      const double end = t ? kernels_end + t->folded[i] + folded[i].exit_latency_s : 0;
+    auto collective = [&](size_t i, double from, double to) {
       TraceSlice slice{.role = Role::collective, .task = v, .folded = static_cast<long>(i), .members = plan_.tp};
-      if (out_.timed_at(slice, kernels_end, end))
+      if (out_.timed_at(slice, from, to))
         isolated_collective(folded[i].measured, gpus, slice);
-      at = end;
-    }
-    kernels_until(static_cast<int>(last - first), folded[i - 1].kernels_after_s, t ? t->finish[v] : 0);
+      next = i + 1;
+    };
+    walk_task_parts(g_, v, t ? t->start[v] : 0, t ? std::span<const double>(t->folded) : std::span<const double>(),
+                    kernels, collective);
   }
 
   // A tensor-parallel collective replayed whole, on each of `gpus` (those whose stream ran it)
