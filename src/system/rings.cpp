@@ -118,10 +118,8 @@ struct LinkBudget {
   }
 };
 
-struct RingSet {
-  std::vector<std::pair<std::vector<size_t>, double>> rings; // order, rate
-  double total = 0;
-};
+// Rings found over direct links: each one's order and rate (RingSearches remembers them).
+using RingSet = RingSearches::Found;
 
 // Takes the fastest ring until none is left worth having (a millionth of the first).
 RingSet greedy(LinkBudget budget, double floor, size_t& rated) {
@@ -210,12 +208,12 @@ namespace {
 // The rings over direct links, greedily, trying each of the fastest first rings: which one is
 // taken first decides what the later ones can use (of a fully linked 4-GPU group, one choice
 // leaves a second ring, another none). None when no cycle runs over direct links.
-RingSearches::Found search_direct(const LinkBudget& budget) {
+RingSet search_direct(const LinkBudget& budget) {
   size_t rated = 0;
   auto [first_rate, firsts] = budget.best_cycles(rated);
   RingSet best;
   if (firsts.empty())
-    return {};
+    return best;
   const double floor = 1e-6 * first_rate;
   for (size_t f = 0; f < firsts.size() && f < kMaxFirstRings; ++f) {
     // The first first ring's greedy result always stands; later ones only within the budget.
@@ -230,7 +228,7 @@ RingSearches::Found search_direct(const LinkBudget& budget) {
     if (set.total > best.total * (1 + 1e-9))
       best = std::move(set);
   }
-  return {std::move(best.rings), best.total};
+  return best;
 }
 
 // What search_direct reads of a budget, with its links numbered as they first appear in `hop`:
@@ -256,7 +254,7 @@ std::vector<double> shape_of(const LinkBudget& budget) {
 }
 
 std::vector<Ring> rings_of(const GroupLinks& group,
-                           const std::function<RingSearches::Found(const LinkBudget&)>& search,
+                           const std::function<RingSet(const LinkBudget&)>& search,
                            const std::function<std::vector<int>(const GroupLinks&)>& order) {
   const std::vector<int>& gpus = group.gpus;
   if (std::vector<Ring> rails = rail_rings(group); !rails.empty())
@@ -265,7 +263,7 @@ std::vector<Ring> rings_of(const GroupLinks& group,
   if (!ring_search_covers(gpus.size()))
     return single();
   std::vector<size_t> members;
-  const RingSearches::Found best = search(direct_links(group, members));
+  const RingSet best = search(direct_links(group, members));
   if (best.rings.empty())
     return single();
   std::vector<Ring> found;
