@@ -27,12 +27,15 @@ grep -v '<zoneRoute src="switch" dst="node-0"' platforms/p3_2xlarge_x2.xml > "$t
 # Platforms SimGrid 3.32 hangs on (a missing route in a Dijkstra zone), aborts on (a host in a None
 # zone, a route declared twice, <include>) or routes with a free hop (a missing route inside a node).
 sed 's/<zone id="node-1" routing="Full">/<zone id="node-1" routing="Dijkstra">/' platforms/p3_2xlarge_x2.xml \
-  | grep -v '<route src="node-1-gw" dst="gpu-1"' > "$tmp/dijkstra.xml"
+  | sed 's|<route src="gpu-1" dst="node-1-gw" symmetrical="YES">|<route src="gpu-1" dst="node-1-gw" symmetrical="NO">|' \
+  > "$tmp/dijkstra.xml"
 sed 's/<zone id="node-0" routing="Full">/<zone id="node-0" routing="None">/' platforms/p3_2xlarge_x2.xml > "$tmp/none_zone.xml"
-sed '0,/ symmetrical="NO"/s///' platforms/p3_2xlarge_x2.xml > "$tmp/twice.xml"
+sed '/<route src="gpu-0" dst="node-0-gw" symmetrical="YES">/a <route src="node-0-gw" dst="gpu-0" symmetrical="NO"><link_ctn id="nic-0" direction="DOWN"/></route>' \
+  platforms/p3_2xlarge_x2.xml > "$tmp/twice.xml"
 sed 's|<zone id="links" routing="None">|<include file="more.xml"/><zone id="links" routing="None">|' \
   platforms/p3_2xlarge_x2.xml > "$tmp/include.xml"
-grep -v '<route src="node-1-gw" dst="gpu-1"' platforms/p3_2xlarge_x2.xml > "$tmp/no_leg.xml"
+sed 's|<route src="gpu-1" dst="node-1-gw" symmetrical="YES">|<route src="gpu-1" dst="node-1-gw" symmetrical="NO">|' \
+  platforms/p3_2xlarge_x2.xml > "$tmp/no_leg.xml"
 # A Floyd zone of 1201 hosts: SimGrid computes its routes in time growing with their cube (minutes).
 { echo '<platform version="4.1"><zone id="flat" routing="Floyd">'; seq 0 1200 | sed 's|.*|<host id="gpu-&" speed="1Gf"/>|'
   echo '</zone></platform>'; } > "$tmp/floyd.xml"
@@ -144,7 +147,7 @@ done <<'TABLE'
 2|neg_bw.xml: link pcie-0.* bandwidth|--platform "$tmp/neg_bw.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|neg_lat.xml: link pcie-0.* latency|--platform "$tmp/neg_lat.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|no_route.xml: no route from gpu-1 to gpu-0|--platform "$tmp/no_route.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
-2|dijkstra.xml:19: zone 'node-1' routing=.Dijkstra.: simgpt accepts zones routed Full or Floyd|--platform "$tmp/dijkstra.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
+2|dijkstra.xml:18: zone 'node-1' routing=.Dijkstra.: simgpt accepts zones routed Full or Floyd|--platform "$tmp/dijkstra.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|none_zone.xml:.*zone 'node-0' is routed None but holds <host> 'gpu-0'|--platform "$tmp/none_zone.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|twice.xml:.*zone 'node-0' declares the route from 'node-0-gw' to 'gpu-0' twice|--platform "$tmp/twice.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2
 2|include.xml:.*<include> was removed|--platform "$tmp/include.xml" --workload "$tmp/ok.yaml" --set parallelism.pp=2

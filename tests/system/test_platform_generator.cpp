@@ -73,8 +73,10 @@ TEST_CASE("a generated platform has one zone per node, joined by zone routes: no
   CHECK(count(xml, "<zone id=\"node-") == 3);
   CHECK(count(xml, "<router id=\"node-") == 3);
   CHECK(count(xml, "<host ") == 24);
-  // Inside each node: every ordered pair of its 8 GPUs, and each GPU to and from the gateway.
-  CHECK(count(xml, "<route ") == 3 * (8 * 7 + 2 * 8));
+  // Inside each node: every pair of its 8 GPUs, and each GPU to the gateway, each route
+  // symmetrical (its reverse declared with it).
+  CHECK(count(xml, "<route ") == 3 * (8 * 7 / 2 + 8));
+  CHECK(count(xml, "symmetrical=\"YES\"") == count(xml, "<route "));
   // Between nodes: each node into and out of the switch.
   CHECK(count(xml, "<zoneRoute ") == 3 * 2);
   CHECK(count(xml, "src=\"gpu-0\" dst=\"gpu-8\"") == 0);
@@ -89,7 +91,7 @@ TEST_CASE("GPU i of a node reaches other nodes through NIC i * nics / gpus") {
   const std::string xml = platform_xml(s, catalog());
   CHECK(count(xml, "role\" value=\"nic\"") == 8);
   // Node 1 has NICs 4-7; its GPU 3 (gpu-11) uses the second, nic-5.
-  CHECK(xml.find(R"(<route src="gpu-11" dst="node-1-gw" symmetrical="NO"><link_ctn id="pcie-11" direction="UP"/>)"
+  CHECK(xml.find(R"(<route src="gpu-11" dst="node-1-gw" symmetrical="YES"><link_ctn id="pcie-11" direction="UP"/>)"
                  R"(<link_ctn id="nic-5" direction="UP"/></route>)") != std::string::npos);
   const std::string path = written(s, "rails");
   CHECK(route_links(path, "gpu-3", "gpu-14") == "pcie-3_UP nic-1_UP flow-cap flow-cap nic-7_DOWN pcie-14_DOWN ");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 namespace simgpt::platform_gen {
 namespace {
 
@@ -73,8 +75,23 @@ void XmlWriter::fatpipe(const std::string& id, const std::string& bandwidth) {
                    escaped(bandwidth)));
 }
 
-void XmlWriter::route(const std::string& src, const std::string& dst, const std::vector<LinkUse>& links) {
-  line(fmt::format(R"(<route src="{}" dst="{}" symmetrical="NO">{}</route>)", escaped(src), escaped(dst), hops(links)));
+bool LinkUse::operator==(const LinkUse& other) const {
+  return link == other.link && std::string_view(direction ? direction : "") ==
+                                   std::string_view(other.direction ? other.direction : "");
+}
+
+std::vector<LinkUse> reversed(const std::vector<LinkUse>& route) {
+  std::vector<LinkUse> back(route.rbegin(), route.rend());
+  for (LinkUse& use : back)
+    if (use.direction != nullptr)
+      use.direction = std::string_view(use.direction) == "UP" ? "DOWN" : "UP";
+  return back;
+}
+
+void XmlWriter::route(const std::string& src, const std::string& dst, const std::vector<LinkUse>& links,
+                      bool symmetrical) {
+  line(fmt::format(R"(<route src="{}" dst="{}" symmetrical="{}">{}</route>)", escaped(src), escaped(dst),
+                   symmetrical ? "YES" : "NO", hops(links)));
 }
 
 void XmlWriter::zone_route(const std::string& src, const std::string& dst, const std::string& gw_src,

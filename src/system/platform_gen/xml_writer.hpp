@@ -10,7 +10,12 @@ namespace simgpt::platform_gen {
 struct LinkUse {
   std::string link;
   const char* direction = nullptr;
+  bool operator==(const LinkUse& other) const;
 };
+
+// The route back along `route`: its links in reverse order, each in its other direction, as
+// SimGrid declares a symmetrical route's reverse.
+std::vector<LinkUse> reversed(const std::vector<LinkUse>& route);
 
 // A split-duplex link: SimGrid makes <id>_UP and <id>_DOWN, each with the whole bandwidth.
 struct LinkDecl {
@@ -29,7 +34,10 @@ public:
   void router(const std::string& id);
   void link(const LinkDecl& link);
   void fatpipe(const std::string& id, const std::string& bandwidth);
-  void route(const std::string& src, const std::string& dst, const std::vector<LinkUse>& links);
+  // A route; a symmetrical one declares its reverse too: the links in reverse order, each in its
+  // other direction (SimGrid 3.32's RoutedZone::new_extended_route with change_order).
+  void route(const std::string& src, const std::string& dst, const std::vector<LinkUse>& links,
+             bool symmetrical = false);
   void zone_route(const std::string& src, const std::string& dst, const std::string& gw_src,
                   const std::string& gw_dst, const std::vector<LinkUse>& links);
   // The whole document, closed.
