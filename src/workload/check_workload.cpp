@@ -184,7 +184,12 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(p.zero, at("parallelism.zero"), 0);
   if (p.zero > 3)
     throw InputError(at("parallelism.zero"), fmt::format("{} is out of range (expected 0, 1, 2 or 3)", p.zero));
-  check_enum(p.dp_algorithm, DpAlgorithm::parameter_server, at("parallelism.dp_algorithm"));
+  check_enum(p.dp_algorithm, DpAlgorithm::central_ps, at("parallelism.dp_algorithm"));
+  if (p.dp_algorithm == DpAlgorithm::central_ps && p.zero > 0)
+    throw InputError(at("parallelism.zero"),
+                     fmt::format("ZeRO {} with central_ps: a central parameter server sends every replica the whole "
+                                 "gradient sum and each updates all its weights (zero 0)",
+                                 p.zero));
   check_enum(p.partition, Partition::listed, at("parallelism.partition"));
   if (p.partition == Partition::listed)
     for (int64_t layers : p.stage_layers) // the partition's sum check counts on every stage holding a layer
@@ -253,11 +258,11 @@ void check_experts(const Workload& w, const std::string& f) {
     throw InputError(f + ": parallelism.zero", fmt::format("ZeRO {} with ep {}: expert parallelism runs with ZeRO 0-2 "
                                                            "(Megatron's distributed optimizer is ZeRO 1)",
                                                            p.zero, p.ep));
-  if (p.ep > 1 && p.dp_algorithm == DpAlgorithm::parameter_server)
+  if (p.ep > 1 && (p.dp_algorithm == DpAlgorithm::parameter_server || p.dp_algorithm == DpAlgorithm::central_ps))
     throw InputError(f + ": parallelism.dp_algorithm",
-                     fmt::format("parameter_server with ep {}: expert parallelism synchronises gradients by "
+                     fmt::format("{} with ep {}: expert parallelism synchronises gradients by "
                                  "all-reduce or reduce-scatter",
-                                 p.ep));
+                                 name_of(p.dp_algorithm), p.ep));
   if (m.shared_expert_ffn_hidden % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide shared_expert_ffn_hidden {}", p.tp,
                                                          m.shared_expert_ffn_hidden));

@@ -58,6 +58,20 @@ TEST_CASE("The estimate gives the replayed step of Megatron plans on a p3.16xlar
   }
 }
 
+TEST_CASE("A central parameter server's reduce and broadcast: the estimate gives the replayed step, longer than an all-reduce's") {
+  // GPT-3 XL on 8 p3.16xlarge as 8 replicas of tp 8: the gradients cross the 25 Gbps network, where
+  // a chain reduce and broadcast move twice the buffer per GPU against the ring all-reduce's 7/4.
+  const Overrides base{{"training.global_batch", "64"}, {"model.layers", "8"}, {"parallelism.dp", "8"},
+                       {"parallelism.tp", "8"}, {"parallelism.pp", "1"}};
+  Overrides central = base;
+  central.push_back({"parallelism.dp_algorithm", "central_ps"});
+  const auto [replay, estimate] = replay_and_estimate("p3_16xlarge_x8.xml", "gpt3xl_megatron.yaml", central);
+  CHECK(estimate == Approx(replay).epsilon(0.01));
+  Overrides ring = base;
+  ring.push_back({"parallelism.dp_algorithm", "allreduce"});
+  CHECK(replay > replay_and_estimate("p3_16xlarge_x8.xml", "gpt3xl_megatron.yaml", ring).first);
+}
+
 TEST_CASE("The estimate gathers ZeRO-3's weights before each unit as the replay does") {
   // FSDP over one p3.16xlarge: each layer's weights all-gathered on the data-parallel stream,
   // the next one's while this one computes, forward and backward.

@@ -71,6 +71,21 @@ TEST_CASE("sharded optimizers reduce-scatter gradients and all-gather weights") 
   CHECK(count(build_step_graph(p, overlapped, FlatTopology()), "allreduce") == 2);
 }
 
+TEST_CASE("a central parameter server reduces each stage's gradients to the first replica and broadcasts them back") {
+  // dp 4, pp 2, tp 1: one data-parallel group per stage, each a reduce then a broadcast of the
+  // stage's gradients, and no all-reduce of gradients (tp 1: none inside the layers either).
+  ExecutionPlan p = small_plan(4, 1, 2, 3, 2);
+  p.dp_algorithm = DpAlgorithm::central_ps;
+  const StepGraph g = build_step_graph(p, Profile{}, FlatTopology());
+  CHECK(count(g, "reduce") == 2);
+  CHECK(count(g, "broadcast") == 2);
+  CHECK(count(g, "allreduce") == 0);
+  // A chain moves the whole buffer over each of its 3 hops: as many bytes each way.
+  CHECK(g.collectives.at("reduce").bytes == Approx(g.collectives.at("broadcast").bytes));
+  p.dp_algorithm = DpAlgorithm::allreduce;
+  CHECK(count(build_step_graph(p, Profile{}, FlatTopology()), "allreduce") == 2);
+}
+
 TEST_CASE("expert parallelism exchanges tokens by all-to-all and reduces expert gradients over dp / ep") {
   // dp 4, ep 2: two expert-parallel groups of two replicas, and expert-data-parallel groups of two.
   ExecutionPlan p = small_plan(4, 1, 1, 3, 2);

@@ -112,6 +112,13 @@ TEST_CASE("check_workload checks the plan's products and consistency") {
                w.parallelism.stage_layers = {3, 3, 3};
              }).second,
              Catch::Contains("lists 3 stages but the plan has 8"));
+  // A central parameter server hands every replica the whole sum: nothing to shard.
+  CHECK_THAT(check([](Workload& w) {
+               w.parallelism.dp = 4;
+               w.parallelism.zero = 1;
+               w.parallelism.dp_algorithm = DpAlgorithm::central_ps;
+             }).second,
+             Catch::Contains("parallelism.zero: ZeRO 1 with central_ps"));
 }
 
 TEST_CASE("a workload without a source is named 'workload' in messages") {
@@ -163,6 +170,8 @@ TEST_CASE("mixture-of-experts keys and expert parallelism are refused where Mega
        "parallelism.zero: ZeRO 3 with ep 2: expert parallelism runs with ZeRO 0-2"},
       {[&](Workload& w) { moe(w); w.parallelism.ep = 2; w.parallelism.dp_algorithm = DpAlgorithm::parameter_server; },
        "parallelism.dp_algorithm: parameter_server with ep 2"},
+      {[&](Workload& w) { moe(w); w.parallelism.ep = 2; w.parallelism.dp_algorithm = DpAlgorithm::central_ps; },
+       "parallelism.dp_algorithm: central_ps with ep 2"},
   };
   for (const auto& [edit, expected] : refused) {
     const auto [refusal, message] = check(edit);

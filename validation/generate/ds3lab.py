@@ -231,15 +231,15 @@ def t_xl_gpipe_dp(tabs):
             if prec == "fp32":
                 s["training.precision"] = "fp32"
             out.append(row(f"{prec}-dp4-{nid}", r[0], f"{prec}: {header[2]}", s, parse_cell(r[2]),
-                           flags=["not_reproducible"], note=CENTRAL_PS_NOTE +
+                           note=CENTRAL_PS_NOTE +
                            ("; the other cells of this fp32 table are seed001-gpipe-dp's rows (the same runs), which "
                             "that table compares as a sharded parameter server" if prec == "fp32" else "")))
     return out
 
 
-CENTRAL_PS_NOTE = ("not reproducible: --dp-mode central_ps is an NCCL reduce of the gradients to data-parallel rank 0 "
-                   "and an NCCL broadcast back (data_parallel/dist_dp_central_ps.py); simgpt's dp_algorithm has "
-                   "allreduce, reduce_scatter and a sharded parameter_server, no reduce + broadcast")
+CENTRAL_PS_NOTE = ("--dp-mode central_ps (data_parallel/dist_dp_central_ps.py): an NCCL reduce of the flattened "
+                   "gradients to data-parallel rank 0 and an NCCL broadcast back, then every rank's SGD step: "
+                   "dp_algorithm central_ps")
 OFFLOAD_NOTE = ("not reproducible: --use-offload defaults to True from 2022-04-22 (utils/dist_args_utils.py; the page: "
                 "'Include fp32 model offload'): the fp32 master copy and its SGD step live in CPU memory, with "
                 "gradients and parameters copied over PCIe each step (optimizer/optimizer.py); simgpt has no key for "
@@ -266,8 +266,8 @@ def t_xl_fp16_pp8_dp(tabs):
                                note="--dp-mode sharded_ps (data_parallel/dist_dp_sharded_ps.py): dp_algorithm "
                                     "parameter_server"))
             else:
-                out.append(row(f"central-dp{dp}-{nid}", r[0], col, s, parse_cell(cell), flags=["not_reproducible"],
-                               note=CENTRAL_PS_NOTE))
+                s["parallelism.dp_algorithm"] = "central_ps"
+                out.append(row(f"central-dp{dp}-{nid}", r[0], col, s, parse_cell(cell), note=CENTRAL_PS_NOTE))
     return out
 
 
@@ -307,8 +307,8 @@ def t_xl_fp16_pp8_dp8(tabs):
             out.append(row(f"l{per * 8}-{nid}", r[0], col, dict(sets, **{"model.layers": per * 8}), parse_cell(cell),
                            flags=["not_reproducible"],
                            note=OFFLOAD_NOTE + "; and --gradient-accumulate-step 2 runs two GPipe rounds of 64 "
-                                "micro-batches (two pipeline flushes) per step, which simgpt cannot express; and "
-                                "--dp-mode central_ps (reduce + broadcast)" + extra))
+                                "micro-batches (two pipeline flushes) per step, which simgpt cannot express; "
+                                "--dp-mode central_ps (dp_algorithm central_ps)" + extra))
     return out
 
 
@@ -359,8 +359,9 @@ def t_small_dp(tabs):
                     out.append(row(f"{prec}-{mode}-dp{dp}-{nid}", r[0], label, s, parse_cell(cell),
                                    note="--dp-mode allreduce (data_parallel/dist_dp_allreduce.py): NCCL all-reduce"))
                 else:
+                    s["parallelism.dp_algorithm"] = "central_ps"
                     out.append(row(f"{prec}-{mode}-dp{dp}-{nid}", r[0], label, s, parse_cell(cell),
-                                   flags=["not_reproducible"], note=CENTRAL_PS_NOTE))
+                                   note=CENTRAL_PS_NOTE))
     return out
 
 
@@ -586,7 +587,7 @@ TABLES = [
                     "fp32 DP-4 cells but the last are seed001-gpipe-dp's.",
      "workload": DTFM_XL + "  training: {global_batch: 256, micro_batch: 1, precision: fp16, recompute: full, "
                  "optimizer: sgd}\n  parallelism: {dp: 4, tp: 1, pp: 12, schedule: gpipe, dp_algorithm: "
-                 "parameter_server}\n  framework: ds3-gpipe\n"},
+                 "central_ps}\n  framework: ds3-gpipe\n"},
     {"id": "ds3lab-xl-fp16-pp8-dp", "fn": t_xl_fp16_pp8_dp,
      "parts": [("gpt3_xl_fp16.md", "Result of GPT-3 XL  In FP16 / Result of 2022/04/20", 0)],
      "platform": "p3_2xlarge_x64.xml",
@@ -637,7 +638,7 @@ TABLES = [
                     "at its default True). " + DTFM_COMMON + " Every row is not reproducible.",
      "workload": DTFM_XL + "  training: {global_batch: 1024, micro_batch: 1, precision: fp16, recompute: full, "
                  "optimizer: sgd}\n  parallelism: {dp: 8, tp: 1, pp: 8, schedule: gpipe, dp_algorithm: "
-                 "parameter_server}\n  framework: ds3-gpipe\n"},
+                 "central_ps}\n  framework: ds3-gpipe\n"},
     {"id": "ds3lab-small-gpipe", "fn": t_small_gpipe,
      "parts": [("gpt3_small.md", "Result of GPT-3 Small / Pipeline Alone / Gpipe based pipeline parallel", 0),
                ("gpt3_small.md", "Result of GPT-3 Small / Pipeline Alone / Gpipe based pipeline parallel", 1),

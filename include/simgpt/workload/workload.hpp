@@ -96,10 +96,16 @@ inline constexpr EnumName<CpCommType> kCpCommTypeNames[] = {
     {CpCommType::p2p, "p2p"}, {CpCommType::a2a, "a2a"}, {CpCommType::allgather, "allgather"}, {CpCommType::a2a_p2p, "a2a+p2p"}};
 constexpr std::span<const EnumName<CpCommType>> enum_names(CpCommType) { return kCpCommTypeNames; }
 
-enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server };
+// How data-parallel replicas synchronise gradients: an all-reduce; a reduce-scatter (each replica
+// updates its shard, then gathers the rest); a sharded parameter server (each replica owns a shard,
+// gradients go to their owner and updated values come back, directly); a central parameter server
+// (DT-FM's --dp-mode central_ps, data_parallel/dist_dp_central_ps.py: an NCCL reduce of the
+// gradients to the first replica, an NCCL broadcast of the sum back, then every replica updates).
+enum class DpAlgorithm { allreduce, reduce_scatter, parameter_server, central_ps };
 inline constexpr EnumName<DpAlgorithm> kDpAlgorithmNames[] = {{DpAlgorithm::allreduce, "allreduce"},
                                                              {DpAlgorithm::reduce_scatter, "reduce_scatter"},
-                                                             {DpAlgorithm::parameter_server, "parameter_server"}};
+                                                             {DpAlgorithm::parameter_server, "parameter_server"},
+                                                             {DpAlgorithm::central_ps, "central_ps"}};
 constexpr std::span<const EnumName<DpAlgorithm>> enum_names(DpAlgorithm) { return kDpAlgorithmNames; }
 
 // How layers are divided among pipeline stages: as the framework's profile says, the same number

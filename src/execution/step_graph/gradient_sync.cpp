@@ -65,7 +65,9 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
     return;
   }
   const auto& first = points[static_cast<size_t>(members[0])];
-  const CollectiveKind kind = plan_.sharded_optimizer() ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce;
+  const CollectiveKind kind = plan_.sharded_optimizer()                      ? CollectiveKind::reduce_scatter
+                              : plan_.dp_algorithm == DpAlgorithm::central_ps ? CollectiveKind::reduce
+                                                                               : CollectiveKind::allreduce;
   const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
   std::optional<TaskId> previous;
   double bucket = 0;
@@ -75,6 +77,13 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
     if (!last && (!profile_.dp_overlap || bucket < profile_.dp_bucket_bytes))
       continue;
     CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, stand_ins_.rank_weight());
+    if (plan_.dp_algorithm == DpAlgorithm::central_ps) {
+      // The sum reduced to the first replica comes back as a broadcast on the same stream.
+      const CollectiveTasks back =
+          collectives_.add(members, CollectiveKind::broadcast, bucket, algorithm, stand_ins_.rank_weight());
+      boost::add_edge(c.exit, back.entry, graph_);
+      c.exit = back.exit;
+    }
     for (int gpu : members) {
       // Without overlap the whole stream's backward must be done; with it, this bucket's layers.
       const bool early = profile_.dp_overlap;
