@@ -184,7 +184,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.head_bytes = head_params * E;
     const double params = layer_params + embedding_params + head_params;
     c.parameters = params;
-    c.optimizer_s = params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
+    c.optimizer_s = profile.optimizer_offload ? params * profile.offload_time_per_parameter_s
+                                              : params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
     plan.stages.push_back(c);
   }
   plan.activation_bytes = static_cast<double>(w.training.micro_batch * model.seq_len * w.model.hidden) * E;

@@ -38,6 +38,10 @@ constexpr ProfileParameter parameters[] = {
     {"memory.replicated_kept", [](Profile& p) -> double& { return p.memory.replicated_kept; }, "", "", 1, 2, 16, false,
      "[s, b, h] tensors a layer keeps for backward that tensor parallelism does not split",
      "4 in Megatron (Korthikanti et al. 2022), more when a compiler keeps others"},
+    {"optimizer.offload_time", [](Profile& p) -> double& { return p.offload_time_per_parameter_s; }, "s", "ns", 1e9,
+     0.5e-9, 100e-9, false,
+     "host time per parameter of an offloaded optimizer step: its gradient copied down, the CPU's passes, its weight copied up",
+     "2 bytes each way over PCIe and some 30 bytes of CPU memory traffic a parameter; 0.5 to 100 ns"},
 };
 
 } // namespace

@@ -155,6 +155,11 @@ const YamlSection<Profile> kComputeSection = {
     {"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
+const YamlSection<Profile> kOptimizerSection = {
+    {flag_field("offload", &Profile::optimizer_offload),
+     quantity_field("offload_time", &Profile::offload_time_per_parameter_s, parse_duration)},
+    {"offload", "offload_time"}};
+
 const YamlSection<Profile> kPipelineSection = {
     {{"partition", [](const YamlReader& n, const char* key, Profile& p) {
         const std::string partition = n.text(key);
@@ -223,6 +228,7 @@ const YamlSection<Profile> kProfileFile = {
     {text_field("description", &Profile::description),
      section_field("supports", &Profile::supports, kSupportsSection),
      section_field("compute", kComputeSection),
+     section_field("optimizer", kOptimizerSection),
      section_field("pipeline", kPipelineSection),
      section_field("p2p", kP2pSection),
      section_field("collectives", kCollectivesSection),

@@ -99,7 +99,7 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // would gather and free the weights, is refused with fp8).
   state.weights += f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
   state.gradients = sharded(per_param.gradients, sharded_gradients);
-  state.optimizer_state = sharded(per_param.optimizer, sharded_state);
+  state.optimizer_state = profile.optimizer_offload ? 0 : sharded(per_param.optimizer, sharded_state);
   // Without a persistent buffer and without accumulation, a layer's gradients appear as its
   // backward frees its activations: at the activation peak (the backward's start) only the
   // gradients of the parameters outside the transformer layers (embedding, head) exist yet.

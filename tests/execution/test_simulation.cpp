@@ -61,6 +61,30 @@ TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp, ZeRO-1 o
     CHECK(part(three, kind) == Approx(part(plain, kind) / 8));
 }
 
+TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's time per parameter") {
+  // One GPU (dp, tp, pp 1) of GPT-3 XL: its step is the passes and the update.
+  const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "1"},
+                       {"training.optimizer", "adam"}, {"training.global_batch", "1"}};
+  auto on_gpu = run("p3_16xlarge.xml", base);
+  Overrides offload = base;
+  offload.emplace_back("framework_options.optimizer.offload", "true");
+  offload.emplace_back("framework_options.optimizer.offload_time", "10ns");
+  auto on_host = run("p3_16xlarge.xml", offload);
+  const auto memory = [](const nlohmann::ordered_json& r, const char* kind) {
+    return r["stages"][0]["memory_gib"][kind].get<double>();
+  };
+  REQUIRE(memory(on_gpu, "optimizer_state") > 1);
+  CHECK(memory(on_host, "optimizer_state") == 0);
+  CHECK(memory(on_host, "weights") == memory(on_gpu, "weights"));
+  // The GPU's update (about 20 GB of HBM traffic, some 20 ms) gives way to 10 ns for each of its
+  // 1.3 billion parameters: about 13 s more.
+  ModelSpec xl{.layers = 24, .hidden = 2048, .heads = 16, .seq_len = 2048, .vocab = 50257, .ffn_hidden = 8192};
+  xl.head = Head::classifier;
+  const double parameters = total_parameters(xl);
+  const double longer = on_host["step_time_s"].get<double>() - on_gpu["step_time_s"].get<double>();
+  CHECK(longer == Approx(parameters * 10e-9).epsilon(0.01));
+}
+
 TEST_CASE("a balanced partition gives the LM head's stage fewer layers and shortens the step") {
   const Overrides base{{"framework", "generic"}, {"model.head", "lm"}, {"parallelism.pp", "2"},
                        {"parallelism.schedule", "1f1b"}, {"training.global_batch", "16"}};

@@ -240,10 +240,10 @@ def t_xl_gpipe_dp(tabs):
 CENTRAL_PS_NOTE = ("--dp-mode central_ps (data_parallel/dist_dp_central_ps.py): an NCCL reduce of the flattened "
                    "gradients to data-parallel rank 0 and an NCCL broadcast back, then every rank's SGD step: "
                    "dp_algorithm central_ps")
-OFFLOAD_NOTE = ("not reproducible: --use-offload defaults to True from 2022-04-22 (utils/dist_args_utils.py; the page: "
-                "'Include fp32 model offload'): the fp32 master copy and its SGD step live in CPU memory, with "
-                "gradients and parameters copied over PCIe each step (optimizer/optimizer.py); simgpt has no key for "
-                "optimizer offload")
+OFFLOAD_NOTE = ("--use-offload defaults to True from 2022-04-22 (utils/dist_args_utils.py; the page: 'Include fp32 "
+                "model offload'): the fp32 master copy and its SGD step live in CPU memory, with gradients and "
+                "parameters copied over PCIe each step (optimizer/optimizer.py): framework_options "
+                "optimizer.offload")
 
 
 def t_xl_fp16_pp8_dp(tabs):
@@ -279,7 +279,7 @@ def t_xl_fp16_pp8_batch(tabs):
         for col, cell in zip(header[1:], r[1:]):
             b = int(re.match(r"^Batch-size (\d+)$", col).group(1))
             out.append(row(f"b{b}-{nid}", r[0], col, dict(sets, **{"training.global_batch": b}), parse_cell(cell),
-                           flags=["not_reproducible"], note=OFFLOAD_NOTE))
+                           note=OFFLOAD_NOTE))
     return out
 
 
@@ -291,7 +291,7 @@ def t_xl_fp16_pp8_layers(tabs):
         for col, cell in zip(header[1:], r[1:]):
             per = int(re.match(r"^(\d+) Layer$", col).group(1))
             out.append(row(f"l{per * 8}-{nid}", r[0], col, dict(sets, **{"model.layers": per * 8}), parse_cell(cell),
-                           flags=["not_reproducible"], note=OFFLOAD_NOTE))
+                           note=OFFLOAD_NOTE))
     return out
 
 
@@ -306,7 +306,7 @@ def t_xl_fp16_pp8_dp8(tabs):
                      "not 64, so 1008 samples a step" if per == 5 else "")
             out.append(row(f"l{per * 8}-{nid}", r[0], col, dict(sets, **{"model.layers": per * 8}), parse_cell(cell),
                            flags=["not_reproducible"],
-                           note=OFFLOAD_NOTE + "; and --gradient-accumulate-step 2 runs two GPipe rounds of 64 "
+                           note="not reproducible: " + OFFLOAD_NOTE + "; but --gradient-accumulate-step 2 runs two GPipe rounds of 64 "
                                 "micro-batches (two pipeline flushes) per step, which simgpt cannot express; "
                                 "--dp-mode central_ps (dp_algorithm central_ps)" + extra))
     return out
@@ -610,11 +610,10 @@ TABLES = [
                     "p3.2xlarge, fp16, micro-batch 1, batch 108, 96, 64 and 32, with the fp32 model offloaded to CPU, "
                     "under tc netem delay and rate limits (2022/04/23). Flags: scripts/local_scripts/gpt3_xl_pp8.sh "
                     "of 2022-04-23 (--fp16 --pp-mode gpipe --pipeline-group-size 8 --data-group-size 1 "
-                    "--num-layers 3 --micro-batch-size 1, --use-offload at its default True). " + DTFM_COMMON +
-                    " Every row is not reproducible: simgpt has no optimizer offload.",
+                    "--num-layers 3 --micro-batch-size 1, --use-offload at its default True). " + DTFM_COMMON,
      "workload": DTFM_XL + "  training: {global_batch: 96, micro_batch: 1, precision: fp16, recompute: full, "
                  "optimizer: sgd}\n  parallelism: {dp: 1, tp: 1, pp: 8, schedule: gpipe}\n  placement: {gpus: 8}\n"
-                 "  framework: ds3-gpipe\n"},
+                 "  framework: ds3-gpipe\n  framework_options: {optimizer.offload: true}\n"},
     {"id": "ds3lab-xl-fp16-pp8-layers", "fn": t_xl_fp16_pp8_layers,
      "parts": [("gpt3_xl_fp16.md", "Result of GPT-3 XL  In FP16 / Result of 2022/04/23", 1)],
      "platform": "p3_2xlarge_x64.xml",
@@ -622,11 +621,10 @@ TABLES = [
                     "pipeline of 8 p3.2xlarge, fp16, micro-batch 1, batch 64, with the fp32 model offloaded to CPU, "
                     "under tc netem delay and rate limits (2022/04/23). Flags: scripts/local_scripts/gpt3_xl_pp8.sh "
                     "of 2022-04-23 (--num-layers 5 --batch-size 64 --micro-batch-size 1 in the committed version, "
-                    "--use-offload at its default True). " + DTFM_COMMON + " Every row is not reproducible: simgpt "
-                    "has no optimizer offload.",
+                    "--use-offload at its default True). " + DTFM_COMMON,
      "workload": DTFM_XL + "  training: {global_batch: 64, micro_batch: 1, precision: fp16, recompute: full, "
                  "optimizer: sgd}\n  parallelism: {dp: 1, tp: 1, pp: 8, schedule: gpipe}\n  placement: {gpus: 8}\n"
-                 "  framework: ds3-gpipe\n"},
+                 "  framework: ds3-gpipe\n  framework_options: {optimizer.offload: true}\n"},
     {"id": "ds3lab-xl-fp16-pp8-dp8", "fn": t_xl_fp16_pp8_dp8,
      "parts": [("gpt3_xl_fp16.md", "Result of GPT-3 XL  In FP16 / Latest result (2022/04/27)", 0)],
      "platform": "p3_2xlarge_x64.xml",

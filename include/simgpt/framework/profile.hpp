@@ -61,6 +61,12 @@ struct Profile {
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   bool cuda_graphs = false;       // blocks captured as CUDA graphs: one host launch per block, not per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
+  // The optimizer's fp32 master copy and its update kept in CPU memory (DT-FM's --use-offload,
+  // optimizer/optimizer.py Fp16Optimizer(offload=True); DeepSpeed's offload_optimizer): at each
+  // step every gradient is copied down to the host, checked for overflow and applied there, and
+  // every updated weight copied back up, all on the host's time and none on the GPU's memory.
+  bool optimizer_offload = false;
+  double offload_time_per_parameter_s = 0; // the host's time per parameter of that update
   bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
 
   // How the framework divides layers among pipeline stages when the workload does not say:
