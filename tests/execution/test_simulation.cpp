@@ -19,6 +19,11 @@ nlohmann::ordered_json run(const std::string& platform, const Overrides& o) {
   });
 }
 
+// One of the first stage's memory parts (GiB): "weights", "optimizer_state", ...
+double first_stage_memory(const nlohmann::ordered_json& r, const char* kind) {
+  return r["stages"][0]["memory_gib"][kind].get<double>();
+}
+
 double stage_activations(const nlohmann::ordered_json& r, int stage) {
   return r["stages"][static_cast<size_t>(stage)]["memory_gib"]["activations"].get<double>();
 }
@@ -45,20 +50,17 @@ TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp, ZeRO-1 o
                        {"parallelism.schedule", "1f1b"}, {"training.global_batch", "8"}};
   auto plain = run("p3_16xlarge.xml", base);
   REQUIRE(plain["stages"][0]["memory_gib"]["optimizer_state"].get<double>() > 1);
-  auto part = [](const nlohmann::ordered_json& r, const char* kind) {
-    return r["stages"][0]["memory_gib"][kind].get<double>();
-  };
   Overrides z1 = base;
   z1.emplace_back("parallelism.zero", "1");
   auto one = run("p3_16xlarge.xml", z1);
-  CHECK(part(one, "optimizer_state") == Approx(part(plain, "optimizer_state") / 8));
-  CHECK(part(one, "gradients") == Approx(part(plain, "gradients")));
-  CHECK(part(one, "weights") == Approx(part(plain, "weights")));
+  CHECK(first_stage_memory(one, "optimizer_state") == Approx(first_stage_memory(plain, "optimizer_state") / 8));
+  CHECK(first_stage_memory(one, "gradients") == Approx(first_stage_memory(plain, "gradients")));
+  CHECK(first_stage_memory(one, "weights") == Approx(first_stage_memory(plain, "weights")));
   Overrides z3 = base;
   z3.emplace_back("parallelism.zero", "3");
   auto three = run("p3_16xlarge.xml", z3);
   for (const char* kind : {"weights", "gradients", "optimizer_state"})
-    CHECK(part(three, kind) == Approx(part(plain, kind) / 8));
+    CHECK(first_stage_memory(three, kind) == Approx(first_stage_memory(plain, kind) / 8));
 }
 
 TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's time per parameter") {
@@ -70,12 +72,9 @@ TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's
   offload.emplace_back("framework_options.optimizer.offload", "true");
   offload.emplace_back("framework_options.optimizer.offload_time", "10ns");
   auto on_host = run("p3_16xlarge.xml", offload);
-  const auto memory = [](const nlohmann::ordered_json& r, const char* kind) {
-    return r["stages"][0]["memory_gib"][kind].get<double>();
-  };
-  REQUIRE(memory(on_gpu, "optimizer_state") > 1);
-  CHECK(memory(on_host, "optimizer_state") == 0);
-  CHECK(memory(on_host, "weights") == memory(on_gpu, "weights"));
+  REQUIRE(first_stage_memory(on_gpu, "optimizer_state") > 1);
+  CHECK(first_stage_memory(on_host, "optimizer_state") == 0);
+  CHECK(first_stage_memory(on_host, "weights") == first_stage_memory(on_gpu, "weights"));
   // The GPU's update (about 20 GB of HBM traffic, some 20 ms) gives way to 10 ns for each of its
   // 1.3 billion parameters: about 13 s more.
   ModelSpec xl{.layers = 24, .hidden = 2048, .heads = 16, .seq_len = 2048, .vocab = 50257, .ffn_hidden = 8192};
@@ -114,27 +113,24 @@ TEST_CASE("without a persistent gradient buffer, layer gradients are not yet all
     o.emplace_back("training.global_batch", batch);
     return o;
   };
-  auto part = [](const nlohmann::ordered_json& r, const char* kind) {
-    return r["stages"][0]["memory_gib"][kind].get<double>();
-  };
   auto single = run("p3_16xlarge.xml", with("8"));
   auto accumulated = run("p3_16xlarge.xml", with("16"));
   // Accumulating micro-batches needs a buffer for all gradients (fp16: as large as the weights).
-  CHECK(part(accumulated, "gradients") == Approx(part(accumulated, "weights")));
+  CHECK(first_stage_memory(accumulated, "gradients") == Approx(first_stage_memory(accumulated, "weights")));
   // One micro-batch: at the backward's start only the embedding's and head's gradients exist.
   const ModelSpec m = load_workload(data.find("workloads/gpt3xl.yaml"), base).model;
   const double outside_layers = embedding_parameters(m, 8) + head_parameters(m, 8);
   const double all = outside_layers + static_cast<double>(m.layers) * layer_parameters(m, 8);
-  CHECK(part(single, "gradients") == Approx(part(single, "weights") * outside_layers / all));
+  CHECK(first_stage_memory(single, "gradients") == Approx(first_stage_memory(single, "weights") * outside_layers / all));
   // A short micro-batch keeps little: the peak moves to the optimizer step, with all gradients and
   // the functional update's new weights (alpa: update_copy 1).
   Overrides short_batch = base;
   short_batch.emplace_back("training.global_batch", "1");
   short_batch.emplace_back("training.micro_batch", "1");
   auto update = run("p3_16xlarge.xml", short_batch);
-  CHECK(part(update, "activations") == 0);
-  CHECK(part(update, "gradients") == Approx(part(update, "weights")));
-  CHECK(part(update, "transient") == Approx(part(update, "weights")));
+  CHECK(first_stage_memory(update, "activations") == 0);
+  CHECK(first_stage_memory(update, "gradients") == Approx(first_stage_memory(update, "weights")));
+  CHECK(first_stage_memory(update, "transient") == Approx(first_stage_memory(update, "weights")));
 }
 
 TEST_CASE("a preallocated pool bounds what the framework may fill") {
