@@ -55,6 +55,7 @@ struct StageCost {
 // How the workload is split and what each block costs. How the framework runs it (host time,
 // overlap, buckets) is the Profile's, which the later stages take beside the plan.
 struct ExecutionPlan {
+  int flushes = 1; // schedules a step runs one after another (parallelism.pipeline_flushes)
   int dp = 1, tp = 1, pp = 1, chunks = 1; // dp counts the context-parallel ranks: dp x cp of the workload
   int micro_batches = 1; // per data-parallel replica
   Schedule schedule = Schedule::one_f_one_b;

@@ -58,7 +58,18 @@ std::vector<PipelineStep> interleaved(int stage, int stages, int micro_batches, 
 
 } // namespace
 
-std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stages, int micro_batches, int chunks) {
+std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stages, int micro_batches, int chunks,
+                                         int flushes) {
+  if (flushes > 1) {
+    const int each = micro_batches / flushes;
+    std::vector<PipelineStep> steps;
+    for (int f = 0; f < flushes; ++f)
+      for (PipelineStep step : stage_schedule(schedule, stage, stages, each, chunks)) {
+        step.micro_batch += f * each;
+        steps.push_back(step);
+      }
+    return steps;
+  }
   switch (schedule) {
   case Schedule::gpipe: return gpipe(micro_batches);
   case Schedule::one_f_one_b: return one_f_one_b(stage, stages, micro_batches);

@@ -24,7 +24,10 @@ struct PipelineStep {
 //    stages - s micro-batches are in flight on stage s.
 //  - Interleaved 1F1B (Narayanan et al. 2021, section 2.2): each stage holds `chunks` model chunks;
 //    Megatron-LM's ordering of virtual micro-batches.
-std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stages, int micro_batches, int chunks);
+//  With `flushes` > 1 the micro-batches run as that many schedules of micro_batches / flushes one
+//  after another (micro-batches numbered on), each drained before the next begins.
+std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stages, int micro_batches, int chunks,
+                                         int flushes = 1);
 
 // The largest number of micro-batches whose forward has run and backward has not, over the steps.
 int max_in_flight(const std::vector<PipelineStep>& steps);

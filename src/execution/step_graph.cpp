@@ -68,7 +68,7 @@ private:
     pass.s = s;
     for (int d = 0; d < stand_ins_.replicas; ++d)
       pass.groups.push_back(tp_group(plan_, s, d));
-    for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks)) {
+    for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes)) {
       pass.v = step.chunk * plan_.pp + s;
       pass.forward = step.pass == PipelineStep::Pass::forward;
       pass.micro_batch = step.micro_batch;

@@ -100,8 +100,8 @@ std::optional<int64_t> same_pass_order(const PlanRow& row, const ExecutionPlan& 
   if (twin == index_of.end() || rows[static_cast<size_t>(twin->second)].status == PlanStatus::invalid)
     return std::nullopt;
   for (int s = 0; s < plan.pp; ++s)
-    if (stage_schedule(Schedule::gpipe, s, plan.pp, plan.micro_batches, 1) !=
-        stage_schedule(Schedule::one_f_one_b, s, plan.pp, plan.micro_batches, 1))
+    if (stage_schedule(Schedule::gpipe, s, plan.pp, plan.micro_batches, 1, plan.flushes) !=
+        stage_schedule(Schedule::one_f_one_b, s, plan.pp, plan.micro_batches, 1, plan.flushes))
       return std::nullopt;
   return twin->second;
 }

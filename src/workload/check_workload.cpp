@@ -181,6 +181,7 @@ void check_ranges(const Workload& w, const std::string& f) {
                      fmt::format("{} is not valid (expected a number > 0, e.g. 1.25)", *m.capacity_factor));
   check_enum(p.schedule, Schedule::interleaved, at("parallelism.schedule"));
   check_int(p.chunks, at("parallelism.chunks"), 1);
+  check_int(p.pipeline_flushes, at("parallelism.pipeline_flushes"), 1);
   check_int(p.zero, at("parallelism.zero"), 0);
   if (p.zero > 3)
     throw InputError(at("parallelism.zero"), fmt::format("{} is out of range (expected 0, 1, 2 or 3)", p.zero));
@@ -369,6 +370,13 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": training.global_batch",
                      fmt::format("global_batch {} is not divisible by micro_batch * dp = {} * {}", t.global_batch,
                                  t.micro_batch, p.dp));
+  if (w.micro_batches() % p.pipeline_flushes != 0)
+    throw InputError(f + ": parallelism.pipeline_flushes",
+                     fmt::format("{} flushes do not divide the step's {} micro-batches (each flush runs as many)",
+                                 p.pipeline_flushes, w.micro_batches()));
+  if (p.pipeline_flushes > 1 && p.schedule == Schedule::interleaved)
+    throw InputError(f + ": parallelism.pipeline_flushes",
+                     "more than one flush a step is simulated for the gpipe and 1f1b schedules, not interleaved");
   if (p.schedule != Schedule::interleaved && p.chunks != 1)
     throw InputError(f + ": parallelism.chunks", "chunks applies to the interleaved schedule only (use 1)");
   if (p.schedule == Schedule::interleaved && p.chunks < 2)

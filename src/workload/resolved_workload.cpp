@@ -83,6 +83,7 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   }
   par["schedule"] = name_of(p.schedule);
   par["chunks"] = p.chunks;
+  par["pipeline_flushes"] = p.pipeline_flushes;
   par["zero"] = p.zero;
   par["sequence_parallel"] = p.sequence_parallel;
   par["dp_algorithm"] = name_of(p.dp_algorithm);

@@ -180,6 +180,7 @@ const std::map<std::string, Section>& schema() {
          [](auto& n, Workload& w, auto& at) { w.parallelism.cp_comm_type = read_enum<CpCommType>(n, at); }},
         {"schedule", [](auto& n, Workload& w, auto& at) { w.parallelism.schedule = read_enum<Schedule>(n, at); }},
         {"chunks", [](auto& n, Workload& w, auto& at) { w.parallelism.chunks = read_int(n, at, 1); }},
+        {"pipeline_flushes", [](auto& n, Workload& w, auto& at) { w.parallelism.pipeline_flushes = read_int(n, at, 1); }},
         {"zero",
          [](auto& n, Workload& w, auto& at) {
            w.parallelism.zero = read_int(n, at, 0);

@@ -13,6 +13,16 @@ TEST_CASE("GPipe runs every forward, then every backward, on each stage") {
   CHECK(max_in_flight(steps) == 3);
 }
 
+TEST_CASE("two flushes run GPipe over each half of the micro-batches in turn, half as many in flight") {
+  auto steps = stage_schedule(Schedule::gpipe, 1, 4, 4, 1, 2);
+  std::vector<PipelineStep> expected{{Pass::forward, 0, 0},  {Pass::forward, 1, 0},  {Pass::backward, 0, 0},
+                                     {Pass::backward, 1, 0}, {Pass::forward, 2, 0},  {Pass::forward, 3, 0},
+                                     {Pass::backward, 2, 0}, {Pass::backward, 3, 0}};
+  CHECK(steps == expected);
+  CHECK(max_in_flight(steps) == 2);
+  CHECK(stage_schedule(Schedule::one_f_one_b, 0, 4, 8, 1, 1) == stage_schedule(Schedule::one_f_one_b, 0, 4, 8, 1));
+}
+
 TEST_CASE("1F1B warms up with stages - stage - 1 forwards and keeps stages - stage in flight") {
   auto first = stage_schedule(Schedule::one_f_one_b, 0, 4, 8, 1);
   REQUIRE(first.size() == 16);

@@ -63,6 +63,20 @@ TEST_CASE("ZeRO-3 divides weights, gradients and optimizer state by dp, ZeRO-1 o
     CHECK(first_stage_memory(three, kind) == Approx(first_stage_memory(plain, kind) / 8));
 }
 
+TEST_CASE("two pipeline flushes a step pay the pipeline's fill and drain twice and hold half the activations") {
+  const Overrides base{{"framework", "generic"}, {"training.recompute", "full"}, {"training.global_batch", "32"},
+                       {"parallelism.schedule", "gpipe"}};
+  auto once = run("p3_16xlarge.xml", base);
+  Overrides twice = base;
+  twice.emplace_back("parallelism.pipeline_flushes", "2");
+  auto flushed = run("p3_16xlarge.xml", twice);
+  CHECK(flushed["stages"][0]["memory_gib"]["in_flight_micro_batches"].get<int>() == 16);
+  CHECK(stage_activations(flushed, 0) == Approx(stage_activations(once, 0) / 2));
+  // A GPipe flush of m micro-batches on 8 stages takes about (m + 7) slots: 2 x 23 against 39.
+  const double ratio = flushed["step_time_s"].get<double>() / once["step_time_s"].get<double>();
+  CHECK(ratio == Approx(46.0 / 39).epsilon(0.03));
+}
+
 TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's time per parameter") {
   // One GPU (dp, tp, pp 1) of GPT-3 XL: its step is the passes and the update.
   const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "1"},

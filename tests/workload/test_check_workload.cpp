@@ -112,6 +112,9 @@ TEST_CASE("check_workload checks the plan's products and consistency") {
                w.parallelism.stage_layers = {3, 3, 3};
              }).second,
              Catch::Contains("lists 3 stages but the plan has 8"));
+  CHECK_THAT(check([](Workload& w) { w.parallelism.pipeline_flushes = 3; }).second,
+             Catch::Contains("parallelism.pipeline_flushes: 3 flushes do not divide the step's 64 micro-batches"));
+  CHECK(check([](Workload& w) { w.parallelism.pipeline_flushes = 4; }).first == Refusal::none);
   // A central parameter server hands every replica the whole sum: nothing to shard.
   CHECK_THAT(check([](Workload& w) {
                w.parallelism.dp = 4;

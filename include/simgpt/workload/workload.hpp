@@ -204,6 +204,10 @@ struct ParallelismSpec {
   CpCommType cp_comm_type = CpCommType::p2p;
   Schedule schedule = Schedule::one_f_one_b;
   int64_t chunks = 1; // model chunks per stage, for the interleaved schedule
+  // The step's micro-batches run as this many schedules one after another, the pipeline flushed
+  // after each, the gradients accumulated over them (DT-FM's --gradient-accumulate-step: that many
+  // GPipe rounds of --batch-size / --micro-batch-size micro-batches before the optimizer step).
+  int64_t pipeline_flushes = 1;
   int64_t zero = 0;
   bool sequence_parallel = false;
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
