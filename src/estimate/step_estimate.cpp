@@ -14,7 +14,9 @@
 namespace simgpt {
 namespace {
 
+using step_graph::central_ps_broadcasts;
 using step_graph::dp_collective_algorithm;
+using step_graph::dp_gradient_collective;
 using step_graph::dp_group;
 using step_graph::expert_dp_groups;
 using step_graph::tp_group;
@@ -217,9 +219,8 @@ private:
 
   double buckets(const std::vector<GradientReady>& gradients, const PipelineWalk::Stage& st, GroupFamily groups) {
     const bool zero3 = plan_.zero >= 3;
-    const CollectiveKind kind = plan_.sharded_optimizer() || zero3                  ? CollectiveKind::reduce_scatter
-                                : plan_.dp_algorithm == DpAlgorithm::central_ps ? CollectiveKind::reduce
-                                                                                 : CollectiveKind::allreduce;
+    // ZeRO-3 is a sharded optimizer: its gradients are reduce-scattered.
+    const CollectiveKind kind = dp_gradient_collective(plan_);
     const bool early = profile_.dp_overlap || zero3; // ZeRO-3 reduce-scatters each unit as it is final
     double free = 0, bucket = 0;
     for (size_t i = 0; i < gradients.size(); ++i) {
@@ -232,7 +233,7 @@ private:
         ready = std::max(ready, st.last_send);
       free = std::max(free, ready) +
              costs_.seconds(groups.groups().front(), kind, dp_collective_algorithm(plan_), bucket, groups);
-      if (plan_.dp_algorithm == DpAlgorithm::central_ps && !zero3) // the reduce's sum broadcast back
+      if (central_ps_broadcasts(plan_)) // the reduce's sum broadcast back
         free += costs_.seconds(groups.groups().front(), CollectiveKind::broadcast, dp_collective_algorithm(plan_),
                                bucket, groups);
       bucket = 0;

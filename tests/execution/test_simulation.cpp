@@ -19,6 +19,12 @@ nlohmann::ordered_json run(const std::string& platform, const Overrides& o) {
   });
 }
 
+// `base` with `key` set to `value` as well.
+Overrides with(Overrides base, const std::string& key, const std::string& value) {
+  base.emplace_back(key, value);
+  return base;
+}
+
 // One of the first stage's memory parts (GiB): "weights", "optimizer_state", ...
 double first_stage_memory(const nlohmann::ordered_json& r, const char* kind) {
   return r["stages"][0]["memory_gib"][kind].get<double>();
@@ -67,9 +73,7 @@ TEST_CASE("two pipeline flushes a step pay the pipeline's fill and drain twice a
   const Overrides base{{"framework", "generic"}, {"training.recompute", "full"}, {"training.global_batch", "32"},
                        {"parallelism.schedule", "gpipe"}};
   auto once = run("p3_16xlarge.xml", base);
-  Overrides twice = base;
-  twice.emplace_back("parallelism.pipeline_flushes", "2");
-  auto flushed = run("p3_16xlarge.xml", twice);
+  auto flushed = run("p3_16xlarge.xml", with(base, "parallelism.pipeline_flushes", "2"));
   CHECK(flushed["stages"][0]["memory_gib"]["in_flight_micro_batches"].get<int>() == 16);
   CHECK(stage_activations(flushed, 0) == Approx(stage_activations(once, 0) / 2));
   // A GPipe flush of m micro-batches on 8 stages takes about (m + 7) slots: 2 x 23 against 39.
@@ -82,10 +86,8 @@ TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's
   const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "1"},
                        {"training.optimizer", "adam"}, {"training.global_batch", "1"}};
   auto on_gpu = run("p3_16xlarge.xml", base);
-  Overrides offload = base;
-  offload.emplace_back("framework_options.optimizer.offload", "true");
-  offload.emplace_back("framework_options.optimizer.offload_time", "10ns");
-  auto on_host = run("p3_16xlarge.xml", offload);
+  auto on_host = run("p3_16xlarge.xml", with(with(base, "framework_options.optimizer.offload", "true"),
+                                              "framework_options.optimizer.offload_time", "10ns"));
   REQUIRE(first_stage_memory(on_gpu, "optimizer_state") > 1);
   CHECK(first_stage_memory(on_host, "optimizer_state") == 0);
   CHECK(first_stage_memory(on_host, "weights") == first_stage_memory(on_gpu, "weights"));
@@ -122,13 +124,9 @@ TEST_CASE("live tensors exclude the framework's context and allocator cache") {
 TEST_CASE("without a persistent gradient buffer, layer gradients are not yet allocated at the activation peak") {
   const DataPaths data = default_data_paths();
   const Overrides base{{"framework", "alpa"}, {"parallelism.tp", "8"}, {"parallelism.pp", "1"}, {"training.micro_batch", "8"}};
-  auto with = [&](const char* batch) {
-    Overrides o = base;
-    o.emplace_back("training.global_batch", batch);
-    return o;
-  };
-  auto single = run("p3_16xlarge.xml", with("8"));
-  auto accumulated = run("p3_16xlarge.xml", with("16"));
+  const auto batch = [&](const char* size) { return with(base, "training.global_batch", size); };
+  auto single = run("p3_16xlarge.xml", batch("8"));
+  auto accumulated = run("p3_16xlarge.xml", batch("16"));
   // Accumulating micro-batches needs a buffer for all gradients (fp16: as large as the weights).
   CHECK(first_stage_memory(accumulated, "gradients") == Approx(first_stage_memory(accumulated, "weights")));
   // One micro-batch: at the backward's start only the embedding's and head's gradients exist.

@@ -65,9 +65,7 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
     return;
   }
   const auto& first = points[static_cast<size_t>(members[0])];
-  const CollectiveKind kind = plan_.sharded_optimizer()                      ? CollectiveKind::reduce_scatter
-                              : plan_.dp_algorithm == DpAlgorithm::central_ps ? CollectiveKind::reduce
-                                                                               : CollectiveKind::allreduce;
+  const CollectiveKind kind = dp_gradient_collective(plan_);
   const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
   std::optional<TaskId> previous;
   double bucket = 0;
@@ -77,7 +75,7 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
     if (!last && (!profile_.dp_overlap || bucket < profile_.dp_bucket_bytes))
       continue;
     CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, stand_ins_.rank_weight());
-    if (plan_.dp_algorithm == DpAlgorithm::central_ps) {
+    if (central_ps_broadcasts(plan_)) {
       // The sum reduced to the first replica comes back as a broadcast on the same stream.
       const CollectiveTasks back =
           collectives_.add(members, CollectiveKind::broadcast, bucket, algorithm, stand_ins_.rank_weight());

@@ -34,6 +34,19 @@ inline std::vector<std::vector<int>> expert_dp_groups(const ExecutionPlan& plan,
   return groups;
 }
 
+// The collective that synchronises a data-parallel group's gradients: a reduce-scatter under a
+// sharded optimizer (ZeRO >= 1, or dp_algorithm reduce_scatter), a reduce to the first replica
+// under a central parameter server (whose sum a broadcast takes back: central_ps_broadcasts), else an
+// all-reduce.
+inline CollectiveKind dp_gradient_collective(const ExecutionPlan& plan) {
+  if (plan.sharded_optimizer())
+    return CollectiveKind::reduce_scatter;
+  return plan.dp_algorithm == DpAlgorithm::central_ps ? CollectiveKind::reduce : CollectiveKind::allreduce;
+}
+
+// Whether each gradient reduce is followed by a broadcast of its sum (a central parameter server).
+inline bool central_ps_broadcasts(const ExecutionPlan& plan) { return plan.dp_algorithm == DpAlgorithm::central_ps; }
+
 // A sharded parameter server exchanges every member's shard with every other member directly;
 // the other modes run rings.
 inline CollectiveAlgorithm dp_collective_algorithm(const ExecutionPlan& plan) {
