@@ -25,6 +25,7 @@ public:
     return cluster_.gpus().at(static_cast<size_t>(gpu)).gpu->compute_capability;
   }
   double route_bandwidth(int a, int b) const override { return known(a, b).figures.bandwidth; }
+  double route_detected_bandwidth(int a, int b) const override { return known(a, b).figures.detected_bandwidth; }
   bool route_over_pcie(int a, int b) const override { return known(a, b).figures.over_pcie; }
 
 private:

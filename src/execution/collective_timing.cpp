@@ -31,12 +31,13 @@ CollectiveShape collective_shape(const Topology& topology, const std::vector<Rin
   // The Simple ring's bus bandwidth: each ring runs at its slowest hop and carries its share, so
   // the collective's is the least of rate / share over the rings (the rings' summed rate when
   // shares follow rates). Only NCCL's choice of protocol reads it; the flows time the bytes.
-  s.bus_Bps = std::numeric_limits<double>::infinity();
+  s.bus_Bps = s.detected_bus_Bps = std::numeric_limits<double>::infinity();
   for (const Ring& r : rings) {
-    double slowest = std::numeric_limits<double>::infinity();
+    double slowest = std::numeric_limits<double>::infinity(), detected = slowest;
     for (size_t i = 0; i < r.gpus.size(); ++i) {
       const int a = r.gpus[i], b = r.gpus[(i + 1) % r.gpus.size()];
       slowest = std::min(slowest, topology.route_bandwidth(a, b));
+      detected = std::min(detected, topology.route_detected_bandwidth(a, b));
       const bool same_node = topology.node_of(a) == topology.node_of(b);
       if (same_node && topology.route_over_pcie(a, b))
         s.intra = NcclHop::pci;
@@ -44,9 +45,12 @@ CollectiveShape collective_shape(const Topology& topology, const std::vector<Rin
       wire = std::max(wire, topology.route_latency(a, b));
     }
     s.bus_Bps = std::min(s.bus_Bps, slowest / std::max(r.share, 1e-9));
+    s.detected_bus_Bps = std::min(s.detected_bus_Bps, detected / std::max(r.share, 1e-9));
   }
   if (!(s.bus_Bps < std::numeric_limits<double>::infinity()))
     s.bus_Bps = 0;
+  if (!(s.detected_bus_Bps < std::numeric_limits<double>::infinity()))
+    s.detected_bus_Bps = 0;
   return s;
 }
 

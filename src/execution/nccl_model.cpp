@@ -104,9 +104,16 @@ double nccl_bus_bandwidth(const NcclTuning& t, const CollectiveShape& s, NcclAlg
   return 0;
 }
 
+// NCCL picks the pair from its own tables (tuning.cc, ncclTopoGetAlgoTime) and the bandwidth its
+// topology search detected: it knows the links' kinds and speeds, not a delay or a rate limit
+// added on the wire (tc netem, a WAN), which then slow the chosen pair without moving the choice.
 NcclChoice choose_nccl(const NcclTuning& t, const CollectiveShape& s, double bytes) {
+  CollectiveShape tables = s;
+  tables.intra_wire_s = tables.inter_wire_s = 0;
+  if (s.detected_bus_Bps > 0)
+    tables.bus_Bps = s.detected_bus_Bps;
   NcclChoice best;
-  best.predicted_s = std::numeric_limits<double>::infinity();
+  double best_tuned = std::numeric_limits<double>::infinity();
   const double simple_ring = algorithm_bandwidth(t, s, NcclAlgorithm::ring, NcclProtocol::simple, bytes);
   for (NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring})
     for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
@@ -115,15 +122,22 @@ NcclChoice choose_nccl(const NcclTuning& t, const CollectiveShape& s, double byt
       if (s.bus_Bps <= 0 && ((a == NcclAlgorithm::tree && s.kind != CollectiveKind::allreduce) ||
                              (p == NcclProtocol::ll128 && s.intra != NcclHop::nvlink)))
         continue;
-      double latency = nccl_latency(t, s, a, p);
       // Ring Simple all-reduce across nodes once each rank's share of a channel reaches 64 B.
-      if (a == NcclAlgorithm::ring && p == NcclProtocol::simple && s.nodes > 1 && two_phase(s.kind) &&
-          bytes / (std::max(1, s.channels) * s.ranks) >= 64)
-        latency *= t.ring_plateau[s.arch == NcclArch::volta ? 0 : 1];
-      const double bandwidth = s.bus_Bps > 0 ? algorithm_bandwidth(t, s, a, p, bytes) : 0;
-      const double predicted = latency + (bandwidth > 0 ? bytes / bandwidth : 0);
-      if (predicted < best.predicted_s) {
-        best = {a, p, latency, predicted, bandwidth > 0 ? simple_ring / bandwidth : 1};
+      const bool plateau = a == NcclAlgorithm::ring && p == NcclProtocol::simple && s.nodes > 1 &&
+                           two_phase(s.kind) && bytes / (std::max(1, s.channels) * s.ranks) >= 64;
+      const double factor = plateau ? t.ring_plateau[s.arch == NcclArch::volta ? 0 : 1] : 1.0;
+      const double tuned_latency = nccl_latency(t, tables, a, p) * factor;
+      const double tuned_bandwidth = tables.bus_Bps > 0 ? algorithm_bandwidth(t, tables, a, p, bytes) : 0;
+      const double tuned = tuned_latency + (tuned_bandwidth > 0 ? bytes / tuned_bandwidth : 0);
+      if (tuned < best_tuned) {
+        best_tuned = tuned;
+        // What the pair costs on these links and wires: NCCL's latency (the plateau is its own
+        // measured correction, of its software's steps) and what the wires' latency adds beyond
+        // its hops.
+        const double bandwidth = s.bus_Bps > 0 ? algorithm_bandwidth(t, s, a, p, bytes) : 0;
+        const double latency = tuned_latency + (nccl_latency(t, s, a, p) - nccl_latency(t, tables, a, p));
+        best = {a, p, latency, latency + (bandwidth > 0 ? bytes / bandwidth : 0),
+                bandwidth > 0 ? simple_ring / bandwidth : 1};
       }
     }
   return best;

@@ -18,6 +18,9 @@ struct CollectiveShape {
   NcclHop intra = NcclHop::nvlink; // the hops between GPUs of a node
   NcclArch arch = NcclArch::ampere;
   double bus_Bps = 0; // the Simple ring's bus bandwidth over the group's links; 0: unknown
+  // The same from the links' detected rates (what NCCL's topology search finds: a NIC's speed,
+  // not a tc netem rate limit on it); 0: as bus_Bps. NCCL chooses its pair from it.
+  double detected_bus_Bps = 0;
   int channels = 1;   // rings the collective is spread over
   // The slowest route latency of a hop within a node and of one between nodes (0: none): a step
   // cannot finish before its data crossed the wire, so on a slower fabric than NCCL's tables

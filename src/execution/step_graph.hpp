@@ -36,6 +36,9 @@ public:
   virtual int node_of(int) const { return 0; }
   virtual double compute_capability(int) const { return 8.0; }
   virtual double route_bandwidth(int, int) const { return 0; }
+  // The bandwidth NCCL's topology detection sees on the route (before a network.bandwidth
+  // what-if, which it cannot see); by default the route's own.
+  virtual double route_detected_bandwidth(int a, int b) const { return route_bandwidth(a, b); }
   virtual bool route_over_pcie(int, int) const { return false; }
 };
 

@@ -262,8 +262,10 @@ std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> Cluster::ap
     // tc netem delay D rate R on the node's outgoing interface: the UP direction.
     if (network.delay_s)
       link->set_latency(link->get_latency() + *network.delay_s);
-    if (network.bandwidth_Bps)
-      link->set_bandwidth(std::min(link->get_bandwidth(), *network.bandwidth_Bps));
+    if (network.bandwidth_Bps && *network.bandwidth_Bps < link->get_bandwidth()) {
+      detected_bandwidth_.emplace(link, link->get_bandwidth());
+      link->set_bandwidth(*network.bandwidth_Bps);
+    }
   }
   return nics;
 }
@@ -343,10 +345,12 @@ Cluster::~Cluster() = default;
 Cluster::RouteFacts Cluster::route_facts(int a, int b) const {
   RouteFacts facts;
   RouteFigures& f = facts.figures;
-  f.bandwidth = std::numeric_limits<double>::infinity();
+  f.bandwidth = f.detected_bandwidth = std::numeric_limits<double>::infinity();
   for (const simgrid::s4u::Link* l :
        route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &f.latency, path_)) {
     f.bandwidth = std::min(f.bandwidth, l->get_bandwidth());
+    const auto slowed = detected_bandwidth_.find(l);
+    f.detected_bandwidth = std::min(f.detected_bandwidth, slowed != detected_bandwidth_.end() ? slowed->second : l->get_bandwidth());
     f.over_pcie = f.over_pcie || l->get_name().starts_with("pcie");
     const bool fatpipe = l->get_sharing_policy() == simgrid::s4u::Link::SharingPolicy::FATPIPE;
     if (!fatpipe)

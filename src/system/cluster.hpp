@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -73,6 +74,10 @@ public:
   struct RouteFigures {
     double bandwidth = 0, latency = 0;
     bool over_pcie = false;
+    // The bandwidth the route's links report to software that detects them (NCCL's topology
+    // search: a NIC's link speed), before a network.bandwidth what-if, which like tc netem's
+    // rate limits the wire without changing what the NIC reports.
+    double detected_bandwidth = 0;
   };
   RouteFigures route_figures(int a, int b) const;
   double route_bandwidth(int a, int b) const { return route_figures(a, b).bandwidth; }
@@ -128,6 +133,7 @@ private:
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   std::shared_ptr<double> latency_factor_ = std::make_shared<double>(1.0);
   std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> nics_;
+  std::unordered_map<const simgrid::s4u::Link*, double> detected_bandwidth_; // links a what-if slowed: their own rate
   double efficiency_ = 1, max_rate_ = 0, tcp_window_ = 0, tcp_initial_window_ = 0, nvlink_share_ = 1;
   std::vector<GpuHost> gpus_;
 };

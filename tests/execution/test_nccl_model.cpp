@@ -92,3 +92,38 @@ TEST_CASE("a route slower than NCCL's fabric bounds each step by its own latency
       CHECK(nccl_latency(t, fast, a, p) < 1e-3);
     }
 }
+
+TEST_CASE("NCCL chooses from its tables and the detected link speed, and the wire's delay and rate then cost") {
+  const NcclTuning t = tuning();
+  // 16 nodes of one GPU (DT-FM's data-parallel group of 16 p3.2xlarge), a 10 Gbps NIC that tc
+  // netem limits to 1 Gbps and delays by 50 ms.
+  CollectiveShape nominal = allreduce(16, 16, 1.25e9);
+  nominal.arch = NcclArch::volta;
+  CollectiveShape netem = nominal;
+  netem.bus_Bps = 0.125e9;
+  netem.detected_bus_Bps = 1.25e9;
+  netem.inter_wire_s = 50e-3;
+  for (double bytes : {1536.0, 1.2e6, 4.7e6, 64e6}) {
+    const NcclChoice a = choose_nccl(t, nominal, bytes), b = choose_nccl(t, netem, bytes);
+    CHECK(a.algorithm == b.algorithm);
+    CHECK(a.protocol == b.protocol);
+    // What the delay adds is its excess over NCCL's own hops, every crossing step once: the ring's
+    // plateau factor (NCCL's correction of its software's steps) does not multiply it.
+    const double crossing = b.algorithm == NcclAlgorithm::ring ? 32 : 8;
+    CHECK(b.latency_s - a.latency_s ==
+          Approx(nccl_latency(t, netem, b.algorithm, b.protocol) - nccl_latency(t, nominal, b.algorithm, b.protocol)));
+    CHECK(b.latency_s - a.latency_s == Approx(crossing * 50e-3).epsilon(0.01));
+  }
+  // Tiny buffers take the tree (8 crossing steps, not the ring's 32), megabytes the ring: by
+  // NCCL's own times, whatever the 50 ms would make faster.
+  CHECK(choose_nccl(t, netem, 1536).algorithm == NcclAlgorithm::tree);
+  CHECK(choose_nccl(t, netem, 4.7e6).algorithm == NcclAlgorithm::ring);
+  // With the rate limit visible to it, NCCL would weigh bandwidth more and latency less: the
+  // detected rate is what it decides by.
+  CollectiveShape seen = netem;
+  seen.detected_bus_Bps = 0;
+  bool differs = false;
+  for (double bytes = 1024; bytes < 1e9; bytes *= 2)
+    differs = differs || choose_nccl(t, seen, bytes).algorithm != choose_nccl(t, netem, bytes).algorithm;
+  CHECK(differs);
+}
