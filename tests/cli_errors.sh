@@ -86,6 +86,10 @@ expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set frame
 { cat workloads/gpt3xl.yaml; printf 'framework_options:\n  collectives.library: nosuch\n'; } > "$tmp/library.yaml"
 expect 2 "collectives.library: 'nosuch' is not a collective library" --platform $P --workload "$tmp/library.yaml"
 expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
+# One gradient call per tensor lists a dense layer's tensors: refused for MoE models.
+expect 2 "collectives.dp_per_tensor: lists the tensors of dense GPT layers only" \
+  --platform "$tmp/dgx_a100.xml" --workload workloads/mixtral_8x7b.yaml --set parallelism.ep=1 --set parallelism.pp=1 \
+  --set framework_options.collectives.dp_per_tensor=true
 expect 0 "" --platform $P --workload "$tmp/ok.yaml"
 expect 2 "missing/trace.json: its directory .* does not exist" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp/missing/trace.json"
 expect 2 "is a directory; name the file to write" --platform $P --workload "$tmp/ok.yaml" --trace "$tmp"

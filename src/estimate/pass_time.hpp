@@ -16,6 +16,7 @@ struct GradientReady {
   double at = 0;
   double bytes = 0;
   double expert_bytes = 0;
+  const std::vector<double>* tensors = nullptr; // each tensor's bytes (collectives.dp_per_tensor), or null
 };
 
 class PassTimes {

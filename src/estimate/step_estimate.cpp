@@ -169,7 +169,7 @@ public:
     std::vector<GradientReady> dense, experts;
     for (const GradientReady& g : st.gradients) {
       const bool apart = plan_.ep > 1 && g.expert_bytes > 0;
-      dense.push_back({g.at, apart ? g.bytes - g.expert_bytes : g.bytes, 0});
+      dense.push_back({g.at, apart ? g.bytes - g.expert_bytes : g.bytes, 0, g.tensors});
       if (apart)
         experts.push_back({g.at, g.expert_bytes, 0});
     }
@@ -223,10 +223,11 @@ private:
     const CollectiveKind kind = dp_gradient_collective(plan_);
     const bool early = profile_.dp_overlap || zero3; // ZeRO-3 reduce-scatters each unit as it is final
     double free = 0, bucket = 0;
-    for (size_t i = 0; i < gradients.size(); ++i) {
-      bucket += gradients[i].bytes;
-      const bool last = i + 1 == gradients.size();
-      if (!last && (!early || (!zero3 && bucket < profile_.dp_bucket_bytes)))
+    for (const step_graph::GradientCall& call : step_graph::gradient_calls(gradients, profile_.dp_per_tensor && !zero3)) {
+      const size_t i = call.point;
+      bucket += call.bytes;
+      const bool last = i + 1 == gradients.size() && call.last_of_point;
+      if (!call.flush && !last && (!early || (!zero3 && bucket < profile_.dp_bucket_bytes)))
         continue;
       double ready = early ? gradients[i].at : st.free;
       if (!early || last)

@@ -119,7 +119,19 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     l.grad_bytes = l.param_bytes * plan.grad_factor;
     return l;
   };
+  // Each tensor's gradient bytes, for a framework that synchronises them one call each.
+  const auto grad_tensors = [&](std::vector<double> elements) {
+    for (double& e : elements)
+      e *= E * plan.grad_factor;
+    return elements;
+  };
+  if (profile.dp_per_tensor && (w.model.latent_attention || w.model.moe()))
+    throw InputError("collectives.dp_per_tensor",
+                     "lists the tensors of dense GPT layers only: not with multi-head latent attention or MoE "
+                     "layers (use false)");
   plan.layer = layer_cost(mlp, layer_parameters(w.model, par.tp));
+  if (profile.dp_per_tensor)
+    plan.layer.grad_tensors = grad_tensors(layer_parameter_tensors(w.model, par.tp));
   plan.ep = static_cast<int>(par.ep);
   if (w.model.moe()) {
     plan.dense_layer = plan.layer;
@@ -183,6 +195,16 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;
+    if (profile.dp_per_tensor) {
+      if (v == 0)
+        c.embedding_grad_tensors = grad_tensors(embedding_parameter_tensors(w.model, par.tp));
+      if (v == virtual_stages - 1) {
+        c.head_grad_tensors = grad_tensors(head_parameter_tensors(w.model, par.tp));
+        // The tied word embedding's copy on a separate last stage is one more tensor.
+        if (w.model.head == Head::lm && w.model.tie_embeddings && virtual_stages > 1)
+          c.head_grad_tensors.push_back(static_cast<double>(w.model.vocab * w.model.hidden / par.tp) * E * plan.grad_factor);
+      }
+    }
     const double params = layer_params + embedding_params + head_params;
     c.parameters = params;
     c.optimizer_s = profile.optimizer_offload ? params * profile.offload_time_per_parameter_s

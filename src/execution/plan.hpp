@@ -37,6 +37,9 @@ struct LayerCost {
   // Sequence parallelism: what the attention block all-gathers over tp before its column-parallel
   // GEMMs (0: the activation, hidden wide; multi-head latent attention gathers its latents).
   double attention_gather_bytes = 0;
+  // With collectives.dp_per_tensor: each parameter tensor's gradient bytes on one GPU, in module
+  // order (summing to grad_bytes); empty otherwise.
+  std::vector<double> grad_tensors;
 };
 
 // One virtual stage (a stage's model chunk) on one GPU.
@@ -47,6 +50,7 @@ struct StageCost {
   double head_forward = 0, head_backward = 0;
   double embedding_bytes = 0; // embedding weights (and as many gradient bytes) on one GPU
   double head_bytes = 0;      // head weights, with the tied word-embedding copy of a separate last stage
+  std::vector<double> embedding_grad_tensors, head_grad_tensors; // per tensor, as LayerCost::grad_tensors
   double optimizer_s = 0;       // optimizer step over all the stage's parameters on one GPU
   double parameters = 0;        // parameters on one GPU (its tensor-parallel shard)
   double expert_parameters = 0; // the routed experts' among them (its expert-parallel share)

@@ -128,7 +128,7 @@ private:
       gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes * plan_.grad_factor);
+        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes * plan_.grad_factor, 0, c.head_grad_tensors);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
@@ -143,13 +143,13 @@ private:
         run_all(pass, layer.recompute_core, streams_.in_layer(slot, l, true));
       attention_all(pass, layer, false, streams_.in_layer(slot, l));
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes, layer.expert_grad_bytes);
+        gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes, layer.expert_grad_bytes, layer.grad_tensors);
     }
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);
       run_all(pass, c.embedding_backward, slot);
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes * plan_.grad_factor);
+        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes * plan_.grad_factor, 0, c.embedding_grad_tensors);
     }
   }
 

@@ -188,7 +188,8 @@ const YamlSection<Profile> kCollectivesSection = {
     {quantity_field("step_overhead", &Profile::collective_step_overhead_s, parse_duration),
      {"library", [](const YamlReader& c, const char* key, Profile& p) { p.nccl.library = c.text(key); }},
      flag_field("dp_overlap", &Profile::dp_overlap),
-     quantity_field("dp_bucket", &Profile::dp_bucket_bytes, parse_bytes)}};
+     quantity_field("dp_bucket", &Profile::dp_bucket_bytes, parse_bytes),
+     flag_field("dp_per_tensor", &Profile::dp_per_tensor)}};
 
 const YamlSection<Profile> kZero3Section = {
     {number_field("prefetch_bucket", &Profile::zero3_prefetch_bucket_elements, 0, 1e15),

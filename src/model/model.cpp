@@ -370,6 +370,65 @@ double head_parameters(const ModelSpec& m, int64_t tp) {
   return norm_parameters(m) + h * h + h + 2 * h + 2;
 }
 
+namespace {
+
+// A linear layer's weight and (when the model has biases) its bias.
+void linear(std::vector<double>& tensors, const ModelSpec& m, double weight, double bias) {
+  tensors.push_back(weight);
+  if (m.bias)
+    tensors.push_back(bias);
+}
+
+// A norm's scale and, for LayerNorm, its shift.
+void norm(std::vector<double>& tensors, const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden);
+  tensors.push_back(h);
+  if (m.norm == Norm::layernorm)
+    tensors.push_back(h);
+}
+
+} // namespace
+
+std::vector<double> layer_parameter_tensors(const ModelSpec& m, int64_t tp) {
+  if (m.latent_attention || m.moe())
+    return {};
+  const double t = static_cast<double>(tp), h = static_cast<double>(m.hidden);
+  const double kv = static_cast<double>(m.kv_hidden()), f = static_cast<double>(m.ffn_hidden);
+  const double up = m.mlp == Mlp::swiglu ? 2 * f : f;
+  std::vector<double> tensors;
+  // Column-parallel projections split weight and bias over tp; row-parallel ones keep the bias whole.
+  linear(tensors, m, h * h / t, h / t);   // q
+  linear(tensors, m, kv * h / t, kv / t); // v
+  linear(tensors, m, kv * h / t, kv / t); // k
+  linear(tensors, m, h * h / t, h);       // output projection
+  linear(tensors, m, up * h / t, up / t); // FC1 (gate and up with SwiGLU)
+  linear(tensors, m, f * h / t, h);       // FC2
+  norm(tensors, m);
+  norm(tensors, m);
+  return tensors;
+}
+
+std::vector<double> embedding_parameter_tensors(const ModelSpec& m, int64_t tp) {
+  std::vector<double> tensors{static_cast<double>(m.vocab * m.hidden) / static_cast<double>(tp)};
+  if (m.position == Position::learned)
+    tensors.push_back(static_cast<double>(m.seq_len * m.hidden));
+  return tensors;
+}
+
+std::vector<double> head_parameter_tensors(const ModelSpec& m, int64_t tp) {
+  const double h = static_cast<double>(m.hidden);
+  std::vector<double> tensors;
+  norm(tensors, m);
+  if (m.head == Head::lm) {
+    if (!m.tie_embeddings)
+      linear(tensors, m, static_cast<double>(m.vocab) * h / static_cast<double>(tp), static_cast<double>(m.vocab) / static_cast<double>(tp));
+    return tensors;
+  }
+  // The classifier: a pooler (hidden x hidden with its bias) and a two-class projection with its bias.
+  tensors.insert(tensors.end(), {h * h, h, 2 * h, 2});
+  return tensors;
+}
+
 double total_parameters(const ModelSpec& m) {
   const double dense = static_cast<double>(m.layers - m.moe_layers()) * layer_parameters(m, 1);
   const double moe = m.moe() ? static_cast<double>(m.moe_layers()) * moe_layer_parameters(m, 1, 1) : 0;

@@ -145,6 +145,15 @@ double embedding_parameters(const ModelSpec& m, int64_t tp);
 double head_parameters(const ModelSpec& m, int64_t tp); // a tied LM head: its final layernorm only
 double total_parameters(const ModelSpec& m);
 
+// The same parameters as PyTorch holds them, one tensor per module weight or bias, in module
+// order (model.parameters()): what a framework that synchronises each tensor with its own call
+// sends. A dense layer is the unfused GPT layer (q, v, k and output projections, FC1, FC2, the two
+// norms: DT-FM's GPTTransformerLayer, modules/gpt_modules.py); its tensors sum to
+// layer_parameters. Multi-head latent attention and MoE layers are not listed (empty).
+std::vector<double> layer_parameter_tensors(const ModelSpec& m, int64_t tp);
+std::vector<double> embedding_parameter_tensors(const ModelSpec& m, int64_t tp);
+std::vector<double> head_parameter_tensors(const ModelSpec& m, int64_t tp);
+
 // Model FLOPs of one training step (forward + backward, recompute not counted), the sum of the
 // GEMMs above; Narayanan et al. 2021 (arXiv 2104.04473) eq. 3 without recompute:
 // 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) for the LM head.

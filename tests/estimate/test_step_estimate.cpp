@@ -72,6 +72,21 @@ TEST_CASE("A central parameter server's reduce and broadcast: the estimate gives
   CHECK(replay > replay_and_estimate("p3_16xlarge_x8.xml", "gpt3xl_megatron.yaml", ring).first);
 }
 
+TEST_CASE("One all-reduce per parameter tensor: each call pays NCCL's latency over the delayed wire, in the estimate as in the replay") {
+  // DT-FM's GPipe (3 stages of one GPT-3 XL layer) over 4 replicas of p3.2xlarge with a 10 ms
+  // netem delay: the first stage's 16 layer tensors and 2 embedding tensors are 18 calls, each
+  // at least two crossing steps of a 4-node tree each way (40 ms), where the flat buffer is one.
+  const Overrides base{{"framework", "ds3-gpipe"}, {"model.layers", "3"}, {"parallelism.pp", "3"},
+                       {"parallelism.dp", "4"}, {"training.global_batch", "16"}, {"network.delay", "10ms"}};
+  Overrides per_tensor = base;
+  per_tensor.push_back({"framework_options.collectives.dp_per_tensor", "true"});
+  const auto [replay, estimate] = replay_and_estimate("p3_2xlarge_x12.xml", "gpt3xl.yaml", per_tensor);
+  CHECK(estimate == Approx(replay).epsilon(0.01));
+  const double flat = replay_and_estimate("p3_2xlarge_x12.xml", "gpt3xl.yaml", base).first;
+  CHECK(replay - flat > 17 * 40e-3);
+  CHECK(replay - flat < 18 * 0.2); // and less than 18 ring calls' 8 crossing steps of 10 ms, with their bytes
+}
+
 TEST_CASE("The estimate gathers ZeRO-3's weights before each unit as the replay does") {
   // FSDP over one p3.16xlarge: each layer's weights all-gathered on the data-parallel stream,
   // the next one's while this one computes, forward and backward.

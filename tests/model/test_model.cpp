@@ -291,3 +291,37 @@ TEST_CASE("a MoE block's experts run top_k copies of the tokens, an even share o
   CHECK(routed_tokens(capped.model, one) == Approx(tokens * 2 * 0.5));
   CHECK(routed_tokens(w.model, one) == Approx(tokens * 2));
 }
+
+namespace {
+double sum(const std::vector<double>& v) {
+  double total = 0;
+  for (double x : v)
+    total += x;
+  return total;
+}
+} // namespace
+
+TEST_CASE("a layer's parameter tensors, one per module weight and bias, add up to its parameters") {
+  // GPT-3 small as DT-FM builds it: q, v, k, out, FC1, FC2 with biases and two LayerNorms: 16
+  // tensors (modules/gpt_modules.py, GPTTransformerLayer).
+  Workload w = gpt(12, 768, 12, 2048, 28996, 64);
+  w.model.head = Head::classifier;
+  const std::vector<double> layer = layer_parameter_tensors(w.model, 1);
+  CHECK(layer.size() == 16);
+  CHECK(layer.front() == 768.0 * 768);   // q's weight
+  CHECK(layer[9] == 3072.0);             // FC1's bias
+  CHECK(sum(layer) == Approx(layer_parameters(w.model, 1)).epsilon(1e-12));
+  CHECK(sum(embedding_parameter_tensors(w.model, 1)) == Approx(embedding_parameters(w.model, 1)).epsilon(1e-12));
+  CHECK(sum(head_parameter_tensors(w.model, 1)) == Approx(head_parameters(w.model, 1)).epsilon(1e-12));
+  // Llama's layer: no biases, RMSNorm's scale only, grouped K and V, SwiGLU's wide FC1; split over tp.
+  const Workload llama = llama3(32, 4096, 32, 14336, 8192, 1);
+  for (int64_t tp : {1, 2, 8}) {
+    CHECK(layer_parameter_tensors(llama.model, tp).size() == 8);
+    CHECK(sum(layer_parameter_tensors(llama.model, tp)) == Approx(layer_parameters(llama.model, tp)).epsilon(1e-12));
+    CHECK(sum(head_parameter_tensors(llama.model, tp)) == Approx(head_parameters(llama.model, tp)).epsilon(1e-12));
+    CHECK(sum(embedding_parameter_tensors(llama.model, tp)) ==
+          Approx(embedding_parameters(llama.model, tp)).epsilon(1e-12));
+  }
+  // MoE layers are not listed.
+  CHECK(layer_parameter_tensors(mixtral(1).model, 1).empty());
+}

@@ -240,6 +240,11 @@ def t_xl_gpipe_dp(tabs):
 CENTRAL_PS_NOTE = ("--dp-mode central_ps (data_parallel/dist_dp_central_ps.py): an NCCL reduce of the flattened "
                    "gradients to data-parallel rank 0 and an NCCL broadcast back, then every rank's SGD step: "
                    "dp_algorithm central_ps")
+ALLREDUCE_NOTE = ("--dp-mode allreduce (data_parallel/dist_dp_allreduce.py at DS3Lab/Decentralized_FM_alpha "
+                  "0f6450f, the commit of the 2022-04-11 scripts, the day after these runs): AllReduceDP loops over "
+                  "the stage's module.parameters() and all-reduces each gradient with its own NCCL call on the "
+                  "data-parallel stream; the flattened single call came later: framework_options "
+                  "collectives.dp_per_tensor")
 OFFLOAD_NOTE = ("--use-offload defaults to True from 2022-04-22 (utils/dist_args_utils.py; the page: 'Include fp32 "
                 "model offload'): the fp32 master copy and its SGD step live in CPU memory, with gradients and "
                 "parameters copied over PCIe each step (optimizer/optimizer.py): framework_options "
@@ -359,8 +364,9 @@ def t_small_dp(tabs):
                 label = f"{prec}, {'AllReduce' if mode == 'allreduce' else 'Centralized PS'}: {col}"
                 if mode == "allreduce":
                     s["parallelism.dp_algorithm"] = "allreduce"
+                    s["framework_options.collectives.dp_per_tensor"] = "true"
                     out.append(row(f"{prec}-{mode}-dp{dp}-{nid}", r[0], label, s, parse_cell(cell),
-                                   note="--dp-mode allreduce (data_parallel/dist_dp_allreduce.py): NCCL all-reduce"))
+                                   note=ALLREDUCE_NOTE))
                 else:
                     s["parallelism.dp_algorithm"] = "central_ps"
                     out.append(row(f"{prec}-{mode}-dp{dp}-{nid}", r[0], label, s, parse_cell(cell),

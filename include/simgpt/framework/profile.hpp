@@ -94,6 +94,9 @@ struct Profile {
   NcclTuning nccl;
   bool dp_overlap = false;               // gradient all-reduce in buckets overlapped with backward (DDP)
   double dp_bucket_bytes = 25e6;         // gradient bucket size when overlapped
+  // One data-parallel collective per parameter tensor, in the module's order, instead of one per
+  // bucket (or one for the whole stage): every call pays the library's latency.
+  bool dp_per_tensor = false;
 
   // ZeRO-3 (FSDP): how many units (layers) ahead the weight all-gathers are issued, on the
   // data-parallel NCCL stream, while the current unit computes; 0: each gather blocks the compute

@@ -9,10 +9,10 @@
 namespace simgpt::step_graph {
 
 void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes,
-                                   double expert_bytes) {
+                                   double expert_bytes, const std::vector<double>& tensors) {
   const bool experts_apart = plan_.ep > 1 && expert_bytes > 0;
   for (const std::vector<int>& group : groups) {
-    grad_point(group, experts_apart ? bytes - expert_bytes : bytes, points_);
+    grad_point(group, experts_apart ? bytes - expert_bytes : bytes, points_, tensors.empty() ? nullptr : &tensors);
     if (experts_apart)
       grad_point(group, expert_bytes, expert_points_);
   }
@@ -20,11 +20,11 @@ void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, 
 }
 
 void GradientSync::grad_point(const std::vector<int>& group, double bytes,
-                              std::vector<std::vector<GradientPoint>>& points) {
+                              std::vector<std::vector<GradientPoint>>& points, const std::vector<double>* tensors) {
   if (bytes <= 0)
     return;
   for (int gpu : group)
-    points[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes});
+    points[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes, tensors});
 }
 
 void GradientSync::reduce_scatter_now(int s, double bytes) {
@@ -69,10 +69,11 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
   const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
   std::optional<TaskId> previous;
   double bucket = 0;
-  for (size_t i = 0; i < first.size(); ++i) {
-    bucket += first[i].bytes;
-    const bool last = i + 1 == first.size();
-    if (!last && (!profile_.dp_overlap || bucket < profile_.dp_bucket_bytes))
+  for (const GradientCall& call : gradient_calls(first, profile_.dp_per_tensor)) {
+    const size_t i = call.point;
+    bucket += call.bytes;
+    const bool last = i + 1 == first.size() && call.last_of_point;
+    if (!call.flush && !last && (!profile_.dp_overlap || bucket < profile_.dp_bucket_bytes))
       continue;
     CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, stand_ins_.rank_weight());
     if (central_ps_broadcasts(plan_)) {

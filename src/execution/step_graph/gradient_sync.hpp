@@ -20,6 +20,7 @@ class GradientSync {
   struct GradientPoint {
     TaskId ready;
     double bytes;
+    const std::vector<double>* tensors; // each tensor's bytes (collectives.dp_per_tensor), or null
   };
 
   const ExecutionPlan& plan_;
@@ -45,7 +46,9 @@ public:
   // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
   // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients. `expert_bytes` of them
   // (with ep > 1) are routed experts', synchronised over the expert-data-parallel group.
-  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes, double expert_bytes = 0);
+  // `tensors`, when not empty, splits the dense bytes into the calls of collectives.dp_per_tensor.
+  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes, double expert_bytes = 0,
+                       const std::vector<double>& tensors = {});
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
   // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
@@ -58,7 +61,8 @@ public:
 
 private:
   // Gradients of `bytes` per GPU are final once the stream reaches this point.
-  void grad_point(const std::vector<int>& group, double bytes, std::vector<std::vector<GradientPoint>>& points);
+  void grad_point(const std::vector<int>& group, double bytes, std::vector<std::vector<GradientPoint>>& points,
+                  const std::vector<double>* tensors = nullptr);
 
   // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
   // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.

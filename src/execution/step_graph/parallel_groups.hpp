@@ -47,6 +47,32 @@ inline CollectiveKind dp_gradient_collective(const ExecutionPlan& plan) {
 // Whether each gradient reduce is followed by a broadcast of its sum (a central parameter server).
 inline bool central_ps_broadcasts(const ExecutionPlan& plan) { return plan.dp_algorithm == DpAlgorithm::central_ps; }
 
+// One gradient collective's part of a point where gradients become final: the whole point, or
+// with collectives.dp_per_tensor one of its tensors, each its own call (`flush`).
+struct GradientCall {
+  size_t point = 0;
+  double bytes = 0;
+  bool last_of_point = true;
+  bool flush = false;
+};
+
+// The calls of the points' gradients in order. A point is anything with `bytes` and `tensors` (a
+// pointer to each tensor's bytes, or null): the step graph's and the estimate's alike.
+template <class Point>
+std::vector<GradientCall> gradient_calls(const std::vector<Point>& points, bool per_tensor) {
+  std::vector<GradientCall> calls;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::vector<double>* tensors = points[i].tensors;
+    if (!per_tensor || tensors == nullptr || tensors->empty()) {
+      calls.push_back({i, points[i].bytes, true, false});
+      continue;
+    }
+    for (size_t j = 0; j < tensors->size(); ++j)
+      calls.push_back({i, (*tensors)[j], j + 1 == tensors->size(), true});
+  }
+  return calls;
+}
+
 // A sharded parameter server exchanges every member's shard with every other member directly;
 // the other modes run rings.
 inline CollectiveAlgorithm dp_collective_algorithm(const ExecutionPlan& plan) {
