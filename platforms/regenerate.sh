@@ -24,3 +24,4 @@ platform v100_32gb_x16_nvswitch.xml v100-nvswitch-16 1   # seed 000's server
 platform dgx_a100.xml dgx-a100 1             # vTrain's one-node runs
 platform nd_a100_v4_x16.xml nd-a100-v4 16     # nccl-tests all-reduce, up to 128 GPUs
 platform dgx_b200.xml dgx-b200 1             # SimuMax's one-node B200 Megatron-LM runs
+platform dgx_h200.xml dgx-h200 1             # the device's one-GPU GPT training steps (validation/device)

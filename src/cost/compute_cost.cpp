@@ -18,6 +18,8 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, P
                                         name_of(precision), name_of(precision)));
   peak_ = peak->second;
   gemm_eff_ = gpu.gemm_efficiency.at(precision);
+  if (auto u = gpu.unaligned_gemm_efficiency.find(precision); u != gpu.unaligned_gemm_efficiency.end())
+    unaligned_eff_ = u->second;
 }
 
 ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, const TrainingSpec& training,
@@ -35,7 +37,26 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, c
                                  name_of(fp8_), gpu.name));
 }
 
+// Tensor-core GEMM kernels load their operands in 16-byte vectors, so every leading dimension
+// must be a multiple of 16 bytes (NVIDIA, "Matrix Multiplication Background User's Guide",
+// Tensor Core Requirements: multiples of 8 elements in FP16 and BF16, 16 in FP8); otherwise cuBLAS
+// falls back to kernels that load one element at a time (on the H200, a CUTLASS sm75 tensor-op
+// kernel with align1 in its name). Which operand a dimension leads depends on the layout, so any of
+// m, n and k breaks it: an LM head over GPT-2's 50,257 words does.
+bool ComputeCostModel::unaligned(const Kernel& k) const {
+  const double vector = 16 / (k.fp8 ? 1.0 : element_bytes(precision_));
+  for (double d : {k.m, k.n, k.k})
+    if (std::fmod(d, vector) != 0)
+      return true;
+  return false;
+}
+
 double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
+  if (unaligned(k)) {
+    const double measured = k.fp8 ? gpu_.fp8_unaligned_gemm_efficiency : unaligned_eff_;
+    if (measured > 0)
+      return measured; // measured on whole GEMMs of this kind: its shape's losses are in it
+  }
   const double tile = gpu_.gemm_tile;
   const double tiles_m = std::ceil(k.m / tile), tiles_n = std::ceil(k.n / tile);
   const double tiles = tiles_m * tiles_n * k.batch;

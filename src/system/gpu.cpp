@@ -33,12 +33,15 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
   for (const std::string& name : root.keys()) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
-            "kernel_launch", "gemm_tile", "compute_capability"});
+            "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency"});
     GpuSpec g;
     g.name = name;
     g.file = path;
     g.peak_flops = read_precision_map(r, "peak_tflops", 1e12, g.fp8_peak_flops);
     g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0, g.fp8_gemm_efficiency);
+    if (r.has("unaligned_gemm_efficiency"))
+      g.unaligned_gemm_efficiency =
+          read_precision_map(r, "unaligned_gemm_efficiency", 1.0, g.fp8_unaligned_gemm_efficiency);
     g.memory_bandwidth = r.quantity("memory_bandwidth", parse_bandwidth);
     g.memory_bytes = r.quantity("memory", parse_bytes);
     g.sms = static_cast<int>(r.number("sms", 1));

@@ -3,14 +3,18 @@
 # ../shared/measured (which every checkout of the project has beside it), and no table matching its
 # pattern is left that it does not write.
 # usage: generated_tables.sh GENERATOR SOURCE PATTERN TABLES ROWS [FILE]
-#   GENERATOR and SOURCE relative to validation/generate/ and ../shared/measured/; PATTERN a glob of
-#   table file names; FILE: the generator writes one table to this name (else into a directory).
+#   GENERATOR and SOURCE relative to validation/generate/ and ../shared/measured/ (or ./PATH in this
+#   checkout); PATTERN a glob of table file names; FILE: the generator writes one table to this name
+#   (else into a directory).
 set -u
 gen=$1 source=$2 pattern=$3 want_tables=$4 want_rows=$5 file=${6:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$tmp${file:+/$file}
-if ! "validation/generate/$gen" "$(pwd)/../shared/measured/$source" "$out" 2> "$tmp/err"; then
+# A SOURCE starting with ./ is in this checkout (simgpt's own measurements, validation/device).
+src="$(pwd)/../shared/measured/$source"
+case $source in ./*) src="$(pwd)/${source#./}" ;; esac
+if ! "validation/generate/$gen" "$src" "$out" 2> "$tmp/err"; then
   echo "FAIL: validation/generate/$gen:"; cat "$tmp/err"; exit 1
 fi
 status=0

@@ -23,6 +23,11 @@ struct GpuSpec {
   // What well-tuned kernels reach, measured by GEMM and stream microbenchmarks:
   std::map<Precision, double> gemm_efficiency; // large-GEMM fraction of peak
   double fp8_gemm_efficiency = 0;              // the same for fp8 GEMMs (gemm_efficiency.fp8)
+  // What a GEMM reaches when one of its dimensions is not a whole number of 16-byte vectors (an
+  // odd vocabulary): cuBLAS then runs a kernel that loads one element at a time. Measured where
+  // given (catalog key unaligned_gemm_efficiency); a precision absent here is not penalised.
+  std::map<Precision, double> unaligned_gemm_efficiency;
+  double fp8_unaligned_gemm_efficiency = 0;
   double memory_efficiency = 0.8;              // stream kernels' fraction of HBM bandwidth
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
