@@ -114,7 +114,8 @@ double ComputeCostModel::kernel_seconds(const Kernel& k) const {
     // Compute-bound: its HBM traffic is O(b s h) against O(b a s^2 d) FLOPs.
     gpu_time = std::max(k.flops() / (peak_ * attention_efficiency(k)), k.bytes / stream_bw);
   } else {
-    gpu_time = k.bytes / stream_bw;
+    const double strided = gpu_.strided_memory_efficiency;
+    gpu_time = k.bytes / (k.strided && strided > 0 ? gpu_.memory_bandwidth * strided : stream_bw);
   }
   return gpu_time + gpu_.kernel_launch_s;
 }

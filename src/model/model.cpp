@@ -80,8 +80,12 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double Es = form.softmax_fp32 ? 4.0 : E;
   if (Es != E)
     k.push_back(Kernel::memory(scores * (E + Es))); // cast the scores up
-  for (int i = 0; i < form.softmax_passes; ++i)
+  for (int i = 0; i < form.softmax_passes; ++i) {
     k.push_back(pass(scores, 1, 1, Es)); // scale, causal mask and softmax, fused or one kernel each
+    // Three kernels: the second fills the scores a [s, s] mask hides (masked_fill), the mask
+    // broadcast over the batch and heads.
+    k.back().strided = form.softmax_passes == 3 && i == 1;
+  }
   if (Es != E)
     k.push_back(Kernel::memory(scores * (Es + E))); // and the probabilities back
   if (form.dropout)
@@ -258,6 +262,7 @@ Kernels backward_of(const Kernels& forward) {
       k.push_back(Kernel::attention(it->m, it->n, it->k, it->batch, 2.5 * it->products, 2 * it->bytes));
     } else {
       k.push_back(Kernel::memory(2 * it->bytes));
+      k.back().strided = it->strided; // a masked fill's gradient is the same fill of the gradient
     }
   }
   return k;

@@ -33,7 +33,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
   for (const std::string& name : root.keys()) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
-            "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency"});
+            "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency",
+            "strided_memory_efficiency"});
     GpuSpec g;
     g.name = name;
     g.file = path;
@@ -46,6 +47,7 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     g.memory_bytes = r.quantity("memory", parse_bytes);
     g.sms = static_cast<int>(r.number("sms", 1));
     g.memory_efficiency = r.number("memory_efficiency", 0.01, 1.0);
+    g.strided_memory_efficiency = r.number_or("strided_memory_efficiency", 0, 0.01, 1.0);
     g.kernel_launch_s = r.quantity("kernel_launch", parse_duration);
     g.gemm_tile = static_cast<int>(r.number("gemm_tile", 1));
     g.compute_capability = r.number_or("compute_capability", 0, 1, 20);

@@ -29,6 +29,9 @@ struct GpuSpec {
   std::map<Precision, double> unaligned_gemm_efficiency;
   double fp8_unaligned_gemm_efficiency = 0;
   double memory_efficiency = 0.8;              // stream kernels' fraction of HBM bandwidth
+  // What an elementwise kernel with a broadcast input reaches (PyTorch's non-vectorised loop),
+  // measured where given (catalog key strided_memory_efficiency); 0: as memory_efficiency.
+  double strided_memory_efficiency = 0;
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
   double compute_capability = 0;               // CUDA compute capability (7.0 Volta, 8.0 Ampere, 9.0 Hopper): NCCL's

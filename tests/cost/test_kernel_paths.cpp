@@ -1,6 +1,8 @@
 // A GEMM with a dimension that is not a whole number of 16-byte vectors runs at the GPU's
-// measured unaligned figure (cost/compute_cost.cpp), where the catalog has one.
+// measured unaligned figure, and an elementwise kernel with a broadcast input at its strided one
+// (cost/compute_cost.cpp), where the catalog has them.
 #include "cost/compute_cost.hpp"
+#include "model/model.hpp"
 
 #include "simgpt/simulate.hpp"
 
@@ -31,4 +33,33 @@ TEST_CASE("an LM head over an odd vocabulary runs at the GPU's unaligned GEMM fi
   // A GPU the catalog has no such figure for is not penalised.
   const ComputeCostModel a100(catalog.at("A100-SXM4-80GB", "test"), profile, Precision::bf16, "test");
   CHECK(a100.gemm_efficiency(odd) == Approx(a100.gemm_efficiency(padded)).epsilon(0.01));
+}
+
+TEST_CASE("a masked fill with a broadcast mask runs at the GPU's strided figure, in the forward and the backward") {
+  const GpuCatalog catalog = load_catalog(default_data_paths());
+  const GpuSpec& h200 = catalog.at("H200-SXM-141GB", "test");
+  REQUIRE(h200.strided_memory_efficiency > 0);
+  const Profile profile;
+  const ComputeCostModel cost(h200, profile, Precision::bf16, "test");
+  Kernel fill = Kernel::memory(1e9), copy = Kernel::memory(1e9);
+  fill.strided = true;
+  CHECK(cost.kernel_seconds(fill) - h200.kernel_launch_s == Approx(1e9 / (h200.memory_bandwidth * h200.strided_memory_efficiency)));
+  CHECK(cost.kernel_seconds(copy) - h200.kernel_launch_s == Approx(1e9 / (h200.memory_bandwidth * h200.memory_efficiency)));
+  // Eager attention's three score kernels: scale, mask, softmax; only the mask is broadcast, and
+  // its backward keeps it.
+  ModelSpec m;
+  m.layers = 1, m.hidden = 768, m.heads = 12, m.seq_len = 1024, m.vocab = 50257, m.ffn_hidden = 3072;
+  Shard s;
+  s.micro_batch = 1, s.precision = Precision::bf16;
+  KernelForm eager;
+  eager.softmax_passes = 3;
+  const auto count = [](const Kernels& ks) { return std::count_if(ks.begin(), ks.end(), [](const Kernel& k) { return k.strided; }); };
+  CHECK(count(attention_core_forward(m, s, eager)) == 1);
+  CHECK(count(backward_of(attention_core_forward(m, s, eager))) == 1);
+  KernelForm fused;
+  fused.softmax_passes = 1;
+  CHECK(count(attention_core_forward(m, s, fused)) == 0);
+  // A GPU without the figure prices it as any stream kernel.
+  const ComputeCostModel a100(catalog.at("A100-SXM4-80GB", "test"), profile, Precision::bf16, "test");
+  CHECK(a100.kernel_seconds(fill) == a100.kernel_seconds(copy));
 }
