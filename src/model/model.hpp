@@ -39,10 +39,10 @@ struct Kernel {
   bool fp8 = false;
   Fp8Cast grad_cast;
   // A memory-bound kernel one of whose inputs is broadcast (a zero stride: the causal mask over
-  // every batch entry and head): PyTorch's TensorIterator vectorises a loop only when every operand
-  // is contiguous (aten/src/ATen/native/cuda/CUDALoops.cuh, gpu_kernel_impl: launch_vectorized_kernel
-  // if can_vectorize_up_to > 1, else the unrolled elementwise_kernel), so this one loads an element
-  // at a time.
+  // every batch entry and head): PyTorch vectorises an elementwise loop only when its iterator is
+  // contiguous (aten/src/ATen/native/cuda/CUDALoops.cuh, gpu_kernel_impl: launch_vectorized_kernel for
+  // the trivial 1-d case; otherwise elementwise_kernel over offset calculators, the kernel the device
+  // profile shows for masked_fill), so this one loads an element at a time.
   bool strided = false;
 
   static Kernel gemm(double m, double n, double k, double batch = 1) { return {Kind::gemm, m, n, k, batch, 0}; }
