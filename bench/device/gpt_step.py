@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Whole training steps of small GPT models in eager PyTorch on one GPU, for validation/tables.
 
-What simgpt's `fsdp` profile (eager PyTorch kernels, data parallelism 1: no sharding, no
-collectives) describes, as a user writes it: a GPT-2-style decoder (learned positions, pre-norm
+What simgpt's `pytorch` profile (eager PyTorch kernels, one GPU: no collectives) describes, as a
+user writes it: a GPT-2-style decoder (learned positions, pre-norm
 LayerNorm, fused QKV projection, eager attention with scale, causal mask, softmax and dropout,
 GELU MLP, dropout on both residual branches, LM head tied to the word embedding), bf16 weights and
 activations, gradients cast to an fp32 master copy that AdamW (fused) updates, then copied back
@@ -13,6 +13,9 @@ A step is: zero the gradients, forward, cross-entropy on the logits, backward, o
 configuration runs 3 warm-up steps and then 10 timed steps; the figure is the median step by
 wall clock between torch.cuda.synchronize() calls (the host's launch time included, as a training
 loop pays it). Prints one JSON document and writes it to $OUT/gpt_step.json when $OUT is set.
+
+With `--attention sdpa` the attention core is F.scaled_dot_product_attention (causal, the same
+dropout), FlashAttention's kernels here, and the file is $OUT/gpt_step_sdpa.json.
 """
 import datetime
 import json
@@ -34,6 +37,8 @@ SEQ = 1024
 VOCAB = 50257
 DROPOUT = 0.1
 WARMUP, STEPS = 3, 10
+# `--attention sdpa`: F.scaled_dot_product_attention instead of the eager scores (default: eager).
+SDPA = "--attention" in sys.argv and sys.argv[sys.argv.index("--attention") + 1] == "sdpa"
 
 
 class Block(nn.Module):
@@ -52,6 +57,9 @@ class Block(nn.Module):
         b, s, h = x.shape
         q, k, v = self.qkv(x).split(h, dim=2)
         q, k, v = (t.view(b, s, self.heads, h // self.heads).transpose(1, 2) for t in (q, k, v))
+        if SDPA:  # PyTorch's fused attention (FlashAttention's kernels on this GPU and dtype)
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=DROPOUT, is_causal=True)
+            return self.drop(self.proj(y.transpose(1, 2).contiguous().view(b, s, h)))
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(h // self.heads))
         mask = torch.ones(s, s, device=x.device, dtype=torch.bool).triu(1)
         p = self.drop(F.softmax(scores.masked_fill(mask, float("-inf")), dim=-1))
@@ -155,10 +163,11 @@ def main():
                 "cpu": platform.processor() or platform.machine(), "host": platform.node()},
         "settings": {"seq_len": SEQ, "vocab": VOCAB, "dropout": DROPOUT, "warmup_steps": WARMUP, "timed_steps": STEPS,
                      "precision": "bf16 weights and activations, fp32 master weights, AdamW fused",
-                     "attention": "eager: scale, causal mask, softmax, dropout", "recompute": "none"},
+                     "attention": ("sdpa: F.scaled_dot_product_attention, causal, dropout" if SDPA else
+                                   "eager: scale, causal mask, softmax, dropout"), "recompute": "none"},
         "rows": rows,
     }
-    emit(doc, "gpt_step.json")
+    emit(doc, "gpt_step_sdpa.json" if SDPA else "gpt_step.json")
 
 
 if __name__ == "__main__":
