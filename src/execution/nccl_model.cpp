@@ -126,7 +126,8 @@ NcclChoice choose_nccl(const NcclTuning& t, const CollectiveShape& s, double byt
       const bool plateau = a == NcclAlgorithm::ring && p == NcclProtocol::simple && s.nodes > 1 &&
                            two_phase(s.kind) && bytes / (std::max(1, s.channels) * s.ranks) >= 64;
       const double factor = plateau ? t.ring_plateau[s.arch == NcclArch::volta ? 0 : 1] : 1.0;
-      const double tuned_latency = nccl_latency(t, tables, a, p) * factor;
+      const double hops = nccl_latency(t, tables, a, p); // NCCL's own per-hop figures, no wire
+      const double tuned_latency = hops * factor;
       const double tuned_bandwidth = tables.bus_Bps > 0 ? algorithm_bandwidth(t, tables, a, p, bytes) : 0;
       const double tuned = tuned_latency + (tuned_bandwidth > 0 ? bytes / tuned_bandwidth : 0);
       if (tuned < best_tuned) {
@@ -135,7 +136,7 @@ NcclChoice choose_nccl(const NcclTuning& t, const CollectiveShape& s, double byt
         // measured correction, of its software's steps) and what the wires' latency adds beyond
         // its hops.
         const double bandwidth = s.bus_Bps > 0 ? algorithm_bandwidth(t, s, a, p, bytes) : 0;
-        const double latency = tuned_latency + (nccl_latency(t, s, a, p) - nccl_latency(t, tables, a, p));
+        const double latency = tuned_latency + (nccl_latency(t, s, a, p) - hops);
         best = {a, p, latency, latency + (bandwidth > 0 ? bytes / bandwidth : 0),
                 bandwidth > 0 ? simple_ring / bandwidth : 1};
       }

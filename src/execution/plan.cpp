@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace simgpt {
 namespace {
@@ -184,27 +185,25 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       c.embedding_forward = cost.seconds(embedding);
       c.embedding_backward = cost.seconds(backward_of(embedding));
       embedding_params = embedding_parameters(w.model, par.tp);
+      if (profile.dp_per_tensor)
+        c.embedding_grad_tensors = grad_tensors(embedding_parameter_tensors(w.model, par.tp));
     }
     if (v == virtual_stages - 1) {
       c.head_forward = cost.seconds(head);
       c.head_backward = cost.seconds(backward_of(head));
       head_params = head_parameters(w.model, par.tp);
-      // An LM head on its own stage keeps a copy of the word embedding it is tied to.
-      if (w.model.head == Head::lm && w.model.tie_embeddings && virtual_stages > 1)
-        head_params += static_cast<double>(w.model.vocab * w.model.hidden / par.tp);
+      std::vector<double> tensors = head_parameter_tensors(w.model, par.tp);
+      // An LM head on its own stage keeps a copy of the word embedding it is tied to: one more tensor.
+      if (w.model.head == Head::lm && w.model.tie_embeddings && virtual_stages > 1) {
+        const double copy = static_cast<double>(w.model.vocab * w.model.hidden / par.tp);
+        head_params += copy;
+        tensors.push_back(copy);
+      }
+      if (profile.dp_per_tensor)
+        c.head_grad_tensors = grad_tensors(std::move(tensors));
     }
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;
-    if (profile.dp_per_tensor) {
-      if (v == 0)
-        c.embedding_grad_tensors = grad_tensors(embedding_parameter_tensors(w.model, par.tp));
-      if (v == virtual_stages - 1) {
-        c.head_grad_tensors = grad_tensors(head_parameter_tensors(w.model, par.tp));
-        // The tied word embedding's copy on a separate last stage is one more tensor.
-        if (w.model.head == Head::lm && w.model.tie_embeddings && virtual_stages > 1)
-          c.head_grad_tensors.push_back(static_cast<double>(w.model.vocab * w.model.hidden / par.tp) * E * plan.grad_factor);
-      }
-    }
     const double params = layer_params + embedding_params + head_params;
     c.parameters = params;
     c.optimizer_s = profile.optimizer_offload ? params * profile.offload_time_per_parameter_s

@@ -22,7 +22,6 @@ import table_yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCE = os.path.join(ROOT, "validation", "device", "h200-gpt-step.json")
-OUTPUT = os.path.join(ROOT, "validation", "tables", "h200-gpt-step.yaml")
 
 
 def names(source, doc):
@@ -70,12 +69,10 @@ rows:
 
 def main():
     source = sys.argv[1] if len(sys.argv) > 1 else SOURCE
-    output = sys.argv[2] if len(sys.argv) > 2 else OUTPUT
     with open(source) as f:
         doc = json.load(f)
     table, seed, sdpa = names(source, doc)
-    if len(sys.argv) <= 2 and sdpa:
-        output = os.path.join(ROOT, "validation", "tables", table + ".yaml")
+    output = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "validation", "tables", table + ".yaml")
     text = header(doc, table, seed, sdpa)
     for r in doc["rows"]:
         mb = r["micro_batch"]
