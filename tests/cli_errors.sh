@@ -12,6 +12,7 @@ sed 's/framework: torch-pipe/framework: nosuch/' workloads/gpt3xl.yaml > "$tmp/p
 printf '<platform version="4.1"><zone id="z"' > "$tmp/broken.xml"
 sed 's|<prop id="role" value="nic"/>|<prop id="role" value="nic"/><prop id="flow_limit" value="10Gbps"/>|' \
   platforms/p3_16xlarge.xml > "$tmp/flow_limit.xml"
+sed 's|<prop id="cpu" value="intel"/>|<prop id="cpu" value="z80"/>|' platforms/p3_16xlarge.xml > "$tmp/bad_cpu.xml"
 # Platforms SimGrid loads but cannot simulate: a bad rate or delay, a missing route.
 sed '0,/bandwidth="[^"]*"/s//bandwidth="0Bps"/' platforms/p3_2xlarge_x2.xml > "$tmp/zero_bw.xml"
 sed '0,/bandwidth="[^"]*"/s//bandwidth="-5GBps"/' platforms/p3_2xlarge_x2.xml > "$tmp/neg_bw.xml"
@@ -82,6 +83,8 @@ expect 2 "training.fp8_recipe: applies only with fp8 training" \
 expect 2 "cannot read the platform file" --platform "$tmp/none.xml" --workload "$tmp/ok.yaml"
 expect 2 "not a valid SimGrid platform" --platform "$tmp/broken.xml" --workload "$tmp/ok.yaml"
 expect 2 "FATPIPE" --platform "$tmp/flow_limit.xml" --workload "$tmp/ok.yaml"
+expect 2 "property cpu: unknown cpu 'z80' (expected intel, amd, arm or power)" --platform "$tmp/bad_cpu.xml" --workload "$tmp/ok.yaml"
+expect 2 "unknown cpu 'z80'" platform --preset p3.16xlarge --nodes 1 --cpu z80 -o "$tmp/never.xml"
 expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set framework_options.compute.fused=true
 { cat workloads/gpt3xl.yaml; printf 'framework_options:\n  collectives.library: nosuch\n'; } > "$tmp/library.yaml"
 expect 2 "collectives.library: 'nosuch' is not a collective library" --platform $P --workload "$tmp/library.yaml"

@@ -27,6 +27,7 @@ public:
   double route_bandwidth(int a, int b) const override { return known(a, b).figures.bandwidth; }
   double route_detected_bandwidth(int a, int b) const override { return known(a, b).figures.detected_bandwidth; }
   bool route_over_pcie(int a, int b) const override { return known(a, b).figures.over_pcie; }
+  HostCpu host_cpu(int gpu) const override { return cluster_.gpus().at(static_cast<size_t>(gpu)).cpu; }
 
 private:
   // What a route is, asked of SimGrid once per pair: the step graph asks its figures at every

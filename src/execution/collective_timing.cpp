@@ -27,6 +27,8 @@ CollectiveShape collective_shape(const Topology& topology, const std::vector<Rin
   }
   s.nodes = static_cast<int>(nodes.size());
   s.arch = nccl_arch(capability); // NCCL tunes for the oldest GPU of the communicator
+  // Each rank tunes with its own host's CPU (ncclTopoCpuType); a group's nodes are taken alike.
+  s.cpu = topology.host_cpu(members.front()) == HostCpu::amd ? NcclCpu::amd : NcclCpu::other;
   s.channels = static_cast<int>(rings.size());
   // The Simple ring's bus bandwidth: each ring runs at its slowest hop and carries its share, so
   // the collective's is the least of rate / share over the rings (the rings' summed rate when

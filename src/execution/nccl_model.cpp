@@ -11,6 +11,7 @@ namespace {
 int idx(NcclAlgorithm a) { return static_cast<int>(a); }
 int idx(NcclProtocol p) { return static_cast<int>(p); }
 int idx(NcclHop h) { return static_cast<int>(h); }
+int idx(NcclCpu c) { return static_cast<int>(c); }
 
 bool two_phase(CollectiveKind k) { return k == CollectiveKind::allreduce; }
 bool chain(CollectiveKind k) { return k == CollectiveKind::broadcast || k == CollectiveKind::reduce; }
@@ -36,7 +37,7 @@ int floor_log2(double x) { return x < 2 ? 0 : static_cast<int>(std::floor(std::l
 double ll_ceiling(const NcclTuning& t, const CollectiveShape& s) {
   if (s.nodes == 1)
     return t.ll_max_one_node_Bps[static_cast<int>(s.arch)];
-  return s.nodes == 2 ? t.ll_max_two_nodes_Bps : t.ll_max_more_nodes_Bps;
+  return (s.nodes == 2 ? t.ll_max_two_nodes_Bps : t.ll_max_more_nodes_Bps)[idx(s.cpu)];
 }
 
 // NCCL's algorithm bandwidth: the bus bandwidth over the bytes each rank's links carry per
@@ -71,7 +72,7 @@ double nccl_latency(const NcclTuning& t, const CollectiveShape& s, NcclAlgorithm
     return latency + steps * (s.nodes > 1 ? inter : intra);
   // Across nodes every step waits for the host to post its network operations.
   if (s.nodes > 1)
-    intra = std::max(intra, t.net_overhead_s * (p == NcclProtocol::simple ? t.simple_net_posts : 1));
+    intra = std::max(intra, t.net_overhead_s[idx(s.cpu)] * (p == NcclProtocol::simple ? t.simple_net_posts : 1));
   const int crossing = inter_steps_of(s);
   // NCCL counts 2 x nodes crossing steps for an all-reduce: with one GPU a node that is more than
   // the ring's steps, whose rest (none) would count negative.

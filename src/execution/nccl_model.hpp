@@ -17,6 +17,7 @@ struct CollectiveShape {
   int nodes = 1;
   NcclHop intra = NcclHop::nvlink; // the hops between GPUs of a node
   NcclArch arch = NcclArch::ampere;
+  NcclCpu cpu = NcclCpu::other; // the hosts' CPU vendor, as NCCL's tuning tells them apart
   double bus_Bps = 0; // the Simple ring's bus bandwidth over the group's links; 0: unknown
   // The same from the links' detected rates (what NCCL's topology search finds: a NIC's speed,
   // not a tc netem rate limit on it); 0: as bus_Bps. NCCL chooses its pair from it.

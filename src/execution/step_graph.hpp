@@ -7,6 +7,7 @@
 #include "execution/collective.hpp"
 #include "execution/plan.hpp"
 #include "execution/task_graph.hpp"
+#include "simgpt/system/platform.hpp"
 
 #include <functional>
 #include <map>
@@ -40,6 +41,8 @@ public:
   // what-if, which it cannot see); by default the route's own.
   virtual double route_detected_bandwidth(int a, int b) const { return route_bandwidth(a, b); }
   virtual bool route_over_pcie(int, int) const { return false; }
+  // The GPU's host CPU (the platform's `cpu` property); NCCL's tuning reads its vendor.
+  virtual HostCpu host_cpu(int) const { return HostCpu::unspecified; }
 };
 
 struct CollectiveCount {

@@ -73,8 +73,13 @@ void read_ll_ceilings(const YamlReader& l, NcclTuning& t) {
   t.ll_max_one_node_Bps[0] = bandwidth(one, "volta");
   t.ll_max_one_node_Bps[1] = bandwidth(one, "ampere");
   t.ll_max_one_node_Bps[2] = bandwidth(one, "hopper");
-  t.ll_max_two_nodes_Bps = bandwidth(l, "two_nodes");
-  t.ll_max_more_nodes_Bps = bandwidth(l, "more_nodes");
+  const YamlReader two = l.map("two_nodes"), more = l.map("more_nodes");
+  for (const YamlReader* m : {&two, &more})
+    m->only({"default", "amd"});
+  t.ll_max_two_nodes_Bps[0] = bandwidth(two, "default");
+  t.ll_max_two_nodes_Bps[1] = bandwidth(two, "amd");
+  t.ll_max_more_nodes_Bps[0] = bandwidth(more, "default");
+  t.ll_max_more_nodes_Bps[1] = bandwidth(more, "amd");
 }
 
 void read_corrections(const YamlReader& c, NcclTuning& t) {
@@ -124,7 +129,10 @@ NcclTuning load_nccl_tuning(const std::vector<std::string>& dirs, const std::str
   per_algorithm(hops.map("nvlink"), t.hop_latency_s[0]);
   per_algorithm(hops.map("pci"), t.hop_latency_s[1]);
   per_algorithm(hops.map("net"), t.hop_latency_s[2]);
-  t.net_overhead_s = latency(r, "net_overhead");
+  const YamlReader overhead = r.map("net_overhead");
+  overhead.only({"default", "amd"});
+  t.net_overhead_s[0] = latency(overhead, "default");
+  t.net_overhead_s[1] = latency(overhead, "amd");
   t.simple_net_posts = r.number("simple_net_posts", 1, 16);
   const YamlReader plateau = r.map("ring_plateau");
   plateau.only({"before_ampere", "ampere_on"});

@@ -211,8 +211,9 @@ void Cluster::check_route(int from, int to) const {
   simgpt::check_route(gpus_[static_cast<size_t>(from)].host, gpus_[static_cast<size_t>(to)].host, path_);
 }
 
-// GPU hosts are named gpu-0, gpu-1, ... and carry a 'gpu' property (a catalog model) and an
-// optional integer 'node' (the server they sit in; each GPU its own server when absent).
+// GPU hosts are named gpu-0, gpu-1, ... and carry a 'gpu' property (a catalog model), an
+// optional integer 'node' (the server they sit in; each GPU its own server when absent) and an
+// optional 'cpu' (the server's host CPU, HostCpu's names).
 void Cluster::read_gpus(const GpuCatalog& catalog) {
   for (simgrid::s4u::Host* host : engine_->get_all_hosts()) {
     int index = gpu_index(host->get_name());
@@ -229,7 +230,15 @@ void Cluster::read_gpus(const GpuCatalog& catalog) {
       if (ec != std::errc() || ptr != v.data() + v.size() || node < 0)
         throw InputError(where + " property node", "expected a non-negative integer (the server's number)");
     }
-    gpus_.push_back(GpuHost{host, &catalog.at(model, where + " property gpu"), node});
+    HostCpu cpu = HostCpu::unspecified;
+    if (const char* text = host->get_property("cpu")) {
+      const std::optional<HostCpu> named = parse_enum<HostCpu>(text);
+      if (!named)
+        throw InputError(where + " property cpu",
+                         fmt::format("unknown cpu '{}' (expected {})", echo(text), valid_enum_names<HostCpu>(" or ")));
+      cpu = *named;
+    }
+    gpus_.push_back(GpuHost{host, &catalog.at(model, where + " property gpu"), node, cpu});
   }
   std::sort(gpus_.begin(), gpus_.end(),
             [](const GpuHost& a, const GpuHost& b) { return gpu_index(a.host->get_name()) < gpu_index(b.host->get_name()); });

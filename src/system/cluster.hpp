@@ -52,6 +52,7 @@ struct GpuHost {
   simgrid::s4u::Host* host = nullptr;
   const GpuSpec* gpu = nullptr;
   int node = 0;
+  HostCpu cpu = HostCpu::unspecified; // the host's `cpu` property
 };
 
 class Cluster {

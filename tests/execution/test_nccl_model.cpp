@@ -46,6 +46,27 @@ TEST_CASE("NCCL's latency: base plus hops by algorithm and protocol") {
   CHECK(nccl_latency(t, allreduce(128, 16), NcclAlgorithm::tree, NcclProtocol::ll) == Approx(55.2 * us));
 }
 
+TEST_CASE("on AMD hosts NCCL posts a network step in 2 us and caps LL across nodes lower") {
+  const NcclTuning t = tuning();
+  CollectiveShape two = allreduce(16, 2);
+  two.cpu = NcclCpu::amd;
+  // getNetOverhead: 2 us on AMD x86, above NVLink's 0.6 us for the 26 steps within a node.
+  CHECK(nccl_latency(t, two, NcclAlgorithm::ring, NcclProtocol::ll) == Approx((6.6 + 26 * 2.0 + 4 * 2.7) * us));
+  // Simple posts three times: 6 us a step, above NVLink's 3.4.
+  CHECK(nccl_latency(t, two, NcclAlgorithm::ring, NcclProtocol::simple) == Approx((8.4 + 26 * 6.0 + 4 * 14) * us));
+  // llMaxBws' AMD row: 22.5 GB/s on two nodes, 19 on more (39 and 20.4 for other CPUs).
+  CHECK(nccl_bus_bandwidth(t, two, NcclAlgorithm::ring, NcclProtocol::ll) == Approx(22.5e9));
+  CollectiveShape four = allreduce(32, 4);
+  four.cpu = NcclCpu::amd;
+  CHECK(nccl_bus_bandwidth(t, four, NcclAlgorithm::ring, NcclProtocol::ll) == Approx(19e9));
+  CHECK(nccl_bus_bandwidth(t, allreduce(16, 2), NcclAlgorithm::ring, NcclProtocol::ll) == Approx(39e9));
+  CHECK(nccl_bus_bandwidth(t, allreduce(32, 4), NcclAlgorithm::ring, NcclProtocol::ll) == Approx(20.4e9));
+  // One node: neither applies.
+  CollectiveShape one = allreduce(8, 1);
+  one.cpu = NcclCpu::amd;
+  CHECK(nccl_latency(t, one, NcclAlgorithm::ring, NcclProtocol::ll) == Approx(15.0 * us));
+}
+
 TEST_CASE("NCCL's choice: LL for small buffers, Simple for large, trees across many nodes") {
   const NcclTuning t = tuning();
   const NcclChoice small = choose_nccl(t, allreduce(8, 1), 1024);

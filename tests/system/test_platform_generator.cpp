@@ -121,6 +121,31 @@ TEST_CASE("the simulator reads a generated platform: GPUs, routes, the NICs' wha
   CHECK(out["rings"].get<size_t>() >= 1);
 }
 
+TEST_CASE("a platform's hosts name their CPU, which the simulator reads, in XML and compact form alike") {
+  PlatformSpec spec = preset("nd-a100-v4", 2);
+  REQUIRE(spec.cpu == HostCpu::amd);
+  for (const char* suffix : {".xml", ".yaml"}) {
+    const std::string path = testing::scratch_path("platform_cpu", suffix);
+    write_platform(spec, catalog(), path);
+    auto cpus = run_isolated([&] {
+      Cluster cluster(Platform::load(path), catalog(), NetworkWhatIf{}, Profile{});
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const GpuHost& g : cluster.gpus())
+        out.push_back(name_of(g.cpu));
+      return out;
+    });
+    CHECK(cpus.size() == 16);
+    for (const auto& cpu : cpus)
+      CHECK(cpu == "amd");
+  }
+  // Unset, the hosts carry no cpu property, as simgpt's earlier platforms.
+  spec.cpu = HostCpu::unspecified;
+  std::ifstream in(written(spec, "cpu_unset"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(count(text, "<prop id=\"cpu\"") == 0);
+  CHECK(count(text, "<prop id=\"gpu\"") == 16);
+}
+
 TEST_CASE("the p3 presets keep the numbers of simgpt's first platforms") {
   const std::string xml = platform_xml(preset("p3.16xlarge", 2), catalog());
   for (const char* link : {R"(<link id="pcie-0" bandwidth="12GBps" latency="1us")",
@@ -209,6 +234,7 @@ TEST_CASE("malformed options are refused, naming the option and what is valid") 
   CHECK_THROWS_WITH(set_platform_option(s, "nodes", "2x", "--nodes"), Catch::Contains("--nodes"));
   CHECK_THROWS_WITH(set_platform_option(s, "colour", "red", "--colour"), Catch::Contains("gpus-per-node"));
   CHECK_THROWS_WITH(set_platform_option(s, "flow-cap", "", "--flow-cap"), Catch::Contains("empty"));
+  CHECK_THROWS_WITH(set_platform_option(s, "cpu", "z80", "--cpu"), Catch::Contains("intel, amd, arm or power"));
 }
 
 TEST_CASE("platforms past the limits are refused as limits") {

@@ -18,8 +18,11 @@ enum class NcclProtocol { ll, ll128, simple };
 enum class NcclHop { nvlink, pci, net };
 // The GPU generations NCCL's per-architecture tables distinguish (compute capability 7.x, 8.x, 9.x).
 enum class NcclArch { volta, ampere, hopper };
+// The host CPUs NCCL's tuning tells apart (ncclTopoCpuType's vendor): AMD x86, and the others
+// (Intel x86 and the rest), which share its figures.
+enum class NcclCpu { other, amd };
 
-inline constexpr int kNcclAlgorithms = 2, kNcclProtocols = 3, kNcclHops = 3, kNcclArchs = 3;
+inline constexpr int kNcclAlgorithms = 2, kNcclProtocols = 3, kNcclHops = 3, kNcclArchs = 3, kNcclCpus = 2;
 // NCCL's tree correction is tabulated per power of two from 64 B to 256 MiB.
 inline constexpr int kNcclCorrectionSizes = 23;
 
@@ -33,8 +36,9 @@ struct NcclTuning {
   double base_latency_s[kNcclAlgorithms][kNcclProtocols] = {};
   // Latency of one step over a hop of each kind (hwLat), per algorithm and protocol, seconds.
   double hop_latency_s[kNcclHops][kNcclAlgorithms][kNcclProtocols] = {};
-  // The host's cost of posting one network step (getNetOverhead); Simple posts `simple_net_posts` times.
-  double net_overhead_s = 0;
+  // The host's cost of posting one network step (getNetOverhead), per NcclCpu; Simple posts
+  // `simple_net_posts` times.
+  double net_overhead_s[kNcclCpus] = {};
   double simple_net_posts = 1;
   // Ring Simple all-reduce across nodes: latency factor once each rank's chunk passes 64 B
   // ("plateau effect of ring"), before Ampere and from Ampere on.
@@ -43,9 +47,9 @@ struct NcclTuning {
   double ring_ll = 1, ring_ll_other = 1;   // all-reduce, reduce or across nodes; the others on one node
   double ring_ll128 = 1, ring_ll128_one_gpu_per_node = 1;
   double tree = 1, tree_ll = 1, tree_ll128_one_node = 1, tree_ll128 = 1;
-  // LL's bandwidth ceiling, bytes/s: on one node by architecture, on two nodes, on more.
+  // LL's bandwidth ceiling, bytes/s: on one node by architecture, on two nodes and on more by NcclCpu.
   double ll_max_one_node_Bps[kNcclArchs] = {};
-  double ll_max_two_nodes_Bps = 0, ll_max_more_nodes_Bps = 0;
+  double ll_max_two_nodes_Bps[kNcclCpus] = {}, ll_max_more_nodes_Bps[kNcclCpus] = {};
   // Tree bandwidth correction per protocol and power-of-two size (64 B, 128 B, ... 256 MiB).
   std::array<std::array<double, kNcclCorrectionSizes>, kNcclProtocols> tree_correction{};
   // The part of an NVLink's rate NCCL's copies reach (topo.h: NCCL counts 20 GB/s of each link's

@@ -3,9 +3,19 @@
 // loads it into its engine.
 #pragma once
 
+#include "simgpt/core/enum_names.hpp"
+
 #include <string>
 
 namespace simgpt {
+
+// A node's host CPU, as a GPU host's `cpu` property names it: NCCL's tuning reads its vendor
+// (src/graph/tuning.cc: getNetOverhead and LL's ceiling across nodes differ on AMD x86).
+// unspecified: NCCL's figures for Intel and other CPUs.
+enum class HostCpu { unspecified, intel, amd, arm, power };
+inline constexpr EnumName<HostCpu> kHostCpuNames[] = {
+    {HostCpu::intel, "intel"}, {HostCpu::amd, "amd"}, {HostCpu::arm, "arm"}, {HostCpu::power, "power"}};
+constexpr std::span<const EnumName<HostCpu>> enum_names(HostCpu) { return kHostCpuNames; }
 
 struct Platform {
   std::string path;

@@ -4,11 +4,12 @@
 // The file has one zone per node (its GPUs, the intra-node fabric, one NIC per group of GPUs
 // and a gateway router) inside a cluster-level network (a star through one switch, or a
 // two-level fat tree), and keeps the conventions the simulator relies on (platforms/README.md):
-// hosts gpu-0, gpu-1, ... with properties gpu and node; split-duplex links; NIC links with
+// hosts gpu-0, gpu-1, ... with properties gpu and node (and cpu); split-duplex links; NIC links with
 // property role=nic whose UP direction is the node's outgoing traffic.
 #pragma once
 
 #include "simgpt/core/enum_names.hpp"
+#include "simgpt/system/platform.hpp"
 
 #include <cstdint>
 #include <string>
@@ -44,6 +45,7 @@ struct PlatformSpec {
   int nodes = 0;
   int gpus_per_node = 1;
   std::string gpu; // a model of platforms/gpus.yaml
+  HostCpu cpu = HostCpu::unspecified; // written as each GPU host's `cpu` property when specified
   Fabric fabric = Fabric::pcie;
   std::string fabric_bandwidth, fabric_latency;     // per NVLink link, NVSwitch port, or PCIe link
   std::string pcie_bandwidth, pcie_latency;         // each GPU's PCIe link to its NIC (not with fabric pcie)

@@ -27,7 +27,7 @@ void write_node_zone(Zone& zone, const CheckedSpec& c, int node) {
   const int g = c.spec.gpus_per_node, first = node * g;
   zone.open_zone(node_zone_name(node), "Full");
   for (int i = 0; i < g; ++i)
-    zone.host(gpu_name(first + i), c.spec.gpu, node);
+    zone.host(gpu_name(first + i), c.spec.gpu, c.spec.cpu, node);
   zone.router(gateway_name(node));
   for (int a = first; a < first + g; ++a)
     for (int b = first; b < first + g; ++b) {

@@ -46,6 +46,8 @@ void build_compact_platform(const CheckedSpec& c) {
     for (int i = 0; i < g; ++i) {
       sg4::Host* h = cluster->create_host(gpu_name(node * g + i), "1Gf");
       h->set_property("gpu", c.spec.gpu);
+      if (c.spec.cpu != HostCpu::unspecified)
+        h->set_property("cpu", name_of(c.spec.cpu));
       h->set_property("node", std::to_string(node));
     }
 }

@@ -58,9 +58,11 @@ void XmlWriter::close_zone() {
   line("</zone>");
 }
 
-void XmlWriter::host(const std::string& id, const std::string& gpu, int node) {
-  line(fmt::format(R"(<host id="{}" speed="1Gf"><prop id="gpu" value="{}"/><prop id="node" value="{}"/></host>)",
-                   escaped(id), escaped(gpu), node));
+void XmlWriter::host(const std::string& id, const std::string& gpu, HostCpu cpu, int node) {
+  const std::string cpu_prop =
+      cpu == HostCpu::unspecified ? "" : fmt::format(R"(<prop id="cpu" value="{}"/>)", name_of(cpu));
+  line(fmt::format(R"(<host id="{}" speed="1Gf"><prop id="gpu" value="{}"/>{}<prop id="node" value="{}"/></host>)",
+                   escaped(id), escaped(gpu), cpu_prop, node));
 }
 
 void XmlWriter::router(const std::string& id) { line(fmt::format(R"(<router id="{}"/>)", escaped(id))); }

@@ -1,6 +1,8 @@
 // Writes the elements of a SimGrid 4.1 platform file, one per line, indented by nesting.
 #pragma once
 
+#include "simgpt/system/platform_generator.hpp"
+
 #include <string>
 #include <vector>
 
@@ -30,7 +32,7 @@ public:
   explicit XmlWriter(const std::string& comment);
   void open_zone(const std::string& id, const char* routing);
   void close_zone();
-  void host(const std::string& id, const std::string& gpu, int node);
+  void host(const std::string& id, const std::string& gpu, HostCpu cpu, int node);
   void router(const std::string& id);
   void link(const LinkDecl& link);
   void fatpipe(const std::string& id, const std::string& bandwidth);
