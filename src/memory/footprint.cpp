@@ -75,7 +75,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
 
 ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan, const Workload& w,
                              const Profile& profile, const GpuSpec& gpu) {
-  const StateBytes per_param = state_bytes_per_parameter(w.training, profile.memory.fp32_grads_with_bf16);
+  const StateBytes per_param =
+      state_bytes_per_parameter(w.training, profile.memory.fp32_grads_with_bf16, profile.memory.master_gradients);
   const bool sharded_state = plan.sharded_optimizer() && plan.dp > 1;
   const double dp = static_cast<double>(plan.dp);
   // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.

@@ -85,10 +85,10 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   return bytes;
 }
 
-StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16) {
+StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16, bool master_gradients) {
   const bool mixed = t.precision != Precision::fp32;
   const double E = element_bytes(t.precision);
-  const double master = mixed ? 4 : 0;
+  const double master = mixed ? (master_gradients ? 8 : 4) : 0; // fp32 weights, and their gradients
   const double moments = t.optimizer == Optimizer::adam ? 8 : t.optimizer == Optimizer::sgd_momentum ? 4 : 0;
   return {E, gradient_element_bytes(t.precision, fp32_grads_with_bf16), master + moments};
 }

@@ -97,6 +97,18 @@ TEST_CASE("under bf16, fp32 gradients (Megatron-LM's) take 4 bytes a parameter, 
   CHECK(state_bytes_per_parameter(t, true).gradients == 2);
 }
 
+TEST_CASE("a master copy with gradients of its own adds 4 bytes a parameter to a 16-bit model, none to fp32") {
+  TrainingSpec t;
+  t.precision = Precision::bf16;
+  t.optimizer = Optimizer::adam;
+  const StateBytes own = state_bytes_per_parameter(t, false, true);
+  CHECK(own.optimizer == 16); // fp32 weight, its fp32 gradient, two moments
+  CHECK(own.gradients == 2);  // the model's bf16 gradients beside them
+  CHECK(own.weights + own.gradients + own.optimizer == 20);
+  t.precision = Precision::fp32;
+  CHECK(state_bytes_per_parameter(t, false, true).optimizer == 8); // no master copy
+}
+
 TEST_CASE("FlashAttention keeps the softmax's logsumexp instead of the a s^2 b term") {
   // s = h = 2048, a = 16, b = 1, fp16 with dropout: standard s b h (34 + 5 a s / h) = 4194304 * 114.
   ModelSpec m = gpt(2048, 16, 2048);

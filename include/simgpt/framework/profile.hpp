@@ -32,6 +32,9 @@ struct MemoryProfile {
                                     // backward produces (JAX/XLA), kept whole only to accumulate micro-batches
   bool fp32_grads_with_bf16 = false; // under bf16, gradients accumulate and are reduced in fp32 (4 bytes
                                      // a parameter, in memory and on the wire): Megatron-LM's default
+  bool master_gradients = false; // a 16-bit model's fp32 master copy holds fp32 gradients of its own,
+                                 // cast from the model's before the optimizer and kept from one step to
+                                 // the next (4 bytes a parameter beside the 16-bit gradients)
   double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
                                  // their gradient (8) for a fused cross-entropy; more when the softmax,
                                  // one-hot labels and products are materialised separately

@@ -63,6 +63,9 @@ struct StateBytes {
   double weights, gradients, optimizer;
 };
 // `fp32_grads_with_bf16`: under bf16 the gradients are fp32 (the profile's memory.fp32_grads_with_bf16).
-StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16 = false);
+// `master_gradients`: a 16-bit model's fp32 master copy holds its own fp32 gradients (the profile's
+// memory.master_gradients), counted with the optimizer's state.
+StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16 = false,
+                                     bool master_gradients = false);
 
 } // namespace simgpt
