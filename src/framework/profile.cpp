@@ -213,9 +213,10 @@ const YamlSection<MemoryProfile> kMemorySection = {
      number_field("pool_fraction", &MemoryProfile::pool_fraction, 0.05, 1),
      flag_field("checkpoint_stages", &MemoryProfile::checkpoint_stages),
      flag_field("fp32_grads_with_bf16", &MemoryProfile::fp32_grads_with_bf16),
-     flag_field("master_gradients", &MemoryProfile::master_gradients)},
+     flag_field("master_gradients", &MemoryProfile::master_gradients),
+     flag_field("ddp_buckets", &MemoryProfile::ddp_buckets)},
     {"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients"}};
+     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
 
 const YamlSection<Profile> kCalibrationSection = {
     {{"fitted", [](const YamlReader& c, const char* key, Profile& p) { p.fitted = text_list(c, key); }},

@@ -106,6 +106,15 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // gradients of the parameters outside the transformer layers (embedding, head) exist yet.
   const bool gradients_grow = !profile.memory.persistent_gradients && plan.micro_batches == 1;
   state.gradients_at_activation_peak = gradients_grow ? (f.params - f.layer_params) * gradient_share : state.gradients;
+  // DistributedDataParallel's reducer allocates a flat tensor per bucket when it is built
+  // (torch/csrc/distributed/c10d/reducer.cpp, initialize_buckets) and copies each gradient into
+  // it for the all-reduce: beside the .grad tensors (gradient_as_bucket_view is off by default),
+  // and through the whole step whether or not the loop frees the gradients.
+  if (profile.memory.ddp_buckets && plan.dp > 1) {
+    const double buckets = f.params * per_param.gradients;
+    state.gradients += buckets;
+    state.gradients_at_activation_peak += buckets;
+  }
   return state;
 }
 

@@ -1,3 +1,4 @@
+#include "memory/footprint.hpp"
 #include "simgpt/memory/memory.hpp"
 
 #include <catch2/catch.hpp>
@@ -153,4 +154,31 @@ TEST_CASE("multi-head latent attention keeps its latents and its queries, keys a
   m.q_lora_rank = 0;
   CHECK(layer_activation_bytes(m, 1, 8, false, Recompute::none, Precision::bf16, false) ==
         Approx(replicated - s * 2 * 1536 * E + split + 4 * a * s / t));
+}
+
+TEST_CASE("gradients a loop frees every step are made by the backward, while DDP's bucket buffers live through it") {
+  Profile profile;
+  profile.memory.persistent_gradients = false;
+  ExecutionPlan plan;
+  plan.dp = 1;
+  plan.micro_batches = 1;
+  Workload w;
+  w.training.precision = Precision::bf16;
+  w.training.optimizer = Optimizer::adam;
+  StageFootprint f;
+  f.params = 100;
+  f.layer_params = 90;
+  const GpuSpec gpu;
+  ResidentState s = resident_state(f, plan, w, profile, gpu);
+  CHECK(s.gradients == 200);
+  CHECK(s.gradients_at_activation_peak == 20); // the embedding's and head's, made first
+  profile.memory.ddp_buckets = true;
+  CHECK(resident_state(f, plan, w, profile, gpu).gradients == 200); // no DDP on one GPU
+  plan.dp = 2;
+  s = resident_state(f, plan, w, profile, gpu);
+  CHECK(s.gradients == 400); // the .grad tensors and a bucket copy of each
+  CHECK(s.gradients_at_activation_peak == 220);
+  // Accumulating micro-batches keeps every gradient from the first backward on.
+  plan.micro_batches = 2;
+  CHECK(resident_state(f, plan, w, profile, gpu).gradients_at_activation_peak == 400);
 }

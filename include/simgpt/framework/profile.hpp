@@ -32,6 +32,8 @@ struct MemoryProfile {
                                     // backward produces (JAX/XLA), kept whole only to accumulate micro-batches
   bool fp32_grads_with_bf16 = false; // under bf16, gradients accumulate and are reduced in fp32 (4 bytes
                                      // a parameter, in memory and on the wire): Megatron-LM's default
+  bool ddp_buckets = false;      // with data parallelism, DistributedDataParallel's reducer keeps a flat
+                                 // buffer per bucket, a copy of every gradient, from its construction on
   bool master_gradients = false; // a 16-bit model's fp32 master copy holds fp32 gradients of its own,
                                  // cast from the model's before the optimizer and kept from one step to
                                  // the next (4 bytes a parameter beside the 16-bit gradients)
