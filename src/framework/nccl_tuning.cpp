@@ -46,6 +46,13 @@ void per_protocol(const YamlReader& r, double (&out)[kNcclProtocols]) {
   out[2] = latency(r, "simple");
 }
 
+// One value per CPU vendor (NcclCpu): {default: ..., amd: ...}, read with `read`.
+void per_cpu(const YamlReader& r, double (&out)[kNcclCpus], double (*read)(const YamlReader&, const char*)) {
+  r.only({"default", "amd"});
+  out[static_cast<int>(NcclCpu::other)] = read(r, "default");
+  out[static_cast<int>(NcclCpu::amd)] = read(r, "amd");
+}
+
 // {tree: {...}, ring: {...}}
 void per_algorithm(const YamlReader& r, double (&out)[kNcclAlgorithms][kNcclProtocols]) {
   r.only({"tree", "ring"});
@@ -73,13 +80,8 @@ void read_ll_ceilings(const YamlReader& l, NcclTuning& t) {
   t.ll_max_one_node_Bps[0] = bandwidth(one, "volta");
   t.ll_max_one_node_Bps[1] = bandwidth(one, "ampere");
   t.ll_max_one_node_Bps[2] = bandwidth(one, "hopper");
-  const YamlReader two = l.map("two_nodes"), more = l.map("more_nodes");
-  for (const YamlReader* m : {&two, &more})
-    m->only({"default", "amd"});
-  t.ll_max_two_nodes_Bps[0] = bandwidth(two, "default");
-  t.ll_max_two_nodes_Bps[1] = bandwidth(two, "amd");
-  t.ll_max_more_nodes_Bps[0] = bandwidth(more, "default");
-  t.ll_max_more_nodes_Bps[1] = bandwidth(more, "amd");
+  per_cpu(l.map("two_nodes"), t.ll_max_two_nodes_Bps, bandwidth);
+  per_cpu(l.map("more_nodes"), t.ll_max_more_nodes_Bps, bandwidth);
 }
 
 void read_corrections(const YamlReader& c, NcclTuning& t) {
@@ -129,10 +131,7 @@ NcclTuning load_nccl_tuning(const std::vector<std::string>& dirs, const std::str
   per_algorithm(hops.map("nvlink"), t.hop_latency_s[0]);
   per_algorithm(hops.map("pci"), t.hop_latency_s[1]);
   per_algorithm(hops.map("net"), t.hop_latency_s[2]);
-  const YamlReader overhead = r.map("net_overhead");
-  overhead.only({"default", "amd"});
-  t.net_overhead_s[0] = latency(overhead, "default");
-  t.net_overhead_s[1] = latency(overhead, "amd");
+  per_cpu(r.map("net_overhead"), t.net_overhead_s, latency);
   t.simple_net_posts = r.number("simple_net_posts", 1, 16);
   const YamlReader plateau = r.map("ring_plateau");
   plateau.only({"before_ampere", "ampere_on"});

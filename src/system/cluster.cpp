@@ -230,15 +230,9 @@ void Cluster::read_gpus(const GpuCatalog& catalog) {
       if (ec != std::errc() || ptr != v.data() + v.size() || node < 0)
         throw InputError(where + " property node", "expected a non-negative integer (the server's number)");
     }
-    HostCpu cpu = HostCpu::unspecified;
-    if (const char* text = host->get_property("cpu")) {
-      const std::optional<HostCpu> named = parse_enum<HostCpu>(text);
-      if (!named)
-        throw InputError(where + " property cpu",
-                         fmt::format("unknown cpu '{}' (expected {})", echo(text), valid_enum_names<HostCpu>(" or ")));
-      cpu = *named;
-    }
-    gpus_.push_back(GpuHost{host, &catalog.at(model, where + " property gpu"), node, cpu});
+    const char* cpu = host->get_property("cpu");
+    gpus_.push_back(GpuHost{host, &catalog.at(model, where + " property gpu"), node,
+                             cpu ? host_cpu_named(cpu, where + " property cpu") : HostCpu::unspecified});
   }
   std::sort(gpus_.begin(), gpus_.end(),
             [](const GpuHost& a, const GpuHost& b) { return gpu_index(a.host->get_name()) < gpu_index(b.host->get_name()); });

@@ -16,6 +16,8 @@ enum class HostCpu { unspecified, intel, amd, arm, power };
 inline constexpr EnumName<HostCpu> kHostCpuNames[] = {
     {HostCpu::intel, "intel"}, {HostCpu::amd, "amd"}, {HostCpu::arm, "arm"}, {HostCpu::power, "power"}};
 constexpr std::span<const EnumName<HostCpu>> enum_names(HostCpu) { return kHostCpuNames; }
+// The CPU a name gives; throws InputError naming `where` and the valid names otherwise.
+HostCpu host_cpu_named(const std::string& name, const std::string& where);
 
 struct Platform {
   std::string path;

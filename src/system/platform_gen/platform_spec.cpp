@@ -93,12 +93,7 @@ const std::vector<OptionEntry>& entries() {
       {{"gpu", "GPU model of platforms/gpus.yaml, e.g. A100-SXM4-80GB"}, text_field(&PlatformSpec::gpu), text_of(&PlatformSpec::gpu)},
       {{"cpu", "the nodes' host CPU, whose vendor NCCL's tuning reads: intel, amd, arm or power (unset: NCCL's "
                "figures for Intel)"},
-       [](PlatformSpec& s, const std::string& v, const std::string& w) {
-         const std::optional<HostCpu> cpu = parse_enum<HostCpu>(v);
-         if (!cpu)
-           throw InputError(w, fmt::format("unknown cpu '{}' (use {})", echo(v), valid_enum_names<HostCpu>(" or ")));
-         s.cpu = *cpu;
-       },
+       [](PlatformSpec& s, const std::string& v, const std::string& w) { s.cpu = host_cpu_named(v, w); },
        [](const PlatformSpec& s) { return s.cpu == HostCpu::unspecified ? std::string() : std::string(name_of(s.cpu)); }},
       {{"fabric", "how a node's GPUs connect: nvlink-cube-mesh, nvlink-mesh, nvswitch or pcie"},
        [](PlatformSpec& s, const std::string& v, const std::string& w) { s.fabric = fabric_named(v, w); },

@@ -1,7 +1,7 @@
 // Writes the elements of a SimGrid 4.1 platform file, one per line, indented by nesting.
 #pragma once
 
-#include "simgpt/system/platform_generator.hpp"
+#include "simgpt/system/platform.hpp"
 
 #include <string>
 #include <vector>
