@@ -27,6 +27,8 @@ void declare_import(CLI::App&, Options&);
 int run_import(const Options&, const CLI::App&);
 void declare_platform(CLI::App&, Options&);
 int run_platform(const Options&, const CLI::App&);
+void declare_kernels(CLI::App&, Options&);
+int run_kernels(const Options&, const CLI::App&);
 
 namespace {
 constexpr std::array kCommands{
@@ -48,6 +50,8 @@ constexpr std::array kCommands{
             declare_import, run_import},
     Command{"platform", "write a SimGrid platform file: GPU nodes joined by a network", false, declare_platform,
             run_platform},
+    Command{"kernels", "list the kernel shapes a job runs that a kernel table can time, and what the tables cover",
+            false, declare_kernels, run_kernels},
 };
 } // namespace
 

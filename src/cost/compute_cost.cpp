@@ -99,7 +99,7 @@ double ComputeCostModel::attention_efficiency(const Kernel& k) const {
   return gemm_efficiency(Kernel::gemm(k.m, gpu_.gemm_tile, k.n, k.batch));
 }
 
-double ComputeCostModel::kernel_seconds(const Kernel& k) const {
+double ComputeCostModel::priced_seconds(const Kernel& k) const {
   const double E = element_bytes(precision_);
   const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;
   double gpu_time = 0;
@@ -118,6 +118,70 @@ double ComputeCostModel::kernel_seconds(const Kernel& k) const {
     gpu_time = k.bytes / (k.strided && strided > 0 ? gpu_.memory_bandwidth * strided : stream_bw);
   }
   return gpu_time + gpu_.kernel_launch_s;
+}
+
+// What a table keys the kernel by (system/kernel_table.hpp, platforms/kernels/README.md). A linear
+// layer's weight gradient is written into the framework's gradient buffer: fp32 where it keeps bf16
+// models' gradients in fp32 (Megatron-LM's gradient-accumulation fusion accumulates into main_grad,
+// a different kernel from a bf16 output). An fp8 GEMM writes the model's precision (TE's output).
+std::optional<KernelTable::Shape> ComputeCostModel::table_shape(const Kernel& k) const {
+  const std::string precision = name_of(precision_);
+  if (k.kind == Kernel::Kind::gemm) {
+    if (k.layout == Kernel::Layout::none)
+      return std::nullopt;
+    const char* layout = k.layout == Kernel::Layout::TN ? "TN" : k.layout == Kernel::Layout::NN ? "NN" : "NT";
+    const bool fp32_grads = gradient_element_bytes(precision_, profile_.memory.fp32_grads_with_bf16) == 4;
+    const std::string out = k.layout == Kernel::Layout::NT && fp32_grads ? "fp32" : precision;
+    // An expert's even share of the routed tokens need not be whole: it runs the GEMM of the
+    // next whole number of rows (Megatron pads each expert's tokens to its capacity, a whole number,
+    // moe_utils.py get_capacity's ceil).
+    return KernelTable::gemm(k.grouped ? KernelTable::Kind::grouped_gemm : KernelTable::Kind::gemm,
+                             k.fp8 ? "fp8" : precision, layout, out, std::ceil(k.batch), std::ceil(k.m),
+                             std::ceil(k.n), std::ceil(k.k));
+  }
+  if (k.kind == Kernel::Kind::attention) {
+    const Kernel::AttentionShape& a = k.attention_shape;
+    if (!a.runs_whole || !(a.heads > 0))
+      return std::nullopt;
+    return KernelTable::attention(precision, k.backward, a.causal, a.qkv_contiguous ? "contiguous" : "strided",
+                                  a.batch, a.seq, a.heads, a.kv_heads, a.qk_dim, a.v_dim);
+  }
+  if (k.kind == Kernel::Kind::memory && k.op != Kernel::Op::other)
+    return KernelTable::memory(k.op == Kernel::Op::rmsnorm ? "rmsnorm" : "layernorm", precision, k.backward,
+                               k.elements);
+  return std::nullopt;
+}
+
+ComputeCostModel::Price ComputeCostModel::price(const Kernel& k) const {
+  Price p;
+  p.kind = k.kind == Kernel::Kind::gemm      ? (k.grouped ? KernelTable::Kind::grouped_gemm : KernelTable::Kind::gemm)
+           : k.kind == Kernel::Kind::attention ? KernelTable::Kind::attention
+                                               : KernelTable::Kind::memory;
+  p.shape = table_shape(k);
+  if (p.shape && gpu_.kernel_table) {
+    std::optional<KernelTable::Time> t = gpu_.kernel_table->find(*p.shape);
+    // Queries, keys and values as views or as tensors of their own cost FlashAttention within a
+    // few percent (SimuMax's B200 rows: 0-5%): a table with only the other form is used for it.
+    if (!t && p.kind == KernelTable::Kind::attention) {
+      Kernel other = k;
+      other.attention_shape.qkv_contiguous = !other.attention_shape.qkv_contiguous;
+      t = gpu_.kernel_table->find(*table_shape(other));
+    }
+    if (t) {
+      p.seconds = t->seconds; // the launch gap included (KernelTable::load)
+      p.source = t->match == KernelTable::Match::exact ? KernelSource::table : KernelSource::interpolated;
+      return p;
+    }
+  }
+  p.seconds = priced_seconds(k);
+  return p;
+}
+
+void ComputeCostModel::account(const Kernels& ks, double calls, KernelLedger& ledger) const {
+  for (const Kernel& k : ks) {
+    const Price p = price(k);
+    ledger.add(p.kind, p.shape ? &*p.shape : nullptr, p.seconds, p.source, calls);
+  }
 }
 
 // The host thread issues a block's kernels in order, one every `op_overhead` (the framework's host

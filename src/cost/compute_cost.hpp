@@ -2,9 +2,12 @@
 // of each kernel on one GPU, by what bounds it.
 #pragma once
 
+#include "cost/kernel_ledger.hpp"
 #include "simgpt/system/gpu.hpp"
 #include "model/model.hpp"
 #include "simgpt/framework/profile.hpp"
+
+#include <optional>
 
 namespace simgpt {
 
@@ -17,7 +20,9 @@ public:
   // has no fp8 tensor cores.
   ComputeCostModel(const GpuSpec& gpu, const Profile& profile, const TrainingSpec& training, const std::string& source);
 
-  // Seconds one kernel occupies its stream:
+  // Seconds one kernel occupies its stream. Where the GPU has a kernel table that holds the
+  // kernel's shape or brackets it (system/kernel_table.hpp), the table's time (and the launch gap
+  // where the table timed kernels one at a time); elsewhere priced:
   //  - a GEMM runs at the GPU's large-GEMM efficiency (an fp8 GEMM at the fp8 peak and efficiency), reduced by wave quantisation (output tiles
   //    spread over the SMs in whole waves), tile padding and the per-tile prologue/epilogue that
   //    short reductions cannot amortise; it is never faster than moving its operands through HBM;
@@ -25,7 +30,19 @@ public:
   //    its HBM bytes;
   //  - a memory-bound kernel (an fp8 cast too) moves its bytes at the stream bandwidth;
   //  - every kernel pays the launch gap.
-  double kernel_seconds(const Kernel& k) const;
+  double kernel_seconds(const Kernel& k) const { return price(k).seconds; }
+  // The same, with where the time came from, the kind a table would file the kernel under, and the
+  // shape it would key it by (none for kernels no table times: fp8 casts, elementwise passes, the
+  // unfused attention core's products).
+  struct Price {
+    double seconds = 0;
+    KernelSource source = KernelSource::fallback;
+    KernelTable::Kind kind = KernelTable::Kind::memory;
+    std::optional<KernelTable::Shape> shape;
+  };
+  Price price(const Kernel& k) const;
+  // Adds `calls` runs of each of `ks` to `ledger`.
+  void account(const Kernels& ks, double calls, KernelLedger& ledger) const;
   // Seconds a block of kernels (one layer's attention or MLP, forward or backward) occupies its
   // stream, the host issuing them one every `compute.op_overhead`: when kernels are shorter than
   // their host time, the host bounds the stream.
@@ -43,6 +60,9 @@ public:
   const GpuSpec& gpu() const { return gpu_; }
 
 private:
+  double priced_seconds(const Kernel& k) const; // the cost model's own price, launch gap included
+  std::optional<KernelTable::Shape> table_shape(const Kernel& k) const;
+
   const GpuSpec& gpu_;
   const Profile& profile_;
   Precision precision_;

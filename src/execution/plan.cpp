@@ -69,6 +69,14 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
   l.context_kv_bytes = tokens * groups * (qk + v) / tp * E;
 }
 
+// `calls` forward and backward passes of a block in the ledger, and the forward once more each
+// when it is recomputed.
+void account_block(KernelLedger& ledger, const ComputeCostModel& cost, const Kernels& forward, double calls,
+                   bool rerun) {
+  cost.account(forward, rerun ? 2 * calls : calls, ledger);
+  cost.account(backward_of(forward), calls, ledger);
+}
+
 } // namespace
 
 ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile) {
@@ -93,7 +101,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 
-  const Shard shard{w.training.micro_batch, par.tp, w.training.precision, par.sequence_parallel, par.ep, par.cp};
+  const Shard shard{w.training.micro_batch, par.tp,  w.training.precision, par.sequence_parallel,
+                    par.ep,                 par.cp,  par.cp > 1 && par.cp_comm_type == CpCommType::p2p};
   const ModelSpec model = context_local(w.model, par.cp); // this rank's part of each sequence
   const KernelForm form = cost.form(model, shard);
   plan.softmax_fp32 = form.softmax_fp32;
@@ -131,6 +140,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
                      "lists the tensors of dense GPT layers only: not with multi-head latent attention or MoE "
                      "layers (use false)");
   plan.layer = layer_cost(mlp, layer_parameters(w.model, par.tp));
+  // The step's kernels for the ledger: each block's forward and backward once a layer and
+  // micro-batch, the forward again where full recompute reruns it.
+  const double micro_batches = static_cast<double>(plan.micro_batches);
+  const bool rerun = w.training.recompute == Recompute::full;
   if (profile.dp_per_tensor)
     plan.layer.grad_tensors = grad_tensors(layer_parameter_tensors(w.model, par.tp));
   plan.ep = static_cast<int>(par.ep);
@@ -150,7 +163,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     plan.layer.all_to_all_bytes = all_to_all_bytes(model, shard);
     plan.layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
+    account_block(plan.kernels, cost, moe_mlp, static_cast<double>(w.model.moe_layers()) * micro_batches, rerun);
   }
+  account_block(plan.kernels, cost, attention, static_cast<double>(w.model.layers) * micro_batches, rerun);
+  account_block(plan.kernels, cost, mlp, static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
+                rerun);
+  if (recomputes_attention_core(model, w.training.recompute))
+    cost.account(attention_core_forward(model, shard, form), static_cast<double>(w.model.layers) * micro_batches,
+                 plan.kernels);
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
     // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it
@@ -161,6 +181,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
 
   const Kernels embedding = embedding_forward(model, shard);
   const Kernels head = head_forward(model, shard);
+  account_block(plan.kernels, cost, embedding, micro_batches, false);
+  account_block(plan.kernels, cost, head, micro_batches, false);
   const double optimizer_bandwidth = cost.gpu().memory_bandwidth * cost.gpu().memory_efficiency;
   const double opt_bytes = optimizer_bytes_per_parameter(w.training);
   const int virtual_stages = plan.pp * plan.chunks;

@@ -2,6 +2,7 @@
 // rank), and what each piece of a stage costs on its GPU per micro-batch.
 #pragma once
 
+#include "cost/kernel_ledger.hpp"
 #include "simgpt/workload/workload.hpp"
 
 #include <vector>
@@ -80,6 +81,9 @@ struct ExecutionPlan {
 
   RankOrder order = RankOrder::tp_dp_pp;
   bool softmax_fp32 = false; // the softmax fell back to fp32 kernels: its saved output is fp32
+  // The kernels one data-parallel replica's GPUs (one tensor rank each, all its pipeline stages) run
+  // in a step, and where their times came from (a kernel table or the cost model's pricing).
+  KernelLedger kernels;
 
   // The GPU of a rank, in the workload's rank order (Megatron's by default: tensor ranks fastest,
   // then data-parallel replicas, then stages).

@@ -21,6 +21,14 @@ Kernel pass(double elements, double reads, double writes, double bytes_per_eleme
   return Kernel::memory(elements * (reads + writes) * bytes_per_element);
 }
 
+// The model's norm (LayerNorm or RMSNorm) over `elements` values: one pass, read and written.
+Kernel norm_pass(const ModelSpec& m, double elements, double bytes_per_element) {
+  Kernel k = pass(elements, 1, 1, bytes_per_element);
+  k.op = m.norm == Norm::rmsnorm ? Kernel::Op::rmsnorm : Kernel::Op::layernorm;
+  k.elements = elements;
+  return k;
+}
+
 // FlashAttention's forward (Dao et al. 2022, arXiv 2205.14135, Algorithm 1; FlashAttention-2, Dao
 // 2023, arXiv 2307.08691): one kernel computes softmax(Q K^T / sqrt(d)) V tile by tile in SRAM, so
 // the scale, causal mask, softmax and dropout (its mask regenerated from the RNG state) touch no
@@ -39,7 +47,10 @@ Kernel flash_attention_forward(double b, double heads, double groups, double seq
   const double logsumexp = 4 * b * heads * seq;
   const double blocks = std::ceil(seq / 128);
   const double run = causal ? (blocks + 1) / (2 * blocks) : 1;
-  return Kernel::attention(seq, seq, (qk_dim + v_dim) / 2, b * heads, 2 * run, qkvo + logsumexp);
+  Kernel k = Kernel::attention(seq, seq, (qk_dim + v_dim) / 2, b * heads, 2 * run, qkvo + logsumexp);
+  k.attention_shape = {.batch = b, .seq = seq, .heads = heads, .kv_heads = groups, .qk_dim = qk_dim, .v_dim = v_dim,
+                       .causal = causal};
+  return k;
 }
 
 } // namespace
@@ -68,7 +79,14 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   // for heads / cp of its heads: 1/cp of the FLOPs, the causal blocks as without it.
   if (m.attention == Attention::flash) {
     const double cp = static_cast<double>(s.cp);
-    return {flash_attention_forward(b, heads / cp, groups / cp, seq * cp, qk_dim, v_dim, E, m.causal)};
+    Kernel core = flash_attention_forward(b, heads / cp, groups / cp, seq * cp, qk_dim, v_dim, E, m.causal);
+    // Megatron-LM's SelfAttention splits queries, keys and values as views of the QKV projection's
+    // output (megatron/core/transformer/attention.py, get_query_key_value_tensors); latent attention
+    // concatenates them and makes the value contiguous (multi_latent_attention.py), and context
+    // parallelism's all-to-all writes new tensors.
+    core.attention_shape.qkv_contiguous = m.latent_attention || s.cp > 1;
+    core.attention_shape.runs_whole = !(s.cp > 1 && s.cp_ring);
+    return {core};
   }
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
@@ -77,6 +95,7 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   if (groups < heads)
     k.push_back(Kernel::memory(2 * b * seq * head_dim * (groups + heads) * E));
   k.push_back(Kernel::gemm(seq, seq, qk_dim, b * heads)); // Q K^T
+  k.back().layout = Kernel::Layout::none;
   const double Es = form.softmax_fp32 ? 4.0 : E;
   if (Es != E)
     k.push_back(Kernel::memory(scores * (E + Es))); // cast the scores up
@@ -91,6 +110,7 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   if (form.dropout)
     k.push_back(Kernel::memory(scores * (2 * E + 1))); // dropout: read, write, one-byte mask
   k.push_back(Kernel::gemm(seq, v_dim, seq, b * heads)); // P V
+  k.back().layout = Kernel::Layout::none;
   return k;
 }
 
@@ -121,7 +141,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   // The heads' outputs: heads x v_head_width wide (h but under multi-head latent attention).
   const double out = static_cast<double>(m.heads * m.v_head_width()) / tp;
   Kernels k;
-  k.push_back(pass(local, 1, 1, E));                  // layernorm (or RMSNorm) 1
+  k.push_back(norm_pass(m, local, E));                // layernorm (or RMSNorm) 1
   if (m.latent_attention) {
     // Down projections, latent norms, up projections and rotary dimensions (latent_attention.cpp);
     // MLA rotates its own qk_pos_emb_head_dim dimensions whatever model.position says.
@@ -152,7 +172,7 @@ Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& 
   const double local = s.sequence_parallel ? act / tp : act;
   const double rows = s.sequence_parallel ? tokens / tp : tokens;
   Kernels k;
-  k.push_back(pass(local, 1, 1, E)); // layernorm (or RMSNorm) 2
+  k.push_back(norm_pass(m, local, E)); // layernorm (or RMSNorm) 2
   if (m.mlp == Mlp::swiglu) {
     // Gate and up projections as one GEMM, then SiLU(gate) * up (megatron/core/transformer/mlp.py,
     // gated_linear_unit; bias_swiglu_impl fuses a bias in when there is one).
@@ -198,7 +218,7 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   const double experts = static_cast<double>(m.experts), top_k = static_cast<double>(m.top_k);
   const bool swiglu = m.mlp == Mlp::swiglu;
   MoeBlock b;
-  b.before_dispatch.push_back(pass(local * h, 1, 1, E)); // layernorm (or RMSNorm) 2
+  b.before_dispatch.push_back(norm_pass(m, local * h, E)); // layernorm (or RMSNorm) 2
   // megatron/core/transformer/moe/router.py, TopKRouter: logits = hidden x [h, experts], then
   // softmax and top-k over fp32 scores (read the logits, write the probabilities and indices).
   b.before_dispatch.push_back(Kernel::gemm(local, experts, h));
@@ -208,11 +228,20 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   // The experts this GPU holds, as one grouped GEMM per projection (megatron/core/transformer/moe/
   // experts.py, TEGroupedMLP): experts / ep problems of routed / (experts / ep) rows each.
   const double held = experts / static_cast<double>(s.ep);
-  const double rows = routed_tokens(m, s) / held;
+  double rows = routed_tokens(m, s) / held;
+  // With a capacity factor each source rank sends an expert at most its capacity, a whole number of
+  // tokens (moe_utils.py, get_capacity: ceil(tokens x top_k / experts x capacity_factor)), and
+  // Megatron's --moe-pad-expert-input-to-capacity fills it; balanced routing reaches it: each
+  // expert's GEMM runs ep x that many rows.
+  if (m.capacity_factor)
+    rows = static_cast<double>(s.ep) *
+           std::ceil(static_cast<double>(s.micro_batch * m.seq_len) * top_k * std::min(1.0, *m.capacity_factor) / experts);
   const double f = static_cast<double>(m.expert_ffn()) / tp;
   add_linear(b.experts, form, E, rows, swiglu ? 2 * f : f, h, held, rows, rows); // FC1 (gate and up)
+  b.experts.back().grouped = true;
   b.experts.push_back(pass(rows * held * f, swiglu ? 2 : 1, 1, E));     // SwiGLU or GeLU
   add_linear(b.experts, form, E, rows, h, f, held, rows, rows);                  // FC2
+  b.experts.back().grouped = true;
   // Unpermute: each copy scaled by its router probability and summed back into its token.
   b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
   if (m.shared_expert_ffn_hidden > 0) {
@@ -248,10 +277,17 @@ Kernels backward_of(const Kernels& forward) {
         const Kernels cast = fp8_cast_kernels(it->grad_cast);
         k.insert(k.end(), cast.begin(), cast.end());
       }
-      k.push_back(Kernel::gemm(it->m, it->k, it->n, it->batch)); // dA = dC B^T
-      k.back().fp8 = it->fp8;
-      k.push_back(Kernel::gemm(it->k, it->n, it->m, it->batch)); // dB = A^T dC
-      k.back().fp8 = it->fp8;
+      const bool linear = it->layout != Kernel::Layout::none;
+      Kernel data_grad = Kernel::gemm(it->m, it->k, it->n, it->batch); // dA = dC B^T
+      // dB = A^T dC; a linear layer's weight gradient as cuBLAS runs it, [out x in] like the weight.
+      Kernel weight_grad = linear ? Kernel::gemm(it->n, it->k, it->m, it->batch) : Kernel::gemm(it->k, it->n, it->m, it->batch);
+      data_grad.layout = linear ? Kernel::Layout::NN : Kernel::Layout::none;
+      weight_grad.layout = linear ? Kernel::Layout::NT : Kernel::Layout::none;
+      for (Kernel* g : {&data_grad, &weight_grad}) {
+        g->fp8 = it->fp8;
+        g->grouped = it->grouped;
+        k.push_back(*g);
+      }
     } else if (it->kind == Kernel::Kind::quantize) {
       continue; // a cast has no backward of its own
     } else if (it->kind == Kernel::Kind::attention) {
@@ -260,9 +296,14 @@ Kernels backward_of(const Kernels& forward) {
       // 2307.08691, section 3.1.2: 2.5x the forward's matmul FLOPs). It reads Q, K, V, O, dO and the
       // logsumexp and writes dQ, dK, dV: about twice the forward's HBM bytes.
       k.push_back(Kernel::attention(it->m, it->n, it->k, it->batch, 2.5 * it->products, 2 * it->bytes));
+      k.back().attention_shape = it->attention_shape;
+      k.back().backward = true;
     } else {
       k.push_back(Kernel::memory(2 * it->bytes));
       k.back().strided = it->strided; // a masked fill's gradient is the same fill of the gradient
+      k.back().op = it->op;
+      k.back().elements = it->elements;
+      k.back().backward = true;
     }
   }
   return k;
@@ -281,7 +322,7 @@ Kernels head_forward(const ModelSpec& m, const Shard& s) {
   const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
   const double h = static_cast<double>(m.hidden);
-  Kernels k{pass(tokens * h, 1, 1, E)}; // final layernorm
+  Kernels k{norm_pass(m, tokens * h, E)}; // final layernorm
   if (m.head == Head::lm) {
     const double vocab = static_cast<double>(m.vocab) / static_cast<double>(s.tp);
     k.push_back(Kernel::gemm(tokens, vocab, h));

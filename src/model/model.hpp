@@ -45,7 +45,36 @@ struct Kernel {
   // profile shows for masked_fill), so this one loads an element at a time.
   bool strided = false;
 
-  static Kernel gemm(double m, double n, double k, double batch = 1) { return {Kind::gemm, m, n, k, batch, 0}; }
+  // What a kernel table (system/kernel_table.hpp) keys a kernel by, beyond its kind and sizes:
+  //
+  // GEMM: how its operands lie, as cuBLAS (and TransformerEngine's general_gemm) names it: a linear
+  // layer's forward y = x W^T (x [tokens, in], W [out, in]) is TN, its input gradient NN, its weight
+  // gradient NT (C [out x in], the weight's shape). `none`: the products of no linear layer (the
+  // unfused attention core's batched Q K^T and P V), which no table times.
+  enum class Layout { none, TN, NN, NT };
+  Layout layout = Layout::none;
+  bool grouped = false; // GEMM: `batch` GEMMs of one shape in one grouped kernel (a MoE layer's experts)
+  // attention: the fused kernel's shape; `runs_whole` false where the kernel as costed is not one
+  // kernel that runs (ring attention's cp steps are costed together).
+  struct AttentionShape {
+    double batch = 1, seq = 0, heads = 0, kv_heads = 0, qk_dim = 0, v_dim = 0;
+    bool causal = true;
+    bool qkv_contiguous = false; // queries, keys and values tensors of their own, not views of one projection
+    bool runs_whole = true;
+  };
+  AttentionShape attention_shape;
+  // memory: a norm over `elements` values, which a table may time (other memory-bound kernels are
+  // priced by their bytes).
+  enum class Op { other, layernorm, rmsnorm };
+  Op op = Op::other;
+  double elements = 0;
+  bool backward = false; // attention and norms: the backward kernel
+
+  static Kernel gemm(double m, double n, double k, double batch = 1) {
+    Kernel g{Kind::gemm, m, n, k, batch, 0};
+    g.layout = Layout::TN;
+    return g;
+  }
   static Kernel memory(double bytes) { return {Kind::memory, 0, 0, 0, 1, bytes}; }
   static Kernel attention(double queries, double keys, double head_dim, double batch, double products, double bytes) {
     return {Kind::attention, queries, keys, head_dim, batch, bytes, products};
@@ -80,6 +109,9 @@ struct Shard {
   // Context parallelism: the model given with the shard is the rank's part of the sequence
   // (context_local); the attention core alone sees the whole sequence, for heads / cp of its heads.
   int64_t cp = 1;
+  // Context parallelism's ring form (cp_comm_type p2p): the core runs as cp steps, each on a block
+  // of keys, not as the one kernel it is costed as.
+  bool cp_ring = false;
 };
 
 // What one of cp context-parallel ranks computes of each sequence: seq_len / cp tokens, through

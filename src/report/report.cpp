@@ -37,6 +37,34 @@ std::string critical_path_text(const CriticalPathReport& c, double step_time_s) 
 }
 } // namespace
 
+namespace {
+
+double percent(double part, double whole) { return whole > 0 ? 100 * part / whole : 0; }
+
+// "kernels     83.4% of kernel time measured (gemm 100.0%, ...), from TABLE": which share of the
+// step's kernel time a kernel table gave.
+std::string kernel_time_text(const std::vector<Report::KernelTime>& kinds, const std::vector<std::string>& tables) {
+  if (tables.empty())
+    return "  kernels     no kernel table for this GPU: every kernel priced (catalog peak x efficiency, HBM "
+           "bandwidth)\n";
+  double measured = 0, total = 0;
+  std::string each;
+  for (const Report::KernelTime& k : kinds) {
+    measured += k.measured_s;
+    total += k.measured_s + k.fallback_s;
+    if (k.measured_s + k.fallback_s > 0)
+      each += fmt::format("{}{} {}%", each.empty() ? "" : ", ", k.kind,
+                          num(percent(k.measured_s, k.measured_s + k.fallback_s), 1));
+  }
+  std::string files;
+  for (const std::string& t : tables)
+    files += (files.empty() ? "" : ", ") + t;
+  return fmt::format("  kernels     {}% of kernel time from measured timings ({}), {}\n", num(percent(measured, total), 1),
+                     each, files);
+}
+
+} // namespace
+
 std::string Report::to_text() const {
   std::string out;
   out += fmt::format("simgpt: {} on {}\n", workload, platform);
@@ -54,6 +82,7 @@ std::string Report::to_text() const {
     out += fmt::format("  fidelity    full: every replica and transfer simulated\n");
   out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",
                      num(samples_per_s, 2), num(tokens_per_s, 0), num(tflops_per_gpu, 2));
+  out += kernel_time_text(kernel_time, kernel_tables);
   if (fidelity.mode != "estimate")
     out += fmt::format("  p2p         {} transfers, {} MB\n", p2p_transfers, num(p2p_bytes / 1e6, 1));
   for (const Collectives& c : collectives)

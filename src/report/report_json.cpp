@@ -97,6 +97,10 @@ nlohmann::ordered_json report_json(const Report& r) {
     j["estimate"] = {{"step_time_s", rounded(r.estimate->step_time_s)},
                      {"peak_memory_gib", rounded(r.estimate->peak_memory_bytes / GiB)},
                      {"contended", r.estimate->contended}};
+  auto& kernels = j["kernel_time"] = nlohmann::ordered_json::object();
+  kernels["tables"] = r.kernel_tables;
+  for (const Report::KernelTime& k : r.kernel_time)
+    kernels["kinds"][k.kind] = {{"measured_s", rounded(k.measured_s)}, {"fallback_s", rounded(k.fallback_s)}};
   auto& arr = j["stages"] = nlohmann::ordered_json::array();
 
   for (const StageReport& s : r.stages) {
@@ -217,6 +221,10 @@ Report report_from_json(const nlohmann::ordered_json& j) {
                                     j.at("estimate").at("contended").get<bool>()};
     for (const auto& s : j.at("stages"))
       r.stages.push_back(stage_from_json(s));
+    r.kernel_tables = j.at("kernel_time").at("tables").get<std::vector<std::string>>();
+    if (j.at("kernel_time").contains("kinds"))
+      for (const auto& [kind, k] : j.at("kernel_time").at("kinds").items())
+        r.kernel_time.push_back({kind, k.at("measured_s").get<double>(), k.at("fallback_s").get<double>()});
   } catch (const nlohmann::json::exception& e) {
     throw InputError("report", fmt::format("not a simgpt report: {}", e.what()));
   }

@@ -25,7 +25,7 @@ GpuCatalog load_catalog(const DataPaths& data) {
   if (files.empty())
     throw InputError("platforms/gpus.yaml", fmt::format("no data folder holds the GPU catalog (folders: {})",
                                                         data.folder_list()));
-  return GpuCatalog::load(files);
+  return GpuCatalog::load(files, data.find_all("platforms/kernels"));
 }
 
 Profile load_profile_of(const DataPaths& data, const std::string& name, const std::string& where,

@@ -1,4 +1,5 @@
 #include "simgpt/simulate.hpp"
+#include "simgpt/simulate/kernel_listing.hpp"
 
 #include "system/cluster.hpp"
 #include "cost/compute_cost.hpp"
@@ -180,11 +181,17 @@ void judge_memory(Report& r) {
   }
 }
 
+// A kernel table by its place in its data folder (platforms/kernels/<GPU>.yaml), wherever the folder is.
+std::string kernel_table_name(const std::string& file) {
+  const std::string name = data_file_name(file, "kernels");
+  return name == file ? file : "platforms/" + name;
+}
+
 // The files the simulation read, each with its digest where it is a file (data files named by
 // their place in their data folder: the same report wherever the data is installed), the
 // overrides and the workload as simulated.
 ReportInputs report_inputs(const Platform& platform, const Workload& w, const Profile& profile,
-                           const GpuCatalog& catalog) {
+                           const GpuCatalog& catalog, const GpuSpec& gpu) {
   ReportInputs inputs;
   inputs.version = std::string(version());
   const auto add = [&inputs](const char* role, const std::string& path, const std::string& name) {
@@ -197,6 +204,9 @@ ReportInputs report_inputs(const Platform& platform, const Workload& w, const Pr
   add("profile", profile.file, data_file_name(profile.file, "profiles"));
   for (const std::string& file : catalog.files()) // each data folder's, merged (the first's entries win)
     add("gpu_catalog", file, data_file_name(file, "platforms"));
+  if (gpu.kernel_table)
+    for (const std::string& file : gpu.kernel_table->files())
+      add("kernel_table", file, kernel_table_name(file));
   for (const auto& [key, value] : w.overrides)
     inputs.overrides.push_back(key + "=" + value);
   inputs.resolved_workload = resolved_workload_json(w).dump();
@@ -204,8 +214,8 @@ ReportInputs report_inputs(const Platform& platform, const Workload& w, const Pr
 }
 
 // What any report of a step says first: what ran where, the step time and the rates it gives.
-Report report_of_step(const Platform& platform, const Workload& w, const Profile& profile, const ExecutionPlan& plan,
-                      double step_time_s) {
+Report report_of_step(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
+                      const ExecutionPlan& plan, double step_time_s) {
   Report r;
   r.platform = platform.name();
   r.workload = std::filesystem::path(w.source).filename().string();
@@ -222,6 +232,14 @@ Report report_of_step(const Platform& platform, const Workload& w, const Profile
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+  for (int i = 0; i < KernelTable::kKinds; ++i) {
+    const auto kind = static_cast<KernelTable::Kind>(i);
+    const KernelLedger::Sum& sum = plan.kernels.sum(kind);
+    r.kernel_time.push_back({KernelTable::name_of(kind), sum.measured_s, sum.fallback_s});
+  }
+  if (gpu.kernel_table)
+    for (const std::string& file : gpu.kernel_table->files())
+      r.kernel_tables.push_back(kernel_table_name(file));
   return r;
 }
 
@@ -231,7 +249,7 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
                        const ExecutionPlan& plan, const StepGraph& step, const Timeline& timeline,
                        const std::string& fidelity) {
   const TaskGraph& graph = step.graph;
-  Report r = report_of_step(platform, w, profile, plan, timeline.makespan());
+  Report r = report_of_step(platform, w, profile, gpu, plan, timeline.makespan());
   r.fidelity.mode = fidelity;
   r.fidelity.replicas_simulated = step.replicas_simulated;
   r.fidelity.tensor_ranks_simulated = step.tensor_ranks_simulated;
@@ -266,7 +284,7 @@ StepEstimate estimate_of(const ExecutionPlan& plan, const Profile& profile, cons
 // off a replay).
 Report estimated_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
                         const ExecutionPlan& plan, const StepEstimate& step) {
-  Report r = report_of_step(platform, w, profile, plan, step.step_time_s);
+  Report r = report_of_step(platform, w, profile, gpu, plan, step.step_time_s);
   r.fidelity.mode = "estimate";
   r.fidelity.replicas_simulated = 0;
   r.fidelity.tensor_ranks_simulated = 0;
@@ -287,6 +305,33 @@ Report estimated_report(const Platform& platform, const Workload& w, const Profi
 }
 
 } // namespace
+
+KernelListing list_kernels(const std::string& platform_path, const Workload& w, const DataPaths& data) {
+  check_workload(w);
+  const Platform platform = Platform::load(platform_path);
+  const Profile profile = load_workload_profile(w, data);
+  const GpuCatalog catalog = load_catalog(data);
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
+    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+  Cluster cluster(platform, catalog, w.network, profile);
+  const GpuSpec& gpu = job_gpu(cluster, w, platform);
+  const ComputeCostModel cost(gpu, profile, w.training, w.source);
+  const ExecutionPlan plan = make_plan(w, cost, profile);
+  KernelListing listing;
+  listing.gpu = gpu.name;
+  if (gpu.kernel_table)
+    for (const std::string& file : gpu.kernel_table->files())
+      listing.tables.push_back(kernel_table_name(file));
+  for (const auto& [shape, use] : plan.kernels.shapes())
+    listing.rows.push_back({KernelTable::name_of(shape.kind), KernelTable::fields(shape), use.calls, use.seconds,
+                            name_of(use.source)});
+  for (int i = 0; i < KernelTable::kKinds; ++i) {
+    const auto kind = static_cast<KernelTable::Kind>(i);
+    listing.time.push_back({KernelTable::name_of(kind), plan.kernels.sum(kind).measured_s,
+                            plan.kernels.sum(kind).fallback_s});
+  }
+  return listing;
+}
 
 // The stages in the pipeline's order: the system (cluster), the model's costs and the plan, the
 // step's task graph, its replay in SimGrid, then memory and the report read off the timeline.
@@ -318,7 +363,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
                                                                       "check the profile's and platform's rates and "
                                                                       "delays", step.step_time_s));
     Report r = estimated_report(platform, w, profile, gpu, plan, step);
-    r.inputs = report_inputs(platform, w, profile, catalog);
+    r.inputs = report_inputs(platform, w, profile, catalog, gpu);
     return r;
   }
   std::optional<Report::Estimate> beside;
@@ -338,7 +383,7 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   check_finite(step.graph, timeline, w.source + " on " + platform.path);
 
   Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline, symmetric ? "symmetric" : "full");
-  r.inputs = report_inputs(platform, w, profile, catalog);
+  r.inputs = report_inputs(platform, w, profile, catalog, gpu);
   r.estimate = beside;
   if (traced) {
     const TraceWindow& window = selection.window;

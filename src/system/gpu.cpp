@@ -3,9 +3,12 @@
 #include "simgpt/core/error.hpp"
 #include "core/units.hpp"
 #include "core/yaml_read.hpp"
+#include "system/kernel_table.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <filesystem>
 
 namespace simgpt {
 namespace {
@@ -63,18 +66,41 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
 
 } // namespace
 
-GpuCatalog GpuCatalog::load(const std::vector<std::string>& paths) {
+GpuCatalog GpuCatalog::load(const std::vector<std::string>& paths, std::vector<std::string> kernel_folders) {
   GpuCatalog catalog;
   catalog.files_ = paths;
   for (const std::string& path : paths)
     catalog.gpus_.merge(read_catalog_file(path)); // keeps an entry already there: an earlier file's
+  if (kernel_folders.empty())
+    for (const std::string& path : paths)
+      kernel_folders.push_back((std::filesystem::path(path).parent_path() / "kernels").string());
+  for (const auto& [name, gpu] : catalog.gpus_)
+    for (const std::string& folder : kernel_folders) {
+      const std::filesystem::path table = std::filesystem::path(folder) / (name + ".yaml");
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(table, ec))
+        catalog.kernel_table_files_[name].push_back(table.string());
+    }
   return catalog;
+}
+
+std::vector<std::string> GpuCatalog::kernel_table_files(const std::string& name) const {
+  auto it = kernel_table_files_.find(name);
+  return it == kernel_table_files_.end() ? std::vector<std::string>() : it->second;
 }
 
 const GpuSpec& GpuCatalog::at(const std::string& name, const std::string& where) const {
   auto it = gpus_.find(name);
-  if (it != gpus_.end())
-    return it->second;
+  if (it != gpus_.end()) {
+    GpuSpec& gpu = it->second;
+    if (auto files = kernel_table_files_.find(name); files != kernel_table_files_.end() && !gpu.kernel_table) {
+      auto table = std::make_shared<KernelTable>(KernelTable::load(files->second.front(), name, gpu.kernel_launch_s));
+      for (size_t i = 1; i < files->second.size(); ++i)
+        table->layer_over(KernelTable::load(files->second[i], name, gpu.kernel_launch_s));
+      gpu.kernel_table = std::move(table);
+    }
+    return gpu;
+  }
   std::string known;
   for (const auto& entry : gpus_)
     known += (known.empty() ? "" : ", ") + entry.first;

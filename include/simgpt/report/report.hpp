@@ -114,6 +114,17 @@ struct Report {
     bool contended = false;
   };
   std::optional<Estimate> estimate;
+  // Where the kernel time of one data-parallel replica's step (its pipeline stages, one tensor rank
+  // each) came from, per kind of kernel (gemm, grouped_gemm, attention, memory): the GPU's kernel
+  // tables of measured timings (a row's time, or interpolated between rows) or the cost model's
+  // own pricing (datasheet peak x efficiency, HBM bandwidth).
+  struct KernelTime {
+    std::string kind;
+    double measured_s = 0;
+    double fallback_s = 0;
+  };
+  std::vector<KernelTime> kernel_time;
+  std::vector<std::string> kernel_tables; // the tables' files, by their place in their data folder
 
   // The JSON form as `--format json` prints it: it carries `schema` (kReportSchema), values
   // rounded to 9 significant digits.

@@ -5,10 +5,13 @@
 #include "simgpt/workload/workload.hpp"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace simgpt {
+
+class KernelTable;
 
 struct GpuSpec {
   std::string name;
@@ -34,6 +37,9 @@ struct GpuSpec {
   double strided_memory_efficiency = 0;
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
+  // Kernel timings measured on this GPU (platforms/kernels/<name>.yaml of the first data folder
+  // that has one), which the cost model takes before its own pricing; null: none.
+  std::shared_ptr<const KernelTable> kernel_table;
   double compute_capability = 0;               // CUDA compute capability (7.0 Volta, 8.0 Ampere, 9.0 Hopper): NCCL's
                                                // tuning tables differ by generation; 0: not given
 
@@ -50,13 +56,21 @@ class GpuCatalog {
 public:
   // The GPUs of `paths` (each data folder's platforms/gpus.yaml, the first folder's first), each
   // file checked whole; an entry of an earlier file replaces a later file's entry of that name.
-  static GpuCatalog load(const std::vector<std::string>& paths);
+  // A GPU's kernel table is <name>.yaml in a folder of `kernel_folders` (each data folder's
+  // platforms/kernels, the first first; by default the kernels/ folders beside `paths`), read when
+  // the GPU is first asked for; where several folders have one, the first folder's rows win where
+  // two time the same shape (a user's measurements over the built-in ones).
+  static GpuCatalog load(const std::vector<std::string>& paths, std::vector<std::string> kernel_folders = {});
   const std::vector<std::string>& files() const { return files_; } // the files it was read from
-  // Throws InputError naming `where` and the known models when `name` is missing.
+  // Throws InputError naming `where` and the known models when `name` is missing, and naming the
+  // table's file when the GPU's kernel table is malformed.
   const GpuSpec& at(const std::string& name, const std::string& where) const;
+  // The kernel table files of GPU `name`, the first folder's first; empty when it has none.
+  std::vector<std::string> kernel_table_files(const std::string& name) const;
 
 private:
-  std::map<std::string, GpuSpec> gpus_;
+  mutable std::map<std::string, GpuSpec> gpus_; // kernel tables attached as they are first read
+  std::map<std::string, std::vector<std::string>> kernel_table_files_;
   std::vector<std::string> files_;
 };
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The round trip a user makes to price kernels from their own GPU's timings, without a GPU:
+# `simgpt kernels` lists the job's shapes, bench/device/measure_kernels.py times them (here with its
+# stand-in timer) into a kernel table in a data folder, and a simulation with --data takes every
+# listed kernel's time from that table and says so.
+# usage: kernel_table_round_trip.sh SIMGPT (from the repository root)
+simgpt=$1
+. "$(dirname "$0")/../support/checks.sh"
+platform=platforms/dgx_a100.xml
+workload=tests/cost/data/kernel_round_trip.yaml
+table=$tmp/data/platforms/kernels/A100-SXM4-80GB.yaml
+json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+check "kernels lists the job's shapes" "$simgpt" kernels --platform $platform --workload $workload --format json \
+  -o "$tmp/shapes.json"
+check "no table for the A100: every shape priced" \
+  [ "$(json "$tmp/shapes.json" "sorted({r['source'] for k in j['kernels'].values() for r in k})")" = "['fallback']" ]
+check "every kind a table times is listed" \
+  [ "$(json "$tmp/shapes.json" "[k for k, rows in j['kernels'].items() if rows]")" = "['gemm', 'attention', 'memory']" ]
+check "the YAML listing names the GPU" bash -c "'$simgpt' kernels --platform $platform --workload $workload | grep -q '^gpu: A100-SXM4-80GB$'"
+check "the stand-in timer writes the table" python3 bench/device/measure_kernels.py "$tmp/shapes.json" --out "$tmp/data" \
+  --timer standin
+check "the table is where simgpt looks for it" [ -f "$table" ]
+
+"$simgpt" --platform $platform --workload $workload --format json > "$tmp/before.json"
+"$simgpt" --data "$tmp/data" --platform $platform --workload $workload --format json > "$tmp/after.json"
+check "without the table no kernel time is measured" \
+  [ "$(json "$tmp/before.json" "sum(k['measured_s'] for k in j['kernel_time']['kinds'].values()) == 0")" = True ]
+check "with it every GEMM, attention and norm kernel takes the table's time" \
+  [ "$(json "$tmp/after.json" "[n for n, k in j['kernel_time']['kinds'].items() if k['measured_s'] > 0]")" = "['gemm', 'attention', 'memory']" ]
+check "no GEMM or attention kernel falls back" \
+  [ "$(json "$tmp/after.json" "j['kernel_time']['kinds']['gemm']['fallback_s'] + j['kernel_time']['kinds']['attention']['fallback_s']")" = "0.0" ]
+check "the report names the table and lists it as an input" \
+  [ "$(json "$tmp/after.json" "j['kernel_time']['tables'] == ['platforms/kernels/A100-SXM4-80GB.yaml'] and any(f['role'] == 'kernel_table' for f in j['inputs'])")" = "True" ]
+check "the step time moves with the table's times" \
+  [ "$(json "$tmp/before.json" "j['step_time_s']")" != "$(json "$tmp/after.json" "j['step_time_s']")" ]
+"$simgpt" kernels --data "$tmp/data" --platform $platform --workload $workload --format json > "$tmp/listed.json"
+check "kernels now finds every shape in the table" \
+  [ "$(json "$tmp/listed.json" "sorted({r['source'] for k in j['kernels'].values() for r in k})")" = "['table']" ]
+# The stand-in's GEMM time (measure_kernels.py: 2 us + FLOPs at 500 TFLOP/s) is what the listing
+# now gives the first GEMM, the A100's launch gap added to a table timed kernel by kernel.
+check "a GEMM's time is the stand-in's, plus the launch gap" python3 - "$tmp/listed.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+g = j["kernels"]["gemm"][0]
+want = 2 + 2 * g["batch"] * g["m"] * g["n"] * g["k"] / 500e12 * 1e6 + 4  # us; kernel_launch 4 us
+sys.exit(0 if abs(g["us"] - want) < 0.01 else f"{g['us']} us, expected {want}")
+PY
+# A broken table is refused with its file and key named, exit status 2.
+sed -i 's/^timing: .*/timing: sometimes/' "$table"
+expect_status 2 "a table with a bad timing" "A100-SXM4-80GB.yaml: timing" --data "$tmp/data" --platform $platform \
+  --workload $workload
+exit $fail

@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+"""Writes the kernel tables platforms/kernels/B200-SXM-180GB.yaml and H200-SXM-141GB.yaml
+(format: platforms/kernels/README.md) from measured kernel timings.
+
+    validation/generate/kernel_tables.py [SHARED_MEASURED_DIR [OUTPUT_DIR]]
+
+SHARED_MEASURED_DIR defaults to ../shared/measured beside this checkout, OUTPUT_DIR to
+platforms/kernels in this checkout. Reads:
+
+- SHARED_MEASURED_DIR/simumax-b200/system_b200_bf16_ceperm.json (MooreThreads/SimuMax
+  4dcaae513ba7679d56c116a17cd4a691ec41e252, configs/system/b200_bf16_ceperm.json): only the
+  measured sections, accelerator.op matmul, group_matmul, sdp_fwd and sdp_bwd, whose
+  `accurate_efficient_factor` f per shape is SimuMax's achieved TFLOP/s / `tflops` (2250); a row's
+  time is FLOPs / (f x tflops x 1e12), with FLOPs as SimuMax counts them (matmul 2bmnk; grouped
+  2 ng M N K; attention batch x seq^2 x max(heads, kv_heads) x (qk_dim + v_dim) x 2 forward, x 5
+  backward, without the causal half). matmul -> `gemm`, group_matmul -> `grouped_gemm` (the GEMM
+  each stage runs: fwd TN m=M n=N k=K, bwd_grad_act NN m=M n=K k=N, bwd_grad_w NT m=N n=K k=M into
+  main_grad_dtype), sdp_fwd / sdp_bwd -> `attention`. SimuMax timed the forward and input-gradient
+  grouped GEMMs of 16 shapes twice, in a pass with fp32 main gradients and in one with bf16 ones;
+  the main gradient's type does not touch those kernels, so both figures are one row's, and the
+  fp32 pass's is taken (PREFERRED_MAIN_GRAD below; the method says so). Any other two figures for
+  one row are refused, with both named.
+- validation/device/h200-kernels.json in this checkout (simgpt's own measurement, written by
+  bench/device/h200_kernels.py): its `gemm` rows (bf16, fp16, fp8 with split accumulation, fp32;
+  us = median_ms x 1000) and its LayerNorm forward `memory` rows.
+
+Writes each table whole (a temporary file renamed over it). The output is deterministic: rows
+sorted by kind, then their keys; `us` to 6 significant figures (at least one decimal). ctest
+(`kernel_tables`, tests/validation/kernel_tables.sh) checks that the committed tables are what
+this script writes.
+"""
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.join(ROOT, "..", "shared", "measured")
+OUTPUT = os.path.join(ROOT, "platforms", "kernels")
+B200_FILE = os.path.join("simumax-b200", "system_b200_bf16_ceperm.json")
+H200_FILE = os.path.join(ROOT, "validation", "device", "h200-kernels.json")
+SIMUMAX = "MooreThreads/SimuMax 4dcaae513ba7679d56c116a17cd4a691ec41e252"
+# SimuMax measured the grouped GEMMs' fwd and bwd_grad_act stages in both of its main-gradient
+# passes; the figure of this pass is kept (the pass its test_grouped_gemm_efficiency.py runs at that
+# commit, grad_reduce_in_bf16=False, and the fp32 accumulation of its Megatron-LM runs).
+PREFERRED_MAIN_GRAD = "fp32"
+
+KINDS = ("gemm", "grouped_gemm", "attention", "memory")
+# Each kind's keys in the order a row is written (`us` last); rows sort by these, words in ORDER.
+FIELDS = {
+    "gemm": ("precision", "layout", "out", "batch", "m", "n", "k"),
+    "grouped_gemm": ("precision", "layout", "out", "groups", "m", "n", "k"),
+    "attention": ("precision", "pass", "causal", "qkv", "batch", "seq", "heads", "kv_heads", "qk_dim", "v_dim"),
+    "memory": ("op", "precision", "pass", "elements"),
+}
+ORDER = {w: i for i, w in enumerate(("bf16", "fp16", "fp8", "fp32", "TN", "NN", "NT", "forward", "backward",
+                                     "contiguous", "strided", "layernorm", "rmsnorm"))}
+
+
+def fail(where, message):
+    sys.exit(f"{where}: {message}")
+
+
+def load_json(path, what):
+    if not os.path.isfile(path):
+        fail(path, f"not found: {what} (usage: {os.path.relpath(__file__, ROOT)} [SHARED_MEASURED_DIR [OUTPUT_DIR]])")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except ValueError as e:
+        fail(path, f"not JSON: {e}")
+
+
+def format_us(where, us):
+    if not (isinstance(us, float) and math.isfinite(us) and us > 0):
+        fail(where, f"time {us!r} us is not a positive number")
+    digits = math.floor(math.log10(us)) + 1
+    return f"{us:.{max(1, 6 - digits)}f}"
+
+
+def yaml_scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def sort_key(kind, row):
+    return tuple(ORDER.get(row[f], 0) if isinstance(row[f], str) else row[f] for f in FIELDS[kind])
+
+
+def folded(key, text, width=100):
+    """A folded block scalar (`key: >-`), text wrapped at `width` columns."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width - 2:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return f"{key}: >-\n" + "".join(f"  {l}\n" for l in lines)
+
+
+def timing_line(timing):
+    """One word for every kind, or a mapping of kind to word where the kinds were timed apart."""
+    if isinstance(timing, str):
+        return f"timing: {timing}\n"
+    return "timing: {" + ", ".join(f"{k}: {timing[k]}" for k in KINDS if k in timing) + "}\n"
+
+
+def render(gpu, source_dir, source, method, timing, tables):
+    """tables: kind -> list of (row dict, us)."""
+    out = [f"# Written by validation/generate/kernel_tables.py from\n# {source_dir}: do not edit; change the\n"
+           "# script and rerun it.\n",
+           f"gpu: {gpu}\n", folded("source", source), folded("method", method), timing_line(timing)]
+    for kind in KINDS:
+        rows = tables.get(kind)
+        if not rows:
+            continue
+        out.append(f"{kind}:\n")
+        for row, us in sorted(rows, key=lambda r: sort_key(kind, r[0])):
+            fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in FIELDS[kind])
+            out.append(f"  - {{{fields}, us: {format_us(row, us)}}}\n")
+    return "".join(out)
+
+
+def write_whole(path, text):
+    temporary = path + ".tmp"
+    with open(temporary, "w") as f:
+        f.write(text)
+    os.replace(temporary, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# B200: SimuMax's measured factors
+
+
+def parse_key(where, key, names):
+    """"b=1, m=4096, ..." -> dict, its fields exactly `names`."""
+    fields = {}
+    for part in key.split(","):
+        name, eq, value = part.strip().partition("=")
+        if not eq or name in fields:
+            fail(where, f"'{key}': not 'name=value, ...'")
+        fields[name] = value
+    if tuple(fields) != names:
+        fail(where, f"'{key}': expected the fields {', '.join(names)}")
+    return fields
+
+
+def whole(where, key, fields, name):
+    v = fields[name]
+    if not re.fullmatch(r"[1-9][0-9]*", v):
+        fail(where, f"'{key}': {name}={v} is not a whole number of at least 1")
+    return int(v)
+
+
+def one_of(where, key, fields, name, allowed):
+    v = fields[name]
+    if v not in allowed:
+        fail(where, f"'{key}': {name}={v} is not one of {', '.join(allowed)}")
+    return v
+
+
+def factors(where, op, section):
+    s = op.get(section)
+    if not isinstance(s, dict) or not isinstance(s.get("accurate_efficient_factor"), dict):
+        fail(where, f"accelerator.op.{section}.accurate_efficient_factor missing")
+    peak = s.get("tflops")
+    if not isinstance(peak, (int, float)) or not peak > 0:
+        fail(where, f"accelerator.op.{section}.tflops is not a positive number")
+    items = list(s["accurate_efficient_factor"].items())
+    if not items:
+        fail(where, f"accelerator.op.{section}.accurate_efficient_factor is empty")
+    for key, f in items:
+        if not isinstance(f, (int, float)) or isinstance(f, bool) or not f > 0:
+            fail(where, f"accelerator.op.{section}: '{key}': factor {f!r} is not a positive number")
+    return float(peak), items
+
+
+def us_of(flops, factor, peak_tflops):
+    return flops / (factor * peak_tflops * 1e12) * 1e6
+
+
+def b200_gemm(where, op):
+    peak, items = factors(where, op, "matmul")
+    names = ("b", "m", "k", "n", "layout", "accumulate", "out_dtype")
+    rows = []
+    for key, f in items:
+        fl = parse_key(where, key, names)
+        b, m, k, n = (whole(where, key, fl, x) for x in ("b", "m", "k", "n"))
+        layout = one_of(where, key, fl, "layout", ("TN", "NN", "NT"))
+        out = one_of(where, key, fl, "out_dtype", ("bf16", "fp32"))
+        # test_gemm_efficiency.py: the weight gradient (NT) accumulates into its output (Megatron's
+        # main gradient), the forward and the input gradient overwrite theirs.
+        accumulate = one_of(where, key, fl, "accumulate", ("True", "False"))
+        if (accumulate == "True") != (layout == "NT") or (out == "fp32" and layout != "NT"):
+            fail(where, f"matmul '{key}': accumulation or fp32 output on a layout other than NT's")
+        rows.append(({"precision": "bf16", "layout": layout, "out": out, "batch": b, "m": m, "n": n, "k": k},
+                     us_of(2 * b * m * n * k, f, peak), key))
+    return peak, rows
+
+
+GROUPED_STAGES = {
+    # stage: (layout, grad, accumulate, use_split_accumulator, single_output) as
+    # test_grouped_gemm_efficiency.py runs it
+    "fwd": ("TN", "False", "False", "False", "True"),
+    "bwd_grad_act": ("NN", "True", "False", "True", "False"),
+    "bwd_grad_w": ("NT", "True", "True", "True", "False"),
+}
+
+
+def b200_grouped(where, op):
+    peak, items = factors(where, op, "group_matmul")
+    names = ("ng", "M", "N", "K", "dtype", "out_dtype", "main_grad_dtype", "stage", "grad", "accumulate",
+             "use_split_accumulator", "single_output")
+    rows = []
+    for key, f in items:
+        fl = parse_key(where, key, names)
+        ng, M, N, K = (whole(where, key, fl, x) for x in ("ng", "M", "N", "K"))
+        one_of(where, key, fl, "dtype", ("bf16",))
+        one_of(where, key, fl, "out_dtype", ("bf16",))
+        main_grad = one_of(where, key, fl, "main_grad_dtype", ("fp32", "bf16"))
+        stage = one_of(where, key, fl, "stage", tuple(GROUPED_STAGES))
+        layout, *flags = GROUPED_STAGES[stage]
+        if [fl[x] for x in ("grad", "accumulate", "use_split_accumulator", "single_output")] != flags:
+            fail(where, f"group_matmul '{key}': grad/accumulate/split accumulator/single output are not "
+                        f"those of test_grouped_gemm_efficiency.py's {stage}")
+        # The forward's shape in the key: x [M, K] per group, W [N, K], y [M, N].
+        if stage == "fwd":
+            m, n, k, out = M, N, K, "bf16"
+        elif stage == "bwd_grad_act":
+            m, n, k, out = M, K, N, "bf16"  # dx [M, K] = dy [M, N] W [N, K]
+        else:
+            m, n, k, out = N, K, M, main_grad  # dW [N, K] += dy^T [N, M] x [M, K]
+        rows.append(({"precision": "bf16", "layout": layout, "out": out, "groups": ng, "m": m, "n": n, "k": k},
+                     us_of(2 * ng * M * N * K, f, peak), key, stage, main_grad))
+    return peak, rows
+
+
+def b200_attention(where, op):
+    rows = []
+    peaks = set()
+    for section, passname, multiple in (("sdp_fwd", "forward", 2), ("sdp_bwd", "backward", 5)):
+        peak, items = factors(where, op, section)
+        peaks.add(peak)
+        names = ("batch", "seq_len", "head_num", "kv_head_num", "qk_head_dim", "v_head_dim", "qkv_contiguous")
+        for key, f in items:
+            fl = parse_key(where, key, names)
+            batch, seq, heads, kv_heads, qk_dim, v_dim = (
+                whole(where, key, fl, x) for x in names[:-1])
+            contiguous = one_of(where, key, fl, "qkv_contiguous", ("True", "False"))
+            if heads % kv_heads:
+                fail(where, f"{section} '{key}': kv_head_num does not divide head_num")
+            flops = multiple * batch * seq * seq * max(heads, kv_heads) * (qk_dim + v_dim)
+            rows.append(({"precision": "bf16", "pass": passname, "causal": True,
+                          "qkv": "contiguous" if contiguous == "True" else "strided", "batch": batch, "seq": seq,
+                          "heads": heads, "kv_heads": kv_heads, "qk_dim": qk_dim, "v_dim": v_dim},
+                         us_of(flops, f, peak), f"{section} '{key}'"))
+    return peaks, rows
+
+
+def key_of(kind, row):
+    return (kind,) + tuple(row[f] for f in FIELDS[kind])
+
+
+def unique(where, kind, rows, describe):
+    """rows: (row, us, provenance...) -> {key: (row, us)}, refusing two figures for one key."""
+    seen = {}
+    for r in rows:
+        seen.setdefault(key_of(kind, r[0]), []).append(r)
+    bad = [(k, rs) for k, rs in seen.items() if len(rs) > 1]
+    if bad:
+        lines = [f"{where}: {len(bad)} {kind} rows have more than one figure:"]
+        for k, rs in bad:
+            lines.append(f"  {dict(zip(FIELDS[kind], k[1:]))}:")
+            lines += [f"    {r[1]:.6g} us from {describe(r)}" for r in rs]
+        sys.exit("\n".join(lines))
+    return [(rs[0][0], rs[0][1]) for rs in seen.values()]
+
+
+def b200(shared):
+    path = os.path.join(shared, B200_FILE)
+    d = load_json(path, "SimuMax's B200 system description (MooreThreads/SimuMax configs/system/b200_bf16_ceperm.json)")
+    op = (d.get("accelerator") or {}).get("op")
+    if not isinstance(op, dict):
+        fail(path, "no accelerator.op")
+    gemm_peak, gemm = b200_gemm(path, op)
+    grouped_peak, grouped = b200_grouped(path, op)
+    attention_peaks, attention = b200_attention(path, op)
+    peaks = {gemm_peak, grouped_peak} | attention_peaks
+    if len(peaks) != 1:
+        fail(path, f"the sections' tflops differ ({sorted(peaks)}); the method names one")
+    peak = peaks.pop()
+
+    # The forward and input-gradient grouped GEMMs measured in both main-gradient passes: one row,
+    # the preferred pass's figure; the other pass's figures are reported in the method.
+    by_key = {}
+    for r in grouped:
+        by_key.setdefault(key_of("grouped_gemm", r[0]), []).append(r)
+    kept, spread = [], []
+    for rs in by_key.values():
+        if len(rs) > 1 and all(r[3] != "bwd_grad_w" for r in rs):
+            preferred = [r for r in rs if r[4] == PREFERRED_MAIN_GRAD]
+            if len(preferred) == 1:
+                kept.append(preferred[0])
+                spread += [r[1] / preferred[0][1] - 1 for r in rs if r is not preferred[0]]
+                continue
+        kept += rs  # refused below if still more than one
+    tables = {
+        "gemm": unique(path, "gemm", gemm, lambda r: f"matmul '{r[2]}'"),
+        "grouped_gemm": unique(path, "grouped_gemm", kept, lambda r: f"group_matmul '{r[2]}'"),
+        "attention": unique(path, "attention", attention, lambda r: r[2]),
+    }
+    if spread:
+        twice = (f" SimuMax timed {len(spread)} of these rows, forward and input-gradient GEMMs, twice, in a pass with fp32 main gradients and in one with bf16 ones (its key carries "
+                 f"main_grad_dtype; the figures merged from separate runs): the main gradient's type does "
+                 f"not touch those kernels, so both are one row's; the row takes the {PREFERRED_MAIN_GRAD} "
+                 f"pass's figure (the pass test_grouped_gemm_efficiency.py runs at that commit, and the fp32 "
+                 f"gradient accumulation of SimuMax's Megatron-LM runs). The other pass's times differ from "
+                 f"it by {100 * min(spread):+.1f}% to {100 * max(spread):+.1f}% (median "
+                 f"{100 * statistics.median(spread):+.1f}%), a measure of these figures' run-to-run spread.")
+    else:
+        twice = ""
+    p = f"{peak:g}"
+    source = (f"{SIMUMAX}, configs/system/b200_bf16_ceperm.json (../shared/measured/{B200_FILE}): the "
+              f"accurate_efficient_factor of accelerator.op matmul ({len(gemm)} shapes), group_matmul "
+              f"({len(grouped)}), sdp_fwd and sdp_bwd ({len(attention) // 2} each), which SimuMax's "
+              f"tools/b200/build_current_machine_system_config.py measured on a B200 with its "
+              f"simu_tools/efficency_test scripts (the file's other figures are not measurements and are "
+              f"not read)")
+    method = (
+        f"A factor f is SimuMax's achieved TFLOP/s / {p} for that shape, so a row's time is FLOPs / (f x {p}e12) "
+        f"with FLOPs as SimuMax counts them. GEMM (test_gemm_efficiency.py): TransformerEngine's general_gemm "
+        f"through cuBLASLt, bf16 randn operands, 100 calls of which the last 75 are timed by the host's wall "
+        f"clock between two device synchronisations, time per call = elapsed / 75, so a row includes the gap "
+        f"between kernels; FLOPs 2 b m n k. TN is the forward, NN the input gradient and NT the weight "
+        f"gradient (grad and use_split_accumulator set for NN and NT), each row's m, n, k as SimuMax's key "
+        f"gives them; the NT rows accumulate into their output (accumulate=True: out fp32 is Megatron-LM's "
+        f"fused fp32 main-gradient accumulation, out bf16 a bf16 main gradient), the others overwrite it. "
+        f"Grouped GEMM (test_grouped_gemm_efficiency.py): TransformerEngine's general_grouped_gemm over ng "
+        f"groups of M tokens each (the balanced split, ceil(tokens x topk / experts) a group), bf16 randn "
+        f"operands, 50 calls of which the last 40 are timed by the host's wall clock between two "
+        f"synchronisations; FLOPs 2 ng M N K with SimuMax's key giving the forward's shape (x [M, K], W [N, "
+        f"K] per group); each row is the GEMM its stage runs: fwd TN m=M n=N k=K into one bf16 output, "
+        f"bwd_grad_act NN m=M n=K k=N, bwd_grad_w NT m=N n=K k=M accumulated into main gradients of its "
+        f"main_grad_dtype (out).{twice} Attention (test_fa_efficiency.py, FA_TIMING_MODE=trace_kernel): "
+        f"Megatron-LM's TEDotProductAttention (TransformerEngine's DotProductAttention; which of its "
+        f"backends ran is not recorded) with the causal mask, dropout 0, sbhd bf16 randn inputs; 10 warm-up "
+        f"iterations, then 20 under torch.profiler with a synchronisation after each, each iteration's span "
+        f"from its first kernel's start to its last kernel's end, the first dropped and the median of the "
+        f"other 19 taken; the backward is out.backward(), all its kernels. qkv contiguous: q, k, v tensors of "
+        f"their own; strided (SimuMax's qkv_contiguous=False): every second batch entry of [s, 2b, h, d] "
+        f"tensors, not views into one projection's output. FLOPs batch x seq^2 x max(heads, kv_heads) x "
+        f"(qk_dim + v_dim) x 2 (forward) or x 5 (backward) without the causal half, so a factor above 1 is "
+        f"possible. The attention rows are kernel spans, without the gap to a next kernel that the GEMM rows "
+        f"include. Software versions and clocks are not recorded with the figures (SimuMax's B200 step-time "
+        f"runs used TransformerEngine 2.11); the figures were merged from SimuMax's measurement cache "
+        f"(EFFICIENCY_CACHE_MODE supplement), so not all from one run.")
+    return render("B200-SXM-180GB", f"../shared/measured/{B200_FILE}", source, method,
+                  # test_fa_efficiency.py times one iteration's kernel span between synchronisations:
+                  # no gap to a next kernel, unlike the GEMMs' calls back to back.
+                  {"gemm": "back_to_back", "grouped_gemm": "back_to_back", "attention": "isolated"}, tables)
+
+
+# ---------------------------------------------------------------------------------------------
+# H200: simgpt's own measurement
+
+
+def h200():
+    path = H200_FILE
+    d = load_json(path, "simgpt's H200 kernel measurements (bench/device/h200_kernels.py's JSON)")
+    env, settings, gemm = d.get("env") or {}, d.get("settings") or {}, d.get("gemm") or {}
+    if settings.get("torch.backends.cuda.matmul.allow_tf32") is not False:
+        fail(path, "settings: TF32 was not off for matmul; the fp32 rows would not be fp32")
+    if "256 MiB L2 flush before each timed GEMM call" not in settings.get("timing", ""):
+        fail(path, "settings.timing no longer says the GEMMs were timed after an L2 flush; update the method")
+
+    rows, reps = [], []
+
+    def gemm_rows(precision, out, items):
+        for i, r in enumerate(items):
+            where = f"{path}: gemm.{precision}[{i}]"
+            if r.get("dtype") != precision:
+                fail(where, f"dtype {r.get('dtype')!r}, expected {precision}")
+            for x in ("m", "n", "k"):
+                if not (isinstance(r.get(x), int) and r[x] >= 1):
+                    fail(where, f"{x} is not a whole number of at least 1")
+            ms = r.get("median_ms")
+            if not (isinstance(ms, float) and ms > 0):
+                fail(where, "median_ms is not a positive number")
+            reps.append(r["reps"])
+            rows.append(({"precision": precision, "layout": "TN", "out": out, "batch": 1,
+                          "m": r["m"], "n": r["n"], "k": r["k"]}, ms * 1000.0,
+                         f"gemm.{precision}[{i}] ({r.get('model')} {r.get('gemm')})"))
+
+    for precision in ("bf16", "fp16", "fp32"):
+        if not isinstance(gemm.get(precision), list):
+            fail(path, f"gemm.{precision}: no list of rows")
+        gemm_rows(precision, precision, gemm[precision])
+    fp8 = gemm.get("fp8") or {}
+    if not fp8.get("available") or not isinstance(fp8.get("rows"), list):
+        fail(path, "gemm.fp8: not available, or no rows")
+    fp8_rows = fp8["rows"]
+    if any(r.get("use_fast_accum") not in (True, False) for r in fp8_rows):
+        fail(path, "gemm.fp8: a row without use_fast_accum true or false")
+    if any("bf16 output" not in r.get("operands", "") or "e4m3 x e4m3" not in r.get("operands", "")
+           for r in fp8_rows):
+        fail(path, "gemm.fp8: a row whose operands are not e4m3 x e4m3 with a bf16 output")
+    split = [r for r in fp8_rows if r["use_fast_accum"] is False]
+    fast = len(fp8_rows) - len(split)
+    gemm_rows("fp8", "bf16", split)
+    # Both variants of each shape in the JSON; the index names the row in the split list.
+
+    memory = []
+    for i, r in enumerate(d.get("memory") or []):
+        name = r.get("kernel", "")
+        if "layernorm" not in name.lower():
+            continue
+        where = f"{path}: memory[{i}] ({name})"
+        m = re.fullmatch(r"layernorm forward \((\d+), (\d+)\) bf16", name)
+        if not m:
+            fail(where, "a LayerNorm row whose shape and type cannot be read from its name")
+        elements = int(m.group(1)) * int(m.group(2))
+        # What was counted: x read and y written, 2 bytes each, nothing else.
+        if r.get("bytes_moved") != 4 * elements or not r.get("note", "").startswith("read x + write y"):
+            fail(where, "bytes_moved is not x read plus y written in bf16; the row's elements are unclear")
+        ms = r.get("median_ms")
+        if not (isinstance(ms, float) and ms > 0):
+            fail(where, "median_ms is not a positive number")
+        memory.append(({"op": "layernorm", "precision": "bf16", "pass": "forward", "elements": elements},
+                       ms * 1000.0, f"memory[{i}] ({name})", int(m.group(2)), r["reps"]))
+    if not memory:
+        fail(path, "no LayerNorm rows in memory")
+
+    tables = {
+        "gemm": unique(path, "gemm", rows, lambda r: r[2]),
+        "memory": unique(path, "memory", memory, lambda r: r[2]),
+    }
+    widths = sorted({r[3] for r in memory})
+    ln_reps = sorted({r[4] for r in memory})
+    smi = (env.get("nvidia_smi") or {}).get("stdout", "").splitlines()
+    smi_fields = [x.strip() for x in smi[1].split(",")] if len(smi) == 2 else []
+    if len(smi_fields) < 4 or not smi_fields[0].startswith("NVIDIA"):
+        fail(path, "env.nvidia_smi.stdout: no name, driver and clocks line")
+    date = d.get("utc_start", "")[:10]
+    if not re.fullmatch(r"\d{4}-\d\d-\d\d", date):
+        fail(path, "utc_start is not a date")
+    counts = {p: sum(1 for r in rows if r[0]["precision"] == p) for p in ("bf16", "fp16", "fp8", "fp32")}
+    source = (f"simgpt's own measurement: validation/device/h200-kernels.json, which "
+              f"{d.get('benchmark', 'bench/device/h200_kernels.py')} wrote on {date} (utc_start "
+              f"{d.get('utc_start')}) on one {env.get('gpu_name')} (compute capability "
+              f"{env.get('compute_capability')}, {env.get('sm_count')} SMs, driver {smi_fields[1]}, SM clock "
+              f"up to {smi_fields[3]}, power limit {smi_fields[6] if len(smi_fields) > 6 else 'not recorded'}); "
+              f"validation/device/README.md describes the run")
+    method = (
+        f"torch {env.get('torch')} (CUDA {env.get('torch_cuda')}), cuDNN {env.get('cudnn')}, Python "
+        f"{env.get('python')}; TF32 off for matmul and cuDNN, torch's reduced-precision reductions for bf16 and "
+        f"fp16 left at its default (on); clocks not locked. GEMMs: C[m, n] = A[m, k] W[n, k]^T through "
+        f"torch.mm(a, w.t(), out=c), nn.Linear's forward (layout TN: m tokens, k in, n out), randn operands, "
+        f"out the operands' type ({counts['bf16']} bf16, {counts['fp16']} fp16 and {counts['fp32']} fp32 "
+        f"rows); fp8 ({counts['fp8']} rows): torch._scaled_mm with e4m3 operands, per-tensor fp32 scales of 1 "
+        f"and a bf16 output, with split accumulation (use_fast_accum False; the JSON's {fast} fast-accumulation "
+        f"rows are not used). Each GEMM: 5 warm-up calls, then {min(reps)} to {max(reps)} timed calls (fewer "
+        f"for larger GEMMs), each one call between two CUDA events after a 256 MiB write has flushed the L2 "
+        f"outside them; us = the median. LayerNorm: torch.nn.LayerNorm({', '.join(map(str, widths))}) forward "
+        f"in bf16 (bf16 weight and bias) under no_grad, elements = the input's (rows x {', '.join(map(str, widths))}), "
+        f"the median of {', '.join(map(str, ln_reps))} calls each between two CUDA events after 5 warm-ups, "
+        f"without an L2 flush (its inputs exceed the L2). One run, not repeated: the median repetition is 1.8% "
+        f"slower than the fastest over the GEMM rows (validation/device/README.md).")
+    return render("H200-SXM-141GB", "validation/device/h200-kernels.json", source, method, "isolated", tables)
+
+
+def main():
+    if len(sys.argv) > 3:
+        sys.exit(f"usage: {sys.argv[0]} [SHARED_MEASURED_DIR [OUTPUT_DIR]]")
+    shared = sys.argv[1] if len(sys.argv) > 1 else SHARED
+    output = sys.argv[2] if len(sys.argv) > 2 else OUTPUT
+    if not os.path.isdir(shared):
+        fail(shared, "not a directory: the shared measurements (../shared/measured beside the checkout)")
+    if not os.path.isdir(output):
+        fail(output, "not a directory to write the kernel tables into")
+    texts = {"B200-SXM-180GB.yaml": b200(shared), "H200-SXM-141GB.yaml": h200()}
+    for name, text in texts.items():
+        write_whole(os.path.join(output, name), text)
+
+
+if __name__ == "__main__":
+    main()
