@@ -46,6 +46,21 @@ g = j["kernels"]["gemm"][0]
 want = 2 + 2 * g["batch"] * g["m"] * g["n"] * g["k"] / 500e12 * 1e6 + 4  # us; kernel_launch 4 us
 sys.exit(0 if abs(g["us"] - want) < 0.01 else f"{g['us']} us, expected {want}")
 PY
+# The shipped Llama 3 70B and DeepSeek-V3 jobs, on the platforms their comments name: their GEMMs,
+# DeepSeek's experts' grouped GEMMs and latent attention (192-wide queries and keys) listed.
+"$simgpt" platform --preset dgx-h100 --nodes 8 -o "$tmp/x8.xml" > /dev/null
+"$simgpt" platform --preset dgx-h100 --nodes 256 -o "$tmp/x256.xml" > /dev/null
+check "kernels lists Llama 3 70B's shapes" "$simgpt" kernels --platform "$tmp/x8.xml" --workload workloads/llama3_70b.yaml \
+  --format json -o "$tmp/l70.json"
+check "... its GEMMs at 8192 tokens and its grouped-query attention" \
+  [ "$(json "$tmp/l70.json" "any(r['m'] == 8192 for r in j['kernels']['gemm']) and j['kernels']['attention'][0]['kv_heads'] == 1")" = True ]
+check "kernels lists DeepSeek-V3's shapes" "$simgpt" kernels --platform "$tmp/x256.xml" --workload workloads/deepseek_v3.yaml \
+  --format json -o "$tmp/v3.json"
+check "... its experts' grouped GEMMs and latent attention" \
+  [ "$(json "$tmp/v3.json" "len(j['kernels']['grouped_gemm']) == 6 and j['kernels']['attention'][0]['qk_dim'] == 192")" = True ]
+expect_status 2 "kernels without a workload" "--workload" kernels --platform "$tmp/x8.xml"
+expect_status 2 "kernels into a file it reads" "-o" kernels --platform "$tmp/x8.xml" --workload workloads/llama3_70b.yaml \
+  -o workloads/llama3_70b.yaml
 # A broken table is refused with its file and key named, exit status 2.
 sed -i 's/^timing: .*/timing: sometimes/' "$table"
 expect_status 2 "a table with a bad timing" "A100-SXM4-80GB.yaml: timing" --data "$tmp/data" --platform $platform \
