@@ -221,8 +221,9 @@ Report report_from_json(const nlohmann::ordered_json& j) {
                                     j.at("estimate").at("contended").get<bool>()};
     for (const auto& s : j.at("stages"))
       r.stages.push_back(stage_from_json(s));
-    r.kernel_tables = j.at("kernel_time").at("tables").get<std::vector<std::string>>();
-    if (j.at("kernel_time").contains("kinds"))
+    if (j.contains("kernel_time")) // reports written before kernel tables have none
+      r.kernel_tables = j.at("kernel_time").at("tables").get<std::vector<std::string>>();
+    if (j.contains("kernel_time") && j.at("kernel_time").contains("kinds"))
       for (const auto& [kind, k] : j.at("kernel_time").at("kinds").items())
         r.kernel_time.push_back({kind, k.at("measured_s").get<double>(), k.at("fallback_s").get<double>()});
   } catch (const nlohmann::json::exception& e) {
