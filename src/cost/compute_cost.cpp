@@ -132,9 +132,9 @@ std::optional<KernelTable::Shape> ComputeCostModel::table_shape(const Kernel& k)
     const char* layout = k.layout == Kernel::Layout::TN ? "TN" : k.layout == Kernel::Layout::NN ? "NN" : "NT";
     const bool fp32_grads = gradient_element_bytes(precision_, profile_.memory.fp32_grads_with_bf16) == 4;
     const std::string out = k.layout == Kernel::Layout::NT && fp32_grads ? "fp32" : precision;
-    // An expert's even share of the routed tokens need not be whole: it runs the GEMM of the
-    // next whole number of rows (Megatron pads each expert's tokens to its capacity, a whole number,
-    // moe_utils.py get_capacity's ceil).
+    // A dropless expert's even share of the routed tokens is an average that need not be whole
+    // (under a capacity factor it is: model.cpp): the table is asked for the next whole number of
+    // rows.
     return KernelTable::gemm(k.grouped ? KernelTable::Kind::grouped_gemm : KernelTable::Kind::gemm,
                              k.fp8 ? "fp8" : precision, layout, out, std::ceil(k.batch), std::ceil(k.m),
                              std::ceil(k.n), std::ceil(k.k));
