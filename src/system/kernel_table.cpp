@@ -60,7 +60,7 @@ KernelTable::Shape read_shape(KernelTable::Kind kind, const YamlReader& row) {
     const double heads = dimension(row, "heads"), kv_heads = dimension(row, "kv_heads");
     if (std::fmod(heads, kv_heads) != 0)
       throw InputError(row.where("kv_heads"), fmt::format("{} does not divide heads ({})", kv_heads, heads));
-    if (!row.node()["causal"].IsScalar() || (row.text("causal") != "true" && row.text("causal") != "false"))
+    if (row.text("causal") != "true" && row.text("causal") != "false") // text(): required, a scalar
       throw InputError(row.where("causal"), "expected true or false");
     const std::string precision = word(row, "precision", kPrecisions);
     const bool backward = word(row, "pass", kPasses) == "backward";
@@ -140,7 +140,7 @@ KernelTable KernelTable::load(const std::string& path, const std::string& gpu_na
   root.text("method");
   // `timing`: one word for every kind, or a mapping from kind to word where kinds were timed apart.
   std::array<bool, kKinds> isolated{};
-  if (root.node()["timing"].IsMap()) {
+  if (root.has("timing") && root.node()["timing"].IsMap()) { // a missing node would throw YAML::InvalidNode
     const YamlReader timing = root.map("timing");
     timing.only({kKindNames[0], kKindNames[1], kKindNames[2], kKindNames[3]});
     for (int i = 0; i < kKinds; ++i) // every kind the file has rows of (below)
@@ -155,7 +155,12 @@ KernelTable KernelTable::load(const std::string& path, const std::string& gpu_na
     const Kind kind = static_cast<Kind>(i);
     if (!root.has(kKindNames[i]))
       continue;
-    for (const YamlReader& row : root.list(kKindNames[i])) {
+    const std::vector<YamlReader> list = root.list(kKindNames[i]);
+    for (size_t r = 0; r < list.size(); ++r) {
+      const YamlReader& row = list[r];
+      if (!row.node().IsMap())
+        throw InputError(fmt::format("{}[{}]", root.where(kKindNames[i]), r),
+                         "expected a row: a mapping of its keys ({precision: bf16, ...})");
       const Shape shape = read_shape(kind, row);
       const double us = row.number("us", 0, 1e12);
       if (!(us > 0))

@@ -122,4 +122,9 @@ TEST_CASE("a malformed kernel table is refused with its file, row and key") {
                            "seq: 8, heads: 6, kv_heads: 4, qk_dim: 8, v_dim: 8, us: 1}\n",
           "kv_heads");
   refused("kind", head + "gemms: []\n", "gemms");
+  refused("nested", head + "gemm:\n  - - {precision: bf16}\n", "gemm[0]");
+  refused("no timing", "gpu: X\nsource: s\nmethod: m\n", "timing");
+  refused("no causal", head + "attention:\n  - {precision: bf16, pass: forward, qkv: strided, batch: 1, seq: 8, "
+                              "heads: 8, kv_heads: 4, qk_dim: 8, v_dim: 8, us: 1}\n",
+          "causal");
 }
