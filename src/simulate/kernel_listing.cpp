@@ -33,10 +33,10 @@ std::string KernelListing::to_json_text() const {
   j["gpu"] = gpu;
   j["tables"] = tables;
   auto& kinds = j["kernel_time"] = nlohmann::ordered_json::object();
-  for (const KindTime& t : time)
+  for (const Report::KernelTime& t : time)
     kinds[t.kind] = {{"measured_s", t.measured_s}, {"fallback_s", t.fallback_s}};
   auto& kernels = j["kernels"] = nlohmann::ordered_json::object();
-  for (const KindTime& t : time)
+  for (const Report::KernelTime& t : time)
     kernels[t.kind] = nlohmann::ordered_json::array();
   for (const Row& r : rows) {
     nlohmann::ordered_json row;
@@ -52,7 +52,7 @@ std::string KernelListing::to_json_text() const {
 
 std::string KernelListing::to_yaml_text() const {
   double measured = 0, total = 0;
-  for (const KindTime& t : time) {
+  for (const Report::KernelTime& t : time) {
     measured += t.measured_s;
     total += t.measured_s + t.fallback_s;
   }
@@ -63,7 +63,7 @@ std::string KernelListing::to_yaml_text() const {
                                 gpu, 100 * share(measured, total),
                                 tables.empty() ? std::string("no kernel table for this GPU") : fmt::format("{}", fmt::join(tables, ", ")));
   out += fmt::format("gpu: {}\n", gpu);
-  for (const KindTime& t : time) {
+  for (const Report::KernelTime& t : time) {
     std::string rows_of_kind;
     for (const Row& r : rows) {
       if (r.kind != t.kind)

@@ -187,6 +187,25 @@ std::string kernel_table_name(const std::string& file) {
   return name == file ? file : "platforms/" + name;
 }
 
+// Where the step's kernel time came from, by kind of kernel (the plan's ledger), and the kernel
+// tables it came from: what a report and a kernel listing say alike.
+std::vector<Report::KernelTime> kernel_time_of(const KernelLedger& kernels) {
+  std::vector<Report::KernelTime> time;
+  for (int i = 0; i < KernelTable::kKinds; ++i) {
+    const auto kind = static_cast<KernelTable::Kind>(i);
+    time.push_back({KernelTable::name_of(kind), kernels.sum(kind).measured_s, kernels.sum(kind).fallback_s});
+  }
+  return time;
+}
+
+std::vector<std::string> kernel_table_names(const GpuSpec& gpu) {
+  std::vector<std::string> names;
+  if (gpu.kernel_table)
+    for (const std::string& file : gpu.kernel_table->files())
+      names.push_back(kernel_table_name(file));
+  return names;
+}
+
 // The files the simulation read, each with its digest where it is a file (data files named by
 // their place in their data folder: the same report wherever the data is installed), the
 // overrides and the workload as simulated.
@@ -232,14 +251,8 @@ Report report_of_step(const Platform& platform, const Workload& w, const Profile
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
-  for (int i = 0; i < KernelTable::kKinds; ++i) {
-    const auto kind = static_cast<KernelTable::Kind>(i);
-    const KernelLedger::Sum& sum = plan.kernels.sum(kind);
-    r.kernel_time.push_back({KernelTable::name_of(kind), sum.measured_s, sum.fallback_s});
-  }
-  if (gpu.kernel_table)
-    for (const std::string& file : gpu.kernel_table->files())
-      r.kernel_tables.push_back(kernel_table_name(file));
+  r.kernel_time = kernel_time_of(plan.kernels);
+  r.kernel_tables = kernel_table_names(gpu);
   return r;
 }
 
@@ -319,17 +332,11 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& w, 
   const ExecutionPlan plan = make_plan(w, cost, profile);
   KernelListing listing;
   listing.gpu = gpu.name;
-  if (gpu.kernel_table)
-    for (const std::string& file : gpu.kernel_table->files())
-      listing.tables.push_back(kernel_table_name(file));
+  listing.tables = kernel_table_names(gpu);
   for (const auto& [shape, use] : plan.kernels.shapes())
     listing.rows.push_back({KernelTable::name_of(shape.kind), KernelTable::fields(shape), use.calls, use.seconds,
                             name_of(use.source)});
-  for (int i = 0; i < KernelTable::kKinds; ++i) {
-    const auto kind = static_cast<KernelTable::Kind>(i);
-    listing.time.push_back({KernelTable::name_of(kind), plan.kernels.sum(kind).measured_s,
-                            plan.kernels.sum(kind).fallback_s});
-  }
+  listing.time = kernel_time_of(plan.kernels);
   return listing;
 }
 

@@ -84,11 +84,6 @@ GpuCatalog GpuCatalog::load(const std::vector<std::string>& paths, std::vector<s
   return catalog;
 }
 
-std::vector<std::string> GpuCatalog::kernel_table_files(const std::string& name) const {
-  auto it = kernel_table_files_.find(name);
-  return it == kernel_table_files_.end() ? std::vector<std::string>() : it->second;
-}
-
 const GpuSpec& GpuCatalog::at(const std::string& name, const std::string& where) const {
   auto it = gpus_.find(name);
   if (it != gpus_.end()) {

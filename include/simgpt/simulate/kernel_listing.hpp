@@ -3,6 +3,7 @@
 // prints, and what bench/device/measure_kernels.py reads to time them on the user's GPU.
 #pragma once
 
+#include "simgpt/report/report.hpp"
 #include "simgpt/simulate/data_paths.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -23,11 +24,7 @@ struct KernelListing {
     std::string source; // table, interpolated or fallback
   };
   std::vector<Row> rows;
-  struct KindTime {
-    std::string kind;
-    double measured_s = 0, fallback_s = 0;
-  };
-  std::vector<KindTime> time; // the step's kernel time by kind, every kernel counted
+  std::vector<Report::KernelTime> time; // the step's kernel time by kind, every kernel counted
 
   // As JSON (bench/device/measure_kernels.py's input), and as YAML in the table's row format
   // with each row's source and calls in a comment.

@@ -37,8 +37,9 @@ struct GpuSpec {
   double strided_memory_efficiency = 0;
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
-  // Kernel timings measured on this GPU (platforms/kernels/<name>.yaml of the first data folder
-  // that has one), which the cost model takes before its own pricing; null: none.
+  // Kernel timings measured on this GPU (platforms/kernels/<name>.yaml of every data folder that has
+  // one, the first folder's rows winning), which the cost model takes before its own pricing; null:
+  // none.
   std::shared_ptr<const KernelTable> kernel_table;
   double compute_capability = 0;               // CUDA compute capability (7.0 Volta, 8.0 Ampere, 9.0 Hopper): NCCL's
                                                // tuning tables differ by generation; 0: not given
@@ -65,8 +66,6 @@ public:
   // Throws InputError naming `where` and the known models when `name` is missing, and naming the
   // table's file when the GPU's kernel table is malformed.
   const GpuSpec& at(const std::string& name, const std::string& where) const;
-  // The kernel table files of GPU `name`, the first folder's first; empty when it has none.
-  std::vector<std::string> kernel_table_files(const std::string& name) const;
 
 private:
   mutable std::map<std::string, GpuSpec> gpus_; // kernel tables attached as they are first read
