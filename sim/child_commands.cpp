@@ -16,6 +16,7 @@ void declare_row(CLI::App& cmd, Options& o) {
   cmd.add_option("id", o.row_id, "TABLE/ROW")->required();
   add_data_option(cmd, o.data_dirs);
   cmd.add_option("--tables", o.tables_dir, "a validation table file, or a directory of them (default: the data folders' validation/tables)");
+  cmd.add_option("--spec", o.row_spec, "the row itself, as validate passes it (JSON), instead of finding it in --tables");
   cmd.add_option("--profile-set", o.profile_sets, "a profile parameter: SECTION.KEY=VALUE");
   cmd.add_option("--parent-pid", o.parent_pid, "exit at once unless this is the parent's process id");
 }
@@ -25,7 +26,7 @@ int run_row(const Options& o, const CLI::App&) {
     DataPaths data = data_paths(o);
     for (const std::string& s : o.profile_sets)
       data.profile_overrides.push_back(parse_profile_set(s));
-    return simulate_row_by_id(o.row_id, o.tables_dir, data);
+    return o.row_spec.empty() ? simulate_row_by_id(o.row_id, o.tables_dir, data) : simulate_row_spec(o.row_spec, data);
   });
 }
 

@@ -30,7 +30,7 @@ struct Options {
   SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::symmetric;
   std::string fidelity_name; // sweep and plan: passed on to each simulation when given
   std::vector<std::string> sets;
-  std::string row_id, tables_dir;        // simgpt row
+  std::string row_id, tables_dir, row_spec; // simgpt row
   std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
   pid_t parent_pid = 0;                  // simgpt row and point: the process that started it
   double timeout = 600;

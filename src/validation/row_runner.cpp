@@ -69,6 +69,28 @@ nlohmann::ordered_json simulate_row(const ValidationTable& table, const Validati
   return report_json(simulate(table_platform(table, data), w, data, options));
 }
 
+std::string row_spec_json(const ValidationTable& table, const ValidationRow& row) {
+  nlohmann::ordered_json set = nlohmann::ordered_json::array();
+  for (const auto& [key, value] : row.set)
+    set.push_back({key, value});
+  const nlohmann::ordered_json spec = {
+      {"table",
+       {{"id", table.id},
+        {"file", table.file},
+        {"platform", table.platform},
+        {"kind", table.kind == TableKind::transfer ? "transfer" : "workload"},
+        {"workload", table.workload_yaml}}},
+      {"row",
+       {{"id", row.id},
+        {"set", set},
+        {"bytes", row.bytes},
+        {"profile", row.profile},
+        {"collective", row.collective},
+        {"gpus", row.gpus},
+        {"gpus_per_thread", row.gpus_per_thread}}}};
+  return spec.dump();
+}
+
 RowPrediction RowPrediction::from_json(const nlohmann::ordered_json& j) {
   RowPrediction p;
   if (j.is_object() && j.contains("transfer_s") && j["transfer_s"].is_number())

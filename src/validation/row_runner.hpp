@@ -14,11 +14,14 @@
 
 namespace simgpt {
 
-// The child reloads `table` from its file, so `table` must come from load_validation_table(s);
+// What a row's process needs of its table and row (simulate_row's inputs), as JSON text: the
+// child is handed the row instead of reading its table again.
+std::string row_spec_json(const ValidationTable& table, const ValidationRow& row);
+
 // `process.executable` must be resolved (simgpt_executable).
 inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, const ValidationRow& row,
                                                  const DataPaths& data, const RowProcess& process) {
-  return run_row_process(table.id + "/" + row.id, table.file, data.folders, data.profile_overrides,
+  return run_row_process(table.id + "/" + row.id, row_spec_json(table, row), data.folders, data.profile_overrides,
                          process.executable, process.timeout_s);
 }
 

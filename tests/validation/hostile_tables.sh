@@ -95,6 +95,13 @@ sed -i "s|^  framework: generic|  framework: $(printf 'f%.0s' $(seq 300))|" "$ta
 check "a 300-character profile name is an input error naming the key ($(head -c 300 "$tmp/out"))" \
   grep -q '"input_error":".fff.*is not a profile name (1 to 64 letters' "$tmp/out"
 
+# --spec (the row as validate hands it to its process) that is not one: an input error naming it.
+for spec in 'not json' '{"table": {}}' '{"table": {"id": 1}, "row": {}}'; do
+  "$simgpt" row hostile/r --data "$data" --spec "$spec" > "$tmp/out" 2> "$tmp/err"
+  check "row --spec '$spec' is an input error naming it ($(head -c 300 "$tmp/out"))" \
+    grep -q '"input_error":"not a row of row_spec_json (.*","where":"--spec"' "$tmp/out"
+done
+
 # --profile-set: a NaN reached SimGrid's clock (abort); every value is checked against its range.
 write_table "$row"
 for set in compute.microbatch_overhead=nan compute.op_overhead=-1 p2p.bandwidth_efficiency=inf memory.logits_bytes=1e300; do

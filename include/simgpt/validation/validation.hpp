@@ -174,6 +174,11 @@ struct ValidationReport {
 // no row has that id.
 std::string simulate_row_by_id(const std::string& id, const std::string& tables, const DataPaths& data);
 
+// The same for a row its parent passed whole (`simgpt row --spec`, the text of row_spec_json):
+// the child reads no table file, where re-reading its row's table (vtrain-single-node: 720 rows,
+// 250 kB of YAML) made each row cost a parse of all the others.
+std::string simulate_row_spec(const std::string& spec_json, const DataPaths& data);
+
 // A profile parameter as `simgpt row --profile-set` takes it (SECTION.KEY=VALUE, a number), for
 // DataPaths::profile_overrides.
 std::pair<std::string, double> parse_profile_set(const std::string& text);
