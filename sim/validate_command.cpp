@@ -3,6 +3,7 @@
 #include "command.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "simgpt/core/output_file.hpp"
 #include "simgpt/framework/parameters.hpp"
 #include "simgpt/validation/calibration.hpp"
 #include "simgpt/validation/validation.hpp"
@@ -22,20 +23,36 @@ void declare_validate(CLI::App& cmd, Options& o) {
   cmd.add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
   add_process_options(cmd, o, "a row's simulation");
   cmd.add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
+  cmd.add_option("-o,--output", o.output, "write to this file instead of standard output");
   add_data_option(cmd, o.data_dirs);
 }
 
-int run_validate(const Options& o, const CLI::App&) {
+int run_validate(const Options& o, const CLI::App& cmd) {
   const DataPaths data = data_paths(o);
   const auto tables = load_validation_tables(data);
   const auto thresholds = load_thresholds(data);
+  const bool to_file = cmd.count("--output") > 0;
+  std::vector<std::string> table_files;
+  for (const ValidationTable& t : tables)
+    table_files.push_back(t.file);
+  // Refused before the replay (minutes), not after it.
+  if (to_file)
+    check_output_path(o.output, "-o", table_files);
   const ValidationReport report = validate(
       tables, data, o.filter, thresholds,
       RowProcess{.executable = kThisSimgpt, .timeout_s = o.timeout, .jobs = o.jobs, .progress = stderr_is_terminal()});
-  if (o.format == "markdown")
-    std::cout << tables_markdown(tables) << report.to_markdown();
+  const std::string text = o.format == "markdown" ? tables_markdown(tables) + report.to_markdown()
+                           : o.format == "json"   ? report.to_json_text()
+                                                  : report.to_text();
+  if (to_file)
+    write_output_file(o.output, text, "-o", table_files);
   else
-    std::cout << (o.format == "json" ? report.to_json_text() : report.to_text());
+    std::cout << text;
+  // The text report ends with its gate failures; the other formats have no place for them, and a
+  // gate run's log must still say which table failed.
+  if (o.gate && (o.format != "text" || to_file))
+    for (const std::string& f : report.gate_failures)
+      std::cerr << "GATE FAILED: " << f << "\n";
   return o.gate && !report.gate_failures.empty() ? 1 : 0;
 }
 

@@ -95,6 +95,31 @@ sed -i "s|^  framework: generic|  framework: $(printf 'f%.0s' $(seq 300))|" "$ta
 check "a 300-character profile name is an input error naming the key ($(head -c 300 "$tmp/out"))" \
   grep -q '"input_error":".fff.*is not a profile name (1 to 64 letters' "$tmp/out"
 
+# validate -o: refused before any row runs when it would overwrite a table it reads or is no
+# file; otherwise the file holds what standard output would have, and stdout stays empty.
+write_table "$row"
+SIMGPT_DATA="$data" "$simgpt" validate --filter hostile/ --format json -o "$table" > "$tmp/out" 2> "$tmp/err"
+got=$?
+check "validate -o onto its own table is refused with status 2 in one line ($(head -c 300 "$tmp/err"))" \
+  test $got -eq 2 -a "$(wc -l < "$tmp/err")" -eq 1
+check "... naming -o" grep -q -- '^simgpt: -o .*t.yaml: is also an input of this command' "$tmp/err"
+check "... and the table is left as it was" grep -q 'id: r, set' "$table"
+SIMGPT_DATA="$data" "$simgpt" validate --filter hostile/ --format json -o "$tmp" > "$tmp/out" 2> "$tmp/err"
+got=$?
+check "validate -o onto a directory is refused with status 2 ($(head -c 300 "$tmp/err"))" test $got -eq 2
+SIMGPT_DATA="$data" "$simgpt" validate --filter hostile/ --format json > "$tmp/stdout.json" 2> /dev/null
+SIMGPT_DATA="$data" "$simgpt" validate --filter hostile/ --format json -o "$tmp/file.json" > "$tmp/out" 2> /dev/null
+check "validate -o writes what standard output gets" cmp -s "$tmp/stdout.json" "$tmp/file.json"
+check "... and prints nothing" test ! -s "$tmp/out"
+# --gate with another format than text, or -o: the failed tables go to stderr, status 1.
+echo 'hostile: {median: 0.001, max: 0.001}' > "$data/validation/thresholds.yaml"
+SIMGPT_DATA="$data" "$simgpt" validate --filter hostile/ --gate --format markdown -o "$tmp/gate.md" > "$tmp/out" 2> "$tmp/err"
+got=$?
+check "validate --gate -o: status 1, the failure on stderr ($(head -c 300 "$tmp/err"))" \
+  test $got -eq 1 -a -s "$tmp/gate.md"
+check "... naming the table" grep -q '^GATE FAILED: hostile: median' "$tmp/err"
+echo 'hostile: {median: 100, max: 100}' > "$data/validation/thresholds.yaml"
+
 # --spec (the row as validate hands it to its process) that is not one: an input error naming it.
 for spec in 'not json' '{"table": {}}' '{"table": {"id": 1}, "row": {}}'; do
   "$simgpt" row hostile/r --data "$data" --spec "$spec" > "$tmp/out" 2> "$tmp/err"
