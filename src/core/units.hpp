@@ -13,6 +13,8 @@
 
 namespace simgpt {
 
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 // Each takes a number and its unit; a bare number is refused, but 0. Throws std::invalid_argument.
 // Seconds from "10ms", "50us", "0.1s", tc's "10msec".
 double parse_duration(const std::string& text);

@@ -5,14 +5,13 @@
 namespace simgpt {
 namespace {
 
-using Pass = PipelineStep::Pass;
 
 std::vector<PipelineStep> gpipe(int micro_batches) {
   std::vector<PipelineStep> steps;
   for (int mb = 0; mb < micro_batches; ++mb)
-    steps.push_back({Pass::forward, mb, 0});
+    steps.push_back({PipelineStep::Pass::forward, mb, 0});
   for (int mb = 0; mb < micro_batches; ++mb)
-    steps.push_back({Pass::backward, mb, 0});
+    steps.push_back({PipelineStep::Pass::backward, mb, 0});
   return steps;
 }
 
@@ -21,13 +20,13 @@ std::vector<PipelineStep> one_f_one_b(int stage, int stages, int micro_batches) 
   const int warmup = std::min(stages - stage - 1, micro_batches);
   int next_forward = 0, next_backward = 0;
   for (int i = 0; i < warmup; ++i)
-    steps.push_back({Pass::forward, next_forward++, 0});
+    steps.push_back({PipelineStep::Pass::forward, next_forward++, 0});
   while (next_forward < micro_batches) {
-    steps.push_back({Pass::forward, next_forward++, 0});
-    steps.push_back({Pass::backward, next_backward++, 0});
+    steps.push_back({PipelineStep::Pass::forward, next_forward++, 0});
+    steps.push_back({PipelineStep::Pass::backward, next_backward++, 0});
   }
   while (next_backward < micro_batches)
-    steps.push_back({Pass::backward, next_backward++, 0});
+    steps.push_back({PipelineStep::Pass::backward, next_backward++, 0});
   return steps;
 }
 
@@ -44,15 +43,15 @@ std::vector<PipelineStep> interleaved(int stage, int stages, int micro_batches, 
   std::vector<PipelineStep> steps;
   int f = 0, b = 0;
   for (; f < warmup; ++f)
-    steps.push_back({Pass::forward, micro_batch_of(f), chunk_of(f, true)});
+    steps.push_back({PipelineStep::Pass::forward, micro_batch_of(f), chunk_of(f, true)});
   while (f < total) {
-    steps.push_back({Pass::forward, micro_batch_of(f), chunk_of(f, true)});
+    steps.push_back({PipelineStep::Pass::forward, micro_batch_of(f), chunk_of(f, true)});
     ++f;
-    steps.push_back({Pass::backward, micro_batch_of(b), chunk_of(b, false)});
+    steps.push_back({PipelineStep::Pass::backward, micro_batch_of(b), chunk_of(b, false)});
     ++b;
   }
   for (; b < total; ++b)
-    steps.push_back({Pass::backward, micro_batch_of(b), chunk_of(b, false)});
+    steps.push_back({PipelineStep::Pass::backward, micro_batch_of(b), chunk_of(b, false)});
   return steps;
 }
 
@@ -81,7 +80,7 @@ std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stage
 int max_in_flight(const std::vector<PipelineStep>& steps) {
   int live = 0, peak = 0;
   for (const PipelineStep& s : steps) {
-    live += s.pass == Pass::forward ? 1 : -1;
+    live += s.pass == PipelineStep::Pass::forward ? 1 : -1;
     peak = std::max(peak, live);
   }
   return peak;

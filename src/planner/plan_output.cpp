@@ -1,5 +1,6 @@
 #include "simgpt/planner/plan_output.hpp"
 #include "core/csv_field.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -28,7 +29,6 @@ std::string plan_name(const PlanCandidate& c) {
 
 namespace {
 
-constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string number(double v) { return fmt::format("{:.9g}", v); }
 
@@ -114,7 +114,7 @@ std::string plan_text(const PlanResult& result, int top) {
     const Report& r = *row.report;
     out += fmt::format("{:>4}  {:<{}} {:>5} {:>9.4f} {:>11.0f} {:>11.1f} {:>8.1f} {:>9.2f} {:>9.2f} {:>7} {:>7}\n",
                        k + 1, names[k], width, r.gpus, r.step_time_s, r.tokens_per_s, tokens_per_s_per_gpu(r),
-                       r.tflops_per_gpu, r.peak_memory_bytes / GiB, headroom_bytes(r) / GiB,
+                       r.tflops_per_gpu, r.peak_memory_bytes / kBytesPerGiB, headroom_bytes(r) / kBytesPerGiB,
                        percent_or_dash(r, r.critical_path.exposed_comm_s), percent_or_dash(r, r.critical_path.bubble_s));
   }
   const PlanRow& winner = result.rows[static_cast<size_t>(result.ranked.front())];
@@ -160,12 +160,12 @@ std::string plan_csv(const PlanResult& result) {
       line += "," + csv_field(v);
     line += std::string(",") + name_of(row.status);
     const bool bounded = row.status != PlanStatus::invalid || row.step_lower_bound_s > 0;
-    line += bounded ? "," + number(row.step_lower_bound_s) + "," + number(row.static_peak_bytes / GiB) : ",,";
+    line += bounded ? "," + number(row.step_lower_bound_s) + "," + number(row.static_peak_bytes / kBytesPerGiB) : ",,";
     if (row.report) {
       const Report& r = *row.report;
       line += fmt::format(",{},{},{},{},{},{},{}", number(r.step_time_s), number(r.tokens_per_s),
-                          number(tokens_per_s_per_gpu(r)), number(r.peak_memory_bytes / GiB),
-                          number(headroom_bytes(r) / GiB),
+                          number(tokens_per_s_per_gpu(r)), number(r.peak_memory_bytes / kBytesPerGiB),
+                          number(headroom_bytes(r) / kBytesPerGiB),
                           replayed(r) ? number(share(r.critical_path.exposed_comm_s, r.step_time_s)) : "",
                           replayed(r) ? number(share(r.critical_path.bubble_s, r.step_time_s)) : "");
     } else {

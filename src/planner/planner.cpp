@@ -16,6 +16,7 @@
 #include "report/report_json.hpp"
 #include "process/point_process.hpp"
 #include "core/progress_bar.hpp"
+#include "core/units.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -66,7 +67,6 @@ double plan_cost_estimate(const PlanRow& row, PlanObjective objective) {
 
 namespace {
 
-constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
 // The GPU of every rank: two placements that give each rank the same GPU simulate the same step.
 std::vector<int> rank_gpus(const ExecutionPlan& plan) {
@@ -184,8 +184,8 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
     }
     if (!memory->fits()) {
       row.status = PlanStatus::memory;
-      row.reason = fmt::format("static peak {:.2f} GiB on stage {} exceeds the {:.2f} GiB usable", memory->stage.peak / GiB,
-                               memory->stage_index, memory->stage.usable / GiB);
+      row.reason = fmt::format("static peak {:.2f} GiB on stage {} exceeds the {:.2f} GiB usable", memory->stage.peak / kBytesPerGiB,
+                               memory->stage_index, memory->stage.usable / kBytesPerGiB);
       continue;
     }
     estimate_into(row, estimate(*plan));

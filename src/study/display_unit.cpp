@@ -86,7 +86,7 @@ DisplayUnit display_unit(const std::vector<std::string>& values, QuantityKind ki
   bool shared = true, bits = true, binary = true;
   double largest = 0;
   for (const std::string& value : values) {
-    largest = std::max(largest, std::fabs(si_value(value, kind).value_or(0)));
+    largest = std::max(largest, std::fabs(value_in_si(value, kind).value_or(0)));
     const std::string_view suffix = suffix_of(value);
     if (suffix.empty())
       continue; // 0 needs no unit
@@ -111,7 +111,7 @@ DisplayUnit display_unit(const std::vector<std::string>& values, QuantityKind ki
 }
 
 std::optional<double> in_unit(const std::string& value, QuantityKind kind, const DisplayUnit& unit) {
-  const std::optional<double> si = si_value(value, kind);
+  const std::optional<double> si = value_in_si(value, kind);
   if (!si)
     return std::nullopt;
   return round_to_dbl_dig(*si / unit.scale);

@@ -34,7 +34,7 @@ bool is_platform_file(const std::string& text) { return text.ends_with(".xml"); 
 
 } // namespace
 
-std::optional<double> si_value(const std::string& text, QuantityKind kind) {
+std::optional<double> value_in_si(const std::string& text, QuantityKind kind) {
   switch (kind) {
   case QuantityKind::number:
     return bare_number(text);
@@ -53,7 +53,7 @@ std::optional<QuantityKind> quantity_kind(const std::string& text) {
     return QuantityKind::number;
   // The parsers' unit suffixes do not overlap, so at most one of them reads a value with a unit.
   for (QuantityKind kind : {QuantityKind::duration, QuantityKind::bandwidth, QuantityKind::size})
-    if (si_value(text, kind))
+    if (value_in_si(text, kind))
       return kind;
   return std::nullopt;
 }
@@ -73,7 +73,7 @@ std::optional<QuantityKind> common_kind(const std::vector<std::string>& values) 
     return std::nullopt;
   const QuantityKind kind = unit.value_or(QuantityKind::number);
   const bool all_read = std::all_of(values.begin(), values.end(),
-                                    [&](const std::string& v) { return si_value(v, kind).has_value(); });
+                                    [&](const std::string& v) { return value_in_si(v, kind).has_value(); });
   return all_read ? std::optional<QuantityKind>(kind) : std::nullopt;
 }
 
@@ -97,7 +97,7 @@ bool same_value(const std::string& a, const std::string& b) {
   if (is_platform_file(a) && is_platform_file(b))
     return std::filesystem::path(a).filename() == std::filesystem::path(b).filename();
   const std::optional<QuantityKind> kind = common_kind({a, b});
-  return kind && si_value(a, *kind) == si_value(b, *kind);
+  return kind && value_in_si(a, *kind) == value_in_si(b, *kind);
 }
 
 std::vector<std::string> ordered_values(const std::vector<std::string>& values) {
@@ -108,7 +108,7 @@ std::vector<std::string> ordered_values(const std::vector<std::string>& values) 
       distinct.push_back(v);
   if (const std::optional<QuantityKind> kind = common_kind(distinct))
     std::stable_sort(distinct.begin(), distinct.end(), [&](const std::string& x, const std::string& y) {
-      return *si_value(x, *kind) < *si_value(y, *kind);
+      return *value_in_si(x, *kind) < *value_in_si(y, *kind);
     });
   return distinct;
 }

@@ -20,7 +20,7 @@ std::optional<QuantityKind> quantity_kind(const std::string& text);
 std::optional<QuantityKind> common_kind(const std::vector<std::string>& values);
 
 // `text` in SI units (seconds, bytes per second, bytes) when read as `kind`, else nullopt.
-std::optional<double> si_value(const std::string& text, QuantityKind kind);
+std::optional<double> value_in_si(const std::string& text, QuantityKind kind);
 
 // The unit of SI values of `kind`: "s", "B/s", "B"; "" for bare numbers.
 const char* si_unit(QuantityKind kind);

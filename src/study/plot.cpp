@@ -113,7 +113,7 @@ void check_plottable(double value, const std::string& where, const std::string& 
 
 double metric_value(const SweepTable& sweep, size_t record, size_t column) {
   const std::string& text = sweep.table.records[record][column];
-  const std::optional<double> value = si_value(text, QuantityKind::number);
+  const std::optional<double> value = value_in_si(text, QuantityKind::number);
   const std::string where = fmt::format("{}:{}", sweep.source, sweep.table.record_lines[record]);
   if (!value)
     throw InputError(where, fmt::format("{} is '{}', not a number; --y needs a numeric column",

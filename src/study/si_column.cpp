@@ -46,7 +46,7 @@ std::optional<QuantityKind> si_column_kind(const std::string& key, const std::st
 }
 
 std::optional<std::string> si_field(const std::string& value, QuantityKind kind) {
-  const std::optional<double> si = si_value(value, kind);
+  const std::optional<double> si = value_in_si(value, kind);
   if (!si)
     return std::nullopt;
   return fmt::format("{}", round_to_dbl_dig(*si));

@@ -4,6 +4,7 @@
 #include "simgpt/simulate.hpp"
 #include "system/cluster.hpp"
 #include "support/isolate.hpp"
+#include "support/shipped_catalog.hpp"
 
 #include "support/scratch_data_folder.hpp"
 
@@ -19,11 +20,6 @@
 using namespace simgpt;
 
 namespace {
-
-const GpuCatalog& catalog() {
-  static const GpuCatalog c = GpuCatalog::load(default_data_paths().catalog());
-  return c;
-}
 
 std::vector<std::string> presets() { return default_data_paths().presets(); }
 
@@ -43,7 +39,7 @@ size_t count(const std::string& text, const std::string& what) {
 // The platform written to a file of this test process (ctest runs test cases in parallel).
 std::string written(const PlatformSpec& spec, const std::string& name) {
   const std::string path = testing::scratch_path("platform_" + name, ".xml");
-  write_platform(spec, catalog(), path);
+  write_platform(spec, testing::shipped_catalog(), path);
   return path;
 }
 
@@ -69,7 +65,7 @@ std::string route_links(const std::string& platform, const std::string& from, co
 } // namespace
 
 TEST_CASE("a generated platform has one zone per node, joined by zone routes: no route per pair of GPUs") {
-  const std::string xml = platform_xml(preset("dgx-a100", 3), catalog());
+  const std::string xml = platform_xml(preset("dgx-a100", 3), testing::shipped_catalog());
   CHECK(count(xml, "<zone id=\"node-") == 3);
   CHECK(count(xml, "<router id=\"node-") == 3);
   CHECK(count(xml, "<host ") == 24);
@@ -81,14 +77,14 @@ TEST_CASE("a generated platform has one zone per node, joined by zone routes: no
   CHECK(count(xml, "<zoneRoute ") == 3 * 2);
   CHECK(count(xml, "src=\"gpu-0\" dst=\"gpu-8\"") == 0);
   // Linear in the nodes.
-  const size_t bigger = platform_xml(preset("dgx-a100", 30), catalog()).size();
+  const size_t bigger = platform_xml(preset("dgx-a100", 30), testing::shipped_catalog()).size();
   CHECK(bigger < 11 * xml.size());
 }
 
 TEST_CASE("GPU i of a node reaches other nodes through NIC i * nics / gpus") {
   PlatformSpec s = preset("dgx-a100", 2);
   s.nics_per_node = 4;
-  const std::string xml = platform_xml(s, catalog());
+  const std::string xml = platform_xml(s, testing::shipped_catalog());
   CHECK(count(xml, "role\" value=\"nic\"") == 8);
   // Node 1 has NICs 4-7; its GPU 3 (gpu-11) uses the second, nic-5.
   CHECK(xml.find(R"(<route src="gpu-11" dst="node-1-gw" symmetrical="YES"><link_ctn id="pcie-11" direction="UP"/>)"
@@ -103,7 +99,7 @@ TEST_CASE("the simulator reads a generated platform: GPUs, routes, the NICs' wha
   auto out = run_isolated([&] {
     NetworkWhatIf slow;
     slow.delay_s = 1e-3;
-    Cluster cluster(Platform::load(path), catalog(), slow, Profile{});
+    Cluster cluster(Platform::load(path), testing::shipped_catalog(), slow, Profile{});
     cluster.check_routes(16);
     return nlohmann::ordered_json{{"gpus", cluster.gpus().size()},
                                   {"node", cluster.gpus()[9].node},
@@ -126,9 +122,9 @@ TEST_CASE("a platform's hosts name their CPU, which the simulator reads, in XML 
   REQUIRE(spec.cpu == HostCpu::amd);
   for (const char* suffix : {".xml", ".yaml"}) {
     const std::string path = testing::scratch_path("platform_cpu", suffix);
-    write_platform(spec, catalog(), path);
+    write_platform(spec, testing::shipped_catalog(), path);
     auto cpus = run_isolated([&] {
-      Cluster cluster(Platform::load(path), catalog(), NetworkWhatIf{}, Profile{});
+      Cluster cluster(Platform::load(path), testing::shipped_catalog(), NetworkWhatIf{}, Profile{});
       nlohmann::ordered_json out = nlohmann::ordered_json::array();
       for (const GpuHost& g : cluster.gpus())
         out.push_back(name_of(g.cpu));
@@ -147,7 +143,7 @@ TEST_CASE("a platform's hosts name their CPU, which the simulator reads, in XML 
 }
 
 TEST_CASE("the p3 presets keep the numbers of simgpt's first platforms") {
-  const std::string xml = platform_xml(preset("p3.16xlarge", 2), catalog());
+  const std::string xml = platform_xml(preset("p3.16xlarge", 2), testing::shipped_catalog());
   for (const char* link : {R"(<link id="pcie-0" bandwidth="12GBps" latency="1us")",
                            R"(<link id="nic-1" bandwidth="25Gbps" latency="25us")",
                            R"(<link id="sys-0" bandwidth="20GBps" latency="1us")",
@@ -158,7 +154,7 @@ TEST_CASE("the p3 presets keep the numbers of simgpt's first platforms") {
   // Per node, 6 NVLinks per GPU (24 in all) over 16 pairs: 8 pairs with two, 8 with one.
   CHECK(count(xml, "<link id=\"nvlink-") == 2 * 16);
   CHECK(count(xml, "bandwidth=\"50GBps\"") == 2 * 8);
-  const std::string small = platform_xml(preset("p3.2xlarge", 2), catalog());
+  const std::string small = platform_xml(preset("p3.2xlarge", 2), testing::shipped_catalog());
   CHECK(small.find(R"(<link id="nic-0" bandwidth="10Gbps" latency="25us")") != std::string::npos);
 }
 
@@ -167,7 +163,7 @@ TEST_CASE("every preset names its source and generates a platform") {
                            "dgx-h200", "dgx-b200", "gb200-nvl72", "nd-a100-v4", "v100-nvswitch-16"}) {
     const PlatformSpec s = preset(name, 2);
     CHECK(s.preset == name);
-    CHECK_NOTHROW(platform_xml(s, catalog()));
+    CHECK_NOTHROW(platform_xml(s, testing::shipped_catalog()));
   }
   CHECK(preset("p4d.24xlarge", 1).nics_per_node == 4);
   CHECK(preset("v100-nvswitch-16", 1).gpus_per_node == 16);
@@ -193,7 +189,7 @@ TEST_CASE("options override the preset's values") {
 TEST_CASE("a fat tree puts leaf_nodes nodes under each leaf, whose uplink carries their NICs over the oversubscription") {
   PlatformSpec s = preset("dgx-a100", 5);
   s.topology = {NetworkTopology::Kind::fat_tree, 2, 2};
-  const std::string xml = platform_xml(s, catalog());
+  const std::string xml = platform_xml(s, testing::shipped_catalog());
   CHECK(count(xml, "<zone id=\"pod-") == 3);
   // 2 nodes x 8 NICs x 200 Gbps, oversubscribed 2:1.
   CHECK(xml.find(R"(<link id="uplink-2" bandwidth="1600Gbps" latency="0")") != std::string::npos);
@@ -220,8 +216,8 @@ TEST_CASE("an incomplete or inconsistent platform is refused, naming the option"
     s.gpus_per_node = 4;
     s.fabric = Fabric::nvlink_mesh;
     change(s);
-    CHECK_THROWS_AS(platform_xml(s, catalog()), InputError);
-    CHECK_THROWS_WITH(platform_xml(s, catalog()), Catch::Contains(message));
+    CHECK_THROWS_AS(platform_xml(s, testing::shipped_catalog()), InputError);
+    CHECK_THROWS_WITH(platform_xml(s, testing::shipped_catalog()), Catch::Contains(message));
   }
 }
 
@@ -239,13 +235,13 @@ TEST_CASE("malformed options are refused, naming the option and what is valid") 
 
 TEST_CASE("platforms past the limits are refused as limits") {
   PlatformSpec s = preset("dgx-a100", 9000);
-  CHECK_THROWS_AS(platform_xml(s, catalog()), LimitError);
+  CHECK_THROWS_AS(platform_xml(s, testing::shipped_catalog()), LimitError);
   s = preset("p3.2xlarge", 2048);
-  CHECK_THROWS_WITH(platform_xml(s, catalog()), Catch::Contains("fat-tree"));
-  CHECK_THROWS_AS(platform_xml(s, catalog()), LimitError);
+  CHECK_THROWS_WITH(platform_xml(s, testing::shipped_catalog()), Catch::Contains("fat-tree"));
+  CHECK_THROWS_AS(platform_xml(s, testing::shipped_catalog()), LimitError);
   s.topology = {NetworkTopology::Kind::fat_tree, 64, 1};
-  CHECK_NOTHROW(platform_xml(s, catalog()));
-  CHECK_THROWS_AS(write_platform(preset("p3.2xlarge", 1), catalog(), "/nonexistent/dir/p.xml"), InputError);
+  CHECK_NOTHROW(platform_xml(s, testing::shipped_catalog()));
+  CHECK_THROWS_AS(write_platform(preset("p3.2xlarge", 1), testing::shipped_catalog(), "/nonexistent/dir/p.xml"), InputError);
 }
 
 TEST_CASE("rates and delays are refused past the bounds every platform link meets, naming the option") {
@@ -273,14 +269,14 @@ TEST_CASE("rates and delays are refused past the bounds every platform link meet
     INFO(message);
     PlatformSpec s = preset("p4d.24xlarge", 2);
     change(s);
-    CHECK_THROWS_AS(platform_xml(s, catalog()), InputError);
-    CHECK_THROWS_WITH(platform_xml(s, catalog()), Catch::Contains(message));
+    CHECK_THROWS_AS(platform_xml(s, testing::shipped_catalog()), InputError);
+    CHECK_THROWS_WITH(platform_xml(s, testing::shipped_catalog()), Catch::Contains(message));
   }
   PlatformSpec cube = preset("p3.16xlarge", 2);
   cube.fabric_bandwidth = "6e14Bps"; // a pair's double NVLink: 1.2e15 B/s
-  CHECK_THROWS_WITH(platform_xml(cube, catalog()), Catch::Contains("--fabric-bandwidth (twice it"));
+  CHECK_THROWS_WITH(platform_xml(cube, testing::shipped_catalog()), Catch::Contains("--fabric-bandwidth (twice it"));
   cube.fabric_bandwidth = "5e14Bps";
-  CHECK_NOTHROW(platform_xml(cube, catalog()));
+  CHECK_NOTHROW(platform_xml(cube, testing::shipped_catalog()));
 }
 
 TEST_CASE("a user's presets file adds its presets to the built-in ones and replaces those of the same name",

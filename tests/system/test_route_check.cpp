@@ -5,6 +5,7 @@
 #include "simgpt/system/platform_generator.hpp"
 #include "system/cluster.hpp"
 #include "support/isolate.hpp"
+#include "support/shipped_catalog.hpp"
 
 #include "support/scratch_file.hpp"
 
@@ -20,11 +21,6 @@
 using namespace simgpt;
 
 namespace {
-
-const GpuCatalog& catalog() {
-  static const GpuCatalog c = GpuCatalog::load(default_data_paths().catalog());
-  return c;
-}
 
 // A symmetrical route's line made the route of its reverse alone: from dst to src, its links in
 // reverse order and other direction, symmetrical="NO".
@@ -53,7 +49,7 @@ enum class Keep { none, forward, reverse };
 std::string dgx_platform(int nodes, const std::string& cut = "", Keep keep = Keep::none) {
   PlatformSpec spec = load_platform_preset(default_data_paths().presets(), "dgx-a100");
   spec.nodes = nodes;
-  const std::string xml = platform_xml(spec, catalog());
+  const std::string xml = platform_xml(spec, testing::shipped_catalog());
   const std::string path = testing::scratch_path("routes_" + std::to_string(nodes) + (cut.empty() ? "" : "_cut"), ".xml");
   std::ofstream out(path);
   size_t start = 0;
@@ -74,7 +70,7 @@ std::string dgx_platform(int nodes, const std::string& cut = "", Keep keep = Kee
 // What check_routes says of the first `used` GPUs ("" when they are all routed), and its time.
 nlohmann::ordered_json check(const std::string& path, int64_t used) {
   return run_isolated([&] {
-    Cluster cluster(Platform::load(path), catalog(), NetworkWhatIf{}, Profile{});
+    Cluster cluster(Platform::load(path), testing::shipped_catalog(), NetworkWhatIf{}, Profile{});
     const auto start = std::chrono::steady_clock::now();
     std::string error;
     try {

@@ -53,7 +53,7 @@ std::string platform_xml(const PlatformSpec& spec, const GpuCatalog& catalog) {
 namespace {
 
 // A YAML double-quoted scalar: the values come from the catalog and presets, which a user may edit.
-std::string quoted(const std::string& value) {
+std::string yaml_quoted(const std::string& value) {
   std::string out = "\"";
   for (char c : value) {
     if (c == '"' || c == '\\')
@@ -72,7 +72,7 @@ std::string compact_platform_yaml(const PlatformSpec& spec, const GpuCatalog& ca
   text += "simgpt_platform:\n";
   for (auto [name, value] : platform_option_values(spec)) {
     std::replace(name.begin(), name.end(), '-', '_');
-    text += fmt::format("  {}: {}\n", name, quoted(value));
+    text += fmt::format("  {}: {}\n", name, yaml_quoted(value));
   }
   return text;
 }
