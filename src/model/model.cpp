@@ -488,7 +488,17 @@ double sum_flops(const Kernels& ks) {
   return total;
 }
 
-double model_flops_per_step(const Workload& w) {
+namespace {
+
+// One step's forward FLOPs as Megatron-LM counts them: the transformer layers (a causal core
+// counted half) and the head, and of the layers the attention core alone.
+struct ForwardFlops {
+  double layers = 0;
+  double core = 0; // the attention core (Q K^T, P V) as counted, part of `layers`
+  double head = 0;
+};
+
+ForwardFlops forward_flops_per_step(const Workload& w) {
   const Shard whole{w.training.global_batch, 1, w.training.precision};
   const KernelForm form;
   // Counted on the standard core whatever runs it: FlashAttention's backward recomputes Q K^T
@@ -497,19 +507,43 @@ double model_flops_per_step(const Workload& w) {
   counted.attention = Attention::standard;
   // Dropless, as Megatron-LM counts a MoE layer (its num_floating_point_operations has no capacity).
   counted.capacity_factor.reset();
-  const Kernels head = head_forward(counted, whole);
+  ForwardFlops f;
+  f.head = sum_flops(head_forward(counted, whole));
   // A causal mask leaves half of Q K^T and of P V useful: counted half, as Megatron-LM counts
   // them (megatron/training/training.py, num_floating_point_operations: "causal mask (only half
   // of the mask is non-zero)"); Narayanan et al. 2021's formula counted them whole.
-  const double core = w.model.causal ? sum_flops(attention_core_forward(counted, whole, form)) : 0;
-  // Forward plus backward (twice the forward GEMM FLOPs). A MoE layer's router GEMM (2 h experts
-  // per token) is counted, which Megatron-LM's formula leaves out: Mixtral's router is 1e-5 of a
-  // layer's FLOPs.
+  const double core = sum_flops(attention_core_forward(counted, whole, form));
+  const double uncounted = w.model.causal ? core / 2 : 0;
+  // A MoE layer's router GEMM (2 h experts per token) is counted, which Megatron-LM's formula
+  // leaves out: Mixtral's router is 1e-5 of a layer's FLOPs.
   const int64_t moe_layers = w.model.moe_layers();
-  double layers = static_cast<double>(w.model.layers - moe_layers) * sum_flops(transformer_forward(counted, whole, form));
+  f.layers = static_cast<double>(w.model.layers - moe_layers) * sum_flops(transformer_forward(counted, whole, form));
   if (moe_layers > 0)
-    layers += static_cast<double>(moe_layers) * sum_flops(layer_forward(counted, whole, form, w.model.layers - 1));
-  return 3 * (layers - static_cast<double>(w.model.layers) * core / 2 + sum_flops(head));
+    f.layers += static_cast<double>(moe_layers) * sum_flops(layer_forward(counted, whole, form, w.model.layers - 1));
+  f.layers -= static_cast<double>(w.model.layers) * uncounted;
+  f.core = static_cast<double>(w.model.layers) * (core - uncounted);
+  return f;
+}
+
+} // namespace
+
+double model_flops_per_step(const Workload& w) {
+  const ForwardFlops f = forward_flops_per_step(w);
+  // Forward plus backward (twice the forward GEMM FLOPs).
+  return 3 * (f.layers + f.head);
+}
+
+double hardware_flops_per_step(const Workload& w) {
+  const ForwardFlops f = forward_flops_per_step(w);
+  // Recompute runs a layer's forward again in its backward: every layer's (full, Megatron's
+  // --recompute-granularity full) or the attention core's (selective: Korthikanti et al. 2022,
+  // arXiv 2205.05198, section 4.2), as Megatron-LM's hardware-FLOPs utilisation counts it.
+  switch (w.training.recompute) {
+  case Recompute::full: return 3 * (f.layers + f.head) + f.layers;
+  case Recompute::selective: return 3 * (f.layers + f.head) + f.core;
+  case Recompute::none: break;
+  }
+  return 3 * (f.layers + f.head);
 }
 
 } // namespace simgpt

@@ -196,6 +196,8 @@ std::vector<double> head_parameter_tensors(const ModelSpec& m, int64_t tp);
 // GEMMs above; Narayanan et al. 2021 (arXiv 2104.04473) eq. 3 without recompute:
 // 72 B s l h^2 (1 + s/(6h) + V/(12 l h)) for the LM head.
 double model_flops_per_step(const Workload& w);
+// The FLOPs the GPUs run per step: the model's plus what recompute runs again (hardware FLOPs).
+double hardware_flops_per_step(const Workload& w);
 
 double sum_flops(const Kernels& ks);
 

@@ -14,6 +14,15 @@ std::string num(double x, int digits) {
   return fmt::format("{:.{}f}", x, digits);
 }
 
+// A count of tokens as model cards write it: 15T, 300B, 2.5M.
+std::string token_count(double tokens) {
+  constexpr std::pair<double, char> kScales[] = {{1e12, 'T'}, {1e9, 'B'}, {1e6, 'M'}, {1e3, 'K'}};
+  for (const auto& [scale, suffix] : kScales)
+    if (tokens >= scale)
+      return fmt::format("{:.4g}{}", tokens / scale, suffix);
+  return fmt::format("{:.4g}", tokens);
+}
+
 std::string or_dash(int x) { return x < 0 ? "-" : std::to_string(x); }
 
 // step = compute + bubble + exposed communication by kind (+ other, when there is any), then
@@ -82,6 +91,14 @@ std::string Report::to_text() const {
     out += fmt::format("  fidelity    full: every replica and transfer simulated\n");
   out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",
                      num(samples_per_s, 2), num(tokens_per_s, 0), num(tflops_per_gpu, 2));
+  if (peak_tflops_per_gpu > 0)
+    out += fmt::format("  mfu         {}% of the {} dense peak ({} TFLOP/s per GPU){}\n", num(100 * mfu, 1),
+                       peak_precision, fmt::format("{:.4g}", peak_tflops_per_gpu),
+                       hfu > mfu ? fmt::format(", {}% counting recompute (hardware FLOPs)", num(100 * hfu, 1)) : "");
+  if (time_to_train)
+    out += fmt::format("  to train    {} tokens: {} days, {} GPU-hours{}\n", token_count(time_to_train->tokens),
+                       num(time_to_train->days, 1), num(time_to_train->gpu_hours, 0),
+                       time_to_train->cost > 0 ? fmt::format(", cost {}", num(time_to_train->cost, 0)) : "");
   out += kernel_time_text(kernel_time, kernel_tables);
   if (fidelity.mode != "estimate")
     out += fmt::format("  p2p         {} transfers, {} MB\n", p2p_transfers, num(p2p_bytes / 1e6, 1));

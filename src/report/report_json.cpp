@@ -81,6 +81,15 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["tokens_per_s"] = rounded(r.tokens_per_s);
   j["model_flops"] = rounded(r.model_flops);
   j["tflops_per_gpu"] = rounded(r.tflops_per_gpu);
+  j["mfu"] = rounded(r.mfu);
+  j["hfu"] = rounded(r.hfu);
+  j["peak_tflops_per_gpu"] = rounded(r.peak_tflops_per_gpu);
+  j["peak_precision"] = r.peak_precision;
+  if (r.time_to_train)
+    j["time_to_train"] = {{"tokens", rounded(r.time_to_train->tokens)},
+                          {"days", rounded(r.time_to_train->days)},
+                          {"gpu_hours", rounded(r.time_to_train->gpu_hours)},
+                          {"cost", rounded(r.time_to_train->cost)}};
   j["p2p_transfers"] = r.p2p_transfers;
   j["p2p_bytes"] = rounded(r.p2p_bytes);
   j["critical_path"] = critical_path_json(r.critical_path);
@@ -205,6 +214,16 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.tokens_per_s = j.at("tokens_per_s").get<double>();
     r.model_flops = j.at("model_flops").get<double>();
     r.tflops_per_gpu = j.at("tflops_per_gpu").get<double>();
+    // Reports of an earlier simgpt have no utilisation or time to train.
+    r.mfu = j.value("mfu", 0.0);
+    r.hfu = j.value("hfu", 0.0);
+    r.peak_tflops_per_gpu = j.value("peak_tflops_per_gpu", 0.0);
+    r.peak_precision = j.value("peak_precision", std::string());
+    if (j.contains("time_to_train")) {
+      const auto& t = j.at("time_to_train");
+      r.time_to_train = Report::TimeToTrain{t.at("tokens").get<double>(), t.at("days").get<double>(),
+                                            t.at("gpu_hours").get<double>(), t.at("cost").get<double>()};
+    }
     r.p2p_transfers = j.at("p2p_transfers").get<int>();
     r.p2p_bytes = j.at("p2p_bytes").get<double>();
     r.critical_path = critical_path_from_json(j.at("critical_path"));

@@ -251,6 +251,19 @@ Report report_of_step(const Platform& platform, const Workload& w, const Profile
   r.tokens_per_s = r.samples_per_s * static_cast<double>(w.model.seq_len);
   r.model_flops = model_flops_per_step(w);
   r.tflops_per_gpu = r.model_flops / r.step_time_s / r.gpus / 1e12;
+  r.peak_precision = name_of(w.training.precision);
+  if (const auto peak = gpu.peak_flops.find(w.training.precision); peak != gpu.peak_flops.end() && peak->second > 0) {
+    r.peak_tflops_per_gpu = peak->second / 1e12;
+    r.mfu = r.tflops_per_gpu / r.peak_tflops_per_gpu;
+    r.hfu = hardware_flops_per_step(w) / r.step_time_s / r.gpus / peak->second;
+  }
+  if (w.training.tokens > 0) {
+    const double seconds = w.training.tokens / r.tokens_per_s;
+    Report::TimeToTrain t{.tokens = w.training.tokens, .days = seconds / 86400,
+                          .gpu_hours = seconds / 3600 * r.gpus};
+    t.cost = t.gpu_hours * w.training.gpu_hour_price;
+    r.time_to_train = t;
+  }
   r.kernel_time = kernel_time_of(plan.kernels);
   r.kernel_tables = kernel_table_names(gpu);
   return r;

@@ -10,11 +10,14 @@ namespace simgpt {
 std::string column_words(const std::string& column) {
   // The report's fields (README, "What-if studies: sweeps") and the workload keys of README's
   // "Workload keys" a study most often sweeps.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 27> names{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 30> names{{
       {"step_time_s", "step time"},
       {"samples_per_s", "throughput"},
       {"tokens_per_s", "throughput"},
       {"tflops_per_gpu", "model FLOP rate"},
+      {"mfu", "model FLOPs utilisation"},
+      {"time_to_train.days", "time to train"},
+      {"time_to_train.gpu_hours", "GPU-hours to train"},
       {"peak_memory_gib", "peak memory"},
       {"peak_allocated_gib", "peak allocated memory"},
       {"oom", "out of memory"},

@@ -300,11 +300,14 @@ const std::vector<std::string>& sweep_metric_columns() {
                                                 "samples_per_s",
                                                 "tokens_per_s",
                                                 "tflops_per_gpu",
+                                                "mfu",
                                                 "peak_memory_gib",
                                                 "peak_allocated_gib",
                                                 "oom",
                                                 "critical_path.exposed_comm_s",
-                                                "critical_path.bubble_s"};
+                                                "critical_path.bubble_s",
+                                                "time_to_train.days",
+                                                "time_to_train.gpu_hours"};
   return columns;
 }
 

@@ -105,9 +105,10 @@ Table summary_table(const ValidationReport& r) {
   for (const TableSummary* s : all) {
     const auto estimate = estimates.find(s->table);
     const bool has_estimate = estimate != estimates.end() && estimate->second->compared > 0;
-    t.rows.push_back({s->table, std::to_string(s->rows), std::to_string(s->compared),
-                      fmt::format("{:.1f}%", s->median_abs), fmt::format("{:.1f}%", s->mean_abs),
-                      fmt::format("{:.1f}%", s->max_abs), s->spearman ? fmt::format("{:.2f}", *s->spearman) : "-",
+    // A table with no row compared has no error: "-", not a 0.0% that reads as a perfect fit.
+    const auto pct = [s](double x) { return s->compared > 0 ? fmt::format("{:.1f}%", x) : std::string("-"); };
+    t.rows.push_back({s->table, std::to_string(s->rows), std::to_string(s->compared), pct(s->median_abs),
+                      pct(s->mean_abs), pct(s->max_abs), s->spearman ? fmt::format("{:.2f}", *s->spearman) : "-",
                       has_estimate ? fmt::format("{:.1f}%", estimate->second->median_abs) : ""});
   }
   return t;

@@ -10,8 +10,14 @@ namespace simgpt {
 namespace {
 
 nlohmann::ordered_json summary_json(const TableSummary& s) {
-  nlohmann::ordered_json j{{"table", s.table},         {"rows", s.rows},          {"compared", s.compared},
-                           {"median_abs_pct", s.median_abs}, {"mean_abs_pct", s.mean_abs}, {"max_abs_pct", s.max_abs}};
+  // No row compared: no error (null), not 0.
+  const auto pct = [&s](double x) { return s.compared > 0 ? nlohmann::ordered_json(x) : nlohmann::ordered_json(); };
+  nlohmann::ordered_json j{{"table", s.table},
+                           {"rows", s.rows},
+                           {"compared", s.compared},
+                           {"median_abs_pct", pct(s.median_abs)},
+                           {"mean_abs_pct", pct(s.mean_abs)},
+                           {"max_abs_pct", pct(s.max_abs)}};
   j["spearman"] = s.spearman ? nlohmann::ordered_json(*s.spearman) : nlohmann::ordered_json();
   return j;
 }

@@ -212,7 +212,8 @@ void check_experts(const Workload& w, const std::string& f) {
   const auto& m = w.model;
   const auto& p = w.parallelism;
   if (!m.moe()) {
-    const std::pair<const char*, bool> moe_only[] = {{"model.moe_ffn_hidden", m.moe_ffn_hidden > 0},
+    const std::pair<const char*, bool> moe_only[] = {{"model.top_k", m.top_k_given},
+                                                     {"model.moe_ffn_hidden", m.moe_ffn_hidden > 0},
                                                      {"model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden > 0},
                                                      {"model.dense_layers", m.dense_layers > 0},
                                                      {"model.capacity_factor", m.capacity_factor.has_value()}};

@@ -66,6 +66,10 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
                    {"precision", name_of(t.precision)},
                    {"recompute", name_of(t.recompute)},
                    {"optimizer", name_of(t.optimizer)}};
+  if (t.tokens > 0) // written only when given, as fp8 below
+    j["training"]["tokens"] = t.tokens;
+  if (t.gpu_hour_price > 0)
+    j["training"]["gpu_hour_price"] = t.gpu_hour_price;
   if (t.fp8 != Fp8Format::none) { // a run without fp8 has its resolved workload written as before
     j["training"]["fp8"] = name_of(t.fp8);
     j["training"]["fp8_recipe"] = name_of(t.fp8_recipe);

@@ -87,6 +87,40 @@ double read_positive_number(const YAML::Node& node, const std::string& where) {
   return value;
 }
 
+// A count of tokens to train on (training.tokens): a number > 0 and at most 1e18, in decimal or
+// with a suffix K, M, B or T (thousands to trillions: "15T", as model cards write it).
+double read_token_count(const YAML::Node& node, const std::string& where) {
+  std::string text = node.IsScalar() ? node.Scalar() : "";
+  double scale = 1;
+  if (!text.empty()) {
+    constexpr std::pair<char, double> kSuffixes[] = {{'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'T', 1e12}};
+    for (const auto& [suffix, factor] : kSuffixes)
+      if (text.back() == suffix) {
+        scale = factor;
+        text.pop_back();
+      }
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) ||
+      !(value * scale <= 1e18))
+    throw InputError(where, fmt::format("'{}' is not valid (expected a number of tokens > 0 and at most 1e18, "
+                                        "e.g. 15e12 or 15T)",
+                                        echo(node.IsScalar() ? node.Scalar() : "")));
+  return value * scale;
+}
+
+// A price per GPU-hour (training.gpu_hour_price): a number > 0 and at most 1e6, in decimal.
+double read_price(const YAML::Node& node, const std::string& where) {
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) || !(value <= 1e6))
+    throw InputError(where, fmt::format("'{}' is not valid (expected a price per GPU-hour > 0 and at most 1e6, "
+                                        "e.g. 2.5)", echo(text)));
+  return value;
+}
+
 template <typename Parse>
 double read_quantity(const YAML::Node& node, const std::string& where, Parse parse) {
   try {
@@ -146,7 +180,10 @@ const std::map<std::string, Section>& schema() {
         {"causal", [](auto& n, Workload& w, auto& at) { w.model.causal = read_bool(n, at); }},
         {"head", [](auto& n, Workload& w, auto& at) { w.model.head = read_enum<Head>(n, at); }},
         {"experts", [](auto& n, Workload& w, auto& at) { w.model.experts = read_int(n, at, 0, &kMaxExperts); }},
-        {"top_k", [](auto& n, Workload& w, auto& at) { w.model.top_k = read_int(n, at, 1, &kMaxExperts); }},
+        {"top_k", [](auto& n, Workload& w, auto& at) {
+           w.model.top_k = read_int(n, at, 1, &kMaxExperts);
+           w.model.top_k_given = true;
+         }},
         {"moe_ffn_hidden",
          [](auto& n, Workload& w, auto& at) { w.model.moe_ffn_hidden = read_int(n, at, 1, &kMaxFfnHidden); }},
         {"shared_expert_ffn_hidden",
@@ -169,7 +206,9 @@ const std::map<std::string, Section>& schema() {
         {"recompute", [](auto& n, Workload& w, auto& at) { w.training.recompute = read_enum<Recompute>(n, at); }},
         {"optimizer", [](auto& n, Workload& w, auto& at) { w.training.optimizer = read_enum<Optimizer>(n, at); }},
         {"fp8", [](auto& n, Workload& w, auto& at) { w.training.fp8 = read_enum<Fp8Format>(n, at); }},
-        {"fp8_recipe", [](auto& n, Workload& w, auto& at) { w.training.fp8_recipe = read_enum<Fp8Recipe>(n, at); }}}},
+        {"fp8_recipe", [](auto& n, Workload& w, auto& at) { w.training.fp8_recipe = read_enum<Fp8Recipe>(n, at); }},
+        {"tokens", [](auto& n, Workload& w, auto& at) { w.training.tokens = read_token_count(n, at); }},
+        {"gpu_hour_price", [](auto& n, Workload& w, auto& at) { w.training.gpu_hour_price = read_price(n, at); }}}},
       {"parallelism",
        {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1, &kMaxGpus); }},
         {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},

@@ -37,6 +37,21 @@ TEST_CASE("model FLOPs per step match Narayanan et al. 2021 without recompute, t
   }
 }
 
+TEST_CASE("hardware FLOPs count what recompute runs again: Narayanan et al. 2021 eq. 3 under full recompute") {
+  // Full: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), the causal half of Q K^T and P V counted
+  // (s/(12h)); selective reruns only the attention core, 2 B s^2 h a layer counted causal.
+  for (auto w : {gpt(24, 2048, 16, 2048, 50257, 64), gpt(4, 512, 8, 128, 1000, 3)}) {
+    const double B = w.training.global_batch, s = w.model.seq_len, l = w.model.layers, h = w.model.hidden,
+                 V = w.model.vocab;
+    CHECK(hardware_flops_per_step(w) == model_flops_per_step(w));
+    w.training.recompute = Recompute::full;
+    CHECK(hardware_flops_per_step(w) == Approx(96 * B * s * l * h * h * (1 + s / (12 * h) + V / (16 * l * h))).epsilon(1e-9));
+    w.training.recompute = Recompute::selective;
+    CHECK(hardware_flops_per_step(w) == Approx(model_flops_per_step(w) + 2 * B * s * s * h * l).epsilon(1e-9));
+    CHECK(model_flops_per_step(w) == Approx(72 * B * s * l * h * h * (1 + s / (12 * h) + V / (12 * l * h))).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("backward GEMMs cost twice the forward FLOPs, tensor parallelism divides them") {
   Workload w = gpt(1, 1024, 16, 512, 1000, 1);
   Kernels f1 = transformer_forward(w.model, {1, 1, Precision::fp16}, {});

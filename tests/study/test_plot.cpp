@@ -48,15 +48,16 @@ std::string read_text(const std::string& path) {
 // invalid configuration.
 const char* const kSweepCsv =
     "config,network.delay,network.bandwidth,parallelism.dp,status,step_time_s,samples_per_s,tokens_per_s,"
-    "tflops_per_gpu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,reason\n"
-    "0,1ms,5Gbps,1,ok,15.3,4.18,8562,10.1,12.5,11,false,0.4,1.2,\n"
-    "1,5ms,2Gbps,1,ok,16.5,3.88,7944,9.4,12.5,11,false,1.5,1.2,\n"
-    "2,10ms,1Gbps,1,ok,22.1,2.9,5930,7,12.5,11,false,6.9,1.2,\n"
-    "3,50ms,1Gbps,1,failed,,,,,,,,,,\"timed out, after 600 s\"\n"
-    "4,1ms,5Gbps,4,ok,17.2,14.9,30500,9,12.9,11.4,false,1.9,1.2,\n"
-    "5,5ms,2Gbps,4,ok,21.5,11.9,24400,7.2,12.9,11.4,false,6.2,1.2,\n"
-    "6,10ms,1Gbps,4,ok,32.8,7.8,16000,4.7,12.9,11.4,false,17.5,1.2,\n"
-    "7,50ms,1Gbps,4,invalid,,,,,,,,,,\"bad \"\"value\"\"\"\n";
+    "tflops_per_gpu,mfu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,"
+    "time_to_train.days,time_to_train.gpu_hours,reason\n"
+    "0,1ms,5Gbps,1,ok,15.3,4.18,8562,10.1,0.08,12.5,11,false,0.4,1.2,,,\n"
+    "1,5ms,2Gbps,1,ok,16.5,3.88,7944,9.4,0.08,12.5,11,false,1.5,1.2,,,\n"
+    "2,10ms,1Gbps,1,ok,22.1,2.9,5930,7,0.08,12.5,11,false,6.9,1.2,,,\n"
+    "3,50ms,1Gbps,1,failed,,,,,,,,,,,,,\"timed out, after 600 s\"\n"
+    "4,1ms,5Gbps,4,ok,17.2,14.9,30500,9,0.08,12.9,11.4,false,1.9,1.2,,,\n"
+    "5,5ms,2Gbps,4,ok,21.5,11.9,24400,7.2,0.08,12.9,11.4,false,6.2,1.2,,,\n"
+    "6,10ms,1Gbps,4,ok,32.8,7.8,16000,4.7,0.08,12.9,11.4,false,17.5,1.2,,,\n"
+    "7,50ms,1Gbps,4,invalid,,,,,,,,,,,,,\"bad \"\"value\"\"\"\n";
 
 PlotSpec spec_for(const ScratchDir& dir, const std::string& x, const std::string& y) {
   PlotSpec spec;

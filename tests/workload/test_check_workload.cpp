@@ -158,6 +158,8 @@ TEST_CASE("mixture-of-experts keys and expert parallelism are refused where Mega
       {[](Workload& w) { w.parallelism.ep = 2; }, "parallelism.ep: expert parallelism needs a mixture-of-experts"},
       {[](Workload& w) { w.model.dense_layers = 1; }, "model.dense_layers: applies to a mixture-of-experts model only"},
       {[](Workload& w) { w.model.capacity_factor = 1.0; }, "model.capacity_factor: applies to a mixture-of-experts"},
+      {[](Workload& w) { w.model.top_k = 2; w.model.top_k_given = true; },
+       "model.top_k: applies to a mixture-of-experts model only"},
       {[&](Workload& w) { moe(w); w.parallelism.ep = 3; }, "parallelism.ep: ep 3 does not divide the 8 experts"},
       {[&](Workload& w) { moe(w); w.model.experts = 16; w.parallelism.dp = 4; w.parallelism.tp = 2;
                           w.parallelism.sequence_parallel = true; w.parallelism.ep = 8; },

@@ -86,6 +86,22 @@ struct Report {
   double tokens_per_s = 0;
   double model_flops = 0;   // per step, recompute not counted
   double tflops_per_gpu = 0;
+  // Model FLOPs utilisation: tflops_per_gpu over the GPU's dense peak in the training precision
+  // (`peak_precision`: bf16, fp16 or fp32; an fp8 run's too, as Megatron-LM reports it), and
+  // the hardware FLOPs utilisation, which counts what recompute runs again.
+  double mfu = 0;
+  double hfu = 0;
+  double peak_tflops_per_gpu = 0;
+  std::string peak_precision;
+  // At this step's throughput, what training.tokens take (absent when not given): days of wall
+  // time, GPU-hours, and with training.gpu_hour_price their cost (0 without a price).
+  struct TimeToTrain {
+    double tokens = 0;
+    double days = 0;
+    double gpu_hours = 0;
+    double cost = 0;
+  };
+  std::optional<TimeToTrain> time_to_train;
   double p2p_bytes = 0;     // bytes moved by pipeline transfers
   int p2p_transfers = 0;
   CriticalPathReport critical_path;

@@ -146,6 +146,7 @@ struct ModelSpec {
   // experts 0: a dense model.
   int64_t experts = 0;
   int64_t top_k = 2;
+  bool top_k_given = false; // top_k was written in the workload (or --set): refused on a dense model
   int64_t moe_ffn_hidden = 0; // 0: ffn_hidden
   int64_t shared_expert_ffn_hidden = 0; // 0: no shared expert
   int64_t dense_layers = 0;
@@ -187,6 +188,10 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::adam;
   Fp8Format fp8 = Fp8Format::none;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // What a report's time to train is for: the tokens to train on (0: not asked) and the price of
+  // a GPU-hour (0: no cost reported). Neither changes the step.
+  double tokens = 0;
+  double gpu_hour_price = 0;
 };
 
 // How it is parallelized and scheduled (the execution domain).
