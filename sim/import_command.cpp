@@ -1,9 +1,11 @@
 // `simgpt import megatron -- ARGS...` and `simgpt import deepspeed CONFIG.json [-- ARGS...]`: a
 // job's own pretrain_gpt.py command line (and DeepSpeed config) as a workload file.
 #include "command.hpp"
+#include "number_options.hpp"
 
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/output_file.hpp"
+#include "simgpt/system/platform_generator.hpp"
 #include "simgpt/workload/import.hpp"
 
 #include <iostream>
@@ -16,7 +18,7 @@ namespace {
 void declare_common(CLI::App& cmd, Options& o) {
   cmd.add_option("--gpus", o.import_gpus,
                  "the job's GPU count, where the command line has no torchrun/deepspeed launcher saying it")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxCompactPlatformGpus)); // 131072, the most GPUs a job or platform may have
   cmd.add_option("-o,--output", o.output, "the workload file to write (default: standard output)");
   cmd.add_option("words", o.import_words, "after --: pretrain_gpt.py's arguments, with or without its launcher");
 }

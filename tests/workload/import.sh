@@ -122,6 +122,10 @@ expect_refusal() { # expect_refusal DESCRIPTION PATTERN ARGS...
 expect_refusal "import megatron with no arguments" "give them after --" import megatron
 expect_refusal "import with no GPU count" "give --gpus N" import megatron -- --num-layers 2 --hidden-size 64 \
   --num-attention-heads 2 --seq-length 8 --vocab-size 8
+expect_refusal "--gpus 0" "^simgpt: --gpus: expected a whole number from 1 to 131072" import megatron --gpus 0 -- \
+  --num-layers 2
+expect_refusal "--gpus 1e3" "^simgpt: --gpus: expected a whole number from 1 to 131072" import megatron --gpus 1e3 -- \
+  --num-layers 2
 expect_refusal "an argument without its value" "is given without its value" import megatron --gpus 8 -- --num-layers
 expect_refusal "a missing DeepSpeed config" "DeepSpeed config" import deepspeed "$tmp/none.json" -- --num-layers 2
 echo '{"train_batch_size": "auto"}' > "$tmp/auto.json"
