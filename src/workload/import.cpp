@@ -50,6 +50,9 @@ DeepSpeedConfig read_deepspeed_config(const std::string& path) {
     j = nlohmann::json::parse(read_input_file(path, "DeepSpeed config"));
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(echo(path), fmt::format("is not JSON (byte {})", e.byte));
+  } catch (const nlohmann::json::out_of_range&) {
+    // The parser's one other refusal (406): a number past a double's range, 1e400.
+    throw InputError(echo(path), "holds a number too large for a double (above 1.8e308)");
   }
   if (!j.is_object())
     throw InputError(echo(path), "a DeepSpeed config is a JSON object");

@@ -126,6 +126,9 @@ expect_refusal "--gpus 0" "^simgpt: --gpus: expected a whole number from 1 to 13
   --num-layers 2
 expect_refusal "--gpus 1e3" "^simgpt: --gpus: expected a whole number from 1 to 131072" import megatron --gpus 1e3 -- \
   --num-layers 2
+printf '{"train_batch_size": 1e400, "train_micro_batch_size_per_gpu": 1}' > "$tmp/huge.json"
+expect_refusal "a DeepSpeed config's 1e400" "huge.json: holds a number too large for a double" import deepspeed \
+  "$tmp/huge.json" --gpus 8 -- --num-layers 2
 expect_refusal "an argument without its value" "is given without its value" import megatron --gpus 8 -- --num-layers
 expect_refusal "a missing DeepSpeed config" "DeepSpeed config" import deepspeed "$tmp/none.json" -- --num-layers 2
 echo '{"train_batch_size": "auto"}' > "$tmp/auto.json"
