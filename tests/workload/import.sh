@@ -129,6 +129,12 @@ expect_refusal "--gpus 1e3" "^simgpt: --gpus: expected a whole number from 1 to 
 printf '{"train_batch_size": 1e400, "train_micro_batch_size_per_gpu": 1}' > "$tmp/huge.json"
 expect_refusal "a DeepSpeed config's 1e400" "huge.json: holds a number too large for a double" import deepspeed \
   "$tmp/huge.json" --gpus 8 -- --num-layers 2
+printf '{"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 0}' > "$tmp/zero_steps.json"
+expect_refusal "gradient_accumulation_steps 0" "zero_steps.json: gradient_accumulation_steps: '0' is not valid (expected a positive" \
+  import deepspeed "$tmp/zero_steps.json" --gpus 8 -- --num-layers 2
+printf '{"zero_optimization": "stage3"}' > "$tmp/zero_text.json"
+expect_refusal "zero_optimization as text" "zero_text.json: zero_optimization: '\"stage3\"' is not valid (expected an object" \
+  import deepspeed "$tmp/zero_text.json" --gpus 8 -- --num-layers 2
 expect_refusal "an argument without its value" "is given without its value" import megatron --gpus 8 -- --num-layers
 expect_refusal "a missing DeepSpeed config" "DeepSpeed config" import deepspeed "$tmp/none.json" -- --num-layers 2
 echo '{"train_batch_size": "auto"}' > "$tmp/auto.json"
