@@ -538,12 +538,13 @@ double hardware_flops_per_step(const Workload& w) {
   // Recompute runs a layer's forward again in its backward: every layer's (full, Megatron's
   // --recompute-granularity full) or the attention core's (selective: Korthikanti et al. 2022,
   // arXiv 2205.05198, section 4.2), as Megatron-LM's hardware-FLOPs utilisation counts it.
+  const double model = 3 * (f.layers + f.head);
   switch (w.training.recompute) {
-  case Recompute::full: return 3 * (f.layers + f.head) + f.layers;
-  case Recompute::selective: return 3 * (f.layers + f.head) + f.core;
+  case Recompute::full: return model + f.layers;
+  case Recompute::selective: return model + f.core;
   case Recompute::none: break;
   }
-  return 3 * (f.layers + f.head);
+  return model;
 }
 
 } // namespace simgpt

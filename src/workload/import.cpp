@@ -25,20 +25,12 @@ struct DeepSpeedConfig {
   std::vector<std::string> ignored;
 };
 
-int64_t config_int(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_number_integer() || value.get<int64_t>() < 0)
-    throw InputError(where, fmt::format("'{}' is not valid (expected a non-negative integer; simgpt cannot resolve "
-                                        "\"auto\")",
-                                        echo(value.dump())));
-  return value.get<int64_t>();
-}
-
-// A batch size or step count: DeepSpeed's _batch_assertion refuses 0 (all three must be > 0).
-int64_t config_count(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_number_integer() || value.get<int64_t>() < 1)
-    throw InputError(where, fmt::format("'{}' is not valid (expected a positive integer; simgpt cannot resolve "
-                                        "\"auto\")",
-                                        echo(value.dump())));
+// An integer of at least `min`: 0 for the ZeRO stage, 1 for a batch size or step count
+// (DeepSpeed's _batch_assertion refuses 0).
+int64_t config_int(const nlohmann::json& value, const std::string& where, int64_t min) {
+  if (!value.is_number_integer() || value.get<int64_t>() < min)
+    throw InputError(where, fmt::format("'{}' is not valid (expected a {} integer; simgpt cannot resolve \"auto\")",
+                                        echo(value.dump()), min > 0 ? "positive" : "non-negative"));
   return value.get<int64_t>();
 }
 
@@ -69,22 +61,22 @@ DeepSpeedConfig read_deepspeed_config(const std::string& path) {
   for (const auto& [key, value] : j.items()) {
     const std::string at = echo(path) + ": " + echo(key);
     if (key == "train_batch_size") {
-      c.train_batch = config_count(value, at);
+      c.train_batch = config_int(value, at, 1);
       c.arguments.emplace_back("global_batch_size", std::to_string(*c.train_batch));
     } else if (key == "train_micro_batch_size_per_gpu") {
-      c.micro_batch = config_count(value, at);
+      c.micro_batch = config_int(value, at, 1);
       c.arguments.emplace_back("micro_batch_size", std::to_string(*c.micro_batch));
     } else if (key == "gradient_accumulation_steps") {
       // What the global batch implies (DeepSpeed's _batch_assertion); only the GPU count is read
       // from it, where nothing else says it.
-      c.accumulation = config_count(value, at);
+      c.accumulation = config_int(value, at, 1);
     } else if (key == "zero_optimization") {
       if (!value.is_object())
         throw InputError(at, fmt::format("'{}' is not valid (expected an object, e.g. {{\"stage\": 3}})",
                                          echo(value.dump())));
       for (const auto& [zkey, zvalue] : value.items()) {
         if (zkey == "stage")
-          c.arguments.emplace_back("zero_stage", std::to_string(config_int(zvalue, at + ".stage")));
+          c.arguments.emplace_back("zero_stage", std::to_string(config_int(zvalue, at + ".stage", 0)));
         else
           c.ignored.push_back(key + "." + zkey);
       }

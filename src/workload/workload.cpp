@@ -18,7 +18,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace simgpt {
 
@@ -77,48 +79,51 @@ Enum read_enum(const YAML::Node& node, const std::string& where) {
   throw InputError(where, fmt::format("'{}' is not valid (expected one of: {})", echo(text), sorted_enum_names<Enum>()));
 }
 
-// A finite number > 0 (a capacity factor: 1.25), in decimal.
-double read_positive_number(const YAML::Node& node, const std::string& where) {
-  const std::string text = node.IsScalar() ? node.Scalar() : "";
+// The whole of `text` as a decimal above 0 and at most `max`; nullopt otherwise.
+std::optional<double> positive_decimal(std::string_view text, double max) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) || !(value <= 1e6))
-    throw InputError(where, fmt::format("'{}' is not valid (expected a number > 0, e.g. 1.25)", echo(text)));
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) || !(value <= max))
+    return std::nullopt;
   return value;
+}
+
+std::string scalar_or_empty(const YAML::Node& node) { return node.IsScalar() ? node.Scalar() : ""; }
+
+// A finite number > 0 (a capacity factor: 1.25), in decimal.
+double read_positive_number(const YAML::Node& node, const std::string& where) {
+  const std::string text = scalar_or_empty(node);
+  if (const std::optional<double> value = positive_decimal(text, 1e6))
+    return *value;
+  throw InputError(where, fmt::format("'{}' is not valid (expected a number > 0, e.g. 1.25)", echo(text)));
 }
 
 // A count of tokens to train on (training.tokens): a number > 0 and at most 1e18, in decimal or
 // with a suffix K, M, B or T (thousands to trillions: "15T", as model cards write it).
 double read_token_count(const YAML::Node& node, const std::string& where) {
-  std::string text = node.IsScalar() ? node.Scalar() : "";
+  const std::string text = scalar_or_empty(node);
+  std::string_view digits = text;
   double scale = 1;
-  if (!text.empty()) {
-    constexpr std::pair<char, double> kSuffixes[] = {{'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'T', 1e12}};
-    for (const auto& [suffix, factor] : kSuffixes)
-      if (text.back() == suffix) {
-        scale = factor;
-        text.pop_back();
-      }
-  }
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) ||
-      !(value * scale <= 1e18))
-    throw InputError(where, fmt::format("'{}' is not valid (expected a number of tokens > 0 and at most 1e18, "
-                                        "e.g. 15e12 or 15T)",
-                                        echo(node.IsScalar() ? node.Scalar() : "")));
-  return value * scale;
+  constexpr std::pair<char, double> kSuffixes[] = {{'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'T', 1e12}};
+  for (const auto& [suffix, factor] : kSuffixes)
+    if (!digits.empty() && digits.back() == suffix) {
+      scale = factor;
+      digits.remove_suffix(1);
+    }
+  if (const std::optional<double> value = positive_decimal(digits, 1e18 / scale))
+    return *value * scale;
+  throw InputError(where, fmt::format("'{}' is not valid (expected a number of tokens > 0 and at most 1e18, "
+                                      "e.g. 15e12 or 15T)",
+                                      echo(text)));
 }
 
 // A price per GPU-hour (training.gpu_hour_price): a number > 0 and at most 1e6, in decimal.
 double read_price(const YAML::Node& node, const std::string& where) {
-  const std::string text = node.IsScalar() ? node.Scalar() : "";
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value > 0) || !(value <= 1e6))
-    throw InputError(where, fmt::format("'{}' is not valid (expected a price per GPU-hour > 0 and at most 1e6, "
-                                        "e.g. 2.5)", echo(text)));
-  return value;
+  const std::string text = scalar_or_empty(node);
+  if (const std::optional<double> value = positive_decimal(text, 1e6))
+    return *value;
+  throw InputError(where, fmt::format("'{}' is not valid (expected a price per GPU-hour > 0 and at most 1e6, "
+                                      "e.g. 2.5)", echo(text)));
 }
 
 template <typename Parse>
