@@ -109,6 +109,7 @@ double read_token_count(const YAML::Node& node, const std::string& where) {
     if (!digits.empty() && digits.back() == suffix) {
       scale = factor;
       digits.remove_suffix(1);
+      break; // one suffix: "1MK" is no count
     }
   if (const std::optional<double> value = positive_decimal(digits, 1e18 / scale))
     return *value * scale;

@@ -47,7 +47,7 @@ check "the text report gives the time to train" grep -q '^  to train    300B tok
 "$simgpt" "${job[@]}" --set training.recompute=selective > "$tmp/text"
 check "the text report gives the HFU under recompute" grep -q '^  mfu .*, [0-9.]*% counting recompute (hardware FLOPs)$' "$tmp/text"
 
-for value in 0 -5 abc 1e400 15X 2e18 "[1]"; do
+for value in 0 -5 abc 1e400 15X 2e18 "[1]" 1MK 15TT; do
   expect_status 2 "training.tokens=$value" "training.tokens: '.*' is not valid (expected a number of tokens" \
     "${job[@]}" --set "training.tokens=$value"
 done
