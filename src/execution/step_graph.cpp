@@ -197,7 +197,7 @@ private:
         for_each_group(pass, plan_.cp, [&](const std::vector<int>& members) {
           for (int gpu : members)
             streams_.flush(gpu);
-          CollectiveTasks c = collectives_.add(members, CollectiveKind::ring_shift, block_bytes,
+          CollectiveTasks c = collectives_.add(CommDimension::cp, members, CollectiveKind::ring_shift, block_bytes,
                                                CollectiveAlgorithm::ring, stand_ins_.replica_weight());
           for (int gpu : members)
             boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
@@ -225,7 +225,7 @@ private:
 
   // One all-to-all per context-parallel group of the pass's stage: for each tensor rank, the cp
   // consecutive replicas that share a sequence (Megatron's rank order tp-cp-ep-dp-pp).
-  void exchange_context(const Pass& pass, double bytes) { exchange(pass, plan_.cp, bytes); }
+  void exchange_context(const Pass& pass, double bytes) { exchange(CommDimension::cp, pass, plan_.cp, bytes); }
 
   // A layer's MLP block, forward or backward, dense or MoE. A MoE block runs its three parts around
   // the token exchange (Megatron-LM's MoEAlltoAllTokenDispatcher, megatron/core/transformer/moe/
@@ -248,13 +248,14 @@ private:
 
   // One all-to-all per expert-parallel group of the pass's stage: for each tensor rank, ep
   // consecutive data-parallel replicas (parallel_state.py's expert rank order, tp-ep-dp-pp).
-  void exchange_tokens(const Pass& pass, double bytes) { exchange(pass, plan_.ep, bytes); }
+  void exchange_tokens(const Pass& pass, double bytes) { exchange(CommDimension::ep, pass, plan_.ep, bytes); }
 
   // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank.
-  void exchange(const Pass& pass, int size, double bytes) {
+  void exchange(CommDimension dimension, const Pass& pass, int size, double bytes) {
     if (size > 1)
-      for_each_group(pass, size,
-                     [&](const std::vector<int>& members) { blocking_collective(members, CollectiveKind::all_to_all, bytes); });
+      for_each_group(pass, size, [&](const std::vector<int>& members) {
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes);
+      });
   }
 
   void block_all(const Pass& pass, double seconds, const Slot& slot) {
@@ -279,20 +280,20 @@ private:
 
   void begin_block(const std::vector<int>& group, double gathered_bytes) {
     if (group.size() > 1 && plan_.sequence_parallel)
-      blocking_collective(group, CollectiveKind::allgather, gathered_bytes);
+      blocking_collective(CommDimension::tp, group, CollectiveKind::allgather, gathered_bytes);
   }
 
   void end_block(const std::vector<int>& group) {
     if (group.size() > 1)
-      blocking_collective(group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
+      blocking_collective(CommDimension::tp, group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
                           plan_.activation_bytes);
   }
 
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it.
-  void blocking_collective(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+  void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
-      collectives_.count(gpus, kind, bytes, stand_ins_.replica_weight());
+      collectives_.count(dimension, gpus, kind, bytes, stand_ins_.replica_weight());
       // After the first like it, folded into the kernels around it (FoldedCollective).
       if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
         streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds);
@@ -306,6 +307,7 @@ private:
       t.kind = Task::Kind::isolated_collective;
       t.phase = Phase::collective;
       t.collective = kind;
+      t.dimension = dimension;
       t.gpu = gpus.front();
       t.peer = isolated->second;
       t.bytes = flow_bytes;
@@ -317,7 +319,7 @@ private:
     }
     for (int gpu : gpus)
       streams_.flush(gpu);
-    CollectiveTasks c = collectives_.add(gpus, kind, bytes, CollectiveAlgorithm::ring, stand_ins_.replica_weight());
+    CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, stand_ins_.replica_weight());
     for (int gpu : gpus) {
       boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
       streams_.tail(gpu) = c.exit;

@@ -65,6 +65,7 @@ struct KernelPiece {
 struct StepGraph {
   TaskGraph graph;
   std::map<std::string, CollectiveCount> collectives; // by kind, per step
+  std::map<CommDimension, CollectiveCount> communication; // the same collectives by the dimension they serve
   int p2p_transfers = 0;
   double p2p_bytes = 0;
   // The rings of each group whose collectives run alone on their links, indexed by the `peer` of

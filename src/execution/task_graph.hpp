@@ -27,6 +27,20 @@ inline constexpr EnumName<CollectiveKind> kCollectiveKindNames[] = {
     {CollectiveKind::ring_shift, "ringshift", "ring shift"}};
 constexpr std::span<const EnumName<CollectiveKind>> enum_names(CollectiveKind) { return kCollectiveKindNames; }
 
+// The parallel dimension a transfer or collective serves, as Megatron-LM's parallel_state names
+// its groups: tensor (tp, with sequence parallelism's gathers), context (cp), expert (ep: the
+// token dispatch), data (dp: gradients and sharded weights, the expert-data-parallel group's
+// too) and pipeline (pp: activations and their gradients between stages).
+enum class CommDimension : std::uint8_t { none, tp, cp, ep, dp, pp };
+inline constexpr EnumName<CommDimension> kCommDimensionNames[] = {
+    {CommDimension::none, "none"},
+    {CommDimension::tp, "tp", "tensor-parallel"},
+    {CommDimension::cp, "cp", "context-parallel"},
+    {CommDimension::ep, "ep", "expert-parallel"},
+    {CommDimension::dp, "dp", "data-parallel"},
+    {CommDimension::pp, "pp", "pipeline"}};
+constexpr std::span<const EnumName<CommDimension>> enum_names(CommDimension) { return kCommDimensionNames; }
+
 // 56 bytes: a step has millions of tasks, so the enums are one byte each.
 struct Task {
   enum class Kind : std::uint8_t {
@@ -50,6 +64,7 @@ struct Task {
   Kind kind = Kind::compute;
   Phase phase = Phase::forward;
   std::optional<CollectiveKind> collective; // a collective's entry, flows and exit: which collective
+  CommDimension dimension = CommDimension::none; // a transfer's or collective's task: the dimension it serves
   int gpu = -1;  // compute: the GPU; transfer: the sender
   int peer = -1; // transfer: the receiver
   int stage = -1;
@@ -62,6 +77,15 @@ struct Task {
   long entry = -1;
 };
 static_assert(sizeof(Task) <= 56, "a step has millions of tasks: keep Task small");
+
+// The dimension a communication task serves: its own mark, or for a pipeline transfer's marker
+// (which carries none) pp.
+constexpr CommDimension communication_dimension(const Task& task) {
+  if (task.dimension == CommDimension::none &&
+      (task.phase == Task::Phase::activation || task.phase == Task::Phase::gradient))
+    return CommDimension::pp;
+  return task.dimension;
+}
 // As a trace's slices and a critical path's tasks name them.
 inline constexpr EnumName<Task::Phase> kTaskPhaseNames[] = {
     {Task::Phase::forward, "forward"},       {Task::Phase::backward, "backward"},

@@ -49,6 +49,11 @@ std::string folded_name(const TaskGraph& g, const TaskPart& part) {
   return name_of(*g[folded_collectives(g)[static_cast<size_t>(part.folded)].measured].collective);
 }
 
+// The dimension a collective folded into a compute task serves: its measured task's.
+std::string folded_dimension(const TaskGraph& g, const TaskPart& part) {
+  return name_of(communication_dimension(g[folded_collectives(g)[static_cast<size_t>(part.folded)].measured]));
+}
+
 // The path's longest tasks, longest first (then the earlier, then the lower id); zero-duration
 // tasks (markers, joins) are not listed. A compute task's kernels between the collectives folded
 // into it are listed apart, and the collectives as the tasks they fold (stage and micro-batch
@@ -145,6 +150,7 @@ CriticalPathReport critical_path_report(const TaskGraph& g, const Timeline& t, i
       continue;
     if (is_communication(task)) {
       r.comm_s[kind_name(task)] += d;
+      r.dimension_s[name_of(communication_dimension(task))] += d;
       r.exposed_comm_s += d;
       continue;
     }
@@ -154,6 +160,7 @@ CriticalPathReport critical_path_report(const TaskGraph& g, const Timeline& t, i
       const double p = part.finish - part.start;
       if (part.folded >= 0) { // a collective folded into the task: communication, as its own task
         r.comm_s[folded_name(g, part)] += p;
+        r.dimension_s[folded_dimension(g, part)] += p;
         r.exposed_comm_s += p;
         continue;
       }

@@ -44,6 +44,23 @@ std::string critical_path_text(const CriticalPathReport& c, double step_time_s) 
                        or_dash(t.stage), or_dash(t.micro_batch), num(t.start_s, 3), num(t.duration_s, 3));
   return out;
 }
+// The communication by dimension, as a table of the dimensions the plan uses.
+std::string communication_text(const std::vector<Report::Communication>& dimensions, int view_gpu) {
+  std::string rows;
+  for (const Report::Communication& c : dimensions)
+    if (c.count > 0 || c.in_flight_s > 0 || c.exposed_s > 0)
+      rows += fmt::format("  {:<11} {:<9} {:>11} {:>8} {:>10} {:>11} {:>9} {:>10}\n", "", c.dimension, c.count,
+                          c.per_gpu, num(c.bytes / 1e9, 3), num(c.in_flight_s, 3), num(c.hidden_s, 3),
+                          num(c.exposed_s, 3));
+  if (rows.empty())
+    return "";
+  return fmt::format("  comm        by parallel dimension; in flight and hidden under compute on GPU {}, exposed on "
+                     "the critical path\n  {:<11} {:<9} {:>11} {:>8} {:>10} {:>11} {:>9} {:>10}\n",
+                     view_gpu, "", "dimension", "collectives", "on GPU 0", "GB sent", "in flight s", "hidden s",
+                     "exposed s") +
+         rows;
+}
+
 } // namespace
 
 namespace {
@@ -106,6 +123,7 @@ std::string Report::to_text() const {
     out += fmt::format("  {:<11} {} per step ({} on GPU 0), {} MB sent\n", c.kind, c.count, c.per_gpu, num(c.bytes / 1e6, 1));
   if (fidelity.mode != "estimate")
     out += critical_path_text(critical_path, step_time_s);
+  out += communication_text(communication, communication_gpu);
   constexpr double GiB = 1024.0 * 1024 * 1024;
   out += fmt::format("  memory      peak {} GiB on stage {} ({} GiB of live tensors){}\n",
                      num(peak_memory_bytes / GiB, 2), peak_memory_stage, num(peak_allocated_bytes / GiB, 2),

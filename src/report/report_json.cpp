@@ -29,6 +29,9 @@ nlohmann::ordered_json critical_path_json(const CriticalPathReport& c) {
   auto& comm = j["comm_s"] = nlohmann::ordered_json::object();
   for (const auto& [kind, seconds] : c.comm_s)
     comm[kind] = rounded(seconds);
+  auto& by_dimension = j["comm_by_dimension_s"] = nlohmann::ordered_json::object();
+  for (const auto& [dimension, seconds] : c.dimension_s)
+    by_dimension[dimension] = rounded(seconds);
   j["other_s"] = rounded(c.other_s);
   j["pacing_stage"] = c.pacing_stage;
   auto& stages = j["stages"] = nlohmann::ordered_json::array();
@@ -96,6 +99,17 @@ nlohmann::ordered_json report_json(const Report& r) {
   auto& coll = j["collectives"] = nlohmann::ordered_json::object();
   for (const Report::Collectives& c : r.collectives)
     coll[c.kind] = {{"count", c.count}, {"per_gpu", c.per_gpu}, {"bytes", rounded(c.bytes)}};
+  if (!r.communication.empty()) {
+    auto& comm = j["communication"] = nlohmann::ordered_json::object();
+    comm["view_gpu"] = r.communication_gpu;
+    for (const Report::Communication& c : r.communication)
+      comm[c.dimension] = {{"count", c.count},
+                           {"per_gpu", c.per_gpu},
+                           {"bytes", rounded(c.bytes)},
+                           {"in_flight_s", rounded(c.in_flight_s)},
+                           {"hidden_s", rounded(c.hidden_s)},
+                           {"exposed_s", rounded(c.exposed_s)}};
+  }
   constexpr double GiB = 1024.0 * 1024 * 1024;
   j["peak_memory_gib"] = rounded(r.peak_memory_bytes / GiB);
   j["peak_memory_stage"] = r.peak_memory_stage;
@@ -167,6 +181,9 @@ CriticalPathReport critical_path_from_json(const nlohmann::ordered_json& j) {
   c.exposed_comm_s = j.at("exposed_comm_s").get<double>();
   for (const auto& [kind, seconds] : j.at("comm_s").items())
     c.comm_s[kind] = seconds.get<double>();
+  if (j.contains("comm_by_dimension_s")) // reports written before the breakdown by dimension have none
+    for (const auto& [dimension, seconds] : j.at("comm_by_dimension_s").items())
+      c.dimension_s[dimension] = seconds.get<double>();
   c.other_s = j.at("other_s").get<double>();
   c.pacing_stage = j.at("pacing_stage").get<int>();
   for (const auto& s : j.at("stages"))
@@ -229,6 +246,16 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.critical_path = critical_path_from_json(j.at("critical_path"));
     for (const auto& [kind, c] : j.at("collectives").items())
       r.collectives.push_back({kind, c.at("count").get<int>(), c.at("per_gpu").get<int>(), c.at("bytes").get<double>()});
+    if (j.contains("communication"))
+      for (const auto& [dimension, c] : j.at("communication").items()) {
+        if (dimension == "view_gpu") {
+          r.communication_gpu = c.get<int>();
+          continue;
+        }
+        r.communication.push_back({dimension, c.at("count").get<int>(), c.at("per_gpu").get<int>(),
+                                   c.at("bytes").get<double>(), c.at("in_flight_s").get<double>(),
+                                   c.at("hidden_s").get<double>(), c.at("exposed_s").get<double>()});
+      }
     r.peak_memory_bytes = j.at("peak_memory_gib").get<double>() * kGiB;
     r.peak_memory_stage = j.at("peak_memory_stage").get<int>();
     r.peak_allocated_bytes = j.at("peak_allocated_gib").get<double>() * kGiB;

@@ -137,7 +137,8 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
     // own task would have come after a task of no kernels, of the task's pass), else after what
     // the task came after.
     const FoldedCollective& f = folded_collectives(g)[static_cast<size_t>(s.folded)];
-    std::string args = fmt::format(R"("members":{},"bytes_sent":{:.0f},)", s.members, s.bytes);
+    std::string args = fmt::format(R"("dimension":"{}","members":{},"bytes_sent":{:.0f},)",
+                                   name_of(g[f.measured].dimension), s.members, s.bytes);
     const KernelPiece* piece = nullptr;
     if (f.pieces_before > 0) {
       const auto first = std::lower_bound(step.kernel_pieces.begin(), step.kernel_pieces.end(), s.task,
@@ -158,7 +159,8 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
     w.event(R"({{"ph":"X","name":"{}","cat":"collective","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
             label_of(*g[f.measured].collective), s.gpu, track.tid, ts, dur, args);
   } else if (s.role == Role::collective) {
-    std::string args = fmt::format(R"("members":{},"bytes_sent":{:.0f},)", s.members, s.bytes);
+    std::string args = fmt::format(R"("dimension":"{}","members":{},"bytes_sent":{:.0f},)", name_of(task.dimension),
+                                   s.members, s.bytes);
     const TaskId start = task.kind == Task::Kind::isolated_collective ? s.task : static_cast<TaskId>(task.entry);
     if (const auto after = issuing_compute(g, start, step.compute_stream[static_cast<size_t>(s.gpu)])) {
       const KernelPiece* piece = last_piece(step, *after);
@@ -171,7 +173,7 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
   } else {
     const bool send = s.role == Role::send;
     w.event(R"({{"ph":"X","name":"{}","cat":"p2p","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"{}":{},)"
-            R"("stage":{},"micro_batch":{},"chunk":{},"payload":"{}","bytes":{:.0f}}}}})",
+            R"("dimension":"pp","stage":{},"micro_batch":{},"chunk":{},"payload":"{}","bytes":{:.0f}}}}})",
             send ? "p2p send" : "p2p recv", s.gpu, track.tid, ts, dur, send ? "to_gpu" : "from_gpu", s.peer,
             task.stage, task.micro_batch, task.chunk, name_of(task.phase), task.bytes);
   }
@@ -230,6 +232,53 @@ void write_memory(EventWriter& w, const TraceLayout& layout, const std::vector<M
     }
     if (before)
       point(start, before->bytes);
+  }
+}
+
+// The critical path (critical_path) as a process of its own, drawn above the GPUs: one track of
+// the path's tasks in the window, back to back, each named as the report's longest tasks are
+// (its compute pass, or its collective) with the GPU, stage, micro-batch and the dimension its
+// communication serves. A compute task's folded collectives are drawn as the collectives they are.
+void write_critical_path(EventWriter& w, const StepGraph& step, const Timeline& t, const TraceWindow& window,
+                         int pid, int tid) {
+  const TaskGraph& g = step.graph;
+  w.event(R"({{"ph":"M","name":"process_name","pid":{},"tid":{},"args":{{"name":"critical path"}}}})", pid, tid);
+  w.event(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":{},"args":{{"sort_index":-1}}}})", pid, tid);
+  w.event(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"the tasks that set the step time"}}}})",
+          pid, tid);
+  const std::int64_t from = trace_ns(window.start_s);
+  const std::int64_t to = std::isfinite(window.end_s) ? trace_ns(window.end_s) : trace_ns(t.makespan());
+  auto slice = [&](const std::string& name, double start_s, double end_s, const std::string& args) {
+    const std::int64_t a = std::max(from, trace_ns(start_s)), b = std::min(to, trace_ns(end_s));
+    if (b > a)
+      w.event(R"({{"ph":"X","name":"{}","cat":"critical_path","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
+              name, pid, tid, micros(a), micros(b - a), args);
+  };
+  for (TaskId v : critical_path(g, t)) {
+    const Task& task = g[v];
+    if (t.finish[v] <= t.start[v])
+      continue;
+    if (task.kind == Task::Kind::compute) {
+      for (const TaskPart& part : task_parts(g, t, v)) {
+        if (part.folded < 0) {
+          slice(name_of(task.phase), part.start, part.finish,
+                fmt::format(R"("gpu":{},"stage":{},"micro_batch":{})", task.gpu, task.stage, task.micro_batch));
+          continue;
+        }
+        const Task& measured = g[folded_collectives(g)[static_cast<size_t>(part.folded)].measured];
+        slice(label_of(*measured.collective), part.start, part.finish,
+              fmt::format(R"("gpu":{},"dimension":"{}")", task.gpu, name_of(measured.dimension)));
+      }
+    } else if (task.collective) {
+      slice(label_of(*task.collective), t.start[v], t.finish[v],
+            fmt::format(R"("gpu":{},"dimension":"{}")", task.gpu, name_of(task.dimension)));
+    } else if (task.kind == Task::Kind::transfer) {
+      slice("p2p", t.start[v], t.finish[v],
+            fmt::format(R"("from_gpu":{},"to_gpu":{},"stage":{},"micro_batch":{},"dimension":"pp")", task.gpu,
+                        task.peer, task.stage, task.micro_batch));
+    } else {
+      slice(name_of(task.phase), t.start[v], t.finish[v], fmt::format(R"("gpu":{})", task.gpu));
+    }
   }
 }
 
@@ -296,6 +345,11 @@ void write_trace(std::ostream& out, const StepGraph& step, const Timeline& t, co
     write_metadata(w, layout, plan, index);
     for (const TraceSlice& s : layout.slices)
       write_slice(w, s, layout.tracks[static_cast<size_t>(s.track)], step, plan, index);
+    // After every GPU's process and thread: a pid and tid no GPU's track has.
+    int last_tid = 0;
+    for (const TraceTrack& track : layout.tracks)
+      last_tid = std::max(last_tid, track.tid);
+    write_critical_path(w, step, t, selection.window, plan.gpus(), last_tid + 1);
     write_flows(w, layout);
     write_memory(w, layout, memory, selection.window);
   }

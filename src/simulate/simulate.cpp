@@ -18,6 +18,7 @@
 #include "estimate/step_estimate.hpp"
 #include "memory/static_peak.hpp"
 #include "memory/timeline.hpp"
+#include "report/communication.hpp"
 #include "report/critical_path.hpp"
 #include "report/stage_breakdown.hpp"
 #include "report/trace.hpp"
@@ -285,6 +286,8 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
     r.collectives.push_back({kind, count.count, count.first_gpu, count.bytes});
   r.critical_path = critical_path_report(graph, timeline, plan.pp);
   r.stages = stage_breakdown(graph, timeline, plan);
+  r.communication_gpu = r.stages.at(static_cast<size_t>(r.critical_path.pacing_stage)).gpu;
+  r.communication = communication_by_dimension(step, timeline, r.critical_path, r.communication_gpu);
   std::vector<StageGpu> stage_gpus;
   for (const StageReport& s : r.stages)
     stage_gpus.push_back({s.stage, s.gpu});

@@ -10,7 +10,7 @@ namespace simgpt {
 std::string column_words(const std::string& column) {
   // The report's fields (README, "What-if studies: sweeps") and the workload keys of README's
   // "Workload keys" a study most often sweeps.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 30> names{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 35> names{{
       {"step_time_s", "step time"},
       {"samples_per_s", "throughput"},
       {"tokens_per_s", "throughput"},
@@ -23,6 +23,11 @@ std::string column_words(const std::string& column) {
       {"oom", "out of memory"},
       {"critical_path.exposed_comm_s", "exposed communication"},
       {"critical_path.bubble_s", "pipeline bubble"},
+      {"communication.tp.exposed_s", "exposed tensor-parallel communication"},
+      {"communication.cp.exposed_s", "exposed context-parallel communication"},
+      {"communication.ep.exposed_s", "exposed expert-parallel communication"},
+      {"communication.dp.exposed_s", "exposed data-parallel communication"},
+      {"communication.pp.exposed_s", "exposed pipeline communication"},
       {"network.delay", "network delay"},
       {"network.bandwidth", "network bandwidth"},
       {"parallelism.dp", "data-parallel degree"},

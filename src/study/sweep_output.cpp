@@ -306,6 +306,11 @@ const std::vector<std::string>& sweep_metric_columns() {
                                                 "oom",
                                                 "critical_path.exposed_comm_s",
                                                 "critical_path.bubble_s",
+                                                "communication.tp.exposed_s",
+                                                "communication.cp.exposed_s",
+                                                "communication.ep.exposed_s",
+                                                "communication.dp.exposed_s",
+                                                "communication.pp.exposed_s",
                                                 "time_to_train.days",
                                                 "time_to_train.gpu_hours"};
   return columns;

@@ -57,10 +57,11 @@ struct Slice {
 };
 using Track = std::pair<int, int>; // pid, tid
 
-std::map<Track, std::vector<Slice>> slices_by_track(const nlohmann::json& events) {
+// The GPUs' slices by track (`category` "critical_path": the critical path's instead).
+std::map<Track, std::vector<Slice>> slices_by_track(const nlohmann::json& events, const std::string& category = "") {
   std::map<Track, std::vector<Slice>> tracks;
   for (const auto& e : events)
-    if (e["ph"] == "X") {
+    if (e["ph"] == "X" && (e["cat"] == "critical_path") == (category == "critical_path")) {
       REQUIRE(e.contains("ts"));
       REQUIRE(e.contains("dur"));
       REQUIRE(e.contains("pid"));
@@ -180,6 +181,39 @@ TEST_CASE("a 4-stage 1F1B trace is valid JSON whose tracks, passes and flows a v
     CHECK(range.second > range.first);
 }
 
+TEST_CASE("a trace draws the critical path as a process of its own, its tasks back to back over the step") {
+  // Data-parallel replicas beside the pipeline: gradient all-reduces and pipeline transfers.
+  const Overrides o{{"framework", "generic"},       {"parallelism.pp", "4"}, {"parallelism.dp", "2"},
+                    {"training.global_batch", "16"}, {"training.micro_batch", "1"}};
+  const nlohmann::json trace = nlohmann::json::parse(traced_run(o, "critical"));
+  const auto path = slices_by_track(trace["traceEvents"], "critical_path");
+  REQUIRE(path.size() == 1);
+  const auto& [track, slices] = *path.begin();
+  CHECK(track.first == 8); // after the job's 8 GPUs
+  CHECK(thread_names(trace["traceEvents"]).at(track) == "the tasks that set the step time");
+  REQUIRE(!slices.empty());
+  // The path's tasks follow one another from the step's start to its end, each naming its kind.
+  CHECK(slices.front().start == 0);
+  CHECK(slices.back().end == std::llround(std::stod(trace["otherData"]["step_time_s"].get<std::string>()) * 1e9));
+  std::set<std::string> names;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (i > 0)
+      CHECK(slices[i].start == slices[i - 1].end);
+    names.insert(slices[i].name);
+    if (slices[i].name == "all-reduce")
+      CHECK(slices[i].args["dimension"] == "dp");
+    if (slices[i].name == "p2p")
+      CHECK(slices[i].args["dimension"] == "pp");
+  }
+  CHECK(names.count("forward") == 1);
+  CHECK(names.count("backward") == 1);
+  // Every collective and transfer slice of the GPUs names the dimension it serves.
+  for (const auto& [gpu_track, gpu_slices] : slices_by_track(trace["traceEvents"]))
+    for (const Slice& s : gpu_slices)
+      if (s.name == "all-reduce" || s.name.starts_with("p2p"))
+        CHECK(s.args["dimension"] == (s.name == "all-reduce" ? "dp" : "pp"));
+}
+
 TEST_CASE("the same step gives the same trace, byte for byte") {
   // Data-parallel replicas: gradient all-reduces beside the pipeline.
   const Overrides o{{"framework", "generic"},       {"parallelism.pp", "4"}, {"parallelism.dp", "2"},
@@ -228,7 +262,7 @@ TEST_CASE("a trace of some GPUs and part of the step draws those GPUs' slices in
     if (e["ph"] == "s" || e["ph"] == "f")
       flowing.insert(e["pid"].get<int>());
   }
-  CHECK(processes == std::set<int>{0, 2, 7});
+  CHECK(processes == std::set<int>{0, 2, 7, 8}); // 8: the critical path's, after the job's 8 GPUs
   CHECK(counted == std::set<int>{0, 2, 7});
   // Arrows between drawn neighbours only: GPUs 0 and 2 (stages 0 and 1 of the first replica);
   // GPU 7's neighbour, GPU 5, is not drawn.

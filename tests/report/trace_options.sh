@@ -11,14 +11,17 @@ simgpt="$1"
 slowdown=${SIMGPT_TEST_SLOWDOWN:-1}
 expect_seconds=20 # expect_status's limit a run
 
-# drawn FILE: the GPUs (process ids) of a trace's events, gzip-compressed or not, one line, ascending.
+# drawn FILE: the GPUs (process ids) of a trace's events, gzip-compressed or not, one line, ascending;
+# the critical path's process (the id after the job's GPUs) as "path".
 drawn() {
   python3 - "$1" <<'PY'
 import gzip, json, sys
 path = sys.argv[1]
 with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
     trace = json.load(f)
-print(",".join(str(p) for p in sorted({e["pid"] for e in trace["traceEvents"]})))
+gpus = trace["otherData"]["gpus"]
+pids = sorted({e["pid"] for e in trace["traceEvents"]})
+print(",".join(str(p) if p < gpus else "path" for p in pids))
 PY
 }
 
@@ -43,7 +46,7 @@ sys.exit(0 if all(other[k] == report[k] for k in keys) and report["overrides"] e
 PY
 }
 check "the trace's otherData says what the report says it was made from" same_inputs
-check "a .json.gz trace holds JSON drawing GPUs 2, 3 and 6 only" [ "$(drawn "$tmp/t.json.gz")" = "2,3,6" ]
+check "a .json.gz trace holds JSON drawing GPUs 2, 3 and 6 only" [ "$(drawn "$tmp/t.json.gz")" = "2,3,6,path" ]
 check "its gzip header names no file and no time (flags 0, mtime 0)" \
   [ "$(od -An -tx1 -j3 -N5 "$tmp/t.json.gz" | tr -d ' \n')" = "0000000000" ]
 cp "$tmp/t.json.gz" "$tmp/first.json.gz"
@@ -52,7 +55,7 @@ check "the same step gives the same .json.gz, byte for byte" cmp -s "$tmp/t.json
 "$simgpt" "${job[@]}" --trace "$tmp/t.json" "${some[@]}" > /dev/null 2>&1
 check "the .json.gz holds what the .json trace does" cmp -s <(gzip -dc "$tmp/t.json.gz") "$tmp/t.json"
 "$simgpt" "${job[@]}" --trace "$tmp/all.json" > /dev/null 2>&1
-check "a trace without --trace-gpus draws every GPU" [ "$(drawn "$tmp/all.json")" = "0,1,2,3,4,5,6,7" ]
+check "a trace without --trace-gpus draws every GPU" [ "$(drawn "$tmp/all.json")" = "0,1,2,3,4,5,6,7,path" ]
 rm -f "$tmp"/*.json "$tmp"/*.gz
 
 # Bad values: one line naming the option and what is valid, exit 2, no file.
@@ -86,7 +89,7 @@ expect_status 3 "a window too long for 512 GPUs" "^simgpt: --trace: the trace wo
   "${big[@]}" --trace "$tmp/big.json.gz" --trace-window 1s:
 check "no trace file is left by a trace too large" [ -z "$(ls -A "$tmp" | grep -v '^out$\|^err$\|^dgx64.xml$\|.txt$')" ]
 expect_status 0 "8 GPUs of 512" "" "${big[@]}" --trace "$tmp/big.json.gz" --trace-gpus 0-7
-check "8 GPUs of 512: those drawn" [ "$(drawn "$tmp/big.json.gz")" = "0,1,2,3,4,5,6,7" ]
+check "8 GPUs of 512: those drawn" [ "$(drawn "$tmp/big.json.gz")" = "0,1,2,3,4,5,6,7,path" ]
 expect_status 0 "512 GPUs over 10 ms" "" "${big[@]}" --trace "$tmp/big.json.gz" --trace-window 10s:10.01s
-check "512 GPUs over 10 ms: all drawn" [ "$(drawn "$tmp/big.json.gz" | tr ',' '\n' | wc -l)" -eq 512 ]
+check "512 GPUs over 10 ms: all drawn" [ "$(drawn "$tmp/big.json.gz" | tr ',' '\n' | grep -vc path)" -eq 512 ]
 exit $fail

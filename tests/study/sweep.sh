@@ -16,7 +16,7 @@ sweep=(sweep --platform platforms/p3_2xlarge_x12.xml --workload workloads/gpt3xl
 check "a sweep exits 0 ($(cat "$tmp/out"))" [ "$status" -eq 0 ]
 check "14 lines: a comment, a header and 12 configurations" [ "$(wc -l < "$tmp/whole.csv")" -eq 14 ]
 check "the header names the inputs (a quantity's with its SI column) and the report's fields" \
-  grep -qx 'config,network.delay,network.delay_s,network.bandwidth,network.bandwidth_Bps,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,time_to_train.days,time_to_train.gpu_hours,reason,configurations,sweep_digest' "$tmp/whole.csv"
+  grep -qx 'config,network.delay,network.delay_s,network.bandwidth,network.bandwidth_Bps,training.micro_batch,status,step_time_s,samples_per_s,tokens_per_s,tflops_per_gpu,mfu,peak_memory_gib,peak_allocated_gib,oom,critical_path.exposed_comm_s,critical_path.bubble_s,communication.tp.exposed_s,communication.cp.exposed_s,communication.ep.exposed_s,communication.dp.exposed_s,communication.pp.exposed_s,time_to_train.days,time_to_train.gpu_hours,reason,configurations,sweep_digest' "$tmp/whole.csv"
 version=$(sed -n 's/^project(simgpt VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 platform_digest=$(sha256sum platforms/p3_2xlarge_x12.xml | cut -d' ' -f1)
 catalog_digest=$(sha256sum platforms/gpus.yaml | cut -d' ' -f1)

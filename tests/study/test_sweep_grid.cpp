@@ -111,22 +111,22 @@ TEST_CASE("a sweep line is read back whole, or refused", "[sweep]") {
     CHECK(r.digest == "0123456789abcdef");
     CHECK(simgpt::sweep_line(r, kKeys, format) == line);
   }
-  const std::string csv = "1,1ms,ok,1.5,,,,,,,false,,0.25,,,,2,0123456789abcdef";
+  const std::string csv = "1,1ms,ok,1.5,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef";
   CHECK_NOTHROW(simgpt::parse_sweep_line(csv, kKeys, SweepFormat::csv));
   const auto refused = [](const std::string& line, const std::string& why) {
     CHECK_THROWS_WITH(simgpt::parse_sweep_line(line, kKeys, SweepFormat::csv), Catch::Contains(why));
   };
-  refused("1,1ms,done,1.5,,,,,,,false,,0.25,,,,2,0123456789abcdef", "status 'done'");
-  refused("1,1ms,ok,nan,,,,,,,false,,0.25,,,,2,0123456789abcdef", "not a finite number");
-  refused("1,1ms,ok,1e999,,,,,,,false,,0.25,,,,2,0123456789abcdef", "not a finite number");
-  refused("1,1ms,ok,1.50,,,,,,,false,,0.25,,,,2,0123456789abcdef", "not a line as simgpt sweep writes it");
-  refused("1,1ms,ok,1.5,,,,,,,true,,0.25,,,,2,0123456789abcdef", "disagrees with its oom");
-  refused("1,1ms,ok,1.5,,,,,,,false,,0.25,,,,2", "has 17 fields");
-  refused("1,1ms,ok,1.5,,,,,,,false,,0.25,,,,2,0123456789abcdeg", "not 16 hexadecimal digits");
-  refused("2,1ms,ok,1.5,,,,,,,false,,0.25,,,,2,0123456789abcdef", "not below its configurations");
-  refused("-1,1ms,ok,1.5,,,,,,,false,,0.25,,,,2,0123456789abcdef", "not a whole number");
-  refused("1,1ms,invalid,,,,,,,,,,,,,,2,0123456789abcdef", "has no reason");
-  refused("1,\"1ms,ok,1.5,,,,,,,false,,0.25,,,,2,0123456789abcdef", "never closed");
+  refused("1,1ms,done,1.5,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "status 'done'");
+  refused("1,1ms,ok,nan,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "not a finite number");
+  refused("1,1ms,ok,1e999,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "not a finite number");
+  refused("1,1ms,ok,1.50,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "not a line as simgpt sweep writes it");
+  refused("1,1ms,ok,1.5,,,,,,,true,,0.25,,,,,,,,,2,0123456789abcdef", "disagrees with its oom");
+  refused("1,1ms,ok,1.5,,,,,,,false,,0.25,,,,,,,,,2", "has 22 fields");
+  refused("1,1ms,ok,1.5,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdeg", "not 16 hexadecimal digits");
+  refused("2,1ms,ok,1.5,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "not below its configurations");
+  refused("-1,1ms,ok,1.5,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "not a whole number");
+  refused("1,1ms,invalid,,,,,,,,,,,,,,,,,,,2,0123456789abcdef", "has no reason");
+  refused("1,\"1ms,ok,1.5,,,,,,,false,,0.25,,,,,,,,,2,0123456789abcdef", "never closed");
   CHECK_THROWS_WITH(simgpt::parse_sweep_line("{\"config\":1}", kKeys, SweepFormat::jsonl),
                     Catch::Contains("no text \"network.delay\""));
   CHECK_THROWS_WITH(simgpt::parse_sweep_line("[1]", kKeys, SweepFormat::jsonl), Catch::Contains("not a JSON object"));

@@ -18,7 +18,7 @@ using namespace simgpt;
 namespace {
 
 // Loads `xml` as a platform in a child process; returns the InputError's text, or "" if it loads.
-std::string load_error(const std::string& xml) {
+std::string platform_load_error(const std::string& xml) {
   const std::string path = "/tmp/simgpt_test_simgrid_abort_" + std::to_string(::getpid()) + ".xml";
   std::ofstream(path) << xml;
   std::string error;
@@ -48,7 +48,7 @@ const char* const kHead = R"(<?xml version="1.0"?>
 // SimGrid 3.32 aborts (xbt_assert) on a link declared twice instead of throwing (found by
 // tests/fuzz/platform.cpp, tests/fuzz/regressions/platform-1).
 TEST_CASE("a platform SimGrid aborts on is an input error naming SimGrid's reason") {
-  const std::string error = load_error(std::string(kHead) + R"(    <link id="l" bandwidth="10Gbps" latency="1us"/>
+  const std::string error = platform_load_error(std::string(kHead) + R"(    <link id="l" bandwidth="10Gbps" latency="1us"/>
     <link id="l" bandwidth="10Gbps" latency="1us"/>
     <route src="gpu-0" dst="gpu-1"><link_ctn id="l"/></route>
   </zone>
@@ -59,7 +59,7 @@ TEST_CASE("a platform SimGrid aborts on is an input error naming SimGrid's reaso
 }
 
 TEST_CASE("a platform SimGrid loads is not refused by the abort guard") {
-  CHECK(load_error(std::string(kHead) + R"(    <link id="l" bandwidth="10Gbps" latency="1us"/>
+  CHECK(platform_load_error(std::string(kHead) + R"(    <link id="l" bandwidth="10Gbps" latency="1us"/>
     <route src="gpu-0" dst="gpu-1"><link_ctn id="l"/></route>
   </zone>
 </platform>

@@ -45,6 +45,7 @@ struct CriticalPathReport {
   double bubble_s = 0;
   double exposed_comm_s = 0;            // the sum of comm_s
   std::map<std::string, double> comm_s; // p2p (pipeline transfers) and each collective, by name
+  std::map<std::string, double> dimension_s; // the same by the parallel dimension it serves (tp, cp, ep, dp, pp)
   double other_s = 0;                   // the rest: gaps between the path's tasks (none expected)
   std::vector<Stage> stages;
   std::vector<Task> top_tasks; // the five longest on the path, longest first
@@ -112,6 +113,21 @@ struct Report {
     double bytes = 0; // sent by all members
   };
   std::vector<Collectives> collectives; // per step, by kind
+  // The step's communication by the parallel dimension it serves (tp, cp, ep, dp, pp, each listed
+  // after a replay, 0 where the plan has none), as Calculon reports it: what is moved, how long
+  // `view_gpu` (the pacing stage's first GPU) has it in flight, how much of that its own compute
+  // hides, and how much of the step it adds (its time on the critical path).
+  struct Communication {
+    std::string dimension;
+    int count = 0;        // collectives (pp: transfers) per step, over all groups
+    int per_gpu = 0;      // those GPU 0 takes part in
+    double bytes = 0;     // sent by all members
+    double in_flight_s = 0;
+    double hidden_s = 0;  // of in_flight_s, while view_gpu computes
+    double exposed_s = 0; // on the critical path
+  };
+  std::vector<Communication> communication;
+  int communication_gpu = 0; // the view GPU of in_flight_s and hidden_s
   std::vector<StageReport> stages;
   double peak_memory_bytes = 0; // the largest over GPUs: what the device must hold
   int peak_memory_stage = 0;

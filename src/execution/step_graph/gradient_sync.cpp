@@ -32,7 +32,7 @@ void GradientSync::reduce_scatter_now(int s, double bytes) {
     return;
   for (int t = 0; t < plan_.tp && !stand_ins_.stands_in(t); ++t) {
     const std::vector<int> members = dp_group(plan_, s, t);
-    CollectiveTasks c = collectives_.add(members, CollectiveKind::reduce_scatter, bytes,
+    CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::reduce_scatter, bytes,
                                          dp_collective_algorithm(plan_), stand_ins_.rank_weight());
     for (int gpu : members) {
       boost::add_edge(points_[static_cast<size_t>(stand_ins_.owner(gpu))].back().ready, c.entry, graph_);
@@ -75,11 +75,11 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
     const bool last = i + 1 == first.size() && call.last_of_point;
     if (!call.flush && !last && (!profile_.dp_overlap || bucket < profile_.dp_bucket_bytes))
       continue;
-    CollectiveTasks c = collectives_.add(members, kind, bucket, algorithm, stand_ins_.rank_weight());
+    CollectiveTasks c = collectives_.add(CommDimension::dp, members, kind, bucket, algorithm, stand_ins_.rank_weight());
     if (central_ps_broadcasts(plan_)) {
       // The sum reduced to the first replica comes back as a broadcast on the same stream.
       const CollectiveTasks back =
-          collectives_.add(members, CollectiveKind::broadcast, bucket, algorithm, stand_ins_.rank_weight());
+          collectives_.add(CommDimension::dp, members, CollectiveKind::broadcast, bucket, algorithm, stand_ins_.rank_weight());
       boost::add_edge(c.exit, back.entry, graph_);
       c.exit = back.exit;
     }
@@ -127,12 +127,12 @@ void GradientSync::update(int s, int t, const std::vector<int>& group) {
   if (sharded && plan_.zero < 3 && !stand_ins_.stands_in(t)) {
     // Each replica updated its shard: gather the new weights, the experts' over their own group.
     CollectiveTasks c =
-        collectives_.add(group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, stand_ins_.rank_weight());
+        collectives_.add(CommDimension::dp, group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, stand_ins_.rank_weight());
     for (int gpu : group)
       boost::add_edge(*streams_.tail(gpu), c.entry, graph_);
     if (expert_params > 0 && plan_.dp > plan_.ep)
       for (const std::vector<int>& experts : expert_dp_groups(plan_, s, t)) {
-        CollectiveTasks e = collectives_.add(experts, CollectiveKind::allgather, expert_params,
+        CollectiveTasks e = collectives_.add(CommDimension::dp, experts, CollectiveKind::allgather, expert_params,
                                              CollectiveAlgorithm::ring, stand_ins_.rank_weight());
         for (int gpu : experts)
           boost::add_edge(*streams_.tail(gpu), e.entry, graph_);

@@ -16,24 +16,31 @@ const GroupRings& GroupCollectives::rings(const std::vector<int>& gpus) {
   return known->second;
 }
 
-void GroupCollectives::count(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times) {
+void GroupCollectives::count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                             int times) {
   CollectiveCount*& by_kind = counts_.at(static_cast<size_t>(kind));
   if (!by_kind) // a map's entries stay where they are
     by_kind = &out_.collectives[to_string(kind)];
-  CollectiveCount& count = *by_kind;
-  count.count += times;
-  count.first_gpu += std::find(gpus.begin(), gpus.end(), 0) != gpus.end() ? 1 : 0;
+  const bool first_gpu = std::find(gpus.begin(), gpus.end(), 0) != gpus.end();
   const auto n = static_cast<int>(gpus.size());
-  count.bytes += times * bytes_sent_per_member(kind, n, bytes) * n;
+  const double sent = times * bytes_sent_per_member(kind, n, bytes) * n;
+  for (CollectiveCount* count : {by_kind, &out_.communication[dimension]}) {
+    count->count += times;
+    count->first_gpu += first_gpu ? 1 : 0;
+    count->bytes += sent;
+  }
 }
 
-CollectiveTasks GroupCollectives::add(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                                      CollectiveAlgorithm algorithm, int times) {
+CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
+                                      double bytes, CollectiveAlgorithm algorithm, int times) {
   check_task_limit(out_.graph, max_tasks_);
   const GroupRings& group = rings(gpus);
+  const TaskId first = boost::num_vertices(out_.graph);
   CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency,
                                      timing(gpus, kind, bytes));
-  count(gpus, kind, bytes, times);
+  for (TaskId v = first; v < boost::num_vertices(out_.graph); ++v) // its entry, flows, joins and exit
+    out_.graph[v].dimension = dimension;
+  count(dimension, gpus, kind, bytes, times);
   return c;
 }
 

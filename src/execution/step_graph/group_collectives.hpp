@@ -29,15 +29,16 @@ public:
   // A group's rings and step latency: the same every time, so searched once.
   const GroupRings& rings(const std::vector<int>& gpus);
 
-  // Counts a collective of the group for the reports. `times`: how many groups' alike
-  // collectives this one stands for.
-  void count(const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1);
+  // Counts a collective of the group for the reports, by kind and by the dimension it serves.
+  // `times`: how many groups' alike collectives this one stands for.
+  void count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1);
 
   // What a ring collective of the group pays beyond its flows (execution/collective_timing).
   CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes);
 
-  // Adds a collective over the group's rings to the graph, and counts it.
-  CollectiveTasks add(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+  // Adds a collective over the group's rings to the graph, its tasks marked with the dimension it
+  // serves, and counts it.
+  CollectiveTasks add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                       CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1);
 };
 

@@ -61,6 +61,10 @@ void PipelineTransfers::connect() {
           if (src != dst) {
             out_.p2p_transfers += stand_ins_.replica_weight();
             out_.p2p_bytes += stand_ins_.replica_weight() * plan_.activation_bytes / plan_.tp;
+            CollectiveCount& pp = out_.communication[CommDimension::pp];
+            pp.count += stand_ins_.replica_weight();
+            pp.first_gpu += src == 0 || dst == 0 ? 1 : 0;
+            pp.bytes += stand_ins_.replica_weight() * plan_.activation_bytes / plan_.tp;
           }
           if (src != dst && first_rank && stand_ins_.first_rank_stands_in) {
             // The first rank's transfer, receive and send markers stand for this rank's.
@@ -90,6 +94,7 @@ TaskId PipelineTransfers::add_transfer(int s, const PipelineStep& step, bool for
   Task x;
   x.kind = Task::Kind::transfer;
   x.phase = forward ? Phase::activation : Phase::gradient;
+  x.dimension = CommDimension::pp;
   x.gpu = src;
   x.peer = dst;
   x.stage = s;

@@ -51,7 +51,7 @@ void ZeroGathers::issue_gather() {
       continue;
     }
     const std::vector<int> members = dp_group(plan_, p.stage, t);
-    CollectiveTasks c = collectives_.add(members, CollectiveKind::allgather, p.bytes[p.done.size()],
+    CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::allgather, p.bytes[p.done.size()],
                                          CollectiveAlgorithm::ring, stand_ins_.rank_weight());
     for (int gpu : members) {
       boost::add_edge(streams_.flush(gpu), c.entry, graph_);
