@@ -4,7 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
+#include <sstream>
+#include <vector>
 #include <string>
 
 using namespace simgpt;
@@ -45,6 +49,13 @@ Report sample() {
   c.exposed_comm_s = 0.334567891234;
   c.top_tasks.push_back({"backward", 4, 1, 15, 0.9, 0.05});
   c.top_tasks.push_back({"allreduce", -1, -1, -1, 1.1, 0.04});
+  c.dimension_s = {{"pp", 0.1}, {"tp", 0.234567891234}};
+  r.communication_gpu = 4;
+  r.communication = {{"tp", 96, 48, 3.5e9, 0.3, 0.0, 0.234567891234},
+                     {"cp", 0, 0, 0, 0, 0, 0},
+                     {"ep", 0, 0, 0, 0, 0, 0},
+                     {"dp", 0, 0, 0, 0, 0, 0},
+                     {"pp", 32, 8, 1e8, 0.25, 0.15, 0.1}};
   return r;
 }
 
@@ -65,6 +76,40 @@ TEST_CASE("a report read back from its JSON writes the same JSON") {
   CHECK(c.comm_s.at("allreduce") == Approx(0.234567891));
   CHECK(c.top_tasks.at(1).kind == "allreduce");
   CHECK(c.top_tasks.at(0).micro_batch == 15);
+  CHECK(c.dimension_s.at("tp") == Approx(0.234567891));
+  CHECK(back.communication_gpu == 4);
+  REQUIRE(back.communication.size() == 5);
+  CHECK(back.communication[4].dimension == "pp");
+  CHECK(back.communication[4].hidden_s == 0.15);
+}
+
+namespace {
+
+// The text's lines as their words.
+std::vector<std::vector<std::string>> word_lines(const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    lines.emplace_back(std::istream_iterator<std::string>(words), std::istream_iterator<std::string>());
+  }
+  return lines;
+}
+
+bool has_line(const std::string& text, const std::vector<std::string>& words) {
+  const auto lines = word_lines(text);
+  return std::find(lines.begin(), lines.end(), words) != lines.end();
+}
+
+} // namespace
+
+TEST_CASE("the text report tables the communication of the dimensions the plan uses") {
+  const std::string text = sample().to_text();
+  CHECK(text.find("in flight and hidden under compute on GPU 4") != std::string::npos);
+  // dimension, collectives, on GPU 0, GB sent, in flight s, hidden s, exposed s
+  CHECK(has_line(text, {"tp", "96", "48", "3.500", "0.300", "0.000", "0.235"}));
+  CHECK(has_line(text, {"pp", "32", "8", "0.100", "0.250", "0.150", "0.100"}));
+  CHECK_FALSE(has_line(text, {"cp", "0", "0", "0.000", "0.000", "0.000", "0.000"})); // none of it: not listed
 }
 
 TEST_CASE("the text report spells the step out along the critical path") {
