@@ -65,6 +65,16 @@ expect 2 "malformed YAML" --platform $P --workload "$tmp/malformed.yaml"
 expect 2 "unknown framework profile 'nosuch'" --platform $P --workload "$tmp/profile.yaml"
 expect 2 "parallelism.pp" --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=5
 expect 2 "needs 16 GPUs" --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=16 --set model.layers=32
+# A plan of fewer GPUs than the platform has runs only when placement.gpus asks for it; a workload
+# without dp takes it from the GPUs, and says so.
+expect 2 "ok.yaml: parallelism.dp: the plan dp\*tp\*pp = 1\*1\*4 uses 4 of the platform's 8 GPUs; leave parallelism.dp out to derive it from them (dp 2), or set placement.gpus: 4" \
+  --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=4
+expect 0 "" --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=4 --set placement.gpus=4
+sed '/^  dp:/d' workloads/gpt3xl.yaml > "$tmp/no_dp.yaml"
+expect 0 "" --platform $P --workload "$tmp/no_dp.yaml" --set parallelism.pp=4
+grep -q "dp=2 derived from the 8 GPUs" "$tmp/out" || { echo "FAIL: a workload without dp says dp=2 was derived"; fail=1; }
+expect 2 "no_dp.yaml: parallelism.dp: is left out.*8 GPUs are not a multiple of tp\*pp = 1\*3 = 3" \
+  --platform $P --workload "$tmp/no_dp.yaml" --set parallelism.pp=3
 expect 2 "not divisible" --platform $P --workload "$tmp/ok.yaml" --set training.global_batch=63 --set training.micro_batch=2
 expect 2 "unknown key 'speed'" --platform $P --workload "$tmp/ok.yaml" --set network.speed=1
 expect 2 "network.delay" --platform $P --workload "$tmp/ok.yaml" --set network.delay=soon

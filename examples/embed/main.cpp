@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   const std::string workload = argc > 2 ? argv[2] : data + "/workloads/gpt3xl.yaml";
   try {
     const simgpt::DataPaths paths{{data}, {}}; // its one data folder
-    const simgpt::Workload w = simgpt::load_workload(workload, {{"parallelism.pp", "4"}});
+    const simgpt::Workload w = simgpt::load_workload(workload, {{"parallelism.pp", "4"}, {"placement.gpus", "4"}});
     const simgpt::Report r = simgpt::simulate(simgpt::Platform::load(platform), w,
                                               simgpt::load_workload_profile(w, paths), simgpt::load_catalog(paths));
     std::cout << r.workload << " on " << r.platform << ": step " << r.step_time_s << " s, peak memory "

@@ -82,8 +82,9 @@ std::vector<std::string> plan_overrides(const PlanCandidate& c, const Workload& 
   const std::vector<std::string> values = plan_values(c);
   for (size_t k = 0; k < values.size(); ++k)
     sets.push_back(plan_keys()[k] + "=" + values[k]);
-  if (base.placement.gpus)
-    sets.push_back(fmt::format("placement.gpus={}", c.gpus()));
+  // Always: a candidate of fewer GPUs than the platform has runs on the first of them, as asked
+  // (the workload's own placement.gpus, or --gpus), never refused as leaving the others idle.
+  sets.push_back(fmt::format("placement.gpus={}", c.gpus()));
   if (base.parallelism.partition == Partition::listed)
     sets.push_back(std::string("parallelism.partition=") +
                    name_of(framework_partition == Partition::balanced ? Partition::balanced : Partition::uniform));
@@ -94,6 +95,7 @@ Workload apply_plan(const PlanCandidate& c, const Workload& base, Partition fram
   Workload w = base;
   auto& p = w.parallelism;
   p.dp = c.dp;
+  p.dp_from_platform = false;
   p.tp = c.tp;
   p.pp = c.pp;
   w.training.micro_batch = c.micro_batch;
@@ -105,8 +107,7 @@ Workload apply_plan(const PlanCandidate& c, const Workload& base, Partition fram
   p.ep = c.ep;
   p.cp = c.cp;
   w.placement.order = c.order;
-  if (w.placement.gpus)
-    w.placement.gpus = c.gpus();
+  w.placement.gpus = c.gpus();
   if (p.partition == Partition::listed) {
     p.partition = framework_partition == Partition::balanced ? Partition::balanced : Partition::uniform;
     p.stage_layers.clear();

@@ -96,6 +96,9 @@ std::string Report::to_text() const {
   out += fmt::format("simgpt: {} on {}\n", workload, platform);
   out += fmt::format("  plan        dp={} tp={} pp={} ({} GPUs), {} schedule, {} micro-batches, framework {}\n", dp,
                      tp, pp, gpus, schedule, micro_batches, framework);
+  if (dp_derived)
+    out += fmt::format("              dp={} derived from the {} GPUs, as Megatron-LM does: parallelism.dp was left out\n",
+                       dp, gpus);
   out += fmt::format("  step time   {} s\n", num(step_time_s, 3));
   if (fidelity.mode == "symmetric")
     out += fmt::format("  fidelity    symmetric: {} of {} data-parallel replicas, the communication of {} of {} tensor "

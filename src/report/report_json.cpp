@@ -73,6 +73,7 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["schedule"] = r.schedule;
   j["gpus"] = r.gpus;
   j["dp"] = r.dp;
+  j["dp_derived"] = r.dp_derived;
   j["tp"] = r.tp;
   j["pp"] = r.pp;
   j["micro_batches"] = r.micro_batches;
@@ -220,6 +221,7 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.schedule = j.at("schedule").get<std::string>();
     r.gpus = j.at("gpus").get<int>();
     r.dp = j.at("dp").get<int>();
+    r.dp_derived = j.value("dp_derived", false); // reports of an earlier simgpt have none
     r.tp = j.at("tp").get<int>();
     r.pp = j.at("pp").get<int>();
     r.micro_batches = j.at("micro_batches").get<int>();

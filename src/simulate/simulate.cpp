@@ -243,6 +243,7 @@ Report report_of_step(const Platform& platform, const Workload& w, const Profile
   r.schedule = name_of(w.parallelism.schedule);
   r.gpus = static_cast<int>(w.gpus());
   r.dp = static_cast<int>(w.parallelism.dp);
+  r.dp_derived = w.parallelism.dp_derived;
   r.tp = static_cast<int>(w.parallelism.tp);
   r.pp = static_cast<int>(w.parallelism.pp);
   r.micro_batches = plan.micro_batches;
@@ -333,52 +334,15 @@ Report estimated_report(const Platform& platform, const Workload& w, const Profi
   return r;
 }
 
-} // namespace
-
-KernelListing list_kernels(const std::string& platform_path, const Workload& w, const DataPaths& data) {
-  check_workload(w);
-  const Platform platform = Platform::load(platform_path);
-  const Profile profile = load_workload_profile(w, data);
-  const GpuCatalog catalog = load_catalog(data);
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
-    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
-  Cluster cluster(platform, catalog, w.network, profile);
-  const GpuSpec& gpu = job_gpu(cluster, w, platform);
-  const ComputeCostModel cost(gpu, profile, w.training, w.source);
-  const ExecutionPlan plan = make_plan(w, cost, profile);
-  KernelListing listing;
-  listing.gpu = gpu.name;
-  listing.tables = kernel_table_names(gpu);
-  for (const auto& [shape, use] : plan.kernels.shapes())
-    listing.rows.push_back({KernelTable::name_of(shape.kind), KernelTable::fields(shape), use.calls, use.seconds,
-                            name_of(use.source)});
-  listing.time = kernel_time_of(plan.kernels);
-  return listing;
-}
-
-// The stages in the pipeline's order: the system (cluster), the model's costs and the plan, the
-// step's task graph, its replay in SimGrid, then memory and the report read off the timeline.
-Report simulate(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
-                const SimulationOptions& options) {
-  check_workload(w); // a Workload filled in C++ meets the rules parse_workload applies to a file
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
-    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
-  const bool traced = !options.trace_path.empty();
-  if (traced && options.fidelity == SimulationOptions::Fidelity::estimate)
-    throw InputError("--trace", "draws a replayed step: --fidelity estimate replays none (use symmetric or full)");
-  // Checked and made before the simulation, so that an unwritable path fails at once; never a
-  // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
-  std::optional<OutputFile> trace;
-  if (traced) {
-    std::vector<std::string> inputs{platform.path, w.source, profile.file};
-    inputs.insert(inputs.end(), catalog.files().begin(), catalog.files().end());
-    trace.emplace(options.trace_path, "--trace", inputs);
-  }
-  Cluster cluster(platform, catalog, w.network, profile);
+// simulate() once the platform is loaded and the workload placed on its GPUs.
+Report simulate_on(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
+                   const SimulationOptions& options, Cluster& cluster, std::optional<OutputFile>& trace) {
+  const bool traced = trace.has_value();
   const GpuSpec& gpu = job_gpu(cluster, w, platform);
 
   const ComputeCostModel cost(gpu, profile, w.training, w.source);
   const ExecutionPlan plan = make_plan(w, cost, profile);
+  check_gpus_used(w, static_cast<int64_t>(cluster.gpus().size()));
   if (options.fidelity == SimulationOptions::Fidelity::estimate) {
     const StepEstimate step = estimate_of(plan, profile, cluster);
     if (!std::isfinite(step.step_time_s))
@@ -420,5 +384,54 @@ Report simulate(const Platform& platform, const Workload& w, const Profile& prof
   }
   return r;
 }
+
+} // namespace
+
+KernelListing list_kernels(const std::string& platform_path, const Workload& workload, const DataPaths& data) {
+  check_workload(workload);
+  const Platform platform = Platform::load(platform_path);
+  const Profile profile = load_workload_profile(workload, data);
+  const GpuCatalog catalog = load_catalog(data);
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism))
+    throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
+  Cluster cluster(platform, catalog, workload.network, profile);
+  const Workload w = on_platform(workload, static_cast<int64_t>(cluster.gpus().size()));
+  const GpuSpec& gpu = job_gpu(cluster, w, platform);
+  const ComputeCostModel cost(gpu, profile, w.training, w.source);
+  const ExecutionPlan plan = make_plan(w, cost, profile);
+  KernelListing listing;
+  listing.gpu = gpu.name;
+  listing.tables = kernel_table_names(gpu);
+  for (const auto& [shape, use] : plan.kernels.shapes())
+    listing.rows.push_back({KernelTable::name_of(shape.kind), KernelTable::fields(shape), use.calls, use.seconds,
+                            name_of(use.source)});
+  listing.time = kernel_time_of(plan.kernels);
+  return listing;
+}
+
+// The stages in the pipeline's order: the system (cluster), the model's costs and the plan, the
+// step's task graph, its replay in SimGrid, then memory and the report read off the timeline.
+Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
+                const SimulationOptions& options) {
+  check_workload(workload); // a Workload filled in C++ meets the rules parse_workload applies to a file
+  const Workload& w = workload; // until the platform's GPUs are known (on_platform, below)
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
+    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+  const bool traced = !options.trace_path.empty();
+  if (traced && options.fidelity == SimulationOptions::Fidelity::estimate)
+    throw InputError("--trace", "draws a replayed step: --fidelity estimate replays none (use symmetric or full)");
+  // Checked and made before the simulation, so that an unwritable path fails at once; never a
+  // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
+  std::optional<OutputFile> trace;
+  if (traced) {
+    std::vector<std::string> inputs{platform.path, w.source, profile.file};
+    inputs.insert(inputs.end(), catalog.files().begin(), catalog.files().end());
+    trace.emplace(options.trace_path, "--trace", inputs);
+  }
+  Cluster cluster(platform, catalog, workload.network, profile);
+  return simulate_on(platform, on_platform(workload, static_cast<int64_t>(cluster.gpus().size())), profile, catalog,
+                     options, cluster, trace);
+}
+
 
 } // namespace simgpt

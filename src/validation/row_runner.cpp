@@ -63,7 +63,11 @@ PredictedMetric predicted_metric(CaseMetric metric, PeakMemory counted) {
 nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data) {
   if (table.kind == TableKind::transfer)
     return {{"transfer_s", simulate_transfer_row(table, row, data)}, {"oom", false}};
-  const Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
+  Workload w = parse_workload(table.workload_yaml, table.file + " (" + row.id + ")", row.set);
+  // A measured run used the GPUs its split names, on the table's machine (vTrain's runs on 2 and 4
+  // of a DGX A100's 8): the first of them, unless the table places the job itself.
+  if (!w.placement.gpus && !w.parallelism.dp_from_platform)
+    w.placement.gpus = w.gpus();
   SimulationOptions options;
   options.estimate_beside = true; // validate reports the estimate's error beside the replay's
   return report_json(simulate(table_platform(table, data), w, data, options));

@@ -239,7 +239,7 @@ void check_experts(const Workload& w, const std::string& f) {
   // megatron/core/parallel_state.py (initialize_model_parallel): the expert grid is etp x ep x edp x pp
   // over the same GPUs as tp x dp x pp, and world_size must be divisible by etp * ep * pp. simgpt
   // keeps Megatron's default expert tensor parallelism, etp = tp, so ep must divide dp.
-  if (p.dp % p.ep != 0)
+  if (!p.dp_from_platform && p.dp % p.ep != 0) // else checked once on_platform has derived dp
     throw InputError(f + ": parallelism.ep",
                      fmt::format("ep {} does not divide dp {} (expert-parallel ranks are data-parallel ranks: "
                                  "dp*tp*pp must be divisible by ep*tp*pp)",
@@ -367,11 +367,13 @@ void check_consistency(const Workload& w, const std::string& f) {
                                  "multiple of pp{}, or set parallelism.partition to balanced or a list)",
                                  m.layers, layer_groups, p.schedule == Schedule::interleaved ? " x chunks" : "",
                                  p.schedule == Schedule::interleaved ? " * chunks" : ""));
-  if (t.global_batch % (t.micro_batch * p.dp) != 0)
+  // Checks that depend on dp wait for on_platform to derive it where the file left it out.
+  const bool dp_known = !p.dp_from_platform;
+  if (dp_known && t.global_batch % (t.micro_batch * p.dp) != 0)
     throw InputError(f + ": training.global_batch",
                      fmt::format("global_batch {} is not divisible by micro_batch * dp = {} * {}", t.global_batch,
                                  t.micro_batch, p.dp));
-  if (w.micro_batches() % p.pipeline_flushes != 0)
+  if (dp_known && w.micro_batches() % p.pipeline_flushes != 0)
     throw InputError(f + ": parallelism.pipeline_flushes",
                      fmt::format("{} flushes do not divide the step's {} micro-batches (each flush runs as many)",
                                  p.pipeline_flushes, w.micro_batches()));
@@ -382,7 +384,7 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": parallelism.chunks", "chunks applies to the interleaved schedule only (use 1)");
   if (p.schedule == Schedule::interleaved && p.chunks < 2)
     throw InputError(f + ": parallelism.chunks", "the interleaved schedule needs chunks >= 2");
-  if (p.schedule == Schedule::interleaved && w.micro_batches() % p.pp != 0)
+  if (dp_known && p.schedule == Schedule::interleaved && w.micro_batches() % p.pp != 0)
     throw InputError(f + ": training.micro_batch",
                      fmt::format("the interleaved schedule needs the number of micro-batches ({}) to be a multiple "
                                  "of pp ({})",
@@ -416,13 +418,13 @@ void check_consistency(const Workload& w, const std::string& f) {
                      "fp8 with ZeRO-3 is not modelled (TransformerEngine re-quantizes the gathered weights at every "
                      "use); use parallelism.zero 0, 1 or 2");
   // Megatron's distributed optimizer shards over the data- and context-parallel ranks together.
-  if (p.zero > 0 && p.dp * p.cp == 1)
+  if (!p.dp_from_platform && p.zero > 0 && p.dp * p.cp == 1)
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
   if (p.sequence_parallel && p.tp == 1)
     throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
   check_experts(w, f);
   check_context(w, f);
-  if (w.placement.gpus && *w.placement.gpus != w.gpus())
+  if (!p.dp_from_platform && w.placement.gpus && *w.placement.gpus != w.gpus())
     throw InputError(f + ": placement.gpus",
                      fmt::format("the plan {} uses {} GPUs, not {}", w.gpu_product(), w.gpus(), *w.placement.gpus));
 }
@@ -434,6 +436,44 @@ void check_workload(const Workload& w) {
   check_required(w, f);
   check_ranges(w, f);
   check_consistency(w, f);
+}
+
+Workload on_platform(const Workload& workload, int64_t platform_gpus) {
+  check_workload(workload); // its ranges first: the products below take them as given
+  Workload w = workload;
+  const std::string f = w.source.empty() ? "workload" : w.source;
+  ParallelismSpec& p = w.parallelism;
+  const int64_t available = w.placement.gpus.value_or(platform_gpus);
+  const int64_t replica = p.tp * p.cp * p.pp; // each at most kMaxGpus, checked by check_ranges
+  const std::string split = p.cp > 1 ? fmt::format("tp*cp*pp = {}*{}*{}", p.tp, p.cp, p.pp)
+                                     : fmt::format("tp*pp = {}*{}", p.tp, p.pp);
+  const std::string gpus = w.placement.gpus ? fmt::format("placement.gpus {}", available)
+                                            : fmt::format("the platform's {} GPUs", available);
+  if (p.dp_from_platform) {
+    if (available % replica != 0 || available < replica)
+      throw InputError(f + ": parallelism.dp",
+                       fmt::format("is left out, so it is derived from the GPUs as Megatron-LM does, but {} are not a "
+                                   "multiple of {} = {}; set parallelism.dp, or placement.gpus to a multiple",
+                                   gpus, split, replica));
+    p.dp = available / replica;
+    p.dp_from_platform = false;
+    p.dp_derived = true;
+  }
+  check_workload(w);
+  return w;
+}
+
+void check_gpus_used(const Workload& w, int64_t platform_gpus) {
+  const std::string f = w.source.empty() ? "workload" : w.source;
+  const ParallelismSpec& p = w.parallelism;
+  const int64_t replica = p.tp * p.cp * p.pp;
+  if (!w.placement.gpus && w.gpus() < platform_gpus)
+    throw InputError(f + ": parallelism.dp",
+                     fmt::format("the plan {} uses {} of the platform's {} GPUs; leave parallelism.dp out to derive it "
+                                 "from them{}, or set placement.gpus: {} to run on the first {}",
+                                 w.gpu_product(), w.gpus(), platform_gpus,
+                                 platform_gpus % replica == 0 ? fmt::format(" (dp {})", platform_gpus / replica) : "",
+                                 w.gpus(), w.gpus()));
 }
 
 } // namespace simgpt

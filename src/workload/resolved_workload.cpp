@@ -76,7 +76,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   }
   const ParallelismSpec& p = w.parallelism;
   auto& par = j["parallelism"];
-  par["dp"] = p.dp;
+  if (!p.dp_from_platform) // else derived from the platform it runs on, as the file had it
+    par["dp"] = p.dp;
   par["tp"] = p.tp;
   par["pp"] = p.pp;
   if (m.moe())

@@ -216,7 +216,11 @@ const std::map<std::string, Section>& schema() {
         {"tokens", [](auto& n, Workload& w, auto& at) { w.training.tokens = read_token_count(n, at); }},
         {"gpu_hour_price", [](auto& n, Workload& w, auto& at) { w.training.gpu_hour_price = read_price(n, at); }}}},
       {"parallelism",
-       {{"dp", [](auto& n, Workload& w, auto& at) { w.parallelism.dp = read_int(n, at, 1, &kMaxGpus); }},
+       {{"dp",
+         [](auto& n, Workload& w, auto& at) {
+           w.parallelism.dp = read_int(n, at, 1, &kMaxGpus);
+           w.parallelism.dp_from_platform = false;
+         }},
         {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},
         {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1, &kMaxGpus); }},
         {"ep", [](auto& n, Workload& w, auto& at) { w.parallelism.ep = read_int(n, at, 1, &kMaxGpus); }},
@@ -417,6 +421,7 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   Workload w;
   w.source = source;
   w.overrides = overrides;
+  w.parallelism.dp_from_platform = true; // until parallelism.dp is read
   for (const auto& entry : root) {
     const std::string section = entry.first.as<std::string>();
     const std::string at = source + ": " + echo(section);

@@ -146,7 +146,8 @@ TEST_CASE("The estimate streams pipeline messages as the replay does under a 10 
   const auto [replay, estimate] = replay_and_estimate("p3_2xlarge_x12.xml", "gpt3xl_gpipe.yaml",
                                                       {{"network.delay", "10ms"}, {"network.bandwidth", "1Gbps"},
                                                        {"model.layers", "12"}, {"parallelism.pp", "4"},
-                                                       {"parallelism.dp", "1"}, {"training.global_batch", "16"}});
+                                                       {"parallelism.dp", "1"}, {"training.global_batch", "16"},
+                                                       {"placement.gpus", "4"}});
   CHECK(estimate == Approx(replay).epsilon(0.01));
 }
 

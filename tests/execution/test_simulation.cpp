@@ -84,7 +84,7 @@ TEST_CASE("two pipeline flushes a step pay the pipeline's fill and drain twice a
 TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's time per parameter") {
   // One GPU (dp, tp, pp 1) of GPT-3 XL: its step is the passes and the update.
   const Overrides base{{"framework", "generic"}, {"parallelism.pp", "1"}, {"parallelism.dp", "1"},
-                       {"training.optimizer", "adam"}, {"training.global_batch", "1"}};
+                       {"training.optimizer", "adam"}, {"training.global_batch", "1"}, {"placement.gpus", "1"}};
   auto on_gpu = run("p3_16xlarge.xml", base);
   auto on_host = run("p3_16xlarge.xml", with(with(base, "framework_options.optimizer.offload", "true"),
                                               "framework_options.optimizer.offload_time", "10ns"));
@@ -102,7 +102,7 @@ TEST_CASE("an offloaded optimizer keeps no state on the GPU and takes the host's
 
 TEST_CASE("a balanced partition gives the LM head's stage fewer layers and shortens the step") {
   const Overrides base{{"framework", "generic"}, {"model.head", "lm"}, {"parallelism.pp", "2"},
-                       {"parallelism.schedule", "1f1b"}, {"training.global_batch", "16"}};
+                       {"parallelism.schedule", "1f1b"}, {"training.global_batch", "16"}, {"placement.gpus", "2"}};
   auto uniform = run("p3_16xlarge.xml", base);
   Overrides b = base;
   b.emplace_back("parallelism.partition", "balanced");

@@ -275,7 +275,7 @@ TEST_CASE("GPUs whose work a symmetric step's stand-ins simulate are drawn as a 
   // first rank's transfers stand for the others'.
   const Overrides o{{"framework", "megatron"},        {"training.precision", "fp16"}, {"parallelism.tp", "8"},
                     {"parallelism.pp", "2"},          {"parallelism.dp", "2"},       {"parallelism.schedule", "1f1b"},
-                    {"training.global_batch", "8"}};
+                    {"training.global_batch", "8"},   {"placement.gpus", "32"}};
   const TraceSelection some{.gpus = {0, 5, 11, 19, 30}};
   const nlohmann::json symmetric = nlohmann::json::parse(
       traced_run(o, "symmetric", {.trace_selection = some}, "nd_a100_v4_x16.xml"));

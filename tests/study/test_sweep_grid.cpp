@@ -190,7 +190,7 @@ TEST_CASE("a key swept as a quantity with units gets an SI column", "[sweep]") {
              Catch::Contains(R"("network.delay":"default","network.delay_s":null,)"));
 
   // An SI field that is not the key's value in SI units is an edited line.
-  CHECK_THROWS_WITH(simgpt::parse_sweep_line("3,10us,0.00001,1Gbps,125000000,2,ok,1.5,,,,,,,false,,0.25,,,,6,"
+  CHECK_THROWS_WITH(simgpt::parse_sweep_line("3,10us,0.00001,1Gbps,125000000,2,ok,1.5,,,,,,,false,,0.25,,,,,,,,,6,"
                                              "0123456789abcdef",
                                              columns, SweepFormat::csv),
                     Catch::Contains("not a line as simgpt sweep writes it"));

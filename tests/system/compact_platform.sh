@@ -33,7 +33,7 @@ same_step p3.16xlarge 2 workloads/gpt3xl_megatron.yaml --set training.global_bat
 same_step p3.16xlarge 2 workloads/gpt3xl_megatron.yaml --set training.global_batch=64 --set model.layers=8 \
   --set parallelism.dp=2 --set parallelism.pp=2 --set parallelism.tp=4 --set network.delay=5ms --fidelity full
 same_step dgx-h100 4 workloads/llama3_8b.yaml --set parallelism.dp=2 --set parallelism.pp=2 \
-  --set training.global_batch=32 --set model.layers=8
+  --set training.global_batch=32 --set model.layers=8 --set placement.gpus=8
 same_step dgx-a100 2 workloads/gpt3xl_megatron.yaml --set training.global_batch=64 --set model.layers=8 \
   --set parallelism.dp=2 --set parallelism.pp=8 --set parallelism.tp=1 --fidelity estimate
 # A flow cap that binds (1 Gbps, below each flow's share of the NIC) is on the compact form's

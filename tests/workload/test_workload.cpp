@@ -9,7 +9,7 @@ namespace {
 const char* kBase = R"(
 model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}
 training: {global_batch: 64, micro_batch: 1, precision: fp32, recompute: full}
-parallelism: {pp: 8, schedule: gpipe}
+parallelism: {dp: 1, pp: 8, schedule: gpipe}
 framework: torch-pipe
 )";
 
@@ -240,7 +240,7 @@ framework: torch-pipe
   const std::string one = R"(
 model: {layers: 24, hidden: 2048, heads: 16, seqlen: 2048, vocab: 50257}
 training: {global_batch: 64, precision: fp32, recompute: full}
-parallelism: {pp: 8, schedule: gpipe}
+parallelism: {dp: 1, pp: 8, schedule: gpipe}
 framework: torch-pipe
 )";
   CHECK_THAT(error_of(one), Catch::Contains("w.yaml: model.seqlen: unknown key (did you mean model.seq_len?)") &&

@@ -74,6 +74,7 @@ struct Report {
   std::string schedule;
   int gpus = 0;
   int dp = 1, tp = 1, pp = 1;
+  bool dp_derived = false; // dp was left out of the workload and derived from the GPUs
   int micro_batches = 0;
   // What was simulated (SimulationOptions::fidelity): the mode asked for, the data-parallel
   // replicas simulated, and the tensor ranks whose transfers and collectives were simulated.

@@ -197,6 +197,11 @@ struct TrainingSpec {
 // How it is parallelized and scheduled (the execution domain).
 struct ParallelismSpec {
   int64_t dp = 1;
+  // The workload file left dp out: on a platform, dp is its GPUs (placement.gpus when given) over
+  // tp x cp x pp, as Megatron-LM derives it from the world size (on_platform). Until then dp is 1
+  // and the plan's consistency is not checked.
+  bool dp_from_platform = false;
+  bool dp_derived = false; // dp was derived so (on_platform): the report says so
   int64_t tp = 1;
   int64_t pp = 1;
   // Expert parallelism (Megatron's --expert-model-parallel-size): each MoE layer's experts are
@@ -280,6 +285,16 @@ void check_override_key(const std::string& key);
 // `source` (or "workload" when it is empty) and the key. simulate() calls it, so a Workload
 // filled in C++ is held to the same rules as one read from YAML.
 void check_workload(const Workload& workload);
+
+// The workload as it runs on a platform of `platform_gpus` GPUs (placement.gpus of them when
+// given): dp derived where the file left it out (ParallelismSpec::dp_from_platform), then checked
+// whole. Throws InputError naming parallelism.dp when the GPUs are not a multiple of tp x cp x pp.
+Workload on_platform(const Workload& workload, int64_t platform_gpus);
+
+// Throws InputError naming parallelism.dp when the plan leaves some of the platform's GPUs idle
+// without placement.gpus saying so: a job on part of a platform is asked for, never a silent
+// default. simulate() checks it once the plan is made, so that the plan's own errors come first.
+void check_gpus_used(const Workload& workload, int64_t platform_gpus);
 
 // The workload as simulated, as a workload file: every section and key, defaults included, after
 // the overrides (resolved_workload.hpp says which keys are left out and why). Read back, it is the
