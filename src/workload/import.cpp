@@ -3,108 +3,48 @@
 #include "simgpt/core/error.hpp"
 #include "simgpt/core/version.hpp"
 #include "simgpt/workload/workload.hpp"
-#include "core/input_file.hpp"
+#include "core/checked_int.hpp"
+#include "workload/deepspeed_config.hpp"
 #include "workload/megatron_args.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 
 namespace simgpt {
 namespace {
 
 constexpr const char* kCommandLine = "megatron arguments";
 
-// A DeepSpeed config's keys that simgpt reads (deepspeed/runtime/config.py's names), as the
-// Megatron-DeepSpeed arguments they must agree with; the others listed as ignored.
-struct DeepSpeedConfig {
-  MegatronArguments arguments;
-  std::optional<int64_t> train_batch, micro_batch, accumulation;
-  std::vector<std::string> ignored;
+// The GPUs the job runs on, and what said so (for messages): --gpus, the launcher's, or the
+// DeepSpeed config's batch arithmetic (train_batch_size = micro-batch x gradient accumulation x
+// data-parallel size, which DeepSpeed checks: deepspeed/runtime/config.py _batch_assertion).
+struct World {
+  int64_t gpus = 0;
+  std::string where;
 };
 
-// An integer of at least `min`: 0 for the ZeRO stage, 1 for a batch size or step count
-// (DeepSpeed's _batch_assertion refuses 0).
-int64_t config_int(const nlohmann::json& value, const std::string& where, int64_t min) {
-  if (!value.is_number_integer() || value.get<int64_t>() < min)
-    throw InputError(where, fmt::format("'{}' is not valid (expected a {} integer; simgpt cannot resolve \"auto\")",
-                                        echo(value.dump()), min > 0 ? "positive" : "non-negative"));
-  return value.get<int64_t>();
-}
-
-bool config_enabled(const nlohmann::json& section, const std::string& where) {
-  if (!section.is_object())
-    throw InputError(where, "expected an object with \"enabled\"");
-  const auto enabled = section.find("enabled");
-  if (enabled == section.end())
-    return false;
-  if (!enabled->is_boolean())
-    throw InputError(where + ".enabled", fmt::format("'{}' is not true or false", echo(enabled->dump())));
-  return enabled->get<bool>();
-}
-
-DeepSpeedConfig read_deepspeed_config(const std::string& path) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_input_file(path, "DeepSpeed config"));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(echo(path), fmt::format("is not JSON (byte {})", e.byte));
-  } catch (const nlohmann::json::out_of_range&) {
-    // The parser's one other refusal (406): a number past a double's range, 1e400.
-    throw InputError(echo(path), "holds a number too large for a double (above 1.8e308)");
-  }
-  if (!j.is_object())
-    throw InputError(echo(path), "a DeepSpeed config is a JSON object");
-  DeepSpeedConfig c;
-  for (const auto& [key, value] : j.items()) {
-    const std::string at = echo(path) + ": " + echo(key);
-    if (key == "train_batch_size") {
-      c.train_batch = config_int(value, at, 1);
-      c.arguments.emplace_back("global_batch_size", std::to_string(*c.train_batch));
-    } else if (key == "train_micro_batch_size_per_gpu") {
-      c.micro_batch = config_int(value, at, 1);
-      c.arguments.emplace_back("micro_batch_size", std::to_string(*c.micro_batch));
-    } else if (key == "gradient_accumulation_steps") {
-      // What the global batch implies (DeepSpeed's _batch_assertion); only the GPU count is read
-      // from it, where nothing else says it.
-      c.accumulation = config_int(value, at, 1);
-    } else if (key == "zero_optimization") {
-      if (!value.is_object())
-        throw InputError(at, fmt::format("'{}' is not valid (expected an object, e.g. {{\"stage\": 3}})",
-                                         echo(value.dump())));
-      for (const auto& [zkey, zvalue] : value.items()) {
-        if (zkey == "stage")
-          c.arguments.emplace_back("zero_stage", std::to_string(config_int(zvalue, at + ".stage", 0)));
-        else
-          c.ignored.push_back(key + "." + zkey);
-      }
-    } else if (key == "fp16" || key == "bf16" || key == "bfloat16") {
-      if (config_enabled(value, at))
-        c.arguments.emplace_back(key == "fp16" ? "fp16" : "bf16", "true");
-    } else {
-      c.ignored.push_back(key);
+World world_size(const MegatronCommandLine& line, std::optional<int64_t> gpus, const std::optional<DeepSpeedConfig>& ds,
+                 int64_t model_parallel) {
+  // The launcher starts the processes whatever --gpus says: a different count is a mistake in one
+  // of them, and which one is not for simgpt to guess.
+  if (gpus && line.launcher_gpus && *gpus != *line.launcher_gpus)
+    throw InputError("--gpus", fmt::format("{} contradicts the launcher's {} ({} GPUs): give one of them, or the same "
+                                           "count", *gpus, echo(line.launcher_words), *line.launcher_gpus));
+  if (gpus)
+    return {*gpus, "--gpus"};
+  if (line.launcher_gpus)
+    return {*line.launcher_gpus, fmt::format("{}: {}", kCommandLine, echo(line.launcher_words))};
+  if (ds)
+    if (const std::optional<int64_t> dp = deepspeed_data_parallel_size(*ds)) {
+      const std::string where = echo(ds->path) + ": train_batch_size";
+      const std::optional<int64_t> world = checked_mul(*dp, model_parallel);
+      if (!world)
+        throw InputError(where, fmt::format("implies {} data-parallel GPUs, too many for a job", *dp));
+      return {*world, where};
     }
-  }
-  return c;
-}
-
-// The GPUs the job runs on: given, the launcher's, or the DeepSpeed config's batch arithmetic
-// (train_batch_size = micro-batch x gradient accumulation x data-parallel size, which DeepSpeed
-// checks: deepspeed/runtime/config.py _batch_assertion).
-int64_t data_parallel_size(const MegatronCommandLine& line, std::optional<int64_t> gpus,
-                           const std::optional<DeepSpeedConfig>& ds, int64_t model_parallel) {
-  const std::optional<int64_t> world = gpus ? gpus : line.launcher_gpus;
-  if (world) {
-    if (*world % model_parallel != 0)
-      throw InputError(kCommandLine, fmt::format("{} GPUs are not a multiple of tensor x pipeline parallel size {}",
-                                                 *world, model_parallel));
-    return *world / model_parallel;
-  }
-  if (ds && ds->train_batch && ds->micro_batch && ds->accumulation && *ds->micro_batch > 0 && *ds->accumulation > 0 &&
-      *ds->train_batch % (*ds->micro_batch * *ds->accumulation) == 0)
-    return *ds->train_batch / (*ds->micro_batch * *ds->accumulation);
   throw InputError(kCommandLine, "do not say how many GPUs the job uses: give --gpus N, or the launcher's words "
                                  "(torchrun --nnodes N --nproc-per-node G pretrain_gpt.py ...)");
 }
@@ -122,6 +62,100 @@ std::string comment_lines(const std::string& title, const std::vector<std::strin
   return words.empty() ? "" : "# " + title + "\n" + text + line + "\n";
 }
 
+// "--tensor-model-parallel-size" of "megatron arguments: --tensor-model-parallel-size": an
+// argument named inside a message about another.
+std::string short_name(const std::string& where) {
+  const std::string prefix = std::string(kCommandLine) + ": ";
+  return where.starts_with(prefix) ? where.substr(prefix.size()) : where;
+}
+
+// A key of the tree being built as an integer: 1 when it is absent or not one (the workload's
+// checks refuse the latter, naming it).
+int64_t integer(const YAML::Node& root, const char* section, const char* key) {
+  const YAML::Node s = root[section]; // a const node's missing key is invalid: not indexed further
+  if (!s.IsDefined() || !s.IsMap())
+    return 1;
+  const YAML::Node node = s[key];
+  return node && node.IsScalar() ? node.as<int64_t>(1) : 1;
+}
+
+// tp x pp: each at least 1 here (0 or less is refused by the workload's checks, naming it), their
+// product refused past 64 bits.
+int64_t model_parallel_size(const YAML::Node& root, const std::map<std::string, std::string>& origin) {
+  const int64_t tp = std::max<int64_t>(integer(root, "parallelism", "tp"), 1);
+  const int64_t pp = std::max<int64_t>(integer(root, "parallelism", "pp"), 1);
+  const std::optional<int64_t> product = checked_mul(tp, pp);
+  if (!product) // both above 1: both set by an argument
+    throw InputError(origin.at("parallelism.pp"),
+                     fmt::format("{} x {} {} does not fit in 64 bits", pp, short_name(origin.at("parallelism.tp")), tp));
+  return *product;
+}
+
+// The data-parallel size: the world over tp x pp, which must divide it (Megatron's
+// initialize_model_parallel refuses another).
+int64_t data_parallel_size(const World& world, int64_t model_parallel, const std::map<std::string, std::string>& origin) {
+  if (world.gpus % model_parallel == 0)
+    return world.gpus / model_parallel;
+  std::string sizes;
+  for (const char* key : {"parallelism.tp", "parallelism.pp"})
+    if (origin.contains(key))
+      sizes += (sizes.empty() ? "" : " x ") + short_name(origin.at(key));
+  throw InputError(world.where, fmt::format("{} GPUs are not a multiple of {} = {}", world.gpus, sizes, model_parallel));
+}
+
+// The DeepSpeed config's batch sizes on `dp` ranks (resolved and checked as DeepSpeed does) fill
+// in the micro-batch and the global batch where the command line is silent: Megatron-DeepSpeed's
+// data loader and its set_train_batch_size take them from the command line
+// (megatron/training.py), over the config's. A config value the command line overrides is listed.
+void fill_deepspeed_batch(const DeepSpeedConfig& ds, int64_t dp, YAML::Node& root,
+                          std::map<std::string, std::string>& origin, std::vector<std::string>& superseded) {
+  const std::optional<DeepSpeedBatch> batch = resolve_deepspeed_batch(ds, dp);
+  if (!batch)
+    return;
+  struct Size {
+    const char* key;
+    const char* config_key;
+    const char* derived_from; // the keys it is derived from when the config does not give it
+    int64_t value;
+    bool given;
+  };
+  for (const Size& size :
+       {Size{"global_batch", "train_batch_size", "train_micro_batch_size_per_gpu x gradient_accumulation_steps",
+             batch->train_batch, ds.train_batch.has_value()},
+        Size{"micro_batch", "train_micro_batch_size_per_gpu", "train_batch_size", batch->micro_batch,
+             ds.micro_batch.has_value()}}) {
+    const YAML::Node command_line = root["training"][size.key];
+    if (!command_line) {
+      root["training"][size.key] = size.value;
+      origin[std::string("training.") + size.key] =
+          echo(ds.path) + ": " + (size.given ? size.config_key : size.derived_from);
+    } else if (size.given && command_line.Scalar() != std::to_string(size.value)) {
+      superseded.push_back(fmt::format("{}: {} {} (the command line's {} is used)", ds.path, size.config_key,
+                                       size.value, command_line.Scalar()));
+    }
+  }
+}
+
+// The workload the tree makes, checked as a file's would be; a check's message names the
+// argument or config key that set the key it is about, as the user wrote it, rather than the
+// workload key they never wrote.
+Workload parse_imported_workload(const std::string& yaml, const std::map<std::string, std::string>& origin) {
+  const std::string prefix = std::string(kCommandLine) + ": ";
+  try {
+    return parse_workload(yaml, kCommandLine);
+  } catch (const LimitError& e) {
+    const auto key = e.where().starts_with(prefix) ? origin.find(e.where().substr(prefix.size())) : origin.end();
+    if (key == origin.end())
+      throw;
+    throw LimitError(key->second, e.message());
+  } catch (const InputError& e) {
+    const auto key = e.where().starts_with(prefix) ? origin.find(e.where().substr(prefix.size())) : origin.end();
+    if (key == origin.end())
+      throw;
+    throw InputError(key->second, e.message());
+  }
+}
+
 } // namespace
 
 ImportedWorkload import_megatron(const std::vector<std::string>& words, std::optional<int64_t> gpus,
@@ -135,44 +169,44 @@ ImportedWorkload import_megatron(const std::vector<std::string>& words, std::opt
 
   YAML::Node root(YAML::NodeType::Map);
   root["framework"] = ds ? "deepspeed" : "megatron";
-  // Megatron-DeepSpeed's data loader and its set_train_batch_size take the micro-batch and the
-  // global batch from the command line (megatron/training.py), over the config's; the config fills
-  // them in only where the command line is silent. The ZeRO stage and the precision must agree.
+  // The config's ZeRO stage and precision join the command line's; they must agree with it.
   MegatronArguments arguments = line.modelled;
-  std::vector<std::string> superseded;
+  ArgumentSpellings spellings = line.spellings;
   if (ds)
-    for (const auto& argument : ds->arguments) {
-      const std::string& name = argument.first;
-      const std::string& value = argument.second;
-      const auto same = [&name](const auto& a) { return a.first == name; };
-      const bool batch = name == "micro_batch_size" || name == "global_batch_size";
-      const auto given = std::find_if(line.modelled.begin(), line.modelled.end(), same);
-      if (batch && given != line.modelled.end()) {
-        if (given->second != value)
-          superseded.push_back(fmt::format("{}: {} {} (the command line's {} is used)", deepspeed_config,
-                                           name == "micro_batch_size" ? "train_micro_batch_size_per_gpu"
-                                                                      : "train_batch_size",
-                                           value, given->second));
-        continue;
-      }
+    for (const auto& [name, value] : ds->arguments) {
+      const auto given = std::find_if(line.modelled.begin(), line.modelled.end(),
+                                      [&name](const auto& a) { return a.first == name; });
+      if (given != line.modelled.end() && given->second != value)
+        throw InputError(ds->spellings.at(name), fmt::format("gives {} but the command line's {} is {}: they must agree",
+                                                             value, short_name(line.spellings.at(name)),
+                                                             echo(given->second)));
       arguments.emplace_back(name, value);
+      spellings.emplace(name, ds->spellings.at(name));
     }
-  std::vector<std::string> ignored = apply_megatron_arguments(arguments, root, kCommandLine);
+  AppliedArguments applied = apply_megatron_arguments(arguments, root, kCommandLine, spellings);
+  // What each workload key was set by, as the user wrote it, for the checks' messages.
+  std::map<std::string, std::string> origin;
+  for (const auto& [key, argument] : applied.setters)
+    origin[key] = spellings.contains(argument) ? spellings.at(argument) : fmt::format("{}: {}", kCommandLine, argument);
   // Megatron trains in fp32 unless --fp16 or --bf16 (megatron/training/arguments.py).
   if (!root["training"] || !root["training"]["precision"])
     root["training"]["precision"] = "fp32";
-  const auto integer = [&root](const char* section, const char* key) -> int64_t {
-    const YAML::Node node = root[section][key];
-    return node ? node.as<int64_t>(1) : 1;
-  };
-  const int64_t dp = data_parallel_size(line, gpus, ds, integer("parallelism", "tp") * integer("parallelism", "pp"));
+
+  const World world = world_size(line, gpus, ds, model_parallel_size(root, origin));
+  const int64_t dp = data_parallel_size(world, model_parallel_size(root, origin), origin);
   root["parallelism"]["dp"] = dp;
+  origin["parallelism.dp"] = world.where;
+  std::vector<std::string> superseded;
+  if (ds)
+    fill_deepspeed_batch(*ds, dp, root, origin, superseded);
   // Megatron's default global batch: one micro-batch per data-parallel rank.
   if (!root["training"]["global_batch"])
-    root["training"]["global_batch"] = integer("training", "micro_batch") * dp;
+    root["training"]["global_batch"] = integer(root, "training", "micro_batch") * dp;
+
   YAML::Emitter out;
   out << root;
-  const Workload w = parse_workload(out.c_str(), kCommandLine);
+  const Workload w = parse_imported_workload(out.c_str(), origin);
+  std::vector<std::string> ignored = applied.not_modelled;
   ignored.insert(ignored.end(), line.ignored.begin(), line.ignored.end());
   ignored.insert(ignored.end(), superseded.begin(), superseded.end());
   if (ds)

@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/checked_int.hpp"
+#include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -95,16 +96,23 @@ const Direct* direct(std::string_view name) {
 // The tree being written, refusing a key set twice to different values.
 class Tree {
 public:
-  Tree(YAML::Node& root, std::string source) : root_(root), source_(std::move(source)) {}
+  Tree(YAML::Node& root, std::string source, const ArgumentSpellings& spellings)
+      : root_(root), source_(std::move(source)), spellings_(spellings) {}
 
   void set(std::string_view section, std::string_view key, const std::string& value, const std::string& argument) {
     const std::string dotted = section.empty() ? std::string(key) : fmt::format("{}.{}", section, key);
     const YAML::Node existing = section.empty() ? root_[std::string(key)] : lookup(section, key);
     if (existing.IsDefined() && !existing.IsNull() && !existing.IsScalar())
       throw InputError(where(argument), fmt::format("sets {}, which the file gives as a list or mapping", dotted));
-    if (existing.IsDefined() && existing.IsScalar() && existing.Scalar() != value)
+    if (existing.IsDefined() && existing.IsScalar() && existing.Scalar() != value) {
+      const auto other = setters_.find(dotted);
+      if (other != setters_.end() && other->second != argument)
+        throw InputError(where(argument), fmt::format("sets {} to {} but {} sets it to {}: give one of them", dotted,
+                                                      echo(value), short_name(other->second), echo(existing.Scalar())));
       throw InputError(where(argument), fmt::format("sets {} to {} but {} is {} already: give it once", dotted,
                                                     echo(value), dotted, echo(existing.Scalar())));
+    }
+    setters_.emplace(dotted, argument);
     if (section.empty()) {
       root_[std::string(key)] = value;
       return;
@@ -112,6 +120,8 @@ public:
     require_mapping(section, argument);
     root_[std::string(section)][std::string(key)] = value;
   }
+
+  const std::map<std::string, std::string>& setters() const { return setters_; }
 
   // A key's value as the tree holds it, when it is an integer.
   std::optional<int64_t> integer(std::string_view section, std::string_view key) const {
@@ -121,7 +131,16 @@ public:
     return parse_integer(node.Scalar());
   }
 
-  std::string where(const std::string& argument) const { return fmt::format("{}: {}", source_, argument); }
+  // The argument as a message names it after another's "where": without the source they share.
+  std::string short_name(const std::string& argument) const {
+    const std::string at = where(argument);
+    return at.starts_with(source_ + ": ") ? at.substr(source_.size() + 2) : at;
+  }
+
+  std::string where(const std::string& argument) const {
+    const auto spelled = spellings_.find(argument);
+    return spelled != spellings_.end() ? spelled->second : fmt::format("{}: {}", source_, argument);
+  }
 
   static std::optional<int64_t> parse_integer(const std::string& text) {
     int64_t value = 0;
@@ -147,6 +166,8 @@ private:
 
   YAML::Node& root_;
   std::string source_;
+  const ArgumentSpellings& spellings_;
+  std::map<std::string, std::string> setters_; // workload key -> the argument that set it first
 };
 
 int64_t positive(const std::string& value, const std::string& where) {
@@ -192,9 +213,9 @@ bool is_megatron_flag(const std::string& name) {
   return std::find(kComputedFlags.begin(), kComputedFlags.end(), name) != kComputedFlags.end();
 }
 
-std::vector<std::string> apply_megatron_arguments(const MegatronArguments& list, YAML::Node& root,
-                                                  const std::string& source) {
-  Tree tree(root, source);
+AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::Node& root, const std::string& source,
+                                          const ArgumentSpellings& spellings) {
+  Tree tree(root, source, spellings);
   std::map<std::string, std::string> args;
   for (const auto& [name, value] : list) {
     if (!is_modelled_megatron_argument(name))
@@ -311,7 +332,7 @@ std::vector<std::string> apply_megatron_arguments(const MegatronArguments& list,
     tree.set("parallelism", "schedule", "interleaved", "num_virtual_stages_per_pipeline_rank");
     tree.set("parallelism", "chunks", args["num_virtual_stages_per_pipeline_rank"], "num_virtual_stages_per_pipeline_rank");
   }
-  return notes;
+  return {notes, tree.setters()};
 }
 
 MegatronCommandLine split_megatron_command_line(const std::vector<std::string>& words, const std::string& source) {
@@ -320,22 +341,34 @@ MegatronCommandLine split_megatron_command_line(const std::vector<std::string>& 
   // the GPUs a node and the nodes.
   size_t first = 0;
   std::optional<int64_t> nodes, per_node;
+  std::string nodes_words, per_node_words;
   const auto script = std::find_if(words.begin(), words.end(), [](const std::string& w) { return w.ends_with(".py"); });
   if (script != words.end()) {
     for (auto it = words.begin(); it != script; ++it) {
+      const bool joined = it->find('=') != std::string::npos; // --nnodes=2
       std::string name = megatron_name(it->substr(0, it->find('=')));
-      std::string value = it->find('=') != std::string::npos ? it->substr(it->find('=') + 1)
-                          : std::next(it) != script ? *std::next(it)
-                                                    : "";
-      if (name == "nnodes" || name == "num_nodes")
+      std::string value = joined ? it->substr(it->find('=') + 1) : std::next(it) != script ? *std::next(it) : "";
+      const std::string written = joined ? *it : *it + " " + value;
+      if (name == "nnodes" || name == "num_nodes") {
         nodes = positive(value, source + ": " + *it);
-      else if (name == "nproc_per_node" || name == "num_gpus")
+        nodes_words = written;
+      } else if (name == "nproc_per_node" || name == "num_gpus") {
         per_node = positive(value, source + ": " + *it);
+        per_node_words = written;
+      }
     }
     first = static_cast<size_t>(script - words.begin()) + 1;
   }
-  if (per_node)
-    line.launcher_gpus = *per_node * nodes.value_or(1);
+  if (per_node) {
+    line.launcher_words = nodes ? nodes_words + " " + per_node_words : per_node_words;
+    // A product past the most GPUs a job may have is refused as --gpus is; past 64 bits it wrapped
+    // to a count of 0.
+    const std::optional<int64_t> gpus = checked_mul(*per_node, nodes.value_or(1));
+    if (!gpus || *gpus > kMaxGpus.max)
+      throw InputError(source + ": " + line.launcher_words,
+                       fmt::format("starts more GPUs than a job may have (expected 1 to {})", kMaxGpus.max));
+    line.launcher_gpus = *gpus;
+  }
   for (size_t i = first; i < words.size(); ++i) {
     const std::string& word = words[i];
     if (!word.starts_with("--")) {
@@ -352,6 +385,7 @@ MegatronCommandLine split_megatron_command_line(const std::vector<std::string>& 
       line.ignored.push_back(ignored);
       continue;
     }
+    line.spellings.emplace(name, source + ": " + word.substr(0, eq));
     if (is_megatron_flag(name)) {
       line.modelled.emplace_back(name, eq == std::string::npos ? "true" : word.substr(eq + 1));
       continue;

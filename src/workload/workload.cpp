@@ -337,7 +337,7 @@ void translate_megatron_keys(YAML::Node& root, const std::string& source) {
     return;
   for (const std::string& key : names)
     root.remove(key);
-  const std::vector<std::string> not_modelled = apply_megatron_arguments(args, root, source);
+  const std::vector<std::string> not_modelled = apply_megatron_arguments(args, root, source).not_modelled;
   if (!not_modelled.empty())
     throw InputError(source, not_modelled.front());
 }

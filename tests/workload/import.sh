@@ -135,6 +135,65 @@ expect_refusal "gradient_accumulation_steps 0" "zero_steps.json: gradient_accumu
 printf '{"zero_optimization": "stage3"}' > "$tmp/zero_text.json"
 expect_refusal "zero_optimization as text" "zero_text.json: zero_optimization: '\"stage3\"' is not valid (expected an object" \
   import deepspeed "$tmp/zero_text.json" --gpus 8 -- --num-layers 2
+# The launcher's world size is the job's: --gpus may repeat it, not contradict it (it was taken
+# over the launcher's, silently); torchrun's --opt=value and underscore spellings count too.
+shape=(--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 2048 --vocab-size 50257
+       --micro-batch-size 4 --global-batch-size 512)
+expect_refusal "--gpus against the launcher" "^simgpt: --gpus: 8 contradicts the launcher's --nnodes 2 --nproc-per-node 8 (16 GPUs)" \
+  import megatron --gpus 8 -- torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py "${shape[@]}"
+"$simgpt" import megatron --gpus 16 -- torchrun --nnodes=2 --nproc_per_node=8 pretrain_gpt.py "${shape[@]}" > "$tmp/w.yaml"
+check "--gpus that agrees with torchrun --nnodes=2 --nproc_per_node=8: dp 16" grep -q '^  dp: 16$' "$tmp/w.yaml"
+expect_refusal "a launcher past 64 bits" "--nnodes 4294967296 --nproc-per-node 4294967296: starts more GPUs than a job may have" \
+  import megatron -- torchrun --nnodes 4294967296 --nproc-per-node 4294967296 pretrain_gpt.py "${shape[@]}"
+# A check of the workload names the Megatron argument the user wrote, not simgpt's key.
+expect_refusal "tp that does not divide heads" "^simgpt: megatron arguments: --tensor-model-parallel-size: tp 3 does not divide heads 16" \
+  import megatron --gpus 24 -- pretrain_gpt.py "${shape[@]}" --tensor-model-parallel-size 3
+expect_refusal "tp as --tensor_model_parallel_size=3" "^simgpt: megatron arguments: --tensor_model_parallel_size: tp 3" \
+  import megatron --gpus 24 -- pretrain_gpt.py "${shape[@]}" --tensor_model_parallel_size=3
+expect_refusal "tp 0 (was a division by zero)" "megatron arguments: --tensor-model-parallel-size: 0 is out of range" \
+  import megatron --gpus 8 -- pretrain_gpt.py "${shape[@]}" --tensor-model-parallel-size 0
+expect_refusal "tp x pp past 64 bits (was a division by zero)" "--pipeline-model-parallel-size: 4294967296 x --tensor-model-parallel-size 4294967296 does not fit" \
+  import megatron --gpus 8 -- pretrain_gpt.py "${shape[@]}" --tensor-model-parallel-size 4294967296 --pipeline-model-parallel-size 4294967296
+expect_refusal "GPUs that pp does not divide" "^simgpt: megatron arguments: --nnodes 2 --nproc-per-node 8: 16 GPUs are not a multiple of --pipeline-model-parallel-size = 5" \
+  import megatron -- torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py "${shape[@]}" --pipeline-model-parallel-size 5
+expect_refusal "a global batch micro-batches do not divide" "megatron arguments: --global-batch-size: global_batch 511 is not divisible" \
+  import megatron --gpus 8 -- pretrain_gpt.py "${shape[@]:0:12}" --global-batch-size 511
+expect_refusal "an fp8 format" "megatron arguments: --fp8-format: 'e5m2' is not valid" \
+  import megatron --gpus 8 -- pretrain_gpt.py "${shape[@]}" --fp8-format e5m2
+expect_refusal "--bf16 with --fp16" "megatron arguments: --fp16: sets training.precision to fp16 but --bf16 sets it to bf16" \
+  import megatron --gpus 8 -- pretrain_gpt.py "${shape[@]}" --bf16 --fp16
+"$simgpt" import megatron --gpus 8 -- pretrain_gpt.py --num-layers 2000 --hidden-size 2048 --num-attention-heads 16 \
+  --seq-length 2048 --vocab-size 50257 > "$tmp/out" 2> "$tmp/err"
+got=$?
+check "a layer count past the limit: status 3 ($got: $(head -c 300 "$tmp/err"))" [ "$got" -eq 3 ]
+check "... naming --num-layers" grep -q "^simgpt: megatron arguments: --num-layers: 2000 exceeds" "$tmp/err"
+
+# DeepSpeed's batch sizes: the one not given derived as DeepSpeed derives it, all three held to
+# train_batch_size = micro-batch x gradient accumulation x data-parallel GPUs; a key given twice
+# (JSON keeps the last) refused.
+ds_import() { "$simgpt" import deepspeed "$tmp/ds.json" --gpus 8 -- pretrain_gpt.py --num-layers 24 --hidden-size 2048 \
+  --num-attention-heads 16 --seq-length 2048 --vocab-size 50257 "$@"; }
+echo '{"train_batch_size": 64, "gradient_accumulation_steps": 4}' > "$tmp/ds.json"
+ds_import > "$tmp/w.yaml"
+check "the micro-batch derived from train_batch_size / (8 GPUs x 4 steps): 2" grep -q '^  micro_batch: 2$' "$tmp/w.yaml"
+echo '{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4}' > "$tmp/ds.json"
+ds_import > "$tmp/w.yaml"
+check "the global batch derived from 2 x 4 steps x 8 GPUs: 64" grep -q '^  global_batch: 64$' "$tmp/w.yaml"
+echo '{"train_batch_size": 100, "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4}' > "$tmp/ds.json"
+expect_refusal "a train_batch_size the others do not make up" \
+  "ds.json: train_batch_size: 100 is not train_micro_batch_size_per_gpu 2 x gradient_accumulation_steps 4 x 8 data-parallel GPUs" \
+  import deepspeed "$tmp/ds.json" --gpus 8 -- --num-layers 24
+expect_refusal "... nor the GPUs it implies without --gpus" "ds.json: train_batch_size: 100 is not a multiple of" \
+  import deepspeed "$tmp/ds.json" -- --num-layers 24
+echo '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 2, "train_micro_batch_size_per_gpu": 4}' > "$tmp/ds.json"
+expect_refusal "a key given twice" "ds.json: train_micro_batch_size_per_gpu: is given twice in one object" \
+  import deepspeed "$tmp/ds.json" --gpus 8 -- --num-layers 24
+echo '{"zero_optimization": {"stage": 1, "stage": 2}}' > "$tmp/ds.json"
+expect_refusal "a nested key given twice" "ds.json: zero_optimization.stage: is given twice" \
+  import deepspeed "$tmp/ds.json" --gpus 8 -- --num-layers 24
+echo '{"zero_optimization": {"stage": 2}}' > "$tmp/ds.json"
+expect_refusal "a ZeRO stage the command line contradicts" "ds.json: zero_optimization.stage: gives 2 but the command line's --zero-stage is 1" \
+  import deepspeed "$tmp/ds.json" --gpus 8 -- --num-layers 24 --zero-stage 1
 expect_refusal "an argument without its value" "is given without its value" import megatron --gpus 8 -- --num-layers
 expect_refusal "a missing DeepSpeed config" "DeepSpeed config" import deepspeed "$tmp/none.json" -- --num-layers 2
 echo '{"train_batch_size": "auto"}' > "$tmp/auto.json"

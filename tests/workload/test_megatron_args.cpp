@@ -122,8 +122,10 @@ TEST_CASE("Narayanan et al. 2021's GPT-3 175B command line imports as workloads/
   CHECK(body(imported.yaml) == hand);
   CHECK_THAT(imported.yaml, Catch::Contains("--lr 6.0e-5"));
   CHECK_THAT(imported.yaml, Catch::Contains("--max-position-embeddings 2048"));
-  // --gpus wins over the launcher's count.
-  CHECK_THAT(import_megatron(words, 512).yaml, Catch::Contains("dp: 4"));
+  // --gpus may repeat the launcher's count, not contradict it: the launcher starts the processes.
+  CHECK_THAT(import_megatron(words, 1024).yaml, Catch::Contains("dp: 8"));
+  CHECK_THROWS_WITH(import_megatron(words, 512),
+                    Catch::Contains("--gpus: 512 contradicts the launcher's --nnodes 128 --nproc_per_node 8 (1024 GPUs)"));
 }
 
 TEST_CASE("a DeepSpeed config's batch sizes, ZeRO stage and precision merge with Megatron-DeepSpeed's arguments") {
@@ -153,7 +155,11 @@ TEST_CASE("a DeepSpeed config's batch sizes, ZeRO stage and precision merge with
   std::vector<std::string> fp16 = words;
   fp16.push_back("--fp16");
   CHECK_THROWS_WITH(import_megatron(fp16, std::nullopt, config), Catch::Contains("training.precision"));
-  CHECK(parse_workload(body(import_megatron(words, 16, config).yaml), "imported").parallelism.dp == 8);
+  // DeepSpeed's own check: train_batch_size = micro-batch x accumulation x data-parallel GPUs, here
+  // 2 x 8 x 8 = 128, not 64.
+  CHECK_THROWS_WITH(import_megatron(words, 16, config),
+                    Catch::Contains("test_megatron_args_ds.json: train_batch_size: 64 is not "
+                                    "train_micro_batch_size_per_gpu 2 x gradient_accumulation_steps 8 x 8 data-parallel"));
   std::remove(config.c_str());
 }
 
