@@ -81,6 +81,7 @@ int run_sweep(const Options& o, const CLI::App& cmd) {
   s.grid = grid_of(o, cmd);
   std::tie(s.shard, s.shards) = parse_shard(o.shard);
   SweepRun run;
+  run.executable = kThisSimgpt; // this executable, whatever its file is called (a copy, a rename)
   run.output = o.output;
   run.format = o.format == "jsonl" ? SweepFormat::jsonl : SweepFormat::csv;
   run.jobs = o.jobs;

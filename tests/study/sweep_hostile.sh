@@ -182,4 +182,10 @@ zips=()
 for i in $(seq 30000); do zips+=(--zip "framework_options.k$i=1"); done
 refused "30,000 zipped keys, the last swept twice" 2 "framework_options.k1: is swept twice" \
   sweep --platform $P --workload $W --grid network.delay=1ms "${zips[@]}" --zip framework_options.k1=1 -o "$tmp/z.csv"
+# 7. A copy of simgpt under another name sweeps as simgpt does: its simulations run this executable
+# ("this process is not simgpt" refused it), its data found through SIMGPT_DATA.
+cp "$simgpt" "$tmp/renamed"
+SIMGPT_DATA="$PWD" "$tmp/renamed" "${sweep[@]}" --jobs 2 -o "$tmp/renamed.csv" > "$tmp/out" 2>&1
+check "a renamed simgpt sweeps ($(head -c 300 "$tmp/out"))" grep -q "^4 configurations, 0 already in" "$tmp/out"
+check "... to the same results" cmp -s <(grep -v '^#' "$tmp/whole.csv") <(grep -v '^#' "$tmp/renamed.csv")
 exit $fail
