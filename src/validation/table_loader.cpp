@@ -7,6 +7,7 @@
 #include "core/yaml_read.hpp"
 #include "execution/task_graph.hpp"
 #include "validation/names.hpp"
+#include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -139,6 +140,24 @@ void read_collective(const YamlReader& r, const ValidationTable& t, ValidationRo
   row.gpus_per_thread = static_cast<int>(per_thread);
 }
 
+// A planner table's row names the job size its comparison searches: one whole number of GPUs,
+// written in digits, as `simgpt plan --gpus` takes it ("1e3" would be searched as 1, "abc" was an
+// internal error).
+void check_planner_gpus(const YamlReader& r, const ValidationTable& t, const Overrides& set) {
+  if (t.planner_search.empty())
+    return;
+  for (const auto& [key, value] : set) {
+    if (key != "placement.gpus")
+      continue;
+    const bool digits = !value.empty() && value.size() <= 7 && value.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoll(value) < 1 || std::stoll(value) > kMaxGpus.max)
+      throw InputError(r.where("set") + ".placement.gpus",
+                       fmt::format("'{}' is not a number of GPUs (expected a whole number from 1 to {}: the job size "
+                                   "the planner comparison searches)",
+                                   echo(value), kMaxGpus.max));
+  }
+}
+
 ValidationRow read_row(const YamlReader& r, const ValidationTable& t) {
   r.only({"id", "row", "column", "set", "measured", "flags", "note", "bytes", "profile", "collective", "gpus",
            "gpus_per_thread"});
@@ -153,6 +172,7 @@ ValidationRow read_row(const YamlReader& r, const ValidationTable& t) {
     throw InputError(r.where("bytes"), "a transfer row needs bytes and profile");
   read_collective(r, t, row);
   row.set = read_set(r);
+  check_planner_gpus(r, t, row.set);
   read_measured(r, row);
   row.flags = read_flags(r);
   return row;

@@ -85,6 +85,13 @@ chunks=$(seq -s, 2 2001)
 write_table '  - {id: r, row: one, set: {placement.gpus: 2}, measured: {step_time_s: 1.5}}' \
   "planner_search: ['training.micro_batch=$micro_batches', 'parallelism.chunks=$chunks']"
 expect 3 't.yaml: planner_search: for row .one.: the search holds more than 2000000 candidate plans'
+# A planner comparison's job size that is no number of GPUs: refused naming the key ("abc" and
+# past 64 bits were an internal error from stoll, 1e3 was searched as 1 GPU).
+for gpus in abc 99999999999999999999 1e3 0; do
+  write_table "  - {id: r, row: one, set: {placement.gpus: $gpus}, measured: {step_time_s: 1.5}}" \
+    "planner_search: [parallelism.pp=1]"
+  expect 2 "t.yaml: rows\[0\].set.placement.gpus: '$gpus' is not a number of GPUs (expected a whole number from 1 to 131072"
+done
 # A profile that fits a parameter simgpt does not have; a profile name that is no file name.
 write_table "$row"
 sed -i 's/^  fitted: \[p2p.max_rate, p2p.tcp_window\]/  fitted: [p2p.max_rate, compute.bogus]/' "$data/profiles/gloo.yaml"
