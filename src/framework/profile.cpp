@@ -34,7 +34,13 @@ std::vector<std::string> text_list(const YamlReader& r, const std::string& key) 
   std::vector<std::string> out;
   if (!r.has(key))
     return out;
-  for (const YAML::Node& item : r.node()[key]) {
+  const YAML::Node list = r.node()[key];
+  // A mapping's items are key-value pairs, which yaml-cpp cannot read as names (an internal
+  // error); a single name would be read as no list at all.
+  if (!list.IsSequence() && !list.IsNull())
+    throw InputError(r.where(key), fmt::format("expected a list of names, e.g. [a, b] (got a {})",
+                                               list.IsMap() ? "mapping" : "single value"));
+  for (const YAML::Node& item : list) {
     if (!item.IsScalar())
       throw InputError(r.where(key), "expected a list of names");
     out.push_back(item.Scalar());

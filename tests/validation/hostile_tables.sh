@@ -97,6 +97,16 @@ write_table "$row"
 sed -i 's/^  fitted: \[p2p.max_rate, p2p.tcp_window\]/  fitted: [p2p.max_rate, compute.bogus]/' "$data/profiles/gloo.yaml"
 expect 2 "profiles/gloo.yaml: calibration.fitted: 'compute.bogus' cannot be fitted"
 cp profiles/gloo.yaml "$data/profiles/"
+# calibration.rows written as a mapping (was an internal error of yaml-cpp's iterators) or as one name.
+python3 - "$data/profiles/gloo.yaml" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+open(sys.argv[1], "w").write(re.sub(r"  rows: \[.*?\]\n", "  rows: {first: notes-p2p-p3-2xlarge/gloo-64mb-default}\n", text, flags=re.S))
+PY
+expect 2 "profiles/gloo.yaml: calibration.rows: expected a list of names, e.g. \[a, b\] (got a mapping)"
+sed -i 's|^  rows: {first: \(.*\)}|  rows: \1|' "$data/profiles/gloo.yaml"
+expect 2 "profiles/gloo.yaml: calibration.rows: expected a list of names, e.g. \[a, b\] (got a single value)"
+cp profiles/gloo.yaml "$data/profiles/"
 sed -i "s|^  framework: generic|  framework: $(printf 'f%.0s' $(seq 300))|" "$table"
 "$simgpt" row hostile/r --data "$data" > "$tmp/out" 2> "$tmp/err"
 check "a 300-character profile name is an input error naming the key ($(head -c 300 "$tmp/out"))" \
