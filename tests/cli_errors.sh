@@ -99,6 +99,9 @@ expect 2 "framework_options" --platform $P --workload "$tmp/ok.yaml" --set frame
 { cat workloads/gpt3xl.yaml; printf 'framework_options:\n  collectives.library: nosuch\n'; } > "$tmp/library.yaml"
 expect 2 "collectives.library: 'nosuch' is not a collective library" --platform $P --workload "$tmp/library.yaml"
 expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
+# A run's options over its profile's calibration (which rows fitted it) change nothing: refused, not ignored.
+expect 2 "framework_options.calibration.fitted: calibration is how the profile was fitted, not a run's option" \
+  --platform $P --workload "$tmp/ok.yaml" --set framework_options.calibration.fitted=p2p.max_rate
 # One gradient call per tensor lists a dense layer's tensors: refused for MoE models.
 expect 2 "collectives.dp_per_tensor: lists the tensors of dense GPT layers only" \
   --platform "$tmp/dgx_a100.xml" --workload workloads/mixtral_8x7b.yaml --set parallelism.ep=1 --set parallelism.pp=1 \

@@ -261,6 +261,12 @@ void apply_options(const YamlReader& root, const std::map<std::string, std::stri
     if (dot == std::string::npos || dot == 0 || dot + 1 == key.size())
       throw InputError(where + "." + key, "expected a profile key SECTION.KEY, e.g. compute.fused_elementwise");
     const std::string section = key.substr(0, dot);
+    // calibration says which rows the profile's constants were fitted on, for simgpt calibrate: a
+    // run's option there would change nothing it simulates, and was taken without a word.
+    if (section == "calibration")
+      throw InputError(where + "." + key, "calibration is how the profile was fitted, not a run's option (expected "
+                                          "a key of supports, compute, optimizer, pipeline, p2p, collectives, zero3 "
+                                          "or memory)");
     if (tree[section] && !tree[section].IsMap())
       throw InputError(where + "." + key, fmt::format("the profile's {} is not a section", section));
     YAML::Node parsed;
