@@ -102,6 +102,24 @@ expect 2 "format" --platform $P --workload "$tmp/ok.yaml" --format yaml
 # A run's options over its profile's calibration (which rows fitted it) change nothing: refused, not ignored.
 expect 2 "framework_options.calibration.fitted: calibration is how the profile was fitted, not a run's option" \
   --platform $P --workload "$tmp/ok.yaml" --set framework_options.calibration.fitted=p2p.max_rate
+# A NUL byte (yaml-cpp read it as an unknown escape or the end of a key), and a file without read
+# permission (run as nobody where the test runs as root, which reads any file): each named with why.
+{ cat workloads/gpt3xl.yaml; printf 'x\0y\n'; } > "$tmp/nul.yaml"
+expect 2 "nul.yaml: contains a NUL byte (line [0-9]*, byte [0-9]*): expected text" --platform $P --workload "$tmp/nul.yaml"
+cp workloads/gpt3xl.yaml "$tmp/locked.yaml"
+chmod 000 "$tmp/locked.yaml"
+if [ "$(id -u)" -ne 0 ]; then
+  expect 2 "locked.yaml: cannot read the workload file: permission denied" --platform $P --workload "$tmp/locked.yaml"
+elif setpriv --reuid=65534 --regid=65534 --clear-groups "$simgpt" --version > /dev/null 2>&1; then # nobody can run it
+  chmod 755 "$tmp"
+  printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$simgpt" > "$tmp/as_nobody"
+  chmod 755 "$tmp/as_nobody"
+  real_simgpt="$simgpt"
+  simgpt="$tmp/as_nobody"
+  expect 2 "locked.yaml: cannot read the workload file: permission denied" --platform $P --workload "$tmp/locked.yaml"
+  simgpt="$real_simgpt"
+  chmod 700 "$tmp"
+fi
 # One gradient call per tensor lists a dense layer's tensors: refused for MoE models.
 expect 2 "collectives.dp_per_tensor: lists the tensors of dense GPT layers only" \
   --platform "$tmp/dgx_a100.xml" --workload workloads/mixtral_8x7b.yaml --set parallelism.ep=1 --set parallelism.pp=1 \
