@@ -109,6 +109,12 @@ expect_status 2 "--jobs 99999999999999999999" "expected a whole number" sweep --
 expect_status 2 "--top 0" "expected a whole number from 1" plan --top 0
 expect_status 2 "calibrate --jobs 0" "expected a whole number from 1" calibrate --profile deepspeed --jobs 0
 expect_status 3 "calibrate past its --timeout" "ran past --timeout 0.01 s" calibrate --profile deepspeed --timeout 0.01
+# plan's screening of its candidates past --timeout was an internal error: a limit, naming it.
+for fidelity in estimate symmetric; do
+  expect_status 3 "plan --fidelity $fidelity past its --timeout" \
+    "^simgpt: --timeout: the screening of [0-9]* candidate plans ran past --timeout 1e-09 s (give it more)" \
+    plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml --fidelity $fidelity --timeout 1e-9
+done
 "$simgpt" validate --filter no-such-row --jobs 1000000 > "$tmp/out" 2> "$tmp/err"
 check "--jobs 1000000 runs, lowered to the cores, with a line saying so" grep -q "one per core" "$tmp/err"
 # --version: the project's version from CMakeLists.txt, on stdout, exit 0.

@@ -490,7 +490,15 @@ PlanResult plan(const PlanRequest& request) {
   result.rows = rows_of(setup.candidates);
   // The estimates load the platform in SimGrid, one engine a process: in a process of their own.
   const std::string executable = simgpt_executable(request.executable);
-  read_screening(result.rows, run_simgpt_child(executable, screen_arguments(request), request.timeout_s));
+  // The screening is the search's own step, not a candidate's simulation: past --timeout the
+  // search cannot go on, and says so as a limit (a candidate past it is a failed row instead).
+  try {
+    read_screening(result.rows, run_simgpt_child(executable, screen_arguments(request), request.timeout_s));
+  } catch (const ProcessTimeout&) {
+    throw LimitError("--timeout", fmt::format("the screening of {} candidate plans ran past --timeout {:g} s (give it "
+                                              "more)",
+                                              result.rows.size(), request.timeout_s));
+  }
 
   std::vector<size_t> order;
   for (const PlanRow& row : result.rows)
