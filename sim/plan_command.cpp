@@ -45,8 +45,8 @@ void declare_plan(CLI::App& cmd, Options& o) {
   cmd.add_option("--set", o.sets, "override a workload key that is not searched: SECTION.KEY=VALUE");
   cmd.add_option("--gpus", o.gpus, "GPUs the job uses: N or a list N1,N2,... (default: all the platform's)");
   cmd.add_option("--search", o.searches, "search only these values of a key: KEY=V1,V2,... (parallelism.dp, "
-                                         "tp, pp, schedule, chunks, zero, sequence_parallel, training.micro_batch, "
-                                         "recompute, placement.order)");
+                                         "tp, pp, ep, cp, schedule, chunks, zero, sequence_parallel, "
+                                         "training.micro_batch, recompute, placement.order)");
   cmd.add_option("--objective", o.objective, "step_time, tokens_per_s or tokens_per_s_per_gpu (default step_time)");
   cmd.add_option("--top", o.top, "plans listed (default 5)")->check(whole_number(1, kMaxTop));
   add_process_options(cmd, o, "a simulation");

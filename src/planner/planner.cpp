@@ -402,6 +402,7 @@ struct PlanSetup {
     SearchSpace space = request.space;
     space.set_gpus(request.gpus.empty() ? std::vector<int64_t>{platform.count}
                                         : parse_gpus(request.gpus, platform.count));
+    space.check_expert_degrees(base);
     candidates = space.candidates(base, profile.supports);
     if (candidates.empty())
       throw InputError("--search", fmt::format("leaves no candidate plan of {} GPUs", fmt::join(space.gpus(), ", ")));

@@ -283,6 +283,29 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
   return out;
 }
 
+void SearchSpace::check_expert_degrees(const Workload& base) const {
+  const auto searched = allowed_.find("parallelism.ep");
+  if (searched == allowed_.end())
+    return;
+  for (const std::string& value : searched->second) {
+    const int64_t ep = *parse_count(value); // restrict() took only counts
+    if (ep == 1)
+      continue;
+    const std::string where = "--search parallelism.ep";
+    if (!base.model.moe())
+      throw InputError(where, fmt::format("{} needs a mixture-of-experts model, and {} is dense (no model.experts): "
+                                          "its only ep is 1",
+                                          ep, base.source));
+    if (base.model.experts % ep != 0)
+      throw InputError(where, fmt::format("{} does not divide the model's {} experts (each expert-parallel rank holds "
+                                          "experts / ep of them)",
+                                          ep, base.model.experts));
+    if (std::none_of(gpus_.begin(), gpus_.end(), [ep](int64_t gpus) { return gpus % ep == 0; }))
+      throw InputError(where, fmt::format("{} divides no data-parallel size of a job of {} GPUs (ep divides dp)", ep,
+                                          fmt::join(gpus_, " or ")));
+  }
+}
+
 std::vector<int64_t> parse_gpus(const std::string& text, int64_t available) {
   std::vector<int64_t> gpus;
   size_t start = 0;

@@ -168,6 +168,13 @@ bad "a negative margin" --margin -5
 bad "a margin that is not a number" --margin wide
 bad "a memory limit that is not a size" --memory-limit 2XB
 bad "a memory limit below what simgpt needs to start" --memory-limit 1MiB
+# An expert-parallel degree no candidate can take made every candidate invalid: "no plan fits".
+bad "ep on a dense model" --search parallelism.ep=3
+check "... naming ep and why" grep -q "^simgpt: --search parallelism.ep: 3 needs a mixture-of-experts model" "$tmp/err"
+bad "ep that does not divide the experts" --set model.experts=8 --search parallelism.ep=1,3
+check "... naming ep and why" grep -q "^simgpt: --search parallelism.ep: 3 does not divide the model's 8 experts" "$tmp/err"
+bad "ep that divides no dp" --set model.experts=16 --search parallelism.ep=16
+check "... naming ep and why" grep -q "^simgpt: --search parallelism.ep: 16 divides no data-parallel size of a job of 8 GPUs" "$tmp/err"
 # A mixture of experts: the planner searches ep (each divisor of dp that divides the experts) and,
 # asked to, cp; both reach the simulation (every candidate simulated: --exhaustive).
 "$simgpt" platform --preset dgx-h100 --nodes 1 -o "$tmp/h100.xml" > /dev/null

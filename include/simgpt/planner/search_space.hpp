@@ -95,6 +95,12 @@ public:
   // Throws LimitError naming --search, before it holds more, past kMaxPlanCandidates.
   std::vector<PlanCandidate> candidates(const Workload& base, const FrameworkSupport& support = {}) const;
 
+  // Throws InputError naming --search parallelism.ep for a searched expert-parallel degree above 1
+  // that no candidate can take: on a dense model, one that does not divide the experts, or one that
+  // divides none of the job sizes (ep divides dp). Each would make every candidate of it invalid,
+  // and the search answer "no plan fits" without saying why.
+  void check_expert_degrees(const Workload& base) const;
+
 private:
   std::vector<int64_t> gpus_;
   std::map<std::string, std::vector<std::string>> allowed_; // by key, values as the workload writes them
