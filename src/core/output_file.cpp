@@ -1,6 +1,7 @@
 #include "simgpt/core/output_file.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/interrupt_cleanup.hpp"
 
 #include <fmt/format.h>
 
@@ -135,14 +136,17 @@ OutputFile::OutputFile(std::string path, std::string option, const std::vector<s
     temporary_.clear();
     fail("cannot create a file beside it");
   }
+  remove_on_interrupt(temporary_); // an interrupted write leaves the target as it was, and no scratch
   ::fchmod(fd_, output_mode(target));
 }
 
 OutputFile::~OutputFile() {
   if (fd_ >= 0)
     ::close(fd_);
-  if (!temporary_.empty())
+  if (!temporary_.empty()) {
     ::unlink(temporary_.c_str());
+    keep_on_interrupt(temporary_);
+  }
 }
 
 void OutputFile::fail(const std::string& what) {
@@ -150,8 +154,10 @@ void OutputFile::fail(const std::string& what) {
   if (fd_ >= 0)
     ::close(fd_);
   fd_ = -1;
-  if (!temporary_.empty())
+  if (!temporary_.empty()) {
     ::unlink(temporary_.c_str());
+    keep_on_interrupt(temporary_);
+  }
   temporary_.clear();
   throw InputError(where(option_, path_), fmt::format("{}: {}; the file is left as it was", what, reason));
 }
@@ -192,6 +198,7 @@ void OutputFile::commit() {
     fail("cannot be written");
   if (::rename(temporary_.c_str(), resolved(path_).c_str()) != 0)
     fail("cannot be replaced");
+  keep_on_interrupt(temporary_);
   temporary_.clear();
 }
 

@@ -1,6 +1,7 @@
 #include "core/temporary_directory.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "core/interrupt_cleanup.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace simgpt {
 
@@ -21,7 +23,14 @@ std::string make_temporary_directory(const std::string& prefix) {
     throw InputError(tmpdir != nullptr && *tmpdir != '\0' ? "TMPDIR " + echo(base) : base,
                      fmt::format("cannot make a scratch directory there ({}): set TMPDIR to a writable directory",
                                  std::strerror(errno)));
+  remove_on_interrupt(dir);
   return dir;
+}
+
+void remove_temporary_directory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  keep_on_interrupt(dir); // after: a signal before the removal ends still removes it
 }
 
 } // namespace simgpt

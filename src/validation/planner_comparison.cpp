@@ -11,15 +11,12 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
 
 namespace simgpt {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // The table's workload as a file, for the planner and its `simgpt point` processes; removed with
 // its directory when done.
@@ -30,10 +27,7 @@ public:
     path_ = dir_ + "/workload.yaml";
     write_output_file(path_, yaml, "");
   }
-  ~ScratchWorkload() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  ~ScratchWorkload() { remove_temporary_directory(dir_); }
   ScratchWorkload(const ScratchWorkload&) = delete;
   ScratchWorkload& operator=(const ScratchWorkload&) = delete;
   const std::string& path() const { return path_; }

@@ -92,4 +92,18 @@ expect_status 0 "8 GPUs of 512" "" "${big[@]}" --trace "$tmp/big.json.gz" --trac
 check "8 GPUs of 512: those drawn" [ "$(drawn "$tmp/big.json.gz")" = "0,1,2,3,4,5,6,7,path" ]
 expect_status 0 "512 GPUs over 10 ms" "" "${big[@]}" --trace "$tmp/big.json.gz" --trace-window 10s:10.01s
 check "512 GPUs over 10 ms: all drawn" [ "$(drawn "$tmp/big.json.gz" | tr ',' '\n' | grep -vc path)" -eq 512 ]
+
+# An interrupted run leaves no hidden .NAME.simgpt-XXXXXX beside --trace's file (it was left).
+long=(--platform platforms/p3_16xlarge_x8.xml --workload workloads/gpt3xl.yaml --set parallelism.dp=8
+      --set parallelism.pp=8 --set training.global_batch=4096 --set framework=megatron
+      --set parallelism.schedule=1f1b --fidelity full)
+mkdir -p "$tmp/interrupted"
+"$simgpt" "${long[@]}" --trace "$tmp/interrupted/t.json" > /dev/null 2>&1 &
+pid=$!
+check "the trace's scratch file is made" wait_for $((10 * slowdown)) sh -c "ls -A '$tmp/interrupted' | grep -q simgpt-"
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+check "SIGTERM ends the run (status $status)" [ "$status" -eq 143 ]
+check "... and leaves nothing beside the trace's path ($(ls -A "$tmp/interrupted"))" [ -z "$(ls -A "$tmp/interrupted")" ]
 exit $fail
