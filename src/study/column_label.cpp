@@ -1,7 +1,10 @@
 #include "study/column_label.hpp"
 
+#include "study/input_value.hpp"
+
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -61,6 +64,21 @@ std::string column_words(const std::string& column) {
   std::replace(words.begin(), words.end(), '_', ' ');
   std::replace(words.begin(), words.end(), '.', ' ');
   return words;
+}
+
+std::string value_words(const std::string& column, const std::string& value) {
+  const std::string words = column_words(column);
+  if (value == "default")
+    return "default " + words;
+  // A quantity's unit apart from its number, as a reader writes it: "10 Gbps", "0 ms".
+  const auto unit = std::find_if(value.begin(), value.end(), [](char c) {
+    return (c >= 'a' && c <= 'z' && c != 'e') || (c >= 'A' && c <= 'Z' && c != 'E');
+  });
+  const std::optional<QuantityKind> kind = quantity_kind(value); // not "1f1b", which is a name
+  const bool quantity = kind && *kind != QuantityKind::number && unit != value.begin() && unit != value.end();
+  const std::string spaced =
+      quantity ? std::string(value.begin(), unit) + " " + std::string(unit, value.end()) : value;
+  return words + " " + spaced;
 }
 
 } // namespace simgpt

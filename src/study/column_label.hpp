@@ -11,4 +11,9 @@ namespace simgpt {
 // with dots and underscores as spaces and the unit suffix of a metric's name (_s, _gib, ...) cut.
 std::string column_words(const std::string& column);
 
+// A series' value in words, for a legend: "network delay 0 ms" for network.delay=0ms, "data-parallel
+// degree 4", "pipeline schedule gpipe"; a sweep's `default` (the key as the workload has it) as
+// "default network delay".
+std::string value_words(const std::string& column, const std::string& value);
+
 } // namespace simgpt

@@ -1,5 +1,6 @@
 #include "study/measured_overlay.hpp"
 
+#include "study/column_label.hpp"
 #include "study/input_value.hpp"
 #include "study/measured_table.hpp"
 
@@ -149,7 +150,7 @@ std::optional<std::string> add_measured(Chart& chart, const PredictedChart& p, c
     }
     ChartLine& line = lines[*slot];
     line.title = spec.series.empty() ? fmt::format("measured ({})", table.id)
-                                     : fmt::format("measured {}={}", spec.series, slots[*slot]);
+                                     : "measured " + value_words(spec.series, slots[*slot]);
     line.slot = *slot;
     line.measured = true;
     line.points.emplace_back(*x, *row.value);

@@ -149,17 +149,24 @@ std::vector<ChartLine> predicted_lines(const SweepTable& sweep, const PlotSpec& 
   const size_t status = sweep.column("status", "");
   std::vector<ChartLine> lines(slots.size());
   for (size_t slot = 0; slot < slots.size(); ++slot)
-    lines[slot] = {spec.series.empty() ? "predicted" : spec.series + "=" + slots[slot], static_cast<int>(slot), false,
-                   {}};
+    lines[slot] = {spec.series.empty() ? "predicted" : value_words(spec.series, slots[slot]), static_cast<int>(slot),
+                   false, {}};
   const std::vector<size_t> slot_of = record_slots(sweep, spec, slots);
   std::map<std::string, int> left_out; // by status
+  int unplaced = 0;                     // rows at an x value the numeric axis has no place for: `default`
   const auto& records = sweep.table.records;
   for (size_t r = 0; r < records.size(); ++r) {
     if (records[r][y].empty())
       ++left_out[records[r][status]];
+    else if (!axis.position(records[r][x]))
+      ++unplaced;
     else
       lines[slot_of[r]].points.emplace_back(x_position(sweep, axis, r, x), metric_value(sweep, r, y));
   }
+  if (unplaced > 0)
+    notes.push_back(fmt::format("left out {} of {} rows at {}=default (the workload's own value, no number on the x "
+                                "axis: plot them with --where {}=default)",
+                                unplaced, records.size(), spec.x, spec.x));
   if (!left_out.empty() &&
       std::all_of(lines.begin(), lines.end(), [](const ChartLine& l) { return l.points.empty(); }))
     throw InputError(sweep.source, fmt::format("no row has a value of {} ({})", spec.y, status_counts(left_out)));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 namespace simgpt {
@@ -27,17 +28,28 @@ std::vector<double> whole_number_ticks(const std::vector<std::string>& values, Q
   return {ticks.begin(), ticks.end()};
 }
 
+// The values that place the axis: all but a sweep's `default` (the key as the workload has it),
+// which is no number, so that a sweep of default,1ms,10ms keeps a numeric axis of delays (its
+// default rows have no place on it) rather than turning every delay into a category.
+std::vector<std::string> placing_values(const std::vector<std::string>& values) {
+  std::vector<std::string> placing;
+  std::copy_if(values.begin(), values.end(), std::back_inserter(placing),
+               [](const std::string& v) { return v != "default"; });
+  return placing.empty() ? values : placing;
+}
+
 } // namespace
 
 XAxis::XAxis(const std::string& key, const std::vector<std::string>& values, bool categorical)
-    : key_(key), kind_(common_kind(values)) {
+    : key_(key), kind_(common_kind(placing_values(values))) {
   if (categorical || !kind_) {
     categories_ = ordered_values(values);
     for (size_t i = 0; i < categories_.size(); ++i)
       category_index_.emplace(categories_[i], i);
   } else {
-    unit_ = display_unit(values, *kind_);
-    value_ticks_ = whole_number_ticks(values, *kind_, unit_);
+    const std::vector<std::string> placing = placing_values(values);
+    unit_ = display_unit(placing, *kind_);
+    value_ticks_ = whole_number_ticks(placing, *kind_, unit_);
   }
 }
 

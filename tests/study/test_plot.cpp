@@ -97,8 +97,8 @@ TEST_CASE("a line chart: the metric against a numeric input, one line per series
   require_svg(svg);
   CHECK_THAT(svg, Catch::Contains(">network delay (ms); network bandwidth varies with it<"));
   CHECK_THAT(svg, Catch::Contains(">step time (s)<"));
-  CHECK_THAT(svg, Catch::Contains("parallelism.dp=1"));
-  CHECK_THAT(svg, Catch::Contains("parallelism.dp=4"));
+  CHECK_THAT(svg, Catch::Contains(">data-parallel degree 1<"));
+  CHECK_THAT(svg, Catch::Contains(">data-parallel degree 4<"));
   CHECK_THAT(svg, Catch::Contains("GPipe under tc netem"));
   CHECK_THAT(svg, Catch::Contains("> 5<")); // numeric ticks at the values, in ms as the CSV writes them
   CHECK_THAT(svg, !Catch::Contains("> 0.01<"));
@@ -129,7 +129,7 @@ TEST_CASE("a bar chart: one group per x value, one bar per series value") {
   const std::string svg = read_text(spec.output);
   require_svg(svg);
   CHECK_THAT(svg, Catch::Contains(">throughput (tokens/s)<"));
-  CHECK_THAT(svg, Catch::Contains("parallelism.dp=4"));
+  CHECK_THAT(svg, Catch::Contains(">data-parallel degree 4<"));
   for (const char* tick : {">1ms<", ">5ms<", ">10ms<", ">50ms<"}) // categories, as written
     CHECK_THAT(svg, Catch::Contains(tick));
 }
@@ -159,8 +159,8 @@ TEST_CASE("measured points of a validation table over the predicted lines") {
     CHECK(notes[1] == "measured (seed001-gpipe-dp): plotted 6 of 8 rows; left out 2 whose network.delay has no "
                       "place on the x axis");
     const std::string svg = read_text(spec.output);
-    CHECK_THAT(svg, Catch::Contains("measured parallelism.dp=1"));
-    CHECK_THAT(svg, Catch::Contains("measured parallelism.dp=4"));
+    CHECK_THAT(svg, Catch::Contains("measured data-parallel degree 1"));
+    CHECK_THAT(svg, Catch::Contains("measured data-parallel degree 4"));
   }
   SECTION("one measured set for one configuration: the table's workload has dp 4") {
     spec.where = {"parallelism.dp=4"};
@@ -174,7 +174,7 @@ TEST_CASE("measured points of a validation table over the predicted lines") {
     spec.series = "parallelism.dp";
     spec.measured = data.find("validation/tables/seed001-gpipe-dp.yaml");
     plot(spec, data);
-    CHECK_THAT(read_text(spec.output), Catch::Contains("measured parallelism.dp=4"));
+    CHECK_THAT(read_text(spec.output), Catch::Contains("measured data-parallel degree 4"));
   }
   SECTION("a metric the table did not measure") {
     spec.series = "parallelism.dp";
@@ -234,14 +234,22 @@ TEST_CASE("an x axis is numeric when every value is a number or a quantity of on
   CHECK(degrees.value_ticks() == std::vector<double>{1, 2, 4});
   CHECK(XAxis("network.delay_s", {"0.001", "0.01"}, false).label() == "network delay (s)"); // an SI column
 
-  // `default` is not a quantity: categories in the order they came.
+  // A sweep's `default` (the workload's own value) is no number: the others keep their numeric
+  // axis, on which it has no place (it made every delay a category).
   const XAxis with_default("network.delay", {"default", "10ms", "1ms", "10ms"}, false);
-  CHECK_FALSE(with_default.numeric());
-  CHECK(with_default.label() == "network delay");
-  CHECK(with_default.categories() == std::vector<std::string>{"default", "10ms", "1ms"});
-  CHECK(with_default.position("1ms") == 2);
-  CHECK(with_default.position("0.001s") == 2); // the same quantity
-  CHECK_FALSE(with_default.position("5ms"));
+  CHECK(with_default.numeric());
+  CHECK(with_default.label() == "network delay (ms)");
+  CHECK(with_default.position("1ms") == 1);
+  CHECK(with_default.position("0.01s") == 10); // the same quantity
+  CHECK_FALSE(with_default.position("default"));
+  CHECK(with_default.value_ticks() == std::vector<double>{1, 10});
+  // Only `default`, or text beside it: categories in the order they came.
+  CHECK(XAxis("network.delay", {"default"}, false).categories() == std::vector<std::string>{"default"});
+  const XAxis named("parallelism.schedule", {"default", "gpipe", "1f1b"}, false);
+  CHECK_FALSE(named.numeric());
+  CHECK(named.categories() == std::vector<std::string>{"default", "gpipe", "1f1b"});
+  CHECK(named.position("1f1b") == 2);
+  CHECK_FALSE(named.position("interleaved"));
   CHECK_FALSE(XAxis("platform", {"a.xml", "b.xml"}, false).numeric());
   CHECK_FALSE(XAxis("mixed", {"1ms", "5Gbps"}, false).numeric());
 
@@ -303,6 +311,16 @@ TEST_CASE("a column's label is in words") {
         "framework options compute fused elementwise");
   CHECK(column_words("my_tokens_per_s") == "my tokens per s"); // a rate keeps its words
   CHECK(column_words("x") == "x");
+}
+
+TEST_CASE("a series' value is in words in the legend") {
+  CHECK(value_words("network.delay", "0ms") == "network delay 0 ms");
+  CHECK(value_words("network.bandwidth", "10Gbps") == "network bandwidth 10 Gbps");
+  CHECK(value_words("network.delay", "1e-3s") == "network delay 1e-3 s");
+  CHECK(value_words("parallelism.dp", "4") == "data-parallel degree 4");
+  CHECK(value_words("parallelism.schedule", "1f1b") == "pipeline schedule 1f1b"); // a name, not 1 f1b
+  CHECK(value_words("network.delay", "default") == "default network delay");
+  CHECK(value_words("platform", "a.xml") == "platform a.xml");
 }
 
 TEST_CASE("a figure's format is its extension's") {
@@ -395,8 +413,11 @@ TEST_CASE("a CSV with SI columns plots as one without: they are the keys' values
                                  "0,default,,default,,ok,15,\n"
                                  "1,1ms,0.001,5Gbps,625000000,ok,15.3,\n"
                                  "2,10ms,0.01,1Gbps,125000000,ok,22.1,\n");
-  plot(spec, DataPaths{});
-  CHECK_THAT(read_text(spec.output), Catch::Contains(">network delay; network bandwidth varies with it<"));
+  // The default row has no place on the axis of delays in ms: left out, and said so.
+  CHECK(plot(spec, DataPaths{}) ==
+        std::vector<std::string>{"left out 1 of 3 rows at network.delay=default (the workload's own value, no number "
+                                 "on the x axis: plot them with --where network.delay=default)"});
+  CHECK_THAT(read_text(spec.output), Catch::Contains(">network delay (ms); network bandwidth varies with it<"));
   spec.x = "network.delay_s";
   CHECK(input_error(spec) == "--x network.delay_s: is network.delay in SI units; give --x network.delay, which the "
                              "chart draws in the unit its values were written in");
