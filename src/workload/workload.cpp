@@ -319,9 +319,12 @@ void check_known_keys(const YAML::Node& root, const std::string& source) {
 
 // Megatron-LM's argument names written as top-level keys (num_layers: 24, bf16: true) become the
 // workload keys they stand for, as Megatron reads them (megatron_args.hpp). What simgpt cannot
-// model of them is refused rather than dropped.
-void translate_megatron_keys(YAML::Node& root, const std::string& source) {
+// model of them is refused rather than dropped. Returns where a message about each workload key
+// they set names it: the Megatron key as the file writes it ("w.yaml: tensor_model_parallel_size"
+// for parallelism.tp).
+std::map<std::string, std::string> translate_megatron_keys(YAML::Node& root, const std::string& source) {
   MegatronArguments args;
+  ArgumentSpellings spellings;
   std::vector<std::string> names;
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
@@ -331,15 +334,40 @@ void translate_megatron_keys(YAML::Node& root, const std::string& source) {
     if (!entry.second.IsScalar())
       throw InputError(source + ": " + echo(key), "expected a single value (a Megatron-LM argument's)");
     args.emplace_back(megatron_name(key), entry.second.Scalar());
+    spellings.emplace(megatron_name(key), source + ": " + echo(key));
     names.push_back(key);
   }
   if (args.empty())
-    return;
+    return {};
   for (const std::string& key : names)
     root.remove(key);
-  const std::vector<std::string> not_modelled = apply_megatron_arguments(args, root, source).not_modelled;
-  if (!not_modelled.empty())
-    throw InputError(source, not_modelled.front());
+  const AppliedArguments applied = apply_megatron_arguments(args, root, source, spellings);
+  if (!applied.not_modelled.empty())
+    throw InputError(source, applied.not_modelled.front());
+  std::map<std::string, std::string> origin;
+  for (const auto& [key, argument] : applied.setters)
+    if (spellings.contains(argument))
+      origin.emplace(source + ": " + key, spellings.at(argument));
+  return origin;
+}
+
+// Reads the workload with `read`; a message about a key a Megatron argument set names the
+// argument as the file writes it instead (`origin`: where -> where), a key the user never wrote.
+template <class Read>
+Workload naming_megatron_keys(const std::map<std::string, std::string>& origin, Read read) {
+  try {
+    return read();
+  } catch (const LimitError& e) {
+    const auto written = origin.find(e.where());
+    if (written == origin.end())
+      throw;
+    throw LimitError(written->second, e.message());
+  } catch (const InputError& e) {
+    const auto written = origin.find(e.where());
+    if (written == origin.end())
+      throw;
+    throw InputError(written->second, e.message());
+  }
 }
 
 // Applies "section.key=value" by writing the value into the YAML tree, so an override
@@ -382,6 +410,9 @@ void apply_override(YAML::Node& root, const std::string& key, const std::string&
   root[section][name] = parsed;
 }
 
+// The workload of a tree whose Megatron keys are translated and overrides applied, checked.
+Workload read_workload_tree(const YAML::Node& root, const std::string& source, const Overrides& overrides);
+
 } // namespace
 
 Overrides parse_overrides(const std::vector<std::string>& texts) {
@@ -413,10 +444,17 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   if (!root.IsMap())
     throw InputError(source, "a workload is a YAML mapping with sections model, training, parallelism, framework");
   check_keys(root, source); // before overrides, which replace a key rather than repeat it
-  translate_megatron_keys(root, source);
-  for (const auto& [key, value] : overrides)
+  std::map<std::string, std::string> origin = translate_megatron_keys(root, source);
+  for (const auto& [key, value] : overrides) {
     apply_override(root, key, value, source);
+    origin.erase(source + ": " + key); // --set's value, not the Megatron key's
+  }
+  return naming_megatron_keys(origin, [&] { return read_workload_tree(root, source, overrides); });
+}
 
+namespace {
+
+Workload read_workload_tree(const YAML::Node& root, const std::string& source, const Overrides& overrides) {
   check_known_keys(root, source);
   Workload w;
   w.source = source;
@@ -472,6 +510,8 @@ Workload parse_workload(const std::string& yaml_text, const std::string& source,
   check_workload(w);
   return w;
 }
+
+} // namespace
 
 void check_override_key(const std::string& key) {
   const std::string where = "--set " + echo(key);

@@ -24,6 +24,15 @@ std::string refusal(const std::string& yaml) {
   return "";
 }
 
+std::string refusal_with(const std::string& yaml, const Overrides& overrides) {
+  try {
+    parse_workload(yaml, "w.yaml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // The workload part of an imported file: its comment lines dropped.
 std::string body(const std::string& imported) {
   std::string out;
@@ -104,6 +113,21 @@ TEST_CASE("a Megatron key that contradicts a workload key, or a value Megatron w
   CHECK_THAT(refusal(base + "fp16: true\nbf16: true\n"), Catch::Contains("training.precision"));
   CHECK_THAT(refusal(base + "recompute_method: block\nrecompute_num_layers: 4\n"), Catch::Contains("every layer"));
   CHECK_THAT(refusal(base + "group_query_attention: true\n"), Catch::Contains("needs --num-query-groups"));
+}
+
+TEST_CASE("a check of a key a Megatron key set names the Megatron key as the file writes it") {
+  const std::string base = "model: {layers: 24, hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}\n"
+                           "training: {global_batch: 64}\n";
+  CHECK(refusal(base + "tensor-model-parallel-size: 3\n") == "w.yaml: tensor-model-parallel-size: tp 3 does not divide heads 16");
+  CHECK(refusal(base + "micro_batch_size: 0\n") == "w.yaml: micro_batch_size: 0 is out of range (expected an integer >= 1)");
+  // A --set of the key is the value checked, and named as the key.
+  CHECK_THAT(refusal_with(base + "tensor_model_parallel_size: 2\n", {{"parallelism.tp", "3"}}),
+             Catch::StartsWith("w.yaml: parallelism.tp: tp 3 does not divide heads 16"));
+  // Past a limit: still a limit.
+  CHECK_THROWS_AS(parse_workload("model: {hidden: 2048, heads: 16, seq_len: 2048, vocab: 50257}\n"
+                                 "training: {global_batch: 64}\nnum-layers: 2000\n",
+                                 "w.yaml"),
+                  LimitError);
 }
 
 TEST_CASE("Narayanan et al. 2021's GPT-3 175B command line imports as workloads/gpt3_175b.yaml") {
@@ -193,7 +217,7 @@ parallelism: {dp: 8}
   // Megatron's check: "Number of experts should be a multiple of expert model parallel_size."
   CHECK_THAT(refusal("model: {layers: 4, hidden: 1024, heads: 8, seq_len: 1024, vocab: 32000}\nnum_experts: 6\n"
                      "expert_model_parallel_size: 4\ntraining: {global_batch: 64}\nparallelism: {dp: 8}\n"),
-             Catch::Contains("parallelism.ep") && Catch::Contains("does not divide the 6 experts"));
+             Catch::Contains("w.yaml: expert_model_parallel_size: ") && Catch::Contains("does not divide the 6 experts"));
 }
 
 TEST_CASE("Megatron-LM's multi-latent attention arguments set the workload's MLA keys") {
@@ -247,7 +271,7 @@ TEST_CASE("Megatron-LM's --fp8-format and --fp8-recipe set fp8 training") {
   CHECK_THAT(resolved(base), !Catch::Contains("fp8"));
   // Megatron's other recipes (mxfp8, blockwise, custom) scale in blocks simgpt does not model.
   CHECK_THAT(refusal(base + "fp8_format: hybrid\nfp8_recipe: mxfp8\n"),
-             Catch::Contains("training.fp8_recipe") && Catch::Contains("expected one of: delayed, tensorwise"));
+             Catch::Contains("w.yaml: fp8_recipe: ") && Catch::Contains("expected one of: delayed, tensorwise"));
   const ImportedWorkload imported =
       import_megatron({"torchrun", "--nproc-per-node", "8", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size",
                        "1024", "--num-attention-heads", "8", "--seq-length", "1024", "--vocab-size", "32000", "--bf16",
