@@ -55,6 +55,23 @@ void add_fidelity_name_option(CLI::App& app, std::string& fidelity_name, bool es
                                      : std::vector<std::string>{"symmetric", "full"}));
 }
 
+void add_memory_headroom_option(CLI::App& app, Options& o, const std::string& default_text) {
+  app.add_option("--memory-headroom", o.memory_headroom_pct,
+                 "percent of each GPU's memory kept free beyond what the model counts (the allocator's "
+                 "fragmentation, what simgpt leaves out); a peak above the rest is out of memory (default " +
+                     default_text + ")")
+      ->check(percent(50));
+}
+
+std::vector<std::string> workload_sets(const Options& o, double default_headroom_pct) {
+  std::vector<std::string> sets;
+  const double headroom = o.memory_headroom_pct >= 0 ? o.memory_headroom_pct : default_headroom_pct;
+  if (headroom >= 0)
+    sets.push_back(fmt::format("framework_options.memory.headroom={}", headroom / 100));
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  return sets;
+}
+
 DataPaths data_paths(const Options& o) { return data_paths_at(o.data_dirs, "--data"); }
 
 void require_job(const Options& o, const std::string& command) {

@@ -30,6 +30,9 @@ struct Options {
   SimulationOptions::Fidelity fidelity = SimulationOptions::Fidelity::symmetric;
   std::string fidelity_name; // sweep and plan: passed on to each simulation when given
   std::vector<std::string> sets;
+  // --memory-headroom: the percentage of each GPU's memory kept free (the profile's
+  // memory.headroom); below 0: not given, the profile's own (plan's default is 5).
+  double memory_headroom_pct = -1;
   std::string row_id, tables_dir, row_spec; // simgpt row
   std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
   pid_t parent_pid = 0;                  // simgpt row and point: the process that started it
@@ -54,6 +57,13 @@ struct Options {
   std::string preset;                                // simgpt platform
   std::map<std::string, std::string> platform_values; // by option name
 };
+
+// --memory-headroom PCT, with its default's words ("the profile's, 0" or "5").
+void add_memory_headroom_option(CLI::App& app, Options& o, const std::string& default_text);
+
+// --set's overrides, after the one --memory-headroom stands for (so that a --set of the same key
+// wins, as a later --set does).
+std::vector<std::string> workload_sets(const Options& o, double default_headroom_pct = -1);
 
 // --data DIR, which every command that reads data files takes, as often as there are folders;
 // `holding` says which of the files it reads.
@@ -81,7 +91,7 @@ DataPaths data_paths(const Options& o);
 
 // The search the options describe, as `simgpt plan` runs it and its `simgpt screen` process
 // checks and estimates its candidates (plan_command.cpp).
-PlanRequest plan_request(const Options& o);
+PlanRequest plan_request(const Options& o); // --memory-headroom as given; `plan` adds its default
 
 // A command that simulates a job needs its platform and workload; `command` is "" for the
 // simulation itself.

@@ -14,6 +14,12 @@
 namespace simgpt::cli {
 
 namespace {
+
+// A plan is chosen with room to spare: PyTorch's caching allocator holds a few percent beyond
+// what is allocated (fragmentation between its blocks; the seeds' Megatron OOM cells leave
+// allocator_overhead anywhere from 0 to 0.13), and a plan at 99% of the memory runs out on the
+// first step that allocates differently.
+constexpr double kPlanMemoryHeadroomPct = 5;
 // --top lists at most every candidate a plan may have.
 constexpr int64_t kMaxTop = 1'000'000;
 } // namespace
@@ -22,7 +28,7 @@ PlanRequest plan_request(const Options& o) {
   PlanRequest request;
   request.platform = o.platform;
   request.workload = o.workload;
-  request.sets = o.sets;
+  request.sets = workload_sets(o); // the screening child's: the headroom its parent's --set holds
   for (const std::string& search : o.searches)
     request.space.restrict(search);
   request.gpus = o.gpus;
@@ -60,15 +66,17 @@ void declare_plan(CLI::App& cmd, Options& o) {
   cmd.add_option("-o,--output", o.output, "write every candidate, pruned ones with their reason, to FILE.csv");
   add_data_option(cmd, o.data_dirs);
   add_fidelity_name_option(cmd, o.fidelity_name, true);
+  add_memory_headroom_option(cmd, o, fmt::format("{:g}", kPlanMemoryHeadroomPct));
 }
 
 int run_plan(const Options& o, const CLI::App&) {
   require_job(o, "plan");
-  const PlanRequest request = plan_request(o);
+  PlanRequest request = plan_request(o);
+  request.sets = workload_sets(o, kPlanMemoryHeadroomPct); // a plan keeps 5% free unless told otherwise
   // -o is refused before the search, not after it, when it names a file the plan reads.
   std::vector<std::string> inputs;
   if (!o.output.empty()) {
-    inputs = simulation_input_files(o.platform, o.workload, parse_overrides(o.sets), data_paths(o));
+    inputs = simulation_input_files(o.platform, o.workload, parse_overrides(workload_sets(o, kPlanMemoryHeadroomPct)), data_paths(o));
     check_output_path(o.output, "-o", inputs);
   }
   const PlanResult result = plan(request);

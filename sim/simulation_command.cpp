@@ -21,6 +21,7 @@ void declare_simulation(CLI::App& app, Options& o) {
   app.add_option("--trace-window", o.trace_window,
                  "the part of the step the trace draws, START:END, e.g. 10s:12s, 10s: or :500ms (default: all)");
   add_fidelity_option(app, o.fidelity);
+  add_memory_headroom_option(app, o, "the profile's, 0");
 }
 
 int run_simulation(const Options& o, const CLI::App& app) {
@@ -30,7 +31,7 @@ int run_simulation(const Options& o, const CLI::App& app) {
   for (const char* option : {"--trace-gpus", "--trace-window"})
     if (app.count(option) > 0 && app.count("--trace") == 0)
       throw InputError(option, "selects what a trace draws, and no --trace FILE.json is written");
-  const Workload w = load_workload(o.workload, parse_overrides(o.sets));
+  const Workload w = load_workload(o.workload, parse_overrides(workload_sets(o)));
   TraceSelection selection;
   if (app.count("--trace-gpus") > 0)
     selection.gpus = parse_trace_gpus(o.trace_gpus, w.gpus());

@@ -65,6 +65,7 @@ void declare_sweep(CLI::App& cmd, Options& o) {
   cmd.add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   add_data_option(cmd, o.data_dirs);
   add_fidelity_name_option(cmd, o.fidelity_name, true);
+  add_memory_headroom_option(cmd, o, "the profile's, 0");
   CLI::App* merge = cmd.add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
   merge->add_option("-o,--output", o.output, "the merged file")->required();
@@ -75,7 +76,7 @@ int run_sweep(const Options& o, const CLI::App& cmd) {
     return run_merge(o);
   if (o.platform.empty() || o.workload.empty() || o.output.empty())
     throw InputError("sweep", "--platform, --workload and -o are required (see simgpt sweep --help)");
-  Sweep s{o.platform, o.workload, o.sets, {}, 1, 1};
+  Sweep s{o.platform, o.workload, workload_sets(o), {}, 1, 1};
   for (const std::string& set : o.sets)
     check_override_key(parse_override(set).first);
   s.grid = grid_of(o, cmd);

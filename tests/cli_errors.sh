@@ -70,6 +70,15 @@ expect 2 "needs 16 GPUs" --platform $P --workload "$tmp/ok.yaml" --set paralleli
 expect 2 "ok.yaml: parallelism.dp: the plan dp\*tp\*pp = 1\*1\*4 uses 4 of the platform's 8 GPUs; leave parallelism.dp out to derive it from them (dp 2), or set placement.gpus: 4" \
   --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=4
 expect 0 "" --platform $P --workload "$tmp/ok.yaml" --set parallelism.pp=4 --set placement.gpus=4
+# --memory-headroom keeps a share of each GPU's memory free: the usable memory falls by it.
+expect 2 "--memory-headroom: expected a percentage from 0 to 50" --platform $P --workload "$tmp/ok.yaml" --memory-headroom 60
+"$simgpt" --platform $P --workload "$tmp/ok.yaml" --format json > "$tmp/plain.json" 2>/dev/null
+"$simgpt" --platform $P --workload "$tmp/ok.yaml" --format json --memory-headroom 10 > "$tmp/headroom.json" 2>/dev/null
+python3 - "$tmp/plain.json" "$tmp/headroom.json" <<'PY' || { echo "FAIL: --memory-headroom 10 lowers the usable memory by 10% of the GPU's"; fail=1; }
+import json, sys
+plain, room = (json.load(open(f))["stages"][0]["memory_gib"] for f in sys.argv[1:3])
+sys.exit(0 if abs(plain["usable"] - room["usable"] - 0.1 * plain["capacity"]) < 1e-6 and room["peak"] == plain["peak"] else 1)
+PY
 sed '/^  dp:/d' workloads/gpt3xl.yaml > "$tmp/no_dp.yaml"
 expect 0 "" --platform $P --workload "$tmp/no_dp.yaml" --set parallelism.pp=4
 grep -q "dp=2 derived from the 8 GPUs" "$tmp/out" || { echo "FAIL: a workload without dp says dp=2 was derived"; fail=1; }

@@ -213,6 +213,8 @@ const YamlSection<MemoryProfile> kMemorySection = {
      number_field("logits_bytes", &MemoryProfile::logits_bytes, 0, 64),
      number_field("recompute_kept", &MemoryProfile::recompute_kept, 0, 64),
      quantity_field("context", &MemoryProfile::context_bytes, parse_bytes),
+     quantity_field("nccl_buffers", &MemoryProfile::nccl_buffers, parse_bytes),
+     number_field("headroom", &MemoryProfile::headroom, 0, 0.5),
      number_field("allocator_overhead", &MemoryProfile::allocator_overhead, 0, 1),
      number_field("update_copy", &MemoryProfile::update_copy, 0, 2),
      flag_field("persistent_gradients", &MemoryProfile::persistent_gradients),
@@ -221,7 +223,7 @@ const YamlSection<MemoryProfile> kMemorySection = {
      flag_field("fp32_grads_with_bf16", &MemoryProfile::fp32_grads_with_bf16),
      flag_field("master_gradients", &MemoryProfile::master_gradients),
      flag_field("ddp_buckets", &MemoryProfile::ddp_buckets)},
-    {"context", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
+    {"context", "nccl_buffers", "headroom", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
      "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
 
 const YamlSection<Profile> kCalibrationSection = {

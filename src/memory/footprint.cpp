@@ -119,7 +119,20 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
 }
 
 
-bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const Profile& profile, const GpuSpec& gpu) {
+int nccl_communicators(const ParallelismSpec& p) {
+  const int64_t groups[] = {p.tp, p.cp, p.ep, p.dp * p.cp, p.ep > 1 ? p.dp / p.ep : 1, p.pp};
+  return static_cast<int>(std::count_if(std::begin(groups), std::end(groups), [](int64_t n) { return n > 1; }));
+}
+
+double usable_memory(const Profile& profile, const GpuSpec& gpu, const ParallelismSpec& parallelism) {
+  const MemoryProfile& m = profile.memory;
+  const double outside = m.context_bytes + m.nccl_buffers * nccl_communicators(parallelism) +
+                         m.headroom * gpu.memory_bytes;
+  return m.context_bytes + m.pool_fraction * std::max(0.0, gpu.memory_bytes - outside);
+}
+
+bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const Profile& profile, const GpuSpec& gpu,
+                 const ParallelismSpec& parallelism) {
   // The peak is either during the backward (activations) or at the optimizer step, when all
   // gradients exist and the update may allocate new state.
   const double update = profile.memory.update_copy * mem.weights;
@@ -135,8 +148,7 @@ bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const P
   mem.framework = profile.memory.context_bytes + profile.memory.allocator_overhead * allocated;
   mem.peak = allocated + mem.framework;
   mem.capacity = gpu.memory_bytes;
-  mem.usable = profile.memory.context_bytes +
-               profile.memory.pool_fraction * std::max(0.0, gpu.memory_bytes - profile.memory.context_bytes);
+  mem.usable = usable_memory(profile, gpu, parallelism);
   return at_update;
 }
 

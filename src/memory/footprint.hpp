@@ -41,8 +41,17 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
 // transient are set, into the stage's peak: either during the backward (the activations, with
 // `gradients_at_activation_peak` of the gradients) or at the optimizer step, when all gradients
 // exist and the update may allocate a copy of the weights; then the framework's context and
-// allocator overhead, capacity and usable memory. Returns true when the peak is the optimizer
-// step's (its activations and in-flight count are then 0).
-bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const Profile& profile, const GpuSpec& gpu);
+// allocator overhead, capacity and usable memory (usable_memory). Returns true when the peak is
+// the optimizer step's (its activations and in-flight count are then 0).
+bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const Profile& profile, const GpuSpec& gpu,
+                 const ParallelismSpec& parallelism);
+
+// The NCCL communicators a rank of the plan uses: one per parallel group of more than one rank
+// (tensor, context, expert, data (over dp x cp), expert-data, pipeline).
+int nccl_communicators(const ParallelismSpec& p);
+
+// What the framework may fill on one GPU: its context plus pool_fraction of what the context,
+// NCCL's buffers (nccl_buffers per communicator) and the headroom leave of the GPU's memory.
+double usable_memory(const Profile& profile, const GpuSpec& gpu, const ParallelismSpec& parallelism);
 
 } // namespace simgpt

@@ -45,7 +45,7 @@ std::vector<MemoryReport> static_stage_peaks(const ExecutionPlan& plan, const Wo
     mem.optimizer_state = state.optimizer_state;
     std::tie(mem.activations, mem.in_flight) = scheduled_activations(s, plan, f, profile);
     mem.transient = f.transient;
-    settle_peak(mem, state.gradients_at_activation_peak, profile, gpu);
+    settle_peak(mem, state.gradients_at_activation_peak, profile, gpu, w.parallelism);
     stages.push_back(mem);
   }
   return stages;

@@ -105,7 +105,7 @@ std::vector<MemoryReport> peak_memory(const std::vector<StageGpu>& stages, const
     mem.peak_time_s = peak.time_s;
     mem.in_flight = peak.in_flight;
     mem.transient = f.transient;
-    if (settle_peak(mem, gradients_at_activation_peak, profile, gpu))
+    if (settle_peak(mem, gradients_at_activation_peak, profile, gpu, w.parallelism))
       mem.peak_time_s = t.makespan();
   }
   return out;

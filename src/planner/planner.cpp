@@ -341,6 +341,17 @@ Overrides fixed_overrides(const std::vector<std::string>& sets) {
 
 // The simulated plans that fit, best first by the objective.
 void rank_simulated(PlanResult& result, PlanObjective objective) {
+  // Plans that predict the same step and memory are one answer: the first of them is ranked.
+  std::map<std::pair<double, double>, int64_t> seen; // (step time, peak memory) -> candidate
+  for (PlanRow& row : result.rows) {
+    if (row.status != PlanStatus::ok)
+      continue;
+    const auto [first, fresh] = seen.try_emplace({row.report->step_time_s, row.report->peak_memory_bytes}, row.index);
+    if (!fresh) {
+      row.status = PlanStatus::equivalent;
+      row.reason = fmt::format("the same step time and peak memory as candidate {}", first->second);
+    }
+  }
   result.ranked.clear();
   for (const PlanRow& row : result.rows)
     if (row.status == PlanStatus::ok)

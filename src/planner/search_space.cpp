@@ -207,10 +207,16 @@ std::vector<PlanCandidate> SearchSpace::candidates(const Workload& base, const F
   };
   const std::vector<int64_t> micro_batches =
       restricted_counts("training.micro_batch", divisors(base.training.global_batch));
-  // Context parallelism: the workload's own degree and none, unless searched.
+  // Context parallelism, unless searched: none, the workload's own degree, and where the model can
+  // split its sequences (FlashAttention, seq_len a multiple of 2 cp: check_context) 2, 4 and 8.
   std::vector<int64_t> cps = restricted_counts("parallelism.cp", {1});
-  if (!allowed_.contains("parallelism.cp") && base.parallelism.cp > 1)
-    cps.push_back(base.parallelism.cp);
+  if (!allowed_.contains("parallelism.cp")) {
+    for (const int64_t cp : {int64_t{2}, int64_t{4}, int64_t{8}})
+      if (base.model.attention == Attention::flash && base.model.seq_len % (2 * cp) == 0)
+        cps.push_back(cp);
+    if (base.parallelism.cp > 1 && std::find(cps.begin(), cps.end(), base.parallelism.cp) == cps.end())
+      cps.push_back(base.parallelism.cp);
+  }
   for (int64_t gpus : gpus_)
     for (int64_t cp : cps)
     for (int64_t dp : gpus % cp == 0 ? divisors(gpus / cp) : std::vector<int64_t>{})

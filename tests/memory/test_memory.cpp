@@ -182,3 +182,30 @@ TEST_CASE("gradients a loop frees every step are made by the backward, while DDP
   plan.micro_batches = 2;
   CHECK(resident_state(f, plan, w, profile, gpu).gradients_at_activation_peak == 400);
 }
+
+TEST_CASE("usable memory leaves out the context, NCCL's buffers on each communicator and the headroom") {
+  Profile profile;
+  profile.memory.context_bytes = 1.0 * (1 << 30);
+  profile.memory.nccl_buffers = 0.25 * (1 << 30);
+  GpuSpec gpu;
+  gpu.memory_bytes = 80.0 * (1 << 30);
+  ParallelismSpec p; // one GPU: no communicator
+  CHECK(nccl_communicators(p) == 0);
+  CHECK(usable_memory(profile, gpu, p) == 80.0 * (1 << 30));
+  // Tensor, data (over dp x cp), context and pipeline groups: four communicators.
+  p.tp = 8;
+  p.dp = 2;
+  p.cp = 2;
+  p.pp = 4;
+  CHECK(nccl_communicators(p) == 4);
+  CHECK(usable_memory(profile, gpu, p) == Approx(79.0 * (1 << 30)));
+  // Expert parallelism over 2 of 4 replicas: its own group and the expert-data-parallel one.
+  p.dp = 4;
+  p.ep = 2;
+  CHECK(nccl_communicators(p) == 6);
+  // A 5% headroom keeps 4 GiB of the 80 free; the pool takes its share of what is left.
+  profile.memory.headroom = 0.05;
+  CHECK(usable_memory(profile, gpu, p) == Approx((1 + (80 - 1 - 6 * 0.25 - 4)) * (1 << 30)));
+  profile.memory.pool_fraction = 0.5;
+  CHECK(usable_memory(profile, gpu, p) == Approx((1 + 0.5 * (80 - 1 - 6 * 0.25 - 4)) * (1 << 30)));
+}

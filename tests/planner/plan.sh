@@ -193,4 +193,24 @@ check "... and cp 2 plans" awk -F, 'NR > 1 && $14 == 2 && $15 == "ok" { found = 
 best_of() { awk -F, 'NR > 1 && $15 == "ok" { print $18 }' "$1" | sort -g | head -1; }
 check "an uncontended search prunes at 1% ($(grep -c 'more than 1% above' "$tmp/moe_pruned.csv") plans) and finds the best" \
   grep -q 'more than 1% above' "$tmp/moe_pruned.csv" && [ "$(best_of "$tmp/moe_pruned.csv")" = "$(best_of "$tmp/moe.csv")" ]
+
+# Plans that predict the same step and memory are ranked once: Llama 3 8B (FlashAttention) on a
+# DGX H100, where selective recompute has no attention scores to drop and so runs as none does.
+"$simgpt" platform --preset dgx-h100 --nodes 1 -o "$tmp/h100.yaml" > /dev/null
+"$simgpt" plan --platform "$tmp/h100.yaml" --workload workloads/llama3_8b.yaml --set model.layers=8 \
+  --search parallelism.cp=1 -o "$tmp/same.csv" > "$tmp/same.txt" 2>&1
+python3 - "$tmp/same.csv" "$tmp/same.txt" <<'PY' || fail=1
+import csv, re, sys
+rows = {r["candidate"]: r for r in csv.DictReader(open(sys.argv[1]))}
+same = [r for r in rows.values() if r["status"] == "equivalent"]
+ok = bool(same)
+for r in same:
+    first = rows[re.search(r"as candidate (\d+)", r["reason"]).group(1)]
+    ok &= first["status"] == "ok" and first["step_time_s"] == r["step_time_s"] and first["peak_memory_gib"] == r["peak_memory_gib"]
+ranked = [l.split() for l in open(sys.argv[2]) if re.match(r"\s+\d+\s+dp", l)]
+ok &= len({(l[-8], l[-4]) for l in ranked}) == len(ranked)  # step s, peak GiB: distinct
+if not ok:
+    print("FAIL: equivalent plans name an earlier one with the same step and memory, and the ranking lists each once")
+sys.exit(0 if ok else 1)
+PY
 exit $fail

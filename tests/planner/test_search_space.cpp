@@ -174,3 +174,21 @@ TEST_CASE("a search of more candidates than the planner's limit is refused as a 
   CHECK_THROWS_AS(space.candidates(deep), LimitError);
   CHECK(candidates(8).size() < kMaxPlanCandidates);
 }
+
+TEST_CASE("context parallelism is searched where the model can split its sequences") {
+  const auto degrees = [](const Overrides& o, int64_t gpus) {
+    SearchSpace space;
+    space.set_gpus({gpus});
+    std::set<int64_t> cps;
+    for (const PlanCandidate& c : space.candidates(parse_workload(kWorkload, "test.yaml", o)))
+      cps.insert(c.cp);
+    return cps;
+  };
+  // Standard attention: none (Megatron-LM runs context parallelism in fused attention only).
+  CHECK(degrees({}, 16) == std::set<int64_t>{1});
+  // FlashAttention at 2048 tokens: 2, 4 and 8 (seq_len a multiple of 2 cp) where they divide the GPUs.
+  CHECK(degrees({{"model.attention", "flash"}}, 16) == std::set<int64_t>{1, 2, 4, 8});
+  CHECK(degrees({{"model.attention", "flash"}}, 4) == std::set<int64_t>{1, 2, 4});
+  // 24 tokens: 2 and 4 (24 is not a multiple of 2 x 8).
+  CHECK(degrees({{"model.attention", "flash"}, {"model.seq_len", "24"}}, 16) == std::set<int64_t>{1, 2, 4});
+}

@@ -14,7 +14,17 @@ namespace simgpt {
 
 // A framework's memory behaviour (the profile's `memory` section).
 struct MemoryProfile {
-  double context_bytes = 0;      // CUDA context, cuBLAS workspace, NCCL buffers: fixed per GPU
+  double context_bytes = 0;      // CUDA context and cuBLAS workspace: fixed per GPU
+  // NCCL's buffers on one communicator a rank uses, outside the framework's allocator: its default
+  // per channel (NVIDIA/nccl src/init.cc: DEFAULT_BUFFSIZE 4 MiB for the Simple protocol,
+  // DEFAULT_LL128_BUFFSIZE 120 x 640 x 8 steps x 8 B = 4.69 MiB, DEFAULT_LL_BUFFSIZE
+  // 8 x 512 x 8 steps x 16 B = 0.5 MiB: 9.19 MiB) times 16 channels, what NCCL opens for a ring
+  // inside an NVSwitch node. Per communicator: each parallel group (tp, cp, ep, dp, the
+  // expert-data-parallel group, pp) of more than one rank has its own.
+  double nccl_buffers = 16 * 9.1875 * 1024 * 1024;
+  // A fraction of the GPU's memory kept free beyond the model (--memory-headroom): what the
+  // allocator's fragmentation and what simgpt does not count may take.
+  double headroom = 0;
   double allocator_overhead = 0; // fraction of allocated bytes the caching allocator holds beyond them
   bool checkpoint_stages = false; // full recompute checkpoints a pipeline stage's whole partition
                                   // (torchgpipe's Pipe) rather than each layer (Megatron)

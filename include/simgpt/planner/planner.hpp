@@ -74,6 +74,9 @@ enum class PlanStatus {
   symmetric, // pruned: the same simulation as an earlier candidate
   bound,     // pruned: its step-time lower bound is no better than a plan already simulated
   estimate,  // pruned: its estimated step is more than the margin above a plan already simulated
+  // simulated; fits, with the same step time and peak memory as an earlier candidate (selective
+  // recompute where FlashAttention keeps no scores to drop, say): ranked once, as that one
+  equivalent,
 };
 // As plan's table and CSV print them.
 inline constexpr EnumName<PlanStatus> kPlanStatusNames[] = {
@@ -84,7 +87,8 @@ inline constexpr EnumName<PlanStatus> kPlanStatusNames[] = {
     {PlanStatus::memory, "pruned_memory"},
     {PlanStatus::symmetric, "pruned_symmetric"},
     {PlanStatus::bound, "pruned_bound"},
-    {PlanStatus::estimate, "pruned_estimate"}};
+    {PlanStatus::estimate, "pruned_estimate"},
+    {PlanStatus::equivalent, "equivalent"}};
 constexpr std::span<const EnumName<PlanStatus>> enum_names(PlanStatus) { return kPlanStatusNames; }
 
 struct PlanRow {

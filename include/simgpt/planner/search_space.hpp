@@ -79,7 +79,8 @@ public:
 
   // Every candidate, in a fixed order: by GPUs, dp, tp, pp, micro-batch, recompute, schedule,
   // chunks, ZeRO, sequence parallelism, placement. Without a restriction, a key takes:
-  //  - dp x cp x tp x pp: every product equal to the job's GPUs, cp the workload's own or 1;
+  //  - dp x cp x tp x pp: every product equal to the job's GPUs, cp 1, the workload's own, and 2, 4
+  //    and 8 where the model can split its sequences (FlashAttention, seq_len a multiple of 2 cp);
   //  - ep: 1 for a dense model; for a mixture of experts every divisor of dp that divides the experts;
   //  - micro_batch: every divisor of the workload's global batch;
   //  - recompute: none, selective, full;
