@@ -106,7 +106,7 @@ std::string Report::to_text() const {
                        fidelity.replicas_simulated, dp, fidelity.tensor_ranks_simulated, tp);
   else if (fidelity.mode == "estimate")
     out += fmt::format("  fidelity    estimate: closed form from the same costs, no replay (no critical path or "
-                       "collective counts)\n");
+                       "collective counts; a stage's compute s includes the collectives on its compute stream)\n");
   else
     out += fmt::format("  fidelity    full: every replica and transfer simulated\n");
   out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",
@@ -136,7 +136,8 @@ std::string Report::to_text() const {
   for (const StageReport& s : stages) {
     const MemoryReport& m = s.memory;
     out += fmt::format("  {:>5} {:>4} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>11}/{:>6}/{:>6}{}\n", s.stage, s.gpu,
-                       s.layers, num(s.compute_s, 3), num(s.comm_wait_s, 3), num(s.idle_s, 3), num(m.peak / GiB, 2),
+                       s.layers, num(s.compute_s, 3), fidelity.mode == "estimate" ? "-" : num(s.comm_wait_s, 3),
+                       num(s.idle_s, 3), num(m.peak / GiB, 2),
                        num(m.usable / GiB, 2), num((m.weights + m.gradients + m.optimizer_state) / GiB, 2),
                        num(m.activations / GiB, 2), num((m.transient + m.framework) / GiB, 2),
                        m.peak > m.usable ? "  OOM" : "");

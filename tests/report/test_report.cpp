@@ -146,3 +146,12 @@ TEST_CASE("absurd numbers print compactly in the text report") {
   CHECK(text.size() < sample().to_text().size() + 100);
   CHECK(sample().to_text().find("step time   1.235 s") != std::string::npos);
 }
+
+TEST_CASE("an estimated report prints no communication wait per stage: its compute holds the collectives") {
+  Report r = sample();
+  r.fidelity.mode = "estimate";
+  const std::string text = r.to_text();
+  CHECK(text.find("a stage's compute s includes the collectives on its compute stream") != std::string::npos);
+  // stage, gpu, layers, compute s, comm s: "-"
+  CHECK(has_line(text, {"1", "4", "12", "0.900", "-", "0.000", "14.50", "15.78", "0.00/", "0.00/", "0.00"}));
+}

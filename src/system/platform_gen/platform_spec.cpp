@@ -112,7 +112,7 @@ const std::vector<OptionEntry>& entries() {
       {{"nics-per-node", "NICs per node (at most one per GPU); GPU i uses NIC i * nics / gpus"},
        int_field(&PlatformSpec::nics_per_node), int_of(&PlatformSpec::nics_per_node)},
       {{"nic-bandwidth", "each NIC's rate per direction, e.g. 200Gbps"}, text_field(&PlatformSpec::nic_bandwidth), text_of(&PlatformSpec::nic_bandwidth)},
-      {{"nic-latency", "each NIC's latency (a transfer between nodes crosses two)"},
+      {{"nic-latency", "each NIC's latency, both ways (a message between nodes crosses two NICs and pays it twice; a workload's network.delay is added once, on the sender's side)"},
        text_field(&PlatformSpec::nic_latency), text_of(&PlatformSpec::nic_latency)},
       {{"flow-cap", "the most one flow gets between nodes, e.g. 10Gbps (AWS TCP); none: a NIC's rate"},
        [](PlatformSpec& s, const std::string& v, const std::string& w) {
