@@ -63,11 +63,19 @@ void add_memory_headroom_option(CLI::App& app, Options& o, const std::string& de
       ->check(percent(50));
 }
 
+void add_train_tokens_option(CLI::App& app, Options& o) {
+  app.add_option("--train-tokens", o.train_tokens,
+                 "tokens to train, e.g. 15T or 300B: the report gives the days and GPU-hours at this step's "
+                 "throughput (training.tokens)");
+}
+
 std::vector<std::string> workload_sets(const Options& o, double default_headroom_pct) {
   std::vector<std::string> sets;
   const double headroom = o.memory_headroom_pct >= 0 ? o.memory_headroom_pct : default_headroom_pct;
   if (headroom >= 0)
     sets.push_back(fmt::format("framework_options.memory.headroom={}", headroom / 100));
+  if (!o.train_tokens.empty())
+    sets.push_back("training.tokens=" + o.train_tokens);
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   return sets;
 }

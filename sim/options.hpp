@@ -33,6 +33,7 @@ struct Options {
   // --memory-headroom: the percentage of each GPU's memory kept free (the profile's
   // memory.headroom); below 0: not given, the profile's own (plan's default is 5).
   double memory_headroom_pct = -1;
+  std::string train_tokens; // --train-tokens: training.tokens (15T, 300B)
   std::string row_id, tables_dir, row_spec; // simgpt row
   std::vector<std::string> profile_sets; // simgpt row: KEY=VALUE profile parameters
   pid_t parent_pid = 0;                  // simgpt row and point: the process that started it
@@ -61,8 +62,11 @@ struct Options {
 // --memory-headroom PCT, with its default's words ("the profile's, 0" or "5").
 void add_memory_headroom_option(CLI::App& app, Options& o, const std::string& default_text);
 
-// --set's overrides, after the one --memory-headroom stands for (so that a --set of the same key
-// wins, as a later --set does).
+// --train-tokens N: the tokens to train (training.tokens), for the report's time to train.
+void add_train_tokens_option(CLI::App& app, Options& o);
+
+// --set's overrides, after those --memory-headroom and --train-tokens stand for (so that a --set
+// of the same key wins, as a later --set does).
 std::vector<std::string> workload_sets(const Options& o, double default_headroom_pct = -1);
 
 // --data DIR, which every command that reads data files takes, as often as there are folders;

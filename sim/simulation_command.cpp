@@ -22,6 +22,7 @@ void declare_simulation(CLI::App& app, Options& o) {
                  "the part of the step the trace draws, START:END, e.g. 10s:12s, 10s: or :500ms (default: all)");
   add_fidelity_option(app, o.fidelity);
   add_memory_headroom_option(app, o, "the profile's, 0");
+  add_train_tokens_option(app, o);
 }
 
 int run_simulation(const Options& o, const CLI::App& app) {

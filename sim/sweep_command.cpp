@@ -66,6 +66,7 @@ void declare_sweep(CLI::App& cmd, Options& o) {
   add_data_option(cmd, o.data_dirs);
   add_fidelity_name_option(cmd, o.fidelity_name, true);
   add_memory_headroom_option(cmd, o, "the profile's, 0");
+  add_train_tokens_option(cmd, o);
   CLI::App* merge = cmd.add_subcommand("merge", "join the files of a sharded sweep, in configuration order");
   merge->add_option("parts", o.parts, "the shards' output files")->required();
   merge->add_option("-o,--output", o.output, "the merged file")->required();

@@ -174,8 +174,9 @@ ImportedWorkload import_megatron(const std::vector<std::string>& words, std::opt
   ArgumentSpellings spellings = line.spellings;
   if (ds)
     for (const auto& [name, value] : ds->arguments) {
+      const std::string& key = name; // a lambda captures a variable, not a structured binding (clang < 16)
       const auto given = std::find_if(line.modelled.begin(), line.modelled.end(),
-                                      [&name](const auto& a) { return a.first == name; });
+                                      [&key](const auto& a) { return a.first == key; });
       if (given != line.modelled.end() && given->second != value)
         throw InputError(ds->spellings.at(name), fmt::format("gives {} but the command line's {} is {}: they must agree",
                                                              value, short_name(line.spellings.at(name)),

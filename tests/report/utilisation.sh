@@ -44,6 +44,9 @@ PY
 "$simgpt" "${job[@]}" --set training.recompute=none --set training.tokens=300B --set training.gpu_hour_price=3.06 > "$tmp/text"
 check "the text report gives the MFU" grep -q '^  mfu         [0-9.]*% of the fp16 dense peak (125 TFLOP/s per GPU)$' "$tmp/text"
 check "the text report gives the time to train" grep -q '^  to train    300B tokens: [0-9.]* days, [0-9]* GPU-hours, cost [0-9]*$' "$tmp/text"
+"$simgpt" "${job[@]}" --set training.recompute=none --train-tokens 300B --set training.gpu_hour_price=3.06 > "$tmp/flag"
+check "--train-tokens 300B is training.tokens=300B" cmp -s "$tmp/text" "$tmp/flag"
+expect_status 2 "--train-tokens 15X" "training.tokens: '15X' is not valid" "${job[@]}" --train-tokens 15X
 "$simgpt" "${job[@]}" --set training.recompute=selective > "$tmp/text"
 check "the text report gives the HFU under recompute" grep -q '^  mfu .*, [0-9.]*% counting recompute (hardware FLOPs)$' "$tmp/text"
 
