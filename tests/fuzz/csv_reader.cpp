@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& record : table.records)
     if (record.size() != table.header.size())
       std::abort();
-  // Each column as an x axis: every value has a place (a category, or its value on a numeric axis).
+  // Each column as an x axis: every value has a place (a category, or its value on a numeric axis),
+  // but for a sweep's `default` beside numbers, which a numeric axis leaves out (it has no value).
   for (size_t c = 0; c < table.header.size(); ++c) {
     std::vector<std::string> values;
     for (const auto& record : table.records)
@@ -34,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (bool categorical : {false, true}) {
       const simgpt::XAxis axis(table.header[c], values, categorical);
       for (const std::string& v : values)
-        if (!axis.position(v))
+        if (!axis.position(v) && !(axis.numeric() && v == "default"))
           std::abort();
     }
   }
