@@ -414,9 +414,8 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
 Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
                 const SimulationOptions& options) {
   check_workload(workload); // a Workload filled in C++ meets the rules parse_workload applies to a file
-  const Workload& w = workload; // until the platform's GPUs are known (on_platform, below)
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism))
-    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism))
+    throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
   const bool traced = !options.trace_path.empty();
   if (traced && options.fidelity == SimulationOptions::Fidelity::estimate)
     throw InputError("--trace", "draws a replayed step: --fidelity estimate replays none (use symmetric or full)");
@@ -424,7 +423,7 @@ Report simulate(const Platform& platform, const Workload& workload, const Profil
   // file the simulation reads (platform, workload, profile, GPU catalog), which it would replace.
   std::optional<OutputFile> trace;
   if (traced) {
-    std::vector<std::string> inputs{platform.path, w.source, profile.file};
+    std::vector<std::string> inputs{platform.path, workload.source, profile.file};
     inputs.insert(inputs.end(), catalog.files().begin(), catalog.files().end());
     trace.emplace(options.trace_path, "--trace", inputs);
   }
@@ -432,6 +431,5 @@ Report simulate(const Platform& platform, const Workload& workload, const Profil
   return simulate_on(platform, on_platform(workload, static_cast<int64_t>(cluster.gpus().size())), profile, catalog,
                      options, cluster, trace);
 }
-
 
 } // namespace simgpt

@@ -440,26 +440,26 @@ void check_workload(const Workload& w) {
 
 Workload on_platform(const Workload& workload, int64_t platform_gpus) {
   check_workload(workload); // its ranges first: the products below take them as given
+  if (!workload.parallelism.dp_from_platform)
+    return workload; // nothing to derive: checked whole already
   Workload w = workload;
   const std::string f = w.source.empty() ? "workload" : w.source;
   ParallelismSpec& p = w.parallelism;
   const int64_t available = w.placement.gpus.value_or(platform_gpus);
   const int64_t replica = p.tp * p.cp * p.pp; // each at most kMaxGpus, checked by check_ranges
-  const std::string split = p.cp > 1 ? fmt::format("tp*cp*pp = {}*{}*{}", p.tp, p.cp, p.pp)
-                                     : fmt::format("tp*pp = {}*{}", p.tp, p.pp);
-  const std::string gpus = w.placement.gpus ? fmt::format("placement.gpus {}", available)
-                                            : fmt::format("the platform's {} GPUs", available);
-  if (p.dp_from_platform) {
-    if (available % replica != 0 || available < replica)
-      throw InputError(f + ": parallelism.dp",
-                       fmt::format("is left out, so it is derived from the GPUs as Megatron-LM does, but {} are not a "
-                                   "multiple of {} = {}; set parallelism.dp, or placement.gpus to a multiple",
-                                   gpus, split, replica));
-    p.dp = available / replica;
-    p.dp_from_platform = false;
-    p.dp_derived = true;
-  }
-  check_workload(w);
+  if (available % replica != 0 || available < replica)
+    throw InputError(f + ": parallelism.dp",
+                     fmt::format("is left out, so it is derived from the GPUs as Megatron-LM does, but {} are not a "
+                                 "multiple of {} = {}; set parallelism.dp, or placement.gpus to a multiple",
+                                 w.placement.gpus ? fmt::format("placement.gpus {}", available)
+                                                  : fmt::format("the platform's {} GPUs", available),
+                                 p.cp > 1 ? fmt::format("tp*cp*pp = {}*{}*{}", p.tp, p.cp, p.pp)
+                                          : fmt::format("tp*pp = {}*{}", p.tp, p.pp),
+                                 replica));
+  p.dp = available / replica;
+  p.dp_from_platform = false;
+  p.dp_derived = true;
+  check_workload(w); // now with the checks that depend on dp
   return w;
 }
 
