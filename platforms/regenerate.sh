@@ -25,3 +25,6 @@ platform dgx_a100.xml dgx-a100 1             # vTrain's one-node runs
 platform nd_a100_v4_x16.xml nd-a100-v4 16     # nccl-tests all-reduce, up to 128 GPUs
 platform dgx_b200.xml dgx-b200 1             # SimuMax's one-node B200 Megatron-LM runs
 platform dgx_h200.xml dgx-h200 1             # the device's one-GPU GPT training steps (validation/device)
+for n in 1 16 32 64; do   # torchtitan's Llama 3.1 runs on 8 to 512 H100 (validation/generate/torchtitan_h100.py)
+  platform grand_teton_h100_x$n.yaml grand-teton-h100 $n
+done

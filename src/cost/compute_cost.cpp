@@ -76,6 +76,7 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
     form.fp8 = true;
     form.fp8_transpose = gpu_.fp8_gemms_tn_only();
     form.fp8_current_scaling = fp8_recipe_ == Fp8Recipe::tensorwise;
+    form.fp8_recast_per_use = profile_.fp8_recast_per_use;
   }
   const Profile::FusedSoftmax& fused = profile_.fused_softmax;
   if (!fused.limited)
@@ -91,6 +92,11 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
 }
 
 double ComputeCostModel::attention_efficiency(const Kernel& k) const {
+  // FlashAttention-2 on long sequences, as measured (Shah et al. 2024, FlashAttention-3, arXiv
+  // 2407.08608, Figures 5 and 6: H100 SXM5, head dimension 128, 16k tokens: 335 TFLOP/s forward
+  // with the causal mask, 322 backward), FLOPs counted as here (the causal half, backward 2.5x).
+  if (profile_.attention_flash2 && gpu_.flash2_forward_efficiency > 0)
+    return k.backward ? gpu_.flash2_backward_efficiency : gpu_.flash2_forward_efficiency;
   // FlashAttention gives each thread block one tile of query rows by the whole head dimension, for
   // every (micro-batch, head), and loops it over all keys (Dao et al. 2022, arXiv 2205.14135,
   // Algorithm 1; FlashAttention-2, Dao 2023, arXiv 2307.08691, section 3.2): the large-GEMM path

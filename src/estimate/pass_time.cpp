@@ -53,11 +53,11 @@ PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, Collecti
 
 // ZeRO-3's gathers run on the data-parallel stream, one after another: the gathers of the next
 // zero3_prefetch_layers units are issued as a unit's compute is about to start (the first ones
-// at the pass's start), and a unit computes once its own gather has ended. Without ZeRO-3, the
-// units run back to back.
-std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units) {
+// at the pass's start), and a unit computes once its own gather has ended. Without ZeRO-3, or
+// where the weights stay gathered from the forward (`gathers` false), the units run back to back.
+std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units, bool gathers) {
   std::vector<double> ends;
-  const bool gathered = step_graph::zero3(plan_);
+  const bool gathered = gathers && step_graph::zero3(plan_);
   const auto ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
   std::vector<size_t> with_weights; // units that gather, in order of use
   for (size_t i = 0; i < units.size(); ++i)
@@ -123,7 +123,7 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
     units.push_back({c.embedding_backward, c.embedding_bytes});
     made.push_back({0, c.embedding_bytes * plan_.grad_factor, 0, &c.embedding_grad_tensors});
   }
-  const std::vector<double> ends = unit_ends(s, units);
+  const std::vector<double> ends = unit_ends(s, units, !plan_.zero3_keep_gathered);
   const double overhead = profile_.microbatch_overhead_s;
   if (gradients != nullptr)
     for (size_t i = 0; i < made.size(); ++i)

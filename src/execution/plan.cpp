@@ -98,6 +98,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.sequence_parallel = par.sequence_parallel;
   plan.zero = static_cast<int>(par.zero);
   plan.zero3_prefetch_layers = profile.zero3_prefetch_layers;
+  plan.zero3_keep_gathered = profile.zero3_reshard_after_forward == Profile::Reshard::never ||
+                             (profile.zero3_reshard_after_forward == Profile::Reshard::unless_pipelined && par.pp > 1);
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 

@@ -76,6 +76,10 @@ struct ExecutionPlan {
   bool sequence_parallel = false;
   int zero = 0;
   int zero3_prefetch_layers = 1; // ZeRO-3: units whose gathers run ahead of the compute (0: blocking)
+  // ZeRO-3: each virtual stage's weights are gathered once, at its first forward, and kept to the
+  // step's end (FSDP2's reshard_after_forward=False; under pipelining torch.distributed.pipelining
+  // also keeps them over the micro-batches' backwards but the last).
+  bool zero3_keep_gathered = false;
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 

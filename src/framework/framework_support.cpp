@@ -30,7 +30,7 @@ std::string listed(const std::vector<int64_t>& stages) { return fmt::format("{}"
 } // namespace
 
 std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const std::string& framework,
-                                          const ParallelismSpec& p) {
+                                          const ParallelismSpec& p, Fp8Format fp8, bool fp8_recast_per_use) {
   const std::string profile = fmt::format("the {} profile", framework);
   if (p.tp > 1 && !support.tensor_parallel)
     return Unsupported{"parallelism.tp", fmt::format("{} runs no tensor parallelism (use tp 1, or a profile that has it)", profile)};
@@ -45,6 +45,15 @@ std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const
     return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {}{} (it runs {})", profile, p.zero,
                        p.pp > 1 && support.allows_zero(p.zero, false) ? " with pipeline parallelism" : "",
                                                        listed(p.pp > 1 ? support.zero_with_pipeline : support.zero))};
+  // TransformerEngine caches each weight's fp8 copy from the first micro-batch to the last
+  // (transformer_engine/pytorch/module/linear.py, quantize_weight with update_workspace only when
+  // is_first_microbatch); under ZeRO-3 the weights are gathered and freed around every use, and
+  // TE re-quantizes each gathered weight instead (its FSDP2 path, "Backward will re-quantize"),
+  // which simgpt does not model. torchao's casts at every use (fp8_recast_per_use) need no cache.
+  if (fp8 != Fp8Format::none && p.zero >= 3 && !fp8_recast_per_use)
+    return Unsupported{"training.fp8", fmt::format("{} runs fp8 as TransformerEngine does, whose cached fp8 weights "
+                                                   "under ZeRO-3 are not modelled; use parallelism.zero 0, 1 or 2, or a "
+                                                   "profile that casts at every use (torchtitan)", profile)};
   return std::nullopt;
 }
 

@@ -155,10 +155,18 @@ const YamlSection<Profile> kComputeSection = {
       }},
      flag_field("dropout", &Profile::dropout),
      flag_field("fused_elementwise", &Profile::fused_elementwise),
+     flag_field("fp8_recast_per_use", &Profile::fp8_recast_per_use),
+     {"attention_kernel",
+      [](const YamlReader& c, const char* key, Profile& p) {
+        const std::string v = c.text(key);
+        if (v != "flash2" && v != "tiled")
+          throw InputError(c.where(key), fmt::format("'{}' is not flash2 or tiled", echo(v)));
+        p.attention_flash2 = v == "flash2";
+      }},
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      flag_field("cuda_graphs", &Profile::cuda_graphs),
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "op_overhead", "cuda_graphs", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "attention_kernel", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kOptimizerSection = {
@@ -205,8 +213,20 @@ const YamlSection<Profile> kZero3Section = {
         if (layers != static_cast<double>(static_cast<int>(layers)))
           throw InputError(z.where(key), fmt::format("{} is not a whole number of layers", layers));
         p.zero3_prefetch_layers = static_cast<int>(layers);
+      }},
+     {"reshard_after_forward",
+      [](const YamlReader& z, const char* key, Profile& p) {
+        const std::string v = z.text(key);
+        if (v == "always" || v == "true")
+          p.zero3_reshard_after_forward = Profile::Reshard::always;
+        else if (v == "never" || v == "false")
+          p.zero3_reshard_after_forward = Profile::Reshard::never;
+        else if (v == "unless_pipelined")
+          p.zero3_reshard_after_forward = Profile::Reshard::unless_pipelined;
+        else
+          throw InputError(z.where(key), fmt::format("'{}' is not always, never or unless_pipelined", echo(v)));
       }}},
-    {"prefetch_layers", "prefetch_bucket"}};
+    {"prefetch_layers", "prefetch_bucket", "reshard_after_forward"}};
 
 const YamlSection<MemoryProfile> kMemorySection = {
     {number_field("replicated_kept", &MemoryProfile::replicated_kept, 0, 64),

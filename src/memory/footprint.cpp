@@ -12,7 +12,9 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // A context-parallel rank keeps the activations of its seq_len / cp tokens.
   const ModelSpec m = context_local(w.model, w.parallelism.cp);
   const auto& par = w.parallelism;
-  const bool fp8 = w.training.fp8 != Fp8Format::none;
+  // Inputs saved in fp8 (TransformerEngine); a framework that casts at every use keeps them in
+  // the model's precision (Profile::fp8_recast_per_use).
+  const bool fp8 = w.training.fp8 != Fp8Format::none && !profile.fp8_recast_per_use;
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const auto kept_at = [&](bool experts) {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
@@ -68,8 +70,17 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // ZeRO-3 prefetch: while a layer computes, the gathered (unsharded) weights of the next
   // `zero3_prefetch_layers` layers are already allocated (FSDP's BACKWARD_PRE holds the current
   // and next unit's parameters at its peak; DeepSpeed's prefetch bucket likewise).
-  if (plan.zero >= 3 && plan.dp > 1)
+  if (plan.zero >= 3 && plan.dp > 1 && !plan.zero3_keep_gathered)
     f.transient += plan.zero3_prefetch_layers * plan.layer.param_bytes;
+  // Kept gathered (FSDP2's reshard_after_forward=False): the stage's whole weights, unsharded,
+  // from its first forward to its last backward, where the sharded copy stays beside them.
+  if (plan.zero >= 3 && plan.dp > 1 && plan.zero3_keep_gathered)
+    for (int c = 0; c < plan.chunks; ++c) {
+      const StageCost& cost = plan.stages[static_cast<size_t>(c * plan.pp + stage)];
+      f.transient += cost.embedding_bytes + cost.head_bytes;
+      for (int l = 0; l < cost.layers; ++l)
+        f.transient += plan.layer_at(cost.first_layer + l).param_bytes;
+    }
   return f;
 }
 
@@ -97,7 +108,8 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // is_first_microbatch; transformer_engine/pytorch/module/linear.py, quantize_weight updates the
   // workspace only then): one byte a weight, and its transpose for the backward's data-gradient
   // GEMM where the GPU's fp8 GEMMs are TN only. Whole on every data-parallel rank (ZeRO-3, which
-  // would gather and free the weights, is refused with fp8).
+  // would gather and free the weights, is refused with TransformerEngine's fp8; a framework that
+  // casts at every use keeps no copy: f.fp8_weights is 0).
   state.weights += f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
   state.gradients = sharded(per_param.gradients, sharded_gradients);
   state.optimizer_state = profile.optimizer_offload ? 0 : sharded(per_param.optimizer, sharded_state);
@@ -110,6 +122,17 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // (torch/csrc/distributed/c10d/reducer.cpp, initialize_buckets) and copies each gradient into
   // it for the all-reduce: beside the .grad tensors (gradient_as_bucket_view is off by default),
   // and through the whole step whether or not the loop frees the gradients.
+  // FSDP2 without gradient sync (torch.distributed.pipelining's micro-batches but the last:
+  // set_requires_gradient_sync(False)) accumulates each unsharded gradient, upcast to the reduce
+  // dtype when it differs (torch/distributed/_composable/fsdp/_fsdp_param.py,
+  // to_accumulated_grad_if_needed: unsharded_accumulated_grad), until the last micro-batch's
+  // reduce-scatter: the stage's whole gradients beside their shards, from the first backward on,
+  // while the 1F1B steady state still holds the other micro-batches' activations.
+  if (plan.zero >= 3 && plan.dp > 1 && plan.zero3_keep_gathered && plan.micro_batches > 1) {
+    const double accumulated = f.params * per_param.gradients;
+    state.gradients += accumulated;
+    state.gradients_at_activation_peak += accumulated;
+  }
   if (profile.memory.ddp_buckets && plan.dp > 1) {
     const double buckets = f.params * per_param.gradients;
     state.gradients += buckets;
@@ -145,7 +168,8 @@ bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const P
     mem.gradients = gradients_at_activation_peak;
   }
   const double allocated = mem.weights + mem.gradients + mem.optimizer_state + mem.activations + mem.transient;
-  mem.framework = profile.memory.context_bytes + profile.memory.allocator_overhead * allocated;
+  mem.allocator_cache = profile.memory.allocator_overhead * allocated;
+  mem.framework = profile.memory.context_bytes + mem.allocator_cache;
   mem.peak = allocated + mem.framework;
   mem.capacity = gpu.memory_bytes;
   mem.usable = usable_memory(profile, gpu, parallelism);

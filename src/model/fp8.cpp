@@ -31,6 +31,15 @@ void add_linear(Kernels& kernels, const KernelForm& form, double E, double rows,
     kernels.insert(kernels.end(), cast.begin(), cast.end());
     gemm.fp8 = true;
     gemm.grad_cast = {grad_rows * n * batch, E, form.fp8_transpose, form.fp8_current_scaling};
+    if (form.fp8_recast_per_use) {
+      // torchao's Float8Linear (torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args)
+      // casts the high-precision weight in the forward, and in the backward casts the weight and
+      // the saved high-precision input again, each into the layout its GEMM takes (torch._scaled_mm
+      // wants its first operand row-major, its second column-major): no fp8 copy outlives a GEMM.
+      const Kernels weight = fp8_cast_kernels({k * n * batch, E, false, form.fp8_current_scaling});
+      kernels.insert(kernels.end(), weight.begin(), weight.end());
+      gemm.backward_recast = {(k * n + input_rows * k) * batch, E, false, form.fp8_current_scaling};
+    }
   }
   kernels.push_back(gemm);
 }

@@ -276,6 +276,10 @@ Kernels backward_of(const Kernels& forward) {
       if (it->fp8) {
         const Kernels cast = fp8_cast_kernels(it->grad_cast);
         k.insert(k.end(), cast.begin(), cast.end());
+        if (it->backward_recast.elements > 0) {
+          const Kernels recast = fp8_cast_kernels(it->backward_recast);
+          k.insert(k.end(), recast.begin(), recast.end());
+        }
       }
       const bool linear = it->layout != Kernel::Layout::none;
       Kernel data_grad = Kernel::gemm(it->m, it->k, it->n, it->batch); // dA = dC B^T

@@ -38,6 +38,7 @@ struct Kernel {
   // (`grad_cast`) and runs its data- and weight-gradient GEMMs in fp8 too.
   bool fp8 = false;
   Fp8Cast grad_cast;
+  Fp8Cast backward_recast; // what the backward casts again besides dC (KernelForm::fp8_recast_per_use)
   // A memory-bound kernel one of whose inputs is broadcast (a zero stride: the causal mask over
   // every batch entry and head): PyTorch vectorises an elementwise loop only when its iterator is
   // contiguous (aten/src/ATen/native/cuda/CUDALoops.cuh, gpu_kernel_impl: launch_vectorized_kernel for
@@ -97,6 +98,9 @@ struct KernelForm {
   bool fp8 = false;
   bool fp8_transpose = false;
   bool fp8_current_scaling = false;
+  // Profile::fp8_recast_per_use: the weight cast before each forward GEMM, and the weight and input
+  // cast again (transposed) for the backward's GEMMs.
+  bool fp8_recast_per_use = false;
 };
 
 // Shapes one GPU sees: the micro-batch and its tensor-parallel shard.

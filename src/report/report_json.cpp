@@ -115,6 +115,7 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["peak_memory_gib"] = rounded(r.peak_memory_bytes / GiB);
   j["peak_memory_stage"] = r.peak_memory_stage;
   j["peak_allocated_gib"] = rounded(r.peak_allocated_bytes / GiB);
+  j["peak_reserved_gib"] = rounded(r.peak_reserved_bytes / GiB);
   j["oom"] = r.oom;
   j["oom_stages"] = r.oom_stages;
   if (r.estimate)
@@ -261,6 +262,7 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.peak_memory_bytes = j.at("peak_memory_gib").get<double>() * kGiB;
     r.peak_memory_stage = j.at("peak_memory_stage").get<int>();
     r.peak_allocated_bytes = j.at("peak_allocated_gib").get<double>() * kGiB;
+    r.peak_reserved_bytes = j.at("peak_reserved_gib").get<double>() * kGiB;
     r.oom = j.at("oom").get<bool>();
     r.oom_stages = j.at("oom_stages").get<std::vector<int>>();
     if (j.contains("estimate"))

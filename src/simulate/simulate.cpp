@@ -171,6 +171,8 @@ TraceSelection drawn(const SimulationOptions& options, const ExecutionPlan& plan
 void judge_memory(Report& r) {
   for (const StageReport& s : r.stages) {
     r.peak_allocated_bytes = std::max(r.peak_allocated_bytes, s.memory.peak - s.memory.framework);
+    r.peak_reserved_bytes =
+        std::max(r.peak_reserved_bytes, s.memory.peak - s.memory.framework + s.memory.allocator_cache);
     if (s.memory.peak > r.peak_memory_bytes) {
       r.peak_memory_bytes = s.memory.peak;
       r.peak_memory_stage = s.stage;
@@ -392,7 +394,8 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
   const Platform platform = Platform::load(platform_path);
   const Profile profile = load_workload_profile(workload, data);
   const GpuCatalog catalog = load_catalog(data);
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism))
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism, workload.training.fp8,
+                                                 profile.fp8_recast_per_use))
     throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
   Cluster cluster(platform, catalog, workload.network, profile);
   const Workload w = on_platform(workload, static_cast<int64_t>(cluster.gpus().size()));
@@ -414,7 +417,8 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
 Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
                 const SimulationOptions& options) {
   check_workload(workload); // a Workload filled in C++ meets the rules parse_workload applies to a file
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism))
+  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism, workload.training.fp8,
+                                                 profile.fp8_recast_per_use))
     throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
   const bool traced = !options.trace_path.empty();
   if (traced && options.fidelity == SimulationOptions::Fidelity::estimate)

@@ -36,7 +36,10 @@ ValidationTable load_table_by_id(const std::string& id, const DataPaths& data) {
 
 // The sweep's name of the peak memory a table's peak_mem_gb counts (as validate pairs them).
 const char* peak_metric(const ValidationTable& t) {
-  return t.peak_memory == PeakMemory::allocated ? "peak_allocated_gib" : "peak_memory_gib";
+  // A sweep has no reserved column: such a table's memory is not plotted against one.
+  return t.peak_memory == PeakMemory::allocated  ? "peak_allocated_gib"
+         : t.peak_memory == PeakMemory::reserved ? "peak_reserved_gib"
+                                                 : "peak_memory_gib";
 }
 
 // The key a table records `metric` under.

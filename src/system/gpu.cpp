@@ -37,7 +37,7 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
             "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency",
-            "strided_memory_efficiency"});
+            "strided_memory_efficiency", "flash_attention_2"});
     GpuSpec g;
     g.name = name;
     g.file = path;
@@ -51,6 +51,12 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     g.sms = static_cast<int>(r.number("sms", 1));
     g.memory_efficiency = r.number("memory_efficiency", 0.01, 1.0);
     g.strided_memory_efficiency = r.number_or("strided_memory_efficiency", 0, 0.01, 1.0);
+    if (r.has("flash_attention_2")) {
+      const YamlReader fa2 = r.map("flash_attention_2");
+      fa2.only({"forward", "backward"});
+      g.flash2_forward_efficiency = fa2.number("forward", 0.01, 1.0);
+      g.flash2_backward_efficiency = fa2.number("backward", 0.01, 1.0);
+    }
     g.kernel_launch_s = r.quantity("kernel_launch", parse_duration);
     g.gemm_tile = static_cast<int>(r.number("gemm_tile", 1));
     g.compute_capability = r.number_or("compute_capability", 0, 1, 20);

@@ -26,6 +26,7 @@ inline constexpr NamedValue<TableKind> kTableKindNames[] = {
 inline constexpr NamedValue<PeakMemory> kPeakMemoryNames[] = {
     {PeakMemory::device, "device"},
     {PeakMemory::allocated, "allocated"},
+    {PeakMemory::reserved, "reserved"},
 };
 
 inline constexpr NamedValue<CaseStatus> kCaseStatusNames[] = {

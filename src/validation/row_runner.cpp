@@ -19,6 +19,7 @@ constexpr NamedValue<PredictedMetric> kPredictedMetricNames[] = {
     {PredictedMetric::transfer_s, "transfer_s"},
     {PredictedMetric::peak_memory_gib, "peak_memory_gib"},
     {PredictedMetric::peak_allocated_gib, "peak_allocated_gib"},
+    {PredictedMetric::peak_reserved_gib, "peak_reserved_gib"},
 };
 
 // A transfer row's one message or collective, with the row's network settings.
@@ -55,7 +56,9 @@ PredictedMetric predicted_metric(CaseMetric metric, PeakMemory counted) {
   case CaseMetric::step_time: return PredictedMetric::step_time_s;
   case CaseMetric::transfer: return PredictedMetric::transfer_s;
   case CaseMetric::peak_memory:
-    return counted == PeakMemory::allocated ? PredictedMetric::peak_allocated_gib : PredictedMetric::peak_memory_gib;
+    return counted == PeakMemory::allocated  ? PredictedMetric::peak_allocated_gib
+           : counted == PeakMemory::reserved ? PredictedMetric::peak_reserved_gib
+                                             : PredictedMetric::peak_memory_gib;
   default: throw std::logic_error(std::string("no row metric ") + to_string(metric));
   }
 }
@@ -115,6 +118,8 @@ double RowPrediction::metric(PredictedMetric metric) const {
     return report->peak_memory_bytes / GiB;
   if (metric == PredictedMetric::peak_allocated_gib)
     return report->peak_allocated_bytes / GiB;
+  if (metric == PredictedMetric::peak_reserved_gib)
+    return report->peak_reserved_bytes / GiB;
   return report->step_time_s;
 }
 

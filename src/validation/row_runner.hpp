@@ -30,7 +30,7 @@ inline nlohmann::ordered_json run_row_process_of(const ValidationTable& table, c
 nlohmann::ordered_json simulate_row(const ValidationTable& table, const ValidationRow& row, const DataPaths& data);
 
 // The quantities of a prediction a row is compared on, named as the report's JSON names them.
-enum class PredictedMetric { step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib };
+enum class PredictedMetric { step_time_s, transfer_s, peak_memory_gib, peak_allocated_gib, peak_reserved_gib };
 
 // The prediction a case of `metric` (step time, transfer time, peak memory) is compared with:
 // peak memory as the table counts it.

@@ -408,15 +408,7 @@ void check_consistency(const Workload& w, const std::string& f) {
                      "use attention: standard for fp32");
   if (t.fp8 == Fp8Format::none && t.fp8_recipe != Fp8Recipe::delayed)
     throw InputError(f + ": training.fp8_recipe", "applies only with fp8 training (set training.fp8 to e4m3 or hybrid)");
-  // TransformerEngine caches each weight's fp8 copy from the first micro-batch to the last
-  // (transformer_engine/pytorch/module/linear.py, quantize_weight with update_workspace only when
-  // is_first_microbatch); under ZeRO-3 the weights are gathered and freed around every use, and
-  // TE re-quantizes each gathered weight instead (its FSDP2 path, "Backward will re-quantize").
-  // simgpt models the cached copies only.
-  if (t.fp8 != Fp8Format::none && p.zero >= 3)
-    throw InputError(f + ": training.fp8",
-                     "fp8 with ZeRO-3 is not modelled (TransformerEngine re-quantizes the gathered weights at every "
-                     "use); use parallelism.zero 0, 1 or 2");
+  // fp8 with ZeRO-3: the framework decides (framework_support.cpp, unsupported_by).
   // Megatron's distributed optimizer shards over the data- and context-parallel ranks together.
   if (!p.dp_from_platform && p.zero > 0 && p.dp * p.cp == 1)
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");

@@ -108,3 +108,18 @@ TEST_CASE("simulate() refuses a plan its framework does not run") {
   w.parallelism.schedule = Schedule::one_f_one_b;
   CHECK_NOTHROW(simulate(platform, w, megatron, load_catalog(data)));
 }
+
+TEST_CASE("fp8 under ZeRO-3 runs only where the framework casts at every use") {
+  ParallelismSpec p;
+  p.dp = 8;
+  p.zero = 3;
+  const FrameworkSupport all;
+  CHECK_FALSE(unsupported_by(all, "fsdp", p, Fp8Format::none, false));
+  const auto te = unsupported_by(all, "megatron", p, Fp8Format::hybrid, false);
+  REQUIRE(te);
+  CHECK(te->key == "training.fp8");
+  CHECK_THAT(te->why, Catch::Contains("cached fp8 weights under ZeRO-3 are not modelled"));
+  CHECK_FALSE(unsupported_by(all, "torchtitan", p, Fp8Format::e4m3, true));
+  p.zero = 2;
+  CHECK_FALSE(unsupported_by(all, "megatron", p, Fp8Format::hybrid, false));
+}

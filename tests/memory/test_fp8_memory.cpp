@@ -14,7 +14,7 @@ using namespace simgpt;
 
 namespace {
 
-ModelSpec gpt(int64_t hidden, int64_t heads, int64_t seq) {
+ModelSpec fp8_gpt(int64_t hidden, int64_t heads, int64_t seq) {
   return {.layers = 1, .hidden = hidden, .heads = heads, .seq_len = seq, .vocab = 1000, .ffn_hidden = 4 * hidden};
 }
 
@@ -25,7 +25,7 @@ double bytes(const ModelSpec& m, int64_t tp, bool sp, bool fp8, bool experts = f
 } // namespace
 
 TEST_CASE("fp8 keeps the linear layers' inputs in one byte instead of two") {
-  const ModelSpec m = gpt(2048, 16, 2048);
+  const ModelSpec m = fp8_gpt(2048, 16, 2048);
   const double sbh = 2048.0 * 2048;
   // Standard core, tp 1: QKV's and FC1's inputs (sbh each), the projection's (sbh) and FC2's
   // (4 sbh) drop from 2 bytes to 1.
@@ -44,7 +44,7 @@ TEST_CASE("fp8 keeps the linear layers' inputs in one byte instead of two") {
 }
 
 TEST_CASE("a MoE layer under fp8 keeps its experts' inputs and FC2 inputs in one byte") {
-  ModelSpec m = gpt(1024, 8, 1024);
+  ModelSpec m = fp8_gpt(1024, 8, 1024);
   m.experts = 8;
   m.top_k = 2;
   m.moe_ffn_hidden = 2048;

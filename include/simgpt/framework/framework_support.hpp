@@ -31,7 +31,10 @@ struct Unsupported {
 };
 
 // Why `framework` (a profile's name) cannot run the plan `p`; nothing when it can.
+// `fp8_recast_per_use`: the profile's (Profile::fp8_recast_per_use), which decides whether fp8
+// training runs with ZeRO-3.
 std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const std::string& framework,
-                                          const ParallelismSpec& p);
+                                          const ParallelismSpec& p, Fp8Format fp8 = Fp8Format::none,
+                                          bool fp8_recast_per_use = false);
 
 } // namespace simgpt

@@ -73,6 +73,16 @@ struct Profile {
   } fused_softmax;
   bool dropout = true;            // the model runs dropout kernels (attention and hidden)
   bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
+  // fp8 training: the framework keeps each linear layer's weight and input in `precision` and casts
+  // them to fp8 at every use, forward and backward (torchao's Float8Linear with dynamic scaling),
+  // instead of caching the weights' fp8 copy for the step and saving the inputs in fp8
+  // (TransformerEngine). Such casts work on gathered ZeRO-3 weights as on any others.
+  bool fp8_recast_per_use = false;
+  // The attention kernels the framework runs under model.attention flash: `flash2` (PyTorch's
+  // scaled_dot_product_attention, whose flash backend is FlashAttention-2: priced at the GPU's
+  // measured flash_attention_2 efficiencies where the catalog has them) or the default, a kernel
+  // tiled as a large GEMM (TransformerEngine's cuDNN fused attention, FlashAttention-3).
+  bool attention_flash2 = false;
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   bool cuda_graphs = false;       // blocks captured as CUDA graphs: one host launch per block, not per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
@@ -122,6 +132,13 @@ struct Profile {
   // ahead are as many as that many elements reach, ceil(bucket / one layer's elements on a GPU).
   // 0: `zero3_prefetch_layers` applies.
   double zero3_prefetch_bucket_elements = 0;
+  // ZeRO-3: whether a unit's gathered weights are freed after its forward and gathered again for
+  // its backward (FSDP's FULL_SHARD, FSDP2's reshard_after_forward=True, DeepSpeed), never (kept
+  // from the forward to the backward: FSDP2's reshard_after_forward=False), or unless the model is
+  // pipelined (torchtitan: its pipeline schedules then keep each stage's weights gathered over all
+  // the step's micro-batches).
+  enum class Reshard { always, never, unless_pipelined };
+  Reshard zero3_reshard_after_forward = Reshard::always;
 
   MemoryProfile memory;
 

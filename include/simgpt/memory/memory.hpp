@@ -21,6 +21,7 @@ struct MemoryReport {
   int in_flight = 0;        // micro-batches holding activations at the peak
   double capacity = 0;      // the GPU's memory
   double usable = 0;        // what the framework may fill: its context plus its allocator's pool
+  double allocator_cache = 0; // of framework: what the caching allocator holds beyond the live tensors
 };
 
 struct MemoryBreakdown {

@@ -134,6 +134,8 @@ struct Report {
   int peak_memory_stage = 0;
   double peak_allocated_bytes = 0; // the largest over GPUs of the live tensors alone (no context, no
                                    // allocator cache): what a framework's own peak-allocation counter reports
+  double peak_reserved_bytes = 0; // the largest over GPUs of the live tensors and the allocator's cache (no
+                                  // context): PyTorch's torch.cuda.max_memory_reserved
   bool oom = false;             // some GPU's peak exceeds its memory
   std::vector<int> oom_stages;
   // The closed-form estimate of the same step (--fidelity estimate's figures), beside a replay

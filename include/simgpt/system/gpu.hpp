@@ -35,6 +35,10 @@ struct GpuSpec {
   // What an elementwise kernel with a broadcast input reaches (PyTorch's non-vectorised loop),
   // measured where given (catalog key strided_memory_efficiency); 0: as memory_efficiency.
   double strided_memory_efficiency = 0;
+  // What FlashAttention-2's kernels (PyTorch's scaled_dot_product_attention flash backend) reach of
+  // the 16-bit peak on long sequences, forward and backward, measured where given (catalog key
+  // flash_attention_2: {forward, backward}); 0: priced as the other attention kernels.
+  double flash2_forward_efficiency = 0, flash2_backward_efficiency = 0;
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
   // Kernel timings measured on this GPU (platforms/kernels/<name>.yaml of every data folder that has

@@ -39,8 +39,9 @@ enum class TableKind { workload, transfer };
 
 // What a table's peak memory counts: all the GPU holds (`device`: nvidia-smi, or what decides
 // out-of-memory) or the framework's own peak of live tensors (`allocated`, e.g. Alpa's XLA
-// allocation counter: no CUDA context, no allocator cache).
-enum class PeakMemory { device, allocated };
+// allocation counter: no CUDA context, no allocator cache) or the caching allocator's peak pool
+// (`reserved`: torch.cuda.max_memory_reserved, live tensors and the cache, no CUDA context).
+enum class PeakMemory { device, allocated, reserved };
 
 struct ValidationTable {
   std::string id;

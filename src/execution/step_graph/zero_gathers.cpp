@@ -23,11 +23,20 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
   units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
   if (!forward)
     std::reverse(units.begin(), units.end());
-  pass_ = {s, std::move(units), {}, 0};
+  pass_ = {s, std::move(units), {}, 0, false};
+  if (plan_.zero3_keep_gathered) {
+    // FSDP2 with reshard_after_forward=False keeps what a forward gathered for its backward, and
+    // torch.distributed.pipelining runs every micro-batch's backward but the last without
+    // resharding (stage.py, backward_maybe_with_nosync: set_reshard_after_backward(False)): the
+    // virtual stage's first forward gathers its weights for the whole step.
+    gathered_.resize(static_cast<size_t>(V), false);
+    pass_.held = gathered_[static_cast<size_t>(v)];
+    gathered_[static_cast<size_t>(v)] = true;
+  }
 }
 
 void ZeroGathers::use_weights(double bytes) {
-  if (!zero3(plan_) || bytes <= 0)
+  if (!zero3(plan_) || bytes <= 0 || pass_.held)
     return;
   GatherPass& p = pass_;
   const size_t j = p.used++;

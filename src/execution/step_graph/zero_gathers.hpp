@@ -23,6 +23,7 @@ class ZeroGathers {
     std::vector<double> bytes;             // per unit, in order of use
     std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
     size_t used = 0;                       // units whose compute has started
+    bool held = false;                     // the weights stay gathered from an earlier pass
   };
 
   const ExecutionPlan& plan_;
@@ -32,6 +33,7 @@ class ZeroGathers {
   GroupCollectives& collectives_;
   TaskGraph& graph_;
   GatherPass pass_;
+  std::vector<bool> gathered_; // per virtual stage: kept gathered (ExecutionPlan::zero3_keep_gathered)
 
 public:
   ZeroGathers(const ExecutionPlan& plan, const StandIns& stand_ins, ComputeStreams& streams,

@@ -1,0 +1,73 @@
+// FSDP2's reshard_after_forward (profile key zero3.reshard_after_forward): torchtitan keeps each
+// pipeline stage's weights gathered over the step's micro-batches, so a stage all-gathers each of
+// its units once a step instead of before every forward and backward; the unsharded weights and
+// the fp32 gradients accumulated until the last micro-batch are held in memory meanwhile.
+#include "support/isolate.hpp"
+#include "report/report_json.hpp"
+#include "simgpt/simulate.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+nlohmann::ordered_json run_zero3(const char* reshard) {
+  const DataPaths data = default_data_paths();
+  return run_isolated([&] {
+    const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"),
+                                     {{"framework", "torchtitan"},
+                                      {"framework_options.zero3.reshard_after_forward", reshard},
+                                      {"model.attention", "flash"},
+                                      {"parallelism.tp", "1"},
+                                      {"parallelism.pp", "2"},
+                                      {"parallelism.dp", "4"},
+                                      {"parallelism.zero", "3"},
+                                      {"parallelism.schedule", "1f1b"},
+                                      {"training.precision", "fp16"},
+                                      {"training.global_batch", "16"},
+                                      {"training.micro_batch", "1"}});
+    return report_json(simulate(data.find("platforms/p3_16xlarge.xml"), w, data));
+  });
+}
+
+} // namespace
+
+TEST_CASE("weights kept gathered under pipelining are gathered once a step and held in memory") {
+  const auto kept = run_zero3("unless_pipelined");
+  const auto resharded = run_zero3("always");
+  // 4 micro-batches a replica: resharded, each unit is gathered before each of its 4 forwards and
+  // 4 backwards; kept, once.
+  const double kept_gathers = kept["communication"]["dp"]["per_gpu"].get<double>();
+  const double resharded_gathers = resharded["communication"]["dp"]["per_gpu"].get<double>();
+  CHECK(kept_gathers < resharded_gathers);
+  CHECK(kept["communication"]["dp"]["bytes"].get<double>() < resharded["communication"]["dp"]["bytes"].get<double>());
+  CHECK(kept["step_time_s"].get<double>() < resharded["step_time_s"].get<double>());
+  // Held: the stage's unsharded weights and its accumulated gradients.
+  CHECK(kept["peak_allocated_gib"].get<double>() > resharded["peak_allocated_gib"].get<double>());
+  // The reserved peak counts the live tensors and the allocator's cache, never the CUDA context.
+  CHECK(kept["peak_reserved_gib"].get<double>() >= kept["peak_allocated_gib"].get<double>());
+  CHECK(kept["peak_reserved_gib"].get<double>() < kept["peak_memory_gib"].get<double>());
+}
+
+TEST_CASE("fp8 runs with ZeRO-3 where the profile casts at every use, and the casts cost time") {
+  const DataPaths data = default_data_paths();
+  const auto step = [&](const char* fp8) {
+    return run_isolated([&] {
+      const Workload w = load_workload(data.find("workloads/llama3_8b.yaml"),
+                                       {{"framework", "torchtitan"}, {"model.layers", "2"},
+                                        {"parallelism.tp", "1"}, {"parallelism.pp", "1"},
+                                        {"parallelism.dp", "8"}, {"parallelism.zero", "3"},
+                                        {"parallelism.sequence_parallel", "false"},
+                                        {"training.global_batch", "8"}, {"training.fp8", fp8},
+                                        {"training.fp8_recipe", std::string(fp8) == "none" ? "delayed" : "tensorwise"}});
+      return report_json(simulate(data.find("platforms/dgx_h200.xml"), w, data));
+    });
+  };
+  const auto bf16 = step("none");
+  const auto fp8 = step("hybrid");
+  CHECK(fp8["step_time_s"].get<double>() < bf16["step_time_s"].get<double>());
+  // No fp8 weight copy is kept and the inputs stay in bf16: the same memory as bf16.
+  CHECK(fp8["peak_allocated_gib"].get<double>() == Approx(bf16["peak_allocated_gib"].get<double>()).epsilon(0.01));
+}
