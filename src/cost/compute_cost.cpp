@@ -72,6 +72,8 @@ double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
 
 KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
   KernelForm form{profile_.softmax_passes, profile_.dropout, profile_.fused_elementwise};
+  form.eager_chains = profile_.eager_fp32_chains && !profile_.fused_elementwise;
+  form.repeat_kv = profile_.eager_fp32_chains;
   if (fp8_ != Fp8Format::none) {
     form.fp8 = true;
     form.fp8_transpose = gpu_.fp8_gemms_tn_only();

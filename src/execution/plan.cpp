@@ -114,6 +114,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // Megatron-LM accumulates and reduces bf16 models' gradients in fp32 (megatron/training/
   // arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
   plan.grad_factor = gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) / E;
+  // torchtitan's op-level policy for selective recompute (Profile::selective_every_second_matmul),
+  // written for its Llama: dense layers with grouped-query attention.
+  const bool op_policy = w.training.recompute == Recompute::selective && profile.selective_every_second_matmul;
+  if (op_policy && (w.model.moe() || w.model.latent_attention))
+    throw InputError(w.source + ": training.recompute",
+                     "selective recompute by the profile's op policy (compute.selective_recompute "
+                     "every_second_matmul) is modelled for dense layers without latent attention only");
   const auto layer_cost = [&](const Kernels& mlp_kernels, double parameters) {
     LayerCost l;
     l.attention_forward = cost.seconds(attention);
@@ -122,6 +129,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
     if (recomputes_attention_core(model, w.training.recompute))
       l.recompute_core = cost.seconds(attention_core_forward(model, shard, form));
+    if (op_policy)
+      l.recompute_core = cost.seconds(every_second_matmul_rerun(model, attention, mlp_kernels));
     if (plan.cp > 1)
       split_attention(l, attention, cost, model, shard);
     if (model.latent_attention)
@@ -172,6 +181,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
                 rerun);
   if (recomputes_attention_core(model, w.training.recompute))
     cost.account(attention_core_forward(model, shard, form), static_cast<double>(w.model.layers) * micro_batches,
+                 plan.kernels);
+  if (op_policy)
+    cost.account(every_second_matmul_rerun(model, attention, mlp), static_cast<double>(w.model.layers) * micro_batches,
                  plan.kernels);
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace

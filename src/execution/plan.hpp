@@ -18,7 +18,8 @@ struct LayerCost {
   double mlp_forward = 0;
   double attention_backward = 0;
   double mlp_backward = 0;
-  double recompute_core = 0; // selective recompute: the attention core rerun before backward
+  double recompute_core = 0; // selective recompute: what is rerun before the layer's backward (the
+                             // attention core, or the profile's op policy's kernels)
   double grad_bytes = 0;     // the layer's gradients on one GPU (expert_grad_bytes among them)
   double param_bytes = 0;    // the layer's weights on one GPU
   // A MoE layer: its MLP block's three parts in forward order (before the dispatch all-to-all,

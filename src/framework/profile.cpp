@@ -156,6 +156,7 @@ const YamlSection<Profile> kComputeSection = {
      flag_field("dropout", &Profile::dropout),
      flag_field("fused_elementwise", &Profile::fused_elementwise),
      flag_field("fp8_recast_per_use", &Profile::fp8_recast_per_use),
+     flag_field("eager_fp32_chains", &Profile::eager_fp32_chains),
      {"attention_kernel",
       [](const YamlReader& c, const char* key, Profile& p) {
         const std::string v = c.text(key);
@@ -163,10 +164,17 @@ const YamlSection<Profile> kComputeSection = {
           throw InputError(c.where(key), fmt::format("'{}' is not flash2 or tiled", echo(v)));
         p.attention_flash2 = v == "flash2";
       }},
+     {"selective_recompute",
+      [](const YamlReader& c, const char* key, Profile& p) {
+        const std::string v = c.text(key);
+        if (v != "attention_core" && v != "every_second_matmul")
+          throw InputError(c.where(key), fmt::format("'{}' is not attention_core or every_second_matmul", echo(v)));
+        p.selective_every_second_matmul = v == "every_second_matmul";
+      }},
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      flag_field("cuda_graphs", &Profile::cuda_graphs),
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "attention_kernel", "op_overhead", "cuda_graphs", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kOptimizerSection = {

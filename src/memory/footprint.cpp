@@ -16,7 +16,11 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // the model's precision (Profile::fp8_recast_per_use).
   const bool fp8 = w.training.fp8 != Fp8Format::none && !profile.fp8_recast_per_use;
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
+  const bool op_policy = w.training.recompute == Recompute::selective && profile.selective_every_second_matmul;
   const auto kept_at = [&](bool experts) {
+    if (op_policy) // dense layers only (make_plan refuses the rest)
+      return every_second_matmul_kept_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
+                                            w.training.precision);
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
                                   profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8);
@@ -29,7 +33,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
   // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
   const bool recompute =
-      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute);
+      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute) || op_policy;
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
   const int V = plan.pp * plan.chunks;
   StageFootprint f;

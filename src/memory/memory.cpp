@@ -85,6 +85,24 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   return bytes;
 }
 
+double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
+                                      Precision precision) {
+  const double E = element_bytes(precision);
+  const double tokens = static_cast<double>(micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_hidden());
+  const double f = static_cast<double>(m.ffn_hidden), t = static_cast<double>(tp);
+  // The checkpointed block's input: sequence-parallel, the rank's share of the tokens.
+  const double input = sequence_parallel ? h / t : h;
+  // Column-parallel outputs are split over tensor ranks; the row-parallel w2's output is a whole
+  // hidden-wide partial sum on each rank before its reduce-scatter.
+  double saved = h / t + kv / t;          // wq, wv
+  saved += m.mlp == Mlp::swiglu ? f / t + h : f / t; // w1 and w2, or fc1
+  const double core = h / t;              // scaled_dot_product_attention's output
+  const double reduce_scattered = tp > 1 ? 2 * h / t : 0;
+  const double logsumexp = 4.0 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;
+  return tokens * E * (input + saved + core + reduce_scattered) + logsumexp;
+}
+
 StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16, bool master_gradients) {
   const bool mixed = t.precision != Precision::fp32;
   const double E = element_bytes(t.precision);

@@ -53,6 +53,23 @@ Kernel flash_attention_forward(double b, double heads, double groups, double seq
   return k;
 }
 
+// torchtitan's RMSNorm run eagerly (torchtitan/models/norms.py, RMSNorm.forward at 9dec370:
+// `self._norm(x.float()).type_as(x) * self.weight`, _norm = x * rsqrt(x.pow(2).mean(-1) + eps)):
+// the cast up, pow, mean, the add and rsqrt of one value a token, the product, the cast down and
+// the weight's product, each a kernel, over `elements` values of E bytes.
+Kernels eager_rmsnorm(double elements, double E) {
+  return {Kernel::memory(elements * (E + 4)), Kernel::memory(elements * 8),
+          Kernel::memory(elements * 4), Kernel::memory(0), Kernel::memory(0), Kernel::memory(elements * 8),
+          Kernel::memory(elements * (4 + E)), pass(elements, 1, 1, E)};
+}
+
+// torchtitan's rotary embedding run eagerly (torchtitan/models/llama/model.py, apply_rotary_emb):
+// each of queries and keys cast to fp32 and viewed as complex, multiplied by the broadcast
+// frequencies, viewed back and cast down: three kernels each.
+Kernels eager_rope(double elements, double E) {
+  return {Kernel::memory(elements * (E + 4)), Kernel::memory(elements * 8), Kernel::memory(elements * (4 + E))};
+}
+
 } // namespace
 
 ModelSpec context_local(const ModelSpec& m, int64_t cp) {
@@ -141,7 +158,12 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   // The heads' outputs: heads x v_head_width wide (h but under multi-head latent attention).
   const double out = static_cast<double>(m.heads * m.v_head_width()) / tp;
   Kernels k;
-  k.push_back(norm_pass(m, local, E));                // layernorm (or RMSNorm) 1
+  if (form.eager_chains && m.norm == Norm::rmsnorm) {
+    const Kernels norm = eager_rmsnorm(local, E);
+    k.insert(k.end(), norm.begin(), norm.end());
+  } else {
+    k.push_back(norm_pass(m, local, E));                // layernorm (or RMSNorm) 1
+  }
   if (m.latent_attention) {
     // Down projections, latent norms, up projections and rotary dimensions (latent_attention.cpp);
     // MLA rotates its own qk_pos_emb_head_dim dimensions whatever model.position says.
@@ -152,8 +174,19 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
     const double qkv = (h + 2 * static_cast<double>(m.kv_hidden())) / tp;
     add_linear(k, form, E, tokens, qkv, h, 1, rows, tokens); // QKV projection (column parallel)
     k.push_back(pass(tokens * qkv, 1, 1, E));  // split heads: q, k, v to [b, a, s, d]
-    if (m.position == Position::rope) // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
-      k.push_back(pass(tokens * (h + static_cast<double>(m.kv_hidden())) / tp, 1, 1, E));
+    const double rotated = tokens * (h + static_cast<double>(m.kv_hidden())) / tp;
+    if (m.position == Position::rope && form.eager_chains) {
+      const Kernels rope = eager_rope(rotated, E);
+      k.insert(k.end(), rope.begin(), rope.end());
+    } else if (m.position == Position::rope) { // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
+      k.push_back(pass(rotated, 1, 1, E));
+    }
+    // torchtitan's Attention repeats each key and value head for the query heads it serves
+    // (torchtitan/models/llama/model.py, repeat_kv: expand, then reshape into a copy) before
+    // scaled_dot_product_attention.
+    const double kv = static_cast<double>(m.kv_hidden()) / tp;
+    if (form.repeat_kv && m.query_groups() < m.heads)
+      k.push_back(Kernel::memory(2 * tokens * (kv + h / tp) * E));
   }
   Kernels core = attention_core_forward(m, s, form);
   k.insert(k.end(), core.begin(), core.end());
@@ -172,12 +205,22 @@ Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& 
   const double local = s.sequence_parallel ? act / tp : act;
   const double rows = s.sequence_parallel ? tokens / tp : tokens;
   Kernels k;
-  k.push_back(norm_pass(m, local, E)); // layernorm (or RMSNorm) 2
+  if (form.eager_chains && m.norm == Norm::rmsnorm) {
+    const Kernels norm = eager_rmsnorm(local, E);
+    k.insert(k.end(), norm.begin(), norm.end());
+  } else {
+    k.push_back(norm_pass(m, local, E)); // layernorm (or RMSNorm) 2
+  }
   if (m.mlp == Mlp::swiglu) {
     // Gate and up projections as one GEMM, then SiLU(gate) * up (megatron/core/transformer/mlp.py,
     // gated_linear_unit; bias_swiglu_impl fuses a bias in when there is one).
     add_linear(k, form, E, tokens, 2 * ffn, h, 1, rows, tokens); // FC1: gate and up (column parallel)
-    k.push_back(pass(tokens * ffn, 2, 1, E));      // SwiGLU
+    if (form.eager_chains) { // F.silu(w1(x)) * w3(x): two kernels (torchtitan's FeedForward)
+      k.push_back(pass(tokens * ffn, 1, 1, E));
+      k.push_back(pass(tokens * ffn, 2, 1, E));
+    } else {
+      k.push_back(pass(tokens * ffn, 2, 1, E)); // SwiGLU
+    }
   } else {
     add_linear(k, form, E, tokens, ffn, h, 1, rows, tokens); // FC1 (column parallel)
     k.push_back(pass(tokens * ffn, 1, 1, E));  // bias + GeLU
@@ -264,6 +307,36 @@ Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form
   for (const Kernels* part : {&b.before_dispatch, &b.experts, &b.after_combine})
     k.insert(k.end(), part->begin(), part->end());
   return k;
+}
+
+Kernels every_second_matmul_rerun(const ModelSpec& m, const Kernels& attention, const Kernels& mlp) {
+  const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_hidden());
+  // Per GEMM of the block in order, the part of it rerun: the key projection's share of QKV, the
+  // output projection; the up projection's half of gate-and-up (SwiGLU) or FC2 (GeLU).
+  const std::vector<double> attention_rerun = {kv / (h + 2 * kv), 1.0};
+  const std::vector<double> mlp_rerun = m.mlp == Mlp::swiglu ? std::vector<double>{0.5, 0.0} : std::vector<double>{0.0, 1.0};
+  Kernels rerun;
+  const auto add = [&rerun](const Kernels& block, const std::vector<double>& gemm_parts) {
+    size_t gemm = 0;
+    for (const Kernel& k : block) {
+      if (k.kind == Kernel::Kind::attention)
+        continue; // saved
+      if (k.kind != Kernel::Kind::gemm) {
+        rerun.push_back(k); // elementwise, norms, casts: not in the save list
+        continue;
+      }
+      const double part = gemm < gemm_parts.size() ? gemm_parts[gemm] : 0.0;
+      ++gemm;
+      if (part <= 0)
+        continue;
+      Kernel g = k;
+      g.n *= part; // the rerun projection's columns of the fused GEMM
+      rerun.push_back(g);
+    }
+  };
+  add(attention, attention_rerun);
+  add(mlp, mlp_rerun);
+  return rerun;
 }
 
 Kernels backward_of(const Kernels& forward) {

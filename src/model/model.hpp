@@ -101,6 +101,10 @@ struct KernelForm {
   // Profile::fp8_recast_per_use: the weight cast before each forward GEMM, and the weight and input
   // cast again (transposed) for the backward's GEMMs.
   bool fp8_recast_per_use = false;
+  // Profile::eager_fp32_chains: `eager_chains` where the kernels are not fused (torch.compile
+  // fuses each chain into one kernel), `repeat_kv` either way.
+  bool eager_chains = false;
+  bool repeat_kv = false;
 };
 
 // Shapes one GPU sees: the micro-batch and its tensor-parallel shard.
@@ -161,6 +165,16 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
 // the core is FlashAttention, whose own backward already recomputes the scores (Megatron-LM takes
 // its flash path instead of checkpointing the core attention).
 bool recomputes_attention_core(const ModelSpec& m, Recompute recompute);
+
+// torchtitan's op-level selective activation checkpointing (torchtitan/parallelisms/
+// parallelize_llama.py at 9dec370, _apply_ac_to_transformer_block with selective_ac_option "op"):
+// within each transformer block the outputs of aten.mm are saved but every second one, and
+// scaled_dot_product_attention's and the tensor-parallel reduce-scatters' outputs are saved; the
+// rest is rerun before the block's backward. torchtitan's layer runs seven matmuls in order (wq,
+// wk, wv, wo, then w1, w3, w2 of SwiGLU; two of GeLU): wk, wo and w3 (GeLU: fc2) are rerun. Of a
+// dense layer's forward kernels (attention_block_forward, then mlp_block_forward, whose QKV and
+// gate-and-up GEMMs are fused: the rerun matmuls are their parts), the kernels rerun.
+Kernels every_second_matmul_rerun(const ModelSpec& m, const Kernels& attention, const Kernels& mlp);
 // Backward of a forward kernel list: each GEMM becomes its data- and weight-gradient GEMMs
 // (twice the FLOPs), each memory-bound kernel reads and writes about twice the bytes; a
 // FlashAttention kernel becomes its fused backward, five matmuls for the forward's two (2.5x).

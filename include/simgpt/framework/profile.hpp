@@ -83,6 +83,16 @@ struct Profile {
   // measured flash_attention_2 efficiencies where the catalog has them) or the default, a kernel
   // tiled as a large GEMM (TransformerEngine's cuDNN fused attention, FlashAttention-3).
   bool attention_flash2 = false;
+  // What training.recompute: selective recomputes: the attention core (Megatron-LM's
+  // --recompute-granularity selective; nothing under FlashAttention, which keeps no scores) or, by
+  // torchtitan's op policy, every second matmul of a layer and all its elementwise ops
+  // (`every_second_matmul`).
+  bool selective_every_second_matmul = false;
+  // Eager (not fused_elementwise): the norm and the rotary embedding run as PyTorch's chains of
+  // fp32 elementwise kernels, the way torchtitan's model writes them (a cast up, each op, a cast
+  // down), and SwiGLU as SiLU then the product; grouped-query attention repeats keys and values
+  // to every query head (repeat_kv) before the attention kernel, compiled or not.
+  bool eager_fp32_chains = false;
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   bool cuda_graphs = false;       // blocks captured as CUDA graphs: one host launch per block, not per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped

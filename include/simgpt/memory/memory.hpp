@@ -51,6 +51,14 @@ struct MemoryBreakdown {
 // tensors), the output projection's, FC2's and the experts' (their FC1's input, and FC2's of the
 // 2 or 3 moe_ffn). The attention core, the norms and the activation functions keep theirs in
 // `precision`: FlashAttention its output O, which the projection also reads, beside its fp8 copy.
+// What a dense layer keeps for backward under torchtitan's op-level selective checkpointing
+// (model/model.hpp, every_second_matmul_rerun): the block's input, the saved matmuls' outputs
+// (wq, wv, w1 and w2 of SwiGLU; wq, wv and fc1 of GeLU), FlashAttention's output and fp32
+// logsumexp, and under tensor parallelism the two reduce-scatters' outputs; for one micro-batch on
+// one GPU.
+double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
+                                      Precision precision);
+
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
                               double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false,
