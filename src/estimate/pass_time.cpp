@@ -37,7 +37,7 @@ std::vector<std::vector<int>> tp_groups(const ExecutionPlan& plan) {
 // Every stage gathers as it computes: in a pipeline's steady state all of them at once.
 std::vector<std::vector<int>> zero3_gather_groups(const ExecutionPlan& plan) {
   std::vector<std::vector<int>> groups;
-  if (step_graph::zero3(plan))
+  if (step_graph::gathers_weights(plan))
     for (int s = 0; s < plan.pp; ++s)
       for (int t = 0; t < plan.tp; ++t)
         groups.push_back(step_graph::dp_group(plan, s, t));
@@ -57,7 +57,7 @@ PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, Collecti
 // where the weights stay gathered from the forward (`gathers` false), the units run back to back.
 std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units, bool gathers) {
   std::vector<double> ends;
-  const bool gathered = gathers && step_graph::zero3(plan_);
+  const bool gathered = gathers && step_graph::gathers_weights(plan_);
   const auto ahead = static_cast<size_t>(std::max(0, plan_.zero3_prefetch_layers));
   std::vector<size_t> with_weights; // units that gather, in order of use
   for (size_t i = 0; i < units.size(); ++i)
@@ -123,7 +123,7 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
     units.push_back({c.embedding_backward, c.embedding_bytes});
     made.push_back({0, c.embedding_bytes * plan_.grad_factor, 0, &c.embedding_grad_tensors});
   }
-  const std::vector<double> ends = unit_ends(s, units, !plan_.zero3_keep_gathered);
+  const std::vector<double> ends = unit_ends(s, units, !step_graph::keeps_gathered(plan_));
   const double overhead = profile_.microbatch_overhead_s;
   if (gradients != nullptr)
     for (size_t i = 0; i < made.size(); ++i)

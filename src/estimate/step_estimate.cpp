@@ -179,9 +179,10 @@ public:
     return done;
   }
 
-  // The optimizer's all-gather of the updated weights (a sharded optimizer), after the update.
+  // The optimizer's all-gather of the updated weights (a sharded optimizer), after the update;
+  // under overlap_param_gather the forward's (pass_time.cpp).
   double gather_seconds(int s, const PipelineWalk::Stage& st) {
-    if (!(plan_.sharded_optimizer() && plan_.dp > 1 && plan_.zero < 3))
+    if (!(plan_.sharded_optimizer() && plan_.dp > 1 && plan_.zero < 3) || plan_.overlap_param_gather)
       return 0;
     double dense = 0, experts = 0;
     for (const GradientReady& g : st.gradients) {
@@ -189,6 +190,9 @@ public:
       dense += apart ? g.bytes - g.expert_bytes : g.bytes;
       experts += apart ? g.expert_bytes : 0;
     }
+    // Gradient bytes to the weights' (GradientSync::update).
+    dense /= plan_.grad_factor;
+    experts /= plan_.grad_factor;
     GroupFamily groups = dp_groups(s);
     double seconds =
         costs_.seconds(groups.groups().front(), CollectiveKind::allgather, CollectiveAlgorithm::ring, dense, groups);

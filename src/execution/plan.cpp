@@ -100,6 +100,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.zero3_prefetch_layers = profile.zero3_prefetch_layers;
   plan.zero3_keep_gathered = profile.zero3_reshard_after_forward == Profile::Reshard::never ||
                              (profile.zero3_reshard_after_forward == Profile::Reshard::unless_pipelined && par.pp > 1);
+  plan.overlap_param_gather = par.overlap_param_gather && par.zero >= 1 && par.zero <= 2;
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 

@@ -81,6 +81,8 @@ struct ExecutionPlan {
   // step's end (FSDP2's reshard_after_forward=False; under pipelining torch.distributed.pipelining
   // also keeps them over the micro-batches' backwards but the last).
   bool zero3_keep_gathered = false;
+  // ZeRO 1-2 with the weights' all-gather in the forward (parallelism.overlap_param_gather).
+  bool overlap_param_gather = false;
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 

@@ -414,6 +414,11 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
   if (p.sequence_parallel && p.tp == 1)
     throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
+  // Megatron-LM: "--overlap-param-gather only supported with distributed optimizer"
+  // (megatron/training/arguments.py).
+  if (p.overlap_param_gather && (p.zero < 1 || p.zero > 2))
+    throw InputError(f + ": parallelism.overlap_param_gather",
+                     "overlaps the sharded optimizer's weight all-gather: it needs parallelism.zero 1 or 2");
   check_experts(w, f);
   check_context(w, f);
   if (!p.dp_from_platform && w.placement.gpus && *w.placement.gpus != w.gpus())

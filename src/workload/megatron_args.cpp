@@ -25,7 +25,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 31> kDirect{{
+constexpr std::array<Direct, 33> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -46,6 +46,10 @@ constexpr std::array<Direct, 31> kDirect{{
     // The distributed optimizer shards the optimizer state and fp32 master weights over the
     // data-parallel ranks (Megatron-LM docs/distrib_optimizer.md): ZeRO's stage 1.
     {"use_distributed_optimizer", "parallelism", "zero", "1"},
+    {"overlap_param_gather", "parallelism", "overlap_param_gather", "true"},
+    // Gradient buckets reduced as the backward makes them (megatron/core/distributed/
+    // distributed_data_parallel.py, overlap_grad_reduce): the profile's overlapped buckets.
+    {"overlap_grad_reduce", "framework_options", "collectives.dp_overlap", "true"},
     {"recompute_activations", "training", "recompute", "selective"},
     {"checkpoint_activations", "training", "recompute", "full"}, // Megatron-LM before 2.5, Megatron-DeepSpeed
     {"deepspeed", "", "framework", "deepspeed"},

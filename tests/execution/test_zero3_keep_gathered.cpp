@@ -71,3 +71,30 @@ TEST_CASE("fp8 runs with ZeRO-3 where the profile casts at every use, and the ca
   // No fp8 weight copy is kept and the inputs stay in bf16: the same memory as bf16.
   CHECK(fp8["peak_allocated_gib"].get<double>() == Approx(bf16["peak_allocated_gib"].get<double>()).epsilon(0.01));
 }
+
+TEST_CASE("overlap_param_gather moves the sharded optimizer's weight gather into the forward, layer by layer") {
+  const DataPaths data = default_data_paths();
+  const auto run = [&](const char* overlap) {
+    return run_isolated([&] {
+      const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"),
+                                       {{"framework", "megatron"},
+                                        {"parallelism.tp", "1"},
+                                        {"parallelism.pp", "1"},
+                                        {"parallelism.dp", "8"},
+                                        {"parallelism.zero", "1"},
+                                        {"parallelism.overlap_param_gather", overlap},
+                                        {"training.global_batch", "16"},
+                                        {"training.micro_batch", "1"}});
+      return report_json(simulate(data.find("platforms/p3_16xlarge.xml"), w, data));
+    });
+  };
+  const auto after = run("false"), overlapped = run("true");
+  // One gather after the update, or one a unit (embedding, 24 layers, the head's final norm) in the
+  // forward, beside the one reduce-scatter; the same bytes.
+  CHECK(after["communication"]["dp"]["per_gpu"].get<double>() == 2);
+  CHECK(overlapped["communication"]["dp"]["per_gpu"].get<double>() == 1 + 26);
+  CHECK(overlapped["communication"]["dp"]["bytes"].get<double>() ==
+        Approx(after["communication"]["dp"]["bytes"].get<double>()).epsilon(0.02));
+  CHECK(overlapped["step_time_s"].get<double>() < after["step_time_s"].get<double>());
+  CHECK(overlapped["communication"]["dp"]["hidden_s"].get<double>() > 0);
+}

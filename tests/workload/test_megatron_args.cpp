@@ -281,3 +281,18 @@ TEST_CASE("Megatron-LM's --fp8-format and --fp8-recipe set fp8 training") {
   // Keeping the weights themselves in fp8 is not modelled: listed as left out.
   CHECK_THAT(imported.yaml, Catch::Contains("--fp8-param-gather"));
 }
+
+TEST_CASE("Megatron's gradient-reduce and param-gather overlap flags set what simgpt models") {
+  const std::string base = "model: {layers: 4, hidden: 1024, heads: 16, seq_len: 1024, vocab: 50257}\n"
+                           "training: {global_batch: 8}\nparallelism: {dp: 4}\n";
+  const Workload w = parse_workload(base + "use_distributed_optimizer: true\noverlap_grad_reduce: true\n"
+                                           "overlap_param_gather: true\n",
+                                    "w.yaml");
+  CHECK(w.parallelism.zero == 1);
+  CHECK(w.parallelism.overlap_param_gather);
+  REQUIRE(w.framework_options.contains("collectives.dp_overlap"));
+  CHECK(w.framework_options.at("collectives.dp_overlap") == "true");
+  // Megatron-LM: --overlap-param-gather only with the distributed optimizer.
+  CHECK_THAT(refusal(base + "overlap_param_gather: true\n"),
+             Catch::Contains("w.yaml: overlap_param_gather: ") && Catch::Contains("needs parallelism.zero 1 or 2"));
+}

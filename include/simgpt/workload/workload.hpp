@@ -219,6 +219,10 @@ struct ParallelismSpec {
   // GPipe rounds of --batch-size / --micro-batch-size micro-batches before the optimizer step).
   int64_t pipeline_flushes = 1;
   int64_t zero = 0;
+  // ZeRO 1-2 (Megatron's distributed optimizer): the updated weights' all-gather is issued layer by
+  // layer as the next step's forward reaches them, overlapped with it, instead of after the update
+  // (Megatron-LM's --overlap-param-gather).
+  bool overlap_param_gather = false;
   bool sequence_parallel = false;
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
   Partition partition = Partition::framework;

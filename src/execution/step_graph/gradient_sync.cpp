@@ -118,13 +118,19 @@ void GradientSync::update(int s, int t, const std::vector<int>& group) {
     params += point.bytes;
   for (const GradientPoint& point : expert_points_[static_cast<size_t>(group[0])])
     expert_params += point.bytes;
+  // The points hold gradient bytes; the gather moves the weights, in the model's precision
+  // (Megatron-core's distributed optimizer all-gathers its bf16 param buffer however wide the
+  // gradients it reduce-scattered were).
+  params /= plan_.grad_factor;
+  expert_params /= plan_.grad_factor;
   const bool sharded = plan_.sharded_optimizer() && plan_.dp > 1;
   const double seconds = optimizer_seconds(plan_, s);
   for (int gpu : group) {
     streams_.run(gpu, seconds, {Phase::optimizer, s, -1, 0});
     streams_.flush(gpu);
   }
-  if (sharded && plan_.zero < 3 && !stand_ins_.stands_in(t)) {
+  // Under overlap_param_gather the gather waits for the next step's forward (zero_gathers.hpp).
+  if (sharded && plan_.zero < 3 && !plan_.overlap_param_gather && !stand_ins_.stands_in(t)) {
     // Each replica updated its shard: gather the new weights, the experts' over their own group.
     CollectiveTasks c =
         collectives_.add(CommDimension::dp, group, CollectiveKind::allgather, params, CollectiveAlgorithm::ring, stand_ins_.rank_weight());

@@ -8,7 +8,7 @@
 namespace simgpt::step_graph {
 
 void ZeroGathers::begin_pass(int s, int v, bool forward) {
-  if (!zero3(plan_))
+  if (!gathers_weights(plan_))
     return;
   const StageCost& c = plan_.stages[static_cast<size_t>(v)];
   const int V = plan_.pp * plan_.chunks;
@@ -24,7 +24,7 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
   if (!forward)
     std::reverse(units.begin(), units.end());
   pass_ = {s, std::move(units), {}, 0, false};
-  if (plan_.zero3_keep_gathered) {
+  if (keeps_gathered(plan_)) {
     // FSDP2 with reshard_after_forward=False keeps what a forward gathered for its backward, and
     // torch.distributed.pipelining runs every micro-batch's backward but the last without
     // resharding (stage.py, backward_maybe_with_nosync: set_reshard_after_backward(False)): the
@@ -36,7 +36,7 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
 }
 
 void ZeroGathers::use_weights(double bytes) {
-  if (!zero3(plan_) || bytes <= 0 || pass_.held)
+  if (!gathers_weights(plan_) || bytes <= 0 || pass_.held)
     return;
   GatherPass& p = pass_;
   const size_t j = p.used++;

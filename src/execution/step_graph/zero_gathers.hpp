@@ -16,6 +16,15 @@ namespace simgpt::step_graph {
 // Whether the plan shards weights across data-parallel replicas (ZeRO-3 with more than one).
 inline bool zero3(const ExecutionPlan& plan) { return plan.zero >= 3 && plan.dp > 1; }
 
+// Whether the forward waits for weights all-gathered unit by unit: ZeRO-3's, or the sharded
+// optimizer's updated weights under overlap_param_gather (Megatron-core's
+// distributed_data_parallel.py: each bucket's all-gather dispatched from the forward pre-hook of
+// its first module, the next bucket's issued ahead), gathered once and kept.
+inline bool gathers_weights(const ExecutionPlan& plan) {
+  return zero3(plan) || (plan.overlap_param_gather && plan.dp > 1);
+}
+inline bool keeps_gathered(const ExecutionPlan& plan) { return plan.zero3_keep_gathered || plan.zero < 3; }
+
 class ZeroGathers {
   // The gathers of the pass being built.
   struct GatherPass {
