@@ -35,6 +35,13 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, c
                      fmt::format("{} needs fp8 tensor cores and GPU {} has none (TransformerEngine needs compute "
                                  "capability 8.9 or higher; the catalog lists no fp8 peak for it): expected none",
                                  name_of(fp8_), gpu.name));
+  // transformer_engine/pytorch/quantization.py, check_mxfp8_support: block-scaled fp8 GEMMs need
+  // Blackwell's tensor cores (compute capability 10.0 and up).
+  if (fp8_ != Fp8Format::none && fp8_recipe_ == Fp8Recipe::mxfp8 && gpu.compute_capability < 10.0)
+    throw InputError(source + ": training.fp8_recipe",
+                     fmt::format("mxfp8 needs block-scaled fp8 GEMMs (compute capability 10.0 and up, Blackwell) and "
+                                 "GPU {} has compute capability {}: expected delayed or tensorwise",
+                                 gpu.name, gpu.compute_capability));
 }
 
 // Tensor-core GEMM kernels load their operands in 16-byte vectors, so every leading dimension
@@ -78,6 +85,13 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
     form.fp8 = true;
     form.fp8_transpose = gpu_.fp8_gemms_tn_only();
     form.fp8_current_scaling = fp8_recipe_ == Fp8Recipe::tensorwise;
+    if (fp8_recipe_ == Fp8Recipe::mxfp8) {
+      // MXFP8Quantizer writes the row-wise copy and, for the GEMMs that read it the other way,
+      // the column-wise one (scales run along the reduction dimension), each with one scale byte
+      // per 32 values (transformer_engine/pytorch/tensor/mxfp8_tensor.py).
+      form.fp8_transpose = true;
+      form.fp8_block = 32;
+    }
     form.fp8_recast_per_use = profile_.fp8_recast_per_use;
   }
   const Profile::FusedSoftmax& fused = profile_.fused_softmax;

@@ -114,7 +114,9 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // GEMM where the GPU's fp8 GEMMs are TN only. Whole on every data-parallel rank (ZeRO-3, which
   // would gather and free the weights, is refused with TransformerEngine's fp8; a framework that
   // casts at every use keeps no copy: f.fp8_weights is 0).
-  state.weights += f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
+  // MXFP8 keeps both copies whatever the GPU, each with a scale byte per 32 weights.
+  state.weights += w.training.fp8_recipe == Fp8Recipe::mxfp8 ? f.fp8_weights * 2 * (1 + 1.0 / 32)
+                                                              : f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
   state.gradients = sharded(per_param.gradients, sharded_gradients);
   state.optimizer_state = profile.optimizer_offload ? 0 : sharded(per_param.optimizer, sharded_state);
   // Without a persistent buffer and without accumulation, a layer's gradients appear as its

@@ -18,6 +18,7 @@ struct Fp8Cast {
   double source_bytes = 2; // the tensor's element size
   bool transpose = false;
   bool current_scaling = false;
+  double block = 0; // values per scale byte (mxfp8's 32), each copy; 0: one scale for the tensor
 };
 
 struct Kernel {
@@ -101,6 +102,7 @@ struct KernelForm {
   // Profile::fp8_recast_per_use: the weight cast before each forward GEMM, and the weight and input
   // cast again (transposed) for the backward's GEMMs.
   bool fp8_recast_per_use = false;
+  double fp8_block = 0; // mxfp8: values per scale byte of each copy a cast writes (0: one scale a tensor)
   // Profile::eager_fp32_chains: `eager_chains` where the kernels are not fused (torch.compile
   // fuses each chain into one kernel), `repeat_kv` either way.
   bool eager_chains = false;

@@ -136,3 +136,10 @@ TEST_CASE("TransformerEngine keeps fp8 copies of the linear layers' weights, not
   CHECK(layer_fp8_weight_elements(m, 2, 4, 0) ==
         Approx(moe_layer_parameters(m, 2, 4) - router - 2 * static_cast<double>(m.hidden)));
 }
+
+TEST_CASE("an mxfp8 cast writes both copies with a scale byte per 32 values, and no amax pass") {
+  const Kernels mx = fp8_cast_kernels({.elements = 3200, .source_bytes = 2, .transpose = true,
+                                       .current_scaling = false, .block = 32});
+  REQUIRE(mx.size() == 1);
+  CHECK(mx[0].bytes == Approx(3200 * (2 + 2) + 2 * 100));
+}

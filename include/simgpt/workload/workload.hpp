@@ -32,10 +32,13 @@ constexpr std::span<const EnumName<Fp8Format>> enum_names(Fp8Format) { return kF
 // How TransformerEngine scales a tensor into fp8 (Megatron-LM's --fp8-recipe, default delayed;
 // megatron/core/fp8_utils.py, get_fp8_recipe): `delayed` takes the scale from the amax history of
 // earlier iterations, the cast kernel recording this one's amax (DelayedScaling); `tensorwise`
-// computes each tensor's amax first, a pass over it before the cast (Float8CurrentScaling).
-enum class Fp8Recipe { delayed, tensorwise };
-inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {{Fp8Recipe::delayed, "delayed"},
-                                                         {Fp8Recipe::tensorwise, "tensorwise"}};
+// computes each tensor's amax first, a pass over it before the cast (Float8CurrentScaling);
+// `mxfp8` scales each block of 32 consecutive values by its own power of two (MXFP8BlockScaling:
+// E4M3 data, one E8M0 scale a block, no amax pass), each cast writing a row-wise and a
+// column-wise copy, for Blackwell's block-scaled GEMMs (compute capability 10.0 and up).
+enum class Fp8Recipe { delayed, tensorwise, mxfp8 };
+inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {
+    {Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::tensorwise, "tensorwise"}, {Fp8Recipe::mxfp8, "mxfp8"}};
 constexpr std::span<const EnumName<Fp8Recipe>> enum_names(Fp8Recipe) { return kFp8RecipeNames; }
 
 enum class Recompute { none, full, selective };
