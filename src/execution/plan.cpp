@@ -122,16 +122,43 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     throw InputError(w.source + ": training.recompute",
                      "selective recompute by the profile's op policy (compute.selective_recompute "
                      "every_second_matmul) is modelled for dense layers without latent attention only");
-  const auto layer_cost = [&](const Kernels& mlp_kernels, double parameters) {
+  // Megatron-core's recompute modules (training.recompute_modules): what each rerun before the
+  // layer's backward (megatron/core/transformer: the checkpointed core attention, MLP and experts'
+  // activation, the norms' CheckpointWithoutOutput).
+  const TrainingSpec& tr = w.training;
+  const auto module_rerun = [&](bool moe_layer) {
+    Kernels k;
+    if (tr.recomputes(RecomputeModule::core_attn)) {
+      const Kernels core = attention_core_forward(model, shard, form);
+      k.insert(k.end(), core.begin(), core.end());
+    }
+    if (tr.recomputes(RecomputeModule::layernorm))
+      for (int i = 0; i < 2; ++i) {
+        const Kernels norm = layer_norm_forward(model, shard, form);
+        k.insert(k.end(), norm.begin(), norm.end());
+      }
+    if (tr.recomputes(RecomputeModule::mlp) && !moe_layer) {
+      const Kernels mlp_module = mlp_module_forward(model, shard, form);
+      k.insert(k.end(), mlp_module.begin(), mlp_module.end());
+    }
+    if (tr.recomputes(RecomputeModule::moe_act) && moe_layer) {
+      const Kernels act = moe_activation_forward(model, shard);
+      k.insert(k.end(), act.begin(), act.end());
+    }
+    return k;
+  };
+  const auto layer_cost = [&](const Kernels& mlp_kernels, double parameters, bool moe_layer) {
     LayerCost l;
     l.attention_forward = cost.seconds(attention);
     l.mlp_forward = cost.seconds(mlp_kernels);
     l.attention_backward = cost.seconds(backward_of(attention));
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
-    if (recomputes_attention_core(model, w.training.recompute))
+    if (recomputes_attention_core(model, w.training.recompute) && w.training.recompute_modules == 0)
       l.recompute_core = cost.seconds(attention_core_forward(model, shard, form));
     if (op_policy)
       l.recompute_core = cost.seconds(every_second_matmul_rerun(model, attention, mlp_kernels));
+    if (tr.recompute_modules != 0)
+      l.recompute_core = cost.seconds(module_rerun(moe_layer));
     if (plan.cp > 1)
       split_attention(l, attention, cost, model, shard);
     if (model.latent_attention)
@@ -151,7 +178,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     throw InputError("collectives.dp_per_tensor",
                      "lists the tensors of dense GPT layers only: not with multi-head latent attention or MoE "
                      "layers (use false)");
-  plan.layer = layer_cost(mlp, layer_parameters(w.model, par.tp));
+  plan.layer = layer_cost(mlp, layer_parameters(w.model, par.tp), false);
   // The step's kernels for the ledger: each block's forward and backward once a layer and
   // micro-batch, the forward again where full recompute reruns it.
   const double micro_batches = static_cast<double>(plan.micro_batches);
@@ -166,7 +193,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     Kernels moe_mlp;
     for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine})
       moe_mlp.insert(moe_mlp.end(), part->begin(), part->end());
-    plan.layer = layer_cost(moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep));
+    plan.layer = layer_cost(moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep), true);
     plan.layer.moe = true;
     int i = 0;
     for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
@@ -180,12 +207,17 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   account_block(plan.kernels, cost, attention, static_cast<double>(w.model.layers) * micro_batches, rerun);
   account_block(plan.kernels, cost, mlp, static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
                 rerun);
-  if (recomputes_attention_core(model, w.training.recompute))
+  if (recomputes_attention_core(model, w.training.recompute) && w.training.recompute_modules == 0)
     cost.account(attention_core_forward(model, shard, form), static_cast<double>(w.model.layers) * micro_batches,
                  plan.kernels);
   if (op_policy)
     cost.account(every_second_matmul_rerun(model, attention, mlp), static_cast<double>(w.model.layers) * micro_batches,
                  plan.kernels);
+  if (tr.recompute_modules != 0) {
+    cost.account(module_rerun(false), static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
+                 plan.kernels);
+    cost.account(module_rerun(true), static_cast<double>(w.model.moe_layers()) * micro_batches, plan.kernels);
+  }
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
     // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it

@@ -21,6 +21,15 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     if (op_policy) // dense layers only (make_plan refuses the rest)
       return every_second_matmul_kept_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
                                             w.training.precision);
+    if (w.training.recompute_modules != 0) {
+      // The unfused core's scores off with core_attn (layer_activation_bytes' selective form).
+      const Recompute core = w.training.recomputes(RecomputeModule::core_attn) ? Recompute::selective : Recompute::none;
+      return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, core,
+                                    w.training.precision, profile.dropout, profile.memory.recompute_kept,
+                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8) -
+             recompute_modules_freed_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
+                                           w.training.precision, experts, fp8, w.training.recompute_modules);
+    }
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
                                   profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8);
@@ -33,7 +42,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
   // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
   const bool recompute =
-      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute) || op_policy;
+      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute) || op_policy ||
+      w.training.recompute_modules != 0;
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
   const int V = plan.pp * plan.chunks;
   StageFootprint f;

@@ -85,6 +85,27 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   return bytes;
 }
 
+double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
+                                     Precision precision, bool experts, bool fp8, unsigned modules) {
+  const double E = element_bytes(precision);
+  const double sb = static_cast<double>(micro_batch * m.seq_len), t = static_cast<double>(tp);
+  const double h = static_cast<double>(m.hidden);
+  const auto has = [modules](RecomputeModule r) { return (modules & static_cast<unsigned>(r)) != 0; };
+  double freed = 0;
+  if (has(RecomputeModule::core_attn) && m.attention == Attention::flash)
+    freed += 4 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;
+  if (has(RecomputeModule::layernorm)) // the two norms' outputs, the QKV and FC1 inputs (fp8: TE's copies)
+    freed += 2 * (fp8 ? 1 : E) * sb * h / (sequence_parallel ? t : 1);
+  const double f = static_cast<double>(m.ffn_hidden);
+  if (has(RecomputeModule::mlp) && !experts) // FC1's output and the activation's (FC2's input, fp8: 1 byte)
+    freed += sb * ((m.mlp == Mlp::swiglu ? 2 * f : f) * E + f * (fp8 ? 1 : E)) / t;
+  if (has(RecomputeModule::moe_act) && experts) {
+    const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
+    freed += sb * k * routed * static_cast<double>(m.expert_ffn()) * (fp8 ? 1 : E) / t;
+  }
+  return freed;
+}
+
 double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                       Precision precision) {
   const double E = element_bytes(precision);

@@ -196,21 +196,24 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   return k;
 }
 
-Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+// The layer's norm before the attention block or the MLP (either: they are alike), over the
+// tokens this rank holds.
+Kernels layer_norm_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double act = static_cast<double>(s.micro_batch * m.seq_len) * static_cast<double>(m.hidden);
+  const double local = s.sequence_parallel ? act / static_cast<double>(s.tp) : act;
+  if (form.eager_chains && m.norm == Norm::rmsnorm)
+    return eager_rmsnorm(local, E);
+  return {norm_pass(m, local, E)};
+}
+
+Kernels mlp_module_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
   const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
   const double ffn = static_cast<double>(m.ffn_hidden) / tp;
-  const double act = tokens * h;
-  const double local = s.sequence_parallel ? act / tp : act;
   const double rows = s.sequence_parallel ? tokens / tp : tokens;
   Kernels k;
-  if (form.eager_chains && m.norm == Norm::rmsnorm) {
-    const Kernels norm = eager_rmsnorm(local, E);
-    k.insert(k.end(), norm.begin(), norm.end());
-  } else {
-    k.push_back(norm_pass(m, local, E)); // layernorm (or RMSNorm) 2
-  }
   if (m.mlp == Mlp::swiglu) {
     // Gate and up projections as one GEMM, then SiLU(gate) * up (megatron/core/transformer/mlp.py,
     // gated_linear_unit; bias_swiglu_impl fuses a bias in when there is one).
@@ -226,6 +229,16 @@ Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& 
     k.push_back(pass(tokens * ffn, 1, 1, E));  // bias + GeLU
   }
   add_linear(k, form, E, tokens, h, ffn, 1, tokens, rows); // FC2 (row parallel)
+  return k;
+}
+
+Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double act = static_cast<double>(s.micro_batch * m.seq_len) * static_cast<double>(m.hidden);
+  const double local = s.sequence_parallel ? act / static_cast<double>(s.tp) : act;
+  Kernels k = layer_norm_forward(m, s, form); // layernorm (or RMSNorm) 2
+  const Kernels mlp = mlp_module_forward(m, s, form);
+  k.insert(k.end(), mlp.begin(), mlp.end());
   add_epilogue(k, local, E, form, m.bias);
   return k;
 }
@@ -297,6 +310,16 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   }
   add_epilogue(b.after_combine, local, E, form, m.bias);
   return b;
+}
+
+Kernels moe_activation_forward(const ModelSpec& m, const Shard& s) {
+  // The experts' block runs FC1 (grouped), the activation, FC2: the activation is the kernel after
+  // the first grouped GEMM.
+  const MoeBlock b = moe_block_forward(m, s, KernelForm{});
+  for (size_t i = 0; i + 1 < b.experts.size(); ++i)
+    if (b.experts[i].kind == Kernel::Kind::gemm && b.experts[i].grouped)
+      return {b.experts[i + 1]};
+  return {};
 }
 
 Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i) {

@@ -141,6 +141,12 @@ double gradient_element_bytes(Precision p, bool fp32_grads_with_bf16);
 Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels mlp_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// Parts of a layer that Megatron-core's recompute modules rerun (TrainingSpec::recompute_modules):
+// one of the layer's two norms; the dense MLP without its norm and residual (FC1, activation,
+// FC2: "mlp"); a MoE layer's experts' activation ("moe_act").
+Kernels layer_norm_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+Kernels mlp_module_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+Kernels moe_activation_forward(const ModelSpec& m, const Shard& s);
 // A mixture-of-experts MLP block (Megatron-LM's MoELayer, megatron/core/transformer/moe/): the
 // router's GEMM and top-k, the permutation of tokens to their experts, the experts' FFNs as grouped
 // GEMMs, the weighted unpermutation, and a shared expert when the model has one. Split in three

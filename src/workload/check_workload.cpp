@@ -406,6 +406,11 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": model.attention",
                      "flash needs training.precision fp16 or bf16 (FlashAttention has no fp32 kernels); "
                      "use attention: standard for fp32");
+  if (t.recompute_modules != 0 && t.recompute != Recompute::selective)
+    throw InputError(f + ": training.recompute_modules",
+                     "applies only with training.recompute selective (Megatron's --recompute-granularity selective)");
+  if (t.recomputes(RecomputeModule::moe_act) && !m.moe())
+    throw InputError(f + ": training.recompute_modules", "moe_act needs a mixture-of-experts model (model.experts)");
   if (t.fp8 == Fp8Format::none && t.fp8_recipe != Fp8Recipe::delayed)
     throw InputError(f + ": training.fp8_recipe", "applies only with fp8 training (set training.fp8 to e4m3 or hybrid)");
   // fp8 with ZeRO-3: the framework decides (framework_support.cpp, unsupported_by).

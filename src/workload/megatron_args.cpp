@@ -25,7 +25,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 33> kDirect{{
+constexpr std::array<Direct, 34> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -47,6 +47,8 @@ constexpr std::array<Direct, 33> kDirect{{
     // data-parallel ranks (Megatron-LM docs/distrib_optimizer.md): ZeRO's stage 1.
     {"use_distributed_optimizer", "parallelism", "zero", "1"},
     {"overlap_param_gather", "parallelism", "overlap_param_gather", "true"},
+    // megatron/training/arguments.py: --recompute-modules, nargs='*' (the words after it).
+    {"recompute_modules", "training", "recompute_modules", ""},
     // Gradient buckets reduced as the backward makes them (megatron/core/distributed/
     // distributed_data_parallel.py, overlap_grad_reduce): the profile's overlapped buckets.
     {"overlap_grad_reduce", "framework_options", "collectives.dp_overlap", "true"},
@@ -74,8 +76,8 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 21> kComputed{
-    "vocab_file",
+constexpr std::array<std::string_view, 22> kComputed{
+    "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
     "recompute_num_layers",    "optimizer",
@@ -260,6 +262,12 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
     notes.push_back("recompute_method/recompute_num_layers: simgpt checkpoints every layer (uniform, 1 layer)");
   // megatron/training/training.py get_megatron_optimizer: --optimizer sgd keeps a momentum buffer
   // unless --sgd-momentum is 0 (its default is 0.9).
+  // megatron/core/transformer/moe/token_dispatcher.py: the alltoall dispatcher is what simgpt's
+  // MoE layers run (a dispatch and a combine all-to-all over the expert-parallel group); the
+  // allgather and flex (DeepEP, HybridEP) dispatchers move tokens otherwise.
+  if (args.contains("moe_token_dispatcher_type") && args["moe_token_dispatcher_type"] != "alltoall")
+    notes.push_back(fmt::format("moe_token_dispatcher_type {}: simgpt runs the alltoall dispatcher",
+                                echo(args["moe_token_dispatcher_type"])));
   if (args.contains("optimizer")) {
     std::string optimizer = choose(args["optimizer"], at("optimizer"), {{"adam", "adam"}, {"sgd", "sgd_momentum"}});
     if (optimizer == "sgd_momentum" && args.contains("sgd_momentum") &&
@@ -400,6 +408,13 @@ MegatronCommandLine split_megatron_command_line(const std::vector<std::string>& 
     }
     if (!has_next)
       throw InputError(source + ": " + word, "is given without its value");
+    if (name == "recompute_modules") { // a list: every word up to the next argument
+      std::string modules = words[++i];
+      while (i + 1 < words.size() && !words[i + 1].starts_with("--"))
+        modules += " " + words[++i];
+      line.modelled.emplace_back(name, modules);
+      continue;
+    }
     line.modelled.emplace_back(name, words[++i]);
   }
   return line;

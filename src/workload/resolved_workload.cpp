@@ -66,6 +66,13 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
                    {"precision", name_of(t.precision)},
                    {"recompute", name_of(t.recompute)},
                    {"optimizer", name_of(t.optimizer)}};
+  if (t.recompute_modules != 0) { // written only when given: a workload without it resolves as before
+    std::string names; // "core_attn,mlp", as --set writes the list
+    for (const auto& module : kRecomputeModuleNames)
+      if (t.recompute_modules & static_cast<unsigned>(module.value))
+        names += (names.empty() ? "" : ",") + std::string(module.name);
+    j["training"]["recompute_modules"] = names;
+  }
   if (t.tokens > 0) // written only when given, as fp8 below
     j["training"]["tokens"] = t.tokens;
   if (t.gpu_hour_price > 0)
@@ -90,6 +97,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   par["chunks"] = p.chunks;
   par["pipeline_flushes"] = p.pipeline_flushes;
   par["zero"] = p.zero;
+  if (p.overlap_param_gather) // written only when set: a plan without it resolves as before
+    par["overlap_param_gather"] = true;
   par["sequence_parallel"] = p.sequence_parallel;
   par["dp_algorithm"] = name_of(p.dp_algorithm);
   if (p.partition != Partition::framework)

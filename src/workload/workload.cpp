@@ -137,6 +137,47 @@ double read_quantity(const YAML::Node& node, const std::string& where, Parse par
 }
 
 // "uniform", "balanced" or the layers of each stage in order, comma-separated ("13,11").
+// A list of Megatron-core's recompute modules, as a YAML list or "core_attn,mlp".
+void read_recompute_modules(const YAML::Node& node, Workload& w, const std::string& where) {
+  std::vector<std::string> names;
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) {
+      if (!item.IsScalar())
+        throw InputError(where, "expected a list of module names, e.g. [core_attn, mlp]");
+      names.push_back(item.Scalar());
+    }
+  } else if (node.IsScalar()) {
+    std::string text = node.Scalar();
+    std::replace(text.begin(), text.end(), ',', ' ');
+    size_t start = 0;
+    while ((start = text.find_first_not_of(' ', start)) != std::string::npos) {
+      const size_t end = text.find(' ', start);
+      names.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      start = end;
+    }
+  } else {
+    throw InputError(where, "expected a list of module names, e.g. [core_attn, mlp]");
+  }
+  unsigned modules = 0;
+  for (const std::string& name : names) {
+    if (const std::optional<RecomputeModule> m = parse_enum<RecomputeModule>(name)) {
+      modules |= static_cast<unsigned>(*m);
+      continue;
+    }
+    // Megatron-core's other modules (transformer_config.py): what simgpt does not rerun yet.
+    if (name == "moe" || name == "shared_experts" || name == "mla_up_proj" || name == "mhc")
+      throw InputError(where, fmt::format("'{}' is a Megatron-core recompute module simgpt does not model "
+                                          "(expected core_attn, mlp, layernorm or moe_act)",
+                                          echo(name)));
+    throw InputError(where, fmt::format("'{}' is not a recompute module (expected core_attn, mlp, layernorm or "
+                                        "moe_act)",
+                                        echo(name)));
+  }
+  if (modules == 0)
+    throw InputError(where, "names no module (expected some of core_attn, mlp, layernorm, moe_act)");
+  w.training.recompute_modules = modules;
+}
+
 void read_partition(const YAML::Node& node, Workload& w, const std::string& where) {
   const std::string text = node.Scalar();
   auto& p = w.parallelism;
@@ -210,6 +251,7 @@ const std::map<std::string, Section>& schema() {
         {"micro_batch", [](auto& n, Workload& w, auto& at) { w.training.micro_batch = read_int(n, at, 1); }},
         {"precision", [](auto& n, Workload& w, auto& at) { w.training.precision = read_enum<Precision>(n, at); }},
         {"recompute", [](auto& n, Workload& w, auto& at) { w.training.recompute = read_enum<Recompute>(n, at); }},
+        {"recompute_modules", [](auto& n, Workload& w, auto& at) { read_recompute_modules(n, w, at); }},
         {"optimizer", [](auto& n, Workload& w, auto& at) { w.training.optimizer = read_enum<Optimizer>(n, at); }},
         {"fp8", [](auto& n, Workload& w, auto& at) { w.training.fp8 = read_enum<Fp8Format>(n, at); }},
         {"fp8_recipe", [](auto& n, Workload& w, auto& at) { w.training.fp8_recipe = read_enum<Fp8Recipe>(n, at); }},

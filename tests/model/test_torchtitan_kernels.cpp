@@ -101,3 +101,18 @@ TEST_CASE("torchao's casts: the weight before each forward GEMM, weight and inpu
   CHECK(quantized(b) > quantized(a));
   CHECK(quantized(backward_of(b)) > quantized(backward_of(a)));
 }
+
+TEST_CASE("Megatron-core's recompute modules free what their modules keep") {
+  const ModelSpec m = llama8b();
+  const auto freed = [&](unsigned modules) {
+    return recompute_modules_freed_bytes(m, 2, 1, false, Precision::bf16, false, false, modules);
+  };
+  const double sb = 2.0 * 8192;
+  // FlashAttention's core: its fp32 logsumexp only (the output stays, the projection's input).
+  CHECK(freed(static_cast<unsigned>(RecomputeModule::core_attn)) == Approx(4.0 * 2 * 32 * 8192));
+  // SwiGLU's gate-and-up output (2 ffn) and its activation (ffn), in bf16.
+  CHECK(freed(static_cast<unsigned>(RecomputeModule::mlp)) == Approx(sb * 3 * 14336 * 2));
+  CHECK(freed(static_cast<unsigned>(RecomputeModule::layernorm)) == Approx(sb * 2 * 4096 * 2));
+  // moe_act frees nothing of a dense layer.
+  CHECK(freed(static_cast<unsigned>(RecomputeModule::moe_act)) == 0);
+}

@@ -297,3 +297,29 @@ TEST_CASE("Megatron's gradient-reduce and param-gather overlap flags set what si
   CHECK_THAT(refusal(base + "overlap_param_gather: true\n"),
              Catch::Contains("w.yaml: overlap_param_gather: ") && Catch::Contains("needs parallelism.zero 1 or 2"));
 }
+
+TEST_CASE("Megatron-core's recompute modules and token dispatcher") {
+  const std::string base = "model: {layers: 4, hidden: 1024, heads: 16, seq_len: 1024, vocab: 50257}\n"
+                           "training: {global_batch: 8}\nparallelism: {dp: 1}\n";
+  const Workload w = parse_workload(base + "recompute_granularity: selective\nrecompute_modules: core_attn mlp\n", "w.yaml");
+  CHECK(w.training.recomputes(RecomputeModule::core_attn));
+  CHECK(w.training.recomputes(RecomputeModule::mlp));
+  CHECK_FALSE(w.training.recomputes(RecomputeModule::layernorm));
+  CHECK_THAT(refusal(base + "recompute_granularity: selective\nrecompute_modules: moe\n"),
+             Catch::Contains("'moe' is a Megatron-core recompute module simgpt does not model"));
+  CHECK_THAT(refusal(base + "recompute_granularity: full\nrecompute_modules: mlp\n"),
+             Catch::Contains("applies only with training.recompute selective"));
+  CHECK_THAT(refusal(base + "moe_token_dispatcher_type: flex\n"),
+             Catch::Contains("moe_token_dispatcher_type flex: simgpt runs the alltoall dispatcher"));
+  const ImportedWorkload imported =
+      import_megatron({"torchrun", "--nproc-per-node", "8", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size",
+                       "1024", "--num-attention-heads", "8", "--seq-length", "1024", "--vocab-size", "32000", "--bf16",
+                       "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
+                       "--recompute-granularity", "selective", "--recompute-modules", "core_attn", "mlp",
+                       "--moe-token-dispatcher-type", "alltoall", "--global-batch-size", "64"},
+                      std::nullopt);
+  CHECK_THAT(body(imported.yaml), Catch::Contains("recompute_modules: \"core_attn,mlp\"") &&
+                                      Catch::Contains("overlap_param_gather: true") &&
+                                      Catch::Contains("collectives.dp_overlap: \"true\""));
+  CHECK(imported.ignored.empty());
+}

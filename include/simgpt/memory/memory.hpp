@@ -59,6 +59,14 @@ struct MemoryBreakdown {
 double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                       Precision precision);
 
+// What Megatron-core's recompute modules (TrainingSpec::recompute_modules, `modules` its bits) free
+// of what a layer keeps for backward with no recompute, for one micro-batch on one GPU: under
+// FlashAttention the core's fp32 logsumexp (its output stays, saved by the output projection; an
+// unfused core's scores come off in layer_activation_bytes' selective form), the dense MLP's FC1
+// and activation outputs, the two norms' outputs, the experts' activation outputs.
+double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
+                                     Precision precision, bool experts, bool fp8, unsigned modules);
+
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
                               double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false,

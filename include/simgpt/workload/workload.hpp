@@ -46,6 +46,16 @@ inline constexpr EnumName<Recompute> kRecomputeNames[] = {
     {Recompute::none, "none"}, {Recompute::full, "full"}, {Recompute::selective, "selective"}};
 constexpr std::span<const EnumName<Recompute>> enum_names(Recompute) { return kRecomputeNames; }
 
+// What selective recompute reruns as Megatron-core names it (--recompute-modules; megatron/core/
+// transformer/transformer_config.py, recompute_modules, default ["core_attn"]): the attention core,
+// the dense MLP, the two norms, the experts' activation. A bit each (RecomputeModules).
+enum class RecomputeModule : unsigned { core_attn = 1, mlp = 2, layernorm = 4, moe_act = 8 };
+inline constexpr EnumName<RecomputeModule> kRecomputeModuleNames[] = {{RecomputeModule::core_attn, "core_attn"},
+                                                                     {RecomputeModule::mlp, "mlp"},
+                                                                     {RecomputeModule::layernorm, "layernorm"},
+                                                                     {RecomputeModule::moe_act, "moe_act"}};
+constexpr std::span<const EnumName<RecomputeModule>> enum_names(RecomputeModule) { return kRecomputeModuleNames; }
+
 // sgd: plain SGD (PyTorch's default, no state); sgd_momentum: one fp32 momentum buffer per
 // parameter (Megatron-LM's default --sgd-momentum 0.9).
 enum class Optimizer { adam, sgd, sgd_momentum };
@@ -188,6 +198,12 @@ struct TrainingSpec {
   int64_t micro_batch = 1;
   Precision precision = Precision::fp16;
   Recompute recompute = Recompute::none;
+  // With selective recompute, the modules rerun (RecomputeModule bits; 0: the framework's own
+  // selective recompute, its profile's compute.selective_recompute).
+  unsigned recompute_modules = 0;
+  bool recomputes(RecomputeModule m) const {
+    return recompute == Recompute::selective && (recompute_modules & static_cast<unsigned>(m)) != 0;
+  }
   Optimizer optimizer = Optimizer::adam;
   Fp8Format fp8 = Fp8Format::none;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
