@@ -137,14 +137,20 @@ double PassTimes::tp_collective(int s, CollectiveKind kind, double bytes) {
 }
 
 // Megatron's f/g operators around a tensor-parallel block (the step graph's `block`).
-double PassTimes::block(int s, double seconds, double gathered_bytes) {
+double PassTimes::block(int s, double seconds, double gathered_bytes, const double* overlap_s) {
   if (plan_.tp < 2)
     return seconds;
+  // tp_comm_overlap: each collective holds the stream for one of its tp chunks and what the GEMM
+  // beside it does not cover (FoldedCollective::overlap_s).
+  const auto exposed = [&](double whole, int i) {
+    return overlap_s && overlap_s[i] > 0 ? std::max(whole / plan_.tp, whole - overlap_s[i]) : whole;
+  };
   double t = seconds;
   if (plan_.sequence_parallel && gathered_bytes > 0)
-    t += tp_collective(s, CollectiveKind::allgather, gathered_bytes);
-  t += tp_collective(s, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
-                     plan_.activation_bytes);
+    t += exposed(tp_collective(s, CollectiveKind::allgather, gathered_bytes), 0);
+  t += exposed(tp_collective(s, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
+                             plan_.activation_bytes),
+               1);
   return t;
 }
 
@@ -168,7 +174,8 @@ double PassTimes::ring_attention(int s, double core_seconds, double block_bytes)
 double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
   const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
   if (plan_.cp < 2)
-    return block(s, forward ? layer.attention_forward : layer.attention_backward, gathered);
+    return block(s, forward ? layer.attention_forward : layer.attention_backward, gathered,
+                 plan_.tp_comm_overlap ? layer.tp_overlap_s[0][forward ? 0 : 1] : nullptr);
   const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
   double core = 0;
   if (plan_.cp_comm_type == CpCommType::p2p) {
@@ -180,12 +187,14 @@ double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
            exchange(s, plan_.cp, cp_family_, CollectiveKind::all_to_all,
                     forward ? layer.context_out_bytes : layer.context_in_bytes);
   }
-  return block(s, parts[0] + parts[2], gathered) + core;
+  return block(s, parts[0] + parts[2], gathered, plan_.tp_comm_overlap ? layer.tp_overlap_s[0][forward ? 0 : 1] : nullptr) +
+         core;
 }
 
 double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
   if (!layer.moe)
-    return block(s, forward ? layer.mlp_forward : layer.mlp_backward, plan_.activation_bytes);
+    return block(s, forward ? layer.mlp_forward : layer.mlp_backward, plan_.activation_bytes,
+                 plan_.tp_comm_overlap ? layer.tp_overlap_s[1][forward ? 0 : 1] : nullptr);
   const double* parts = forward ? layer.moe_forward : layer.moe_backward;
   const double tokens = exchange(s, plan_.ep, ep_family_, CollectiveKind::all_to_all, layer.all_to_all_bytes);
   return parts[0] + 2 * tokens + block(s, parts[1], plan_.activation_bytes) + parts[2];

@@ -47,7 +47,7 @@ private:
   std::vector<double> unit_ends(int s, const std::vector<Unit>& units, bool gathers = true);
   double attention(int s, const LayerCost& layer, bool forward);
   double mlp(int s, const LayerCost& layer, bool forward);
-  double block(int s, double seconds, double gathered_bytes);
+  double block(int s, double seconds, double gathered_bytes, const double* overlap_s = nullptr);
   double tp_collective(int s, CollectiveKind kind, double bytes);
   double exchange(int s, int size, GroupFamily& family, CollectiveKind kind, double bytes);
   double ring_attention(int s, double core_seconds, double block_bytes);

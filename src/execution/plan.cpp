@@ -101,6 +101,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.zero3_keep_gathered = profile.zero3_reshard_after_forward == Profile::Reshard::never ||
                              (profile.zero3_reshard_after_forward == Profile::Reshard::unless_pipelined && par.pp > 1);
   plan.overlap_param_gather = par.overlap_param_gather && par.zero >= 1 && par.zero <= 2;
+  plan.tp_comm_overlap = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 
@@ -159,6 +160,33 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       l.recompute_core = cost.seconds(every_second_matmul_rerun(model, attention, mlp_kernels));
     if (tr.recompute_modules != 0)
       l.recompute_core = cost.seconds(module_rerun(moe_layer));
+    if (plan.tp_comm_overlap) {
+      // TransformerEngine overlaps the input's all-gather with the column-parallel GEMM that reads
+      // it and the output's reduce-scatter with the row-parallel GEMM that makes it
+      // (transformer_engine/pytorch/module/linear.py, ub_overlap_ag / ub_overlap_rs); in the
+      // backward, the gather beside the row-parallel layer's gradient GEMMs, the reduce-scatter of
+      // the input gradient beside the column-parallel layer's.
+      const auto gemm_seconds = [&](const Kernels& ks, bool first, int count) {
+        std::vector<const Kernel*> gemms;
+        for (const Kernel& k : ks)
+          if (k.kind == Kernel::Kind::gemm && k.layout != Kernel::Layout::none)
+            gemms.push_back(&k);
+        double seconds = 0;
+        for (int i = 0; i < count && i < static_cast<int>(gemms.size()); ++i)
+          seconds += cost.kernel_seconds(*gemms[first ? static_cast<size_t>(i) : gemms.size() - 1 - static_cast<size_t>(i)]);
+        return seconds;
+      };
+      const Kernels* blocks[2] = {&attention, moe_layer ? nullptr : &mlp_kernels};
+      for (int b = 0; b < 2; ++b) {
+        if (!blocks[b])
+          continue;
+        const Kernels backward = backward_of(*blocks[b]);
+        l.tp_overlap_s[b][0][0] = gemm_seconds(*blocks[b], true, 1);
+        l.tp_overlap_s[b][0][1] = gemm_seconds(*blocks[b], false, 1);
+        l.tp_overlap_s[b][1][0] = gemm_seconds(backward, true, 2);
+        l.tp_overlap_s[b][1][1] = gemm_seconds(backward, false, 2);
+      }
+    }
     if (plan.cp > 1)
       split_attention(l, attention, cost, model, shard);
     if (model.latent_attention)

@@ -18,6 +18,9 @@ struct LayerCost {
   double mlp_forward = 0;
   double attention_backward = 0;
   double mlp_backward = 0;
+  // tp_comm_overlap: the GEMM seconds a block's all-gather and its reduce-scatter run beside:
+  // [0 attention, 1 MLP][0 forward, 1 backward][0 all-gather, 1 reduce-scatter].
+  double tp_overlap_s[2][2][2] = {};
   double recompute_core = 0; // selective recompute: what is rerun before the layer's backward (the
                              // attention core, or the profile's op policy's kernels)
   double grad_bytes = 0;     // the layer's gradients on one GPU (expert_grad_bytes among them)
@@ -83,6 +86,7 @@ struct ExecutionPlan {
   bool zero3_keep_gathered = false;
   // ZeRO 1-2 with the weights' all-gather in the forward (parallelism.overlap_param_gather).
   bool overlap_param_gather = false;
+  bool tp_comm_overlap = false; // parallelism.tp_comm_overlap, with tp > 1
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 

@@ -166,13 +166,14 @@ private:
   // output's gradient there, not the output again).
   void attention_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
     const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
+    const double* overlap = plan_.tp_comm_overlap ? layer.tp_overlap_s[0][forward ? 0 : 1] : nullptr;
     if (plan_.cp < 2) {
-      block_all(pass, forward ? layer.attention_forward : layer.attention_backward, slot, gathered);
+      block_all(pass, forward ? layer.attention_forward : layer.attention_backward, slot, gathered, overlap);
       return;
     }
     const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
     for (const std::vector<int>& group : pass.groups)
-      begin_block(group, gathered);
+      begin_block(group, gathered, overlap ? overlap[0] : 0);
     run_all(pass, parts[forward ? 0 : 2], slot);
     if (plan_.cp_comm_type == CpCommType::p2p) {
       ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
@@ -183,7 +184,7 @@ private:
     }
     run_all(pass, parts[forward ? 2 : 0], slot);
     for (const std::vector<int>& group : pass.groups)
-      end_block(group);
+      end_block(group, overlap ? overlap[1] : 0);
   }
 
   // Ring attention (Megatron's cp_comm_type p2p; TransformerEngine's AttnFuncWithCPAndKVP2P): cp
@@ -235,7 +236,8 @@ private:
   // backward runs them in reverse, each all-to-all carrying the gradients of its tokens back.
   void mlp_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
     if (!layer.moe) {
-      block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot);
+      block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot, plan_.activation_bytes,
+                plan_.tp_comm_overlap ? layer.tp_overlap_s[1][forward ? 0 : 1] : nullptr);
       return;
     }
     const double* parts = forward ? layer.moe_forward : layer.moe_backward;
@@ -262,41 +264,48 @@ private:
     block_all(pass, seconds, slot, plan_.activation_bytes);
   }
 
-  void block_all(const Pass& pass, double seconds, const Slot& slot, double gathered_bytes) {
+  void block_all(const Pass& pass, double seconds, const Slot& slot, double gathered_bytes,
+                 const double* overlap_s = nullptr) {
     for (const std::vector<int>& group : pass.groups)
-      block(group, seconds, slot, gathered_bytes);
+      block(group, seconds, slot, gathered_bytes, overlap_s);
   }
 
   // One tensor-parallel block: Megatron's f/g operators. Without sequence parallelism the block's
   // output is all-reduced; with it, the input (`gathered_bytes` of it) is all-gathered and the
   // output reduce-scattered. The vocabulary-parallel embedding has no input to gather (0 bytes).
-  void block(const std::vector<int>& group, double seconds, const Slot& slot, double gathered_bytes) {
+  // `overlap_s` (tp_comm_overlap): the GEMM seconds the gather and the reduce-scatter run beside.
+  void block(const std::vector<int>& group, double seconds, const Slot& slot, double gathered_bytes,
+             const double* overlap_s = nullptr) {
     if (gathered_bytes > 0)
-      begin_block(group, gathered_bytes);
+      begin_block(group, gathered_bytes, overlap_s ? overlap_s[0] : 0);
     for (int gpu : group)
       streams_.run(gpu, seconds, slot);
-    end_block(group);
+    end_block(group, overlap_s ? overlap_s[1] : 0);
   }
 
-  void begin_block(const std::vector<int>& group, double gathered_bytes) {
+  void begin_block(const std::vector<int>& group, double gathered_bytes, double overlap_s = 0) {
     if (group.size() > 1 && plan_.sequence_parallel)
-      blocking_collective(CommDimension::tp, group, CollectiveKind::allgather, gathered_bytes);
+      blocking_collective(CommDimension::tp, group, CollectiveKind::allgather, gathered_bytes, overlap_s);
   }
 
-  void end_block(const std::vector<int>& group) {
+  void end_block(const std::vector<int>& group, double overlap_s = 0) {
     if (group.size() > 1)
       blocking_collective(CommDimension::tp, group, plan_.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::allreduce,
-                          plan_.activation_bytes);
+                          plan_.activation_bytes, overlap_s);
   }
 
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
-  // their next kernels wait for it.
-  void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
+  // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream
+  // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
+  // of its kind, measured, and a collective of a group that is not isolated block whole.
+  void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                           double overlap_s = 0) {
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       collectives_.count(dimension, gpus, kind, bytes, stand_ins_.replica_weight());
       // After the first like it, folded into the kernels around it (FoldedCollective).
       if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
-        streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds);
+        streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
+                      static_cast<int>(gpus.size()));
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for.

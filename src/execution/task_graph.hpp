@@ -106,6 +106,10 @@ struct FoldedCollective {
   // between it and the next (or the task's end): each summed as a task of its own would be.
   double kernels_before_s = 0, kernels_after_s = 0;
   double exit_latency_s = 0; // its step latencies after its flows (Task::seconds of an isolated_collective)
+  // Overlapped with a GEMM of `overlap_s` in `chunks` pieces (tp_comm_overlap): the stream waits
+  // for one chunk and for what the GEMM does not cover, max(t / chunks, t - overlap_s), not t.
+  double overlap_s = 0;
+  int chunks = 1;
   int pieces_before = 0;       // the task's kernel pieces before it, on a traced stream (StepGraph::kernel_pieces)
 };
 
@@ -162,7 +166,8 @@ double walk_task_parts(const TaskGraph& g, TaskId v, double start, std::span<con
   for (; i < folded.size() && folded[i].task == v; ++i) {
     const double end = at + folded[i].kernels_before_s;
     kernels(at, end);
-    at = end + (flow_seconds.empty() ? 0 : flow_seconds[i]) + folded[i].exit_latency_s; // as an isolated collective's timer
+    const double whole = (flow_seconds.empty() ? 0 : flow_seconds[i]) + folded[i].exit_latency_s; // as an isolated collective's timer
+    at = end + (folded[i].overlap_s > 0 ? std::max(whole / folded[i].chunks, whole - folded[i].overlap_s) : whole);
     collective(i, end, at);
   }
   const double end = at + folded[i - 1].kernels_after_s;

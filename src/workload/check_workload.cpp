@@ -419,6 +419,12 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": parallelism.zero", "ZeRO shards state across data-parallel ranks: it needs dp > 1");
   if (p.sequence_parallel && p.tp == 1)
     throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
+  // megatron/training/arguments.py: "Tensor parallel communication/GEMM overlap can happen only
+  // when sequence parallelism is enabled".
+  if (p.tp_comm_overlap && !p.sequence_parallel)
+    throw InputError(f + ": parallelism.tp_comm_overlap",
+                     "overlaps sequence parallelism's collectives with the GEMMs: it needs tp > 1 and "
+                     "parallelism.sequence_parallel true");
   // Megatron-LM: "--overlap-param-gather only supported with distributed optimizer"
   // (megatron/training/arguments.py).
   if (p.overlap_param_gather && (p.zero < 1 || p.zero > 2))

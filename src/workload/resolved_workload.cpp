@@ -100,6 +100,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   if (p.overlap_param_gather) // written only when set: a plan without it resolves as before
     par["overlap_param_gather"] = true;
   par["sequence_parallel"] = p.sequence_parallel;
+  if (p.tp_comm_overlap) // written only when set
+    par["tp_comm_overlap"] = true;
   par["dp_algorithm"] = name_of(p.dp_algorithm);
   if (p.partition != Partition::framework)
     par["partition"] = partition_text(p);

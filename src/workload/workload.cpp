@@ -282,6 +282,7 @@ const std::map<std::string, Section>& schema() {
          [](auto& n, Workload& w, auto& at) { w.parallelism.sequence_parallel = read_bool(n, at); }},
         {"overlap_param_gather",
          [](auto& n, Workload& w, auto& at) { w.parallelism.overlap_param_gather = read_bool(n, at); }},
+        {"tp_comm_overlap", [](auto& n, Workload& w, auto& at) { w.parallelism.tp_comm_overlap = read_bool(n, at); }},
         {"partition", [](auto& n, Workload& w, auto& at) { read_partition(n, w, at); }},
         {"dp_algorithm", [](auto& n, Workload& w, auto& at) { w.parallelism.dp_algorithm = read_enum<DpAlgorithm>(n, at); }}}},
       {"placement",

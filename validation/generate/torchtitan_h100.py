@@ -137,11 +137,12 @@ DESCRIPTION = """\
   parallelism's rotate method allgather (config_manager.py) run here as simgpt's ring (p2p: the same
   key/value bytes, exchanged step by step, not gathered at once); Float8 as torchao's dynamic
   tensorwise casts (training.fp8 hybrid: e4m3 inputs and weights, e5m2 gradients); torch.compile as
-  fused elementwise kernels. Not modelled, and said in each row's note: selective activation
-  checkpointing's op policy (parallelize_llama.py: every second matmul's output recomputed; simgpt's
-  selective recomputes nothing under flash attention), AsyncTP's overlap of tensor-parallel
-  collectives with the matmuls, Float8 all-gathers under FSDP (llama3_405b.toml:
-  enable_fsdp_float8_all_gather), the 500 W limit's clock. Memory is torch.cuda.max_memory_reserved
+  fused elementwise kernels (the torchtitan profile's eager fp32 chains otherwise); selective
+  checkpointing as its op policy (the profile's compute.selective_recompute). Not modelled, and said
+  in each row's note: AsyncTP (parallelism.tp_comm_overlap, TransformerEngine's overlap, would make
+  Table 4's AsyncTP row 20% faster than its 2D row, measured 5.7%), Float8 all-gathers under FSDP
+  (llama3_405b.toml: enable_fsdp_float8_all_gather), the 500 W limit's clock. Memory is
+  torch.cuda.max_memory_reserved
   (torchtitan/metrics.py, reserved_bytes.all.peak; the maximum over ranks), compared with simgpt's
   live tensors and allocator cache."""
 
@@ -187,10 +188,12 @@ def row_sets(t, cells, header):
         sets += [("parallelism.partition", '"' + ",".join(str(n) for n in sizes) + '"')]
     if float8:
         sets += [("training.fp8", "hybrid"), ("training.fp8_recipe", "tensorwise")]
+    # AsyncTP is not run as parallelism.tp_comm_overlap: TransformerEngine's overlap of every
+    # sequence-parallel collective with its GEMM would make Table 4's AsyncTP row 20% faster than
+    # its 2D row where it measured 5.7% faster; what torch's micro-pipelined TP of 2024-12 overlaps
+    # (which backward collectives) is not established.
     sets += [("framework_options.compute.fused_elementwise", "true" if compile_ else "false")]
     unmodelled = []
-    if t["recompute"] == "selective":
-        unmodelled.append("selective checkpointing's op policy (every second matmul recomputed)")
     if async_tp:
         unmodelled.append("AsyncTP's overlap of tensor-parallel collectives")
     if float8 and t["model"] == "405B":

@@ -243,6 +243,10 @@ struct ParallelismSpec {
   // (Megatron-LM's --overlap-param-gather).
   bool overlap_param_gather = false;
   bool sequence_parallel = false;
+  // Sequence parallelism's all-gathers and reduce-scatters split into tp chunks and overlapped with
+  // the GEMM beside them (TransformerEngine's userbuffers, Megatron's --tp-comm-overlap; PyTorch's
+  // async tensor parallelism, torchtitan's enable_async_tensor_parallel).
+  bool tp_comm_overlap = false;
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
   Partition partition = Partition::framework;
   std::vector<int64_t> stage_layers; // layers per (virtual) stage when partition is listed

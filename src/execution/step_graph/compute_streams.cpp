@@ -105,13 +105,15 @@ void ComputeStreams::measures(int gpu, TaskId task, double bytes) {
   measured_[static_cast<size_t>(stream(gpu))].push_back({t.peer, *t.collective, bytes, task});
 }
 
-void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s) {
+void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s, double overlap_s, int chunks) {
   Pending& p = pending_[static_cast<size_t>(stream(gpu))];
   if (!p.folded.empty())
     p.folded.back().kernels_after_s = p.since_fold;
   p.folded.push_back({.measured = measured,
                       .kernels_before_s = p.since_fold,
                       .exit_latency_s = exit_latency_s,
+                      .overlap_s = overlap_s,
+                      .chunks = chunks,
                       .pieces_before = static_cast<int>(p.pieces.size())});
   p.since_fold = 0;
 }

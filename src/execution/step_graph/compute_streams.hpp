@@ -91,7 +91,9 @@ public:
   // The isolated collective `task` of a buffer of `bytes`, appended to the GPU's stream, runs its flows.
   void measures(int gpu, TaskId task, double bytes);
   // Folds a collective like `measured` into the stream's pending task, after its kernels so far.
-  void fold(int gpu, TaskId measured, double exit_latency_s);
+  // Overlapped with `overlap_s` of GEMM in `chunks` pieces, it holds the stream only for what that
+  // does not cover (FoldedCollective::overlap_s).
+  void fold(int gpu, TaskId measured, double exit_latency_s, double overlap_s = 0, int chunks = 1);
 
   // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
   void append(int gpu, TaskId id);

@@ -1,0 +1,56 @@
+// parallelism.tp_comm_overlap (Megatron's --tp-comm-overlap, TransformerEngine's userbuffers):
+// sequence parallelism's all-gathers and reduce-scatters hold the stream only for one of their
+// tp chunks and what the GEMM beside them does not cover.
+#include "support/isolate.hpp"
+#include "report/report_json.hpp"
+#include "simgpt/simulate.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simgpt;
+
+namespace {
+
+nlohmann::ordered_json run_tp(const char* overlap, const char* fidelity = nullptr) {
+  const DataPaths data = default_data_paths();
+  return run_isolated([&] {
+    const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"),
+                                     {{"framework", "megatron"},
+                                      {"parallelism.tp", "8"},
+                                      {"parallelism.pp", "1"},
+                                      {"parallelism.dp", "1"},
+                                      {"parallelism.sequence_parallel", "true"},
+                                      {"parallelism.tp_comm_overlap", overlap},
+                                      {"training.global_batch", "4"},
+                                      {"training.micro_batch", "1"}});
+    SimulationOptions options;
+    if (fidelity)
+      options.fidelity = SimulationOptions::Fidelity::estimate;
+    return report_json(simulate(data.find("platforms/p3_16xlarge.xml"), w, data, options));
+  });
+}
+
+} // namespace
+
+TEST_CASE("tensor-parallel collectives overlapped with their GEMMs expose less of the step") {
+  const auto blocking = run_tp("false"), overlapped = run_tp("true");
+  const double exposed = blocking["communication"]["tp"]["exposed_s"].get<double>();
+  const double exposed_overlapped = overlapped["communication"]["tp"]["exposed_s"].get<double>();
+  CHECK(exposed_overlapped < exposed);
+  // Never below one chunk of each collective: at least 1/tp of what they took blocking.
+  CHECK(exposed_overlapped >= exposed / 8 * 0.99);
+  CHECK(overlapped["step_time_s"].get<double>() < blocking["step_time_s"].get<double>());
+  // The same collectives and bytes.
+  CHECK(overlapped["communication"]["tp"]["count"] == blocking["communication"]["tp"]["count"]);
+  // The estimate sees the same overlap.
+  CHECK(run_tp("true", "estimate")["step_time_s"].get<double>() < run_tp("false", "estimate")["step_time_s"].get<double>());
+}
+
+TEST_CASE("tp_comm_overlap needs sequence parallelism, as Megatron-LM says") {
+  CHECK_THROWS_WITH(parse_workload("model: {layers: 2, hidden: 256, heads: 4, seq_len: 128, vocab: 1000}\n"
+                                   "training: {global_batch: 4}\nparallelism: {dp: 1, tp: 2, tp_comm_overlap: true}\n",
+                                   "w.yaml"),
+                    Catch::Contains("w.yaml: parallelism.tp_comm_overlap") &&
+                        Catch::Contains("needs tp > 1 and parallelism.sequence_parallel true"));
+}
