@@ -18,9 +18,6 @@ struct LayerCost {
   double mlp_forward = 0;
   double attention_backward = 0;
   double mlp_backward = 0;
-  // tp_comm_overlap: the GEMM seconds a block's all-gather and its reduce-scatter run beside:
-  // [0 attention, 1 MLP][0 forward, 1 backward][0 all-gather, 1 reduce-scatter].
-  double tp_overlap_s[2][2][2] = {};
   double recompute_core = 0; // selective recompute: what is rerun before the layer's backward (the
                              // attention core, or the profile's op policy's kernels)
   double grad_bytes = 0;     // the layer's gradients on one GPU (expert_grad_bytes among them)
@@ -42,6 +39,9 @@ struct LayerCost {
   // Sequence parallelism: what the attention block all-gathers over tp before its column-parallel
   // GEMMs (0: the activation, hidden wide; multi-head latent attention gathers its latents).
   double attention_gather_bytes = 0;
+  // tp_comm_overlap: the GEMM seconds a block's all-gather and its reduce-scatter run beside:
+  // [0 attention, 1 MLP][0 forward, 1 backward][0 all-gather, 1 reduce-scatter].
+  double tp_overlap_s[2][2][2] = {};
   // With collectives.dp_per_tensor: each parameter tensor's gradient bytes on one GPU, in module
   // order (summing to grad_bytes); empty otherwise.
   std::vector<double> grad_tensors;
