@@ -28,3 +28,8 @@ platform dgx_h200.xml dgx-h200 1             # the device's one-GPU GPT training
 for n in 1 16 32 64; do   # torchtitan's Llama 3.1 runs on 8 to 512 H100 (validation/generate/torchtitan_h100.py)
   platform grand_teton_h100_x$n.yaml grand-teton-h100 $n
 done
+# Megatron-Bridge's measured pre-training runs on 8 to 1024 GPUs (validation/generate/megatron_bridge.py)
+for n in 1 2 8 32 128; do platform dgx_h100_x$n.yaml dgx-h100 $n; done
+for n in 1 8 16 32; do platform dgx_b200_x$n.yaml dgx-b200 $n; done
+for n in 1 8 32; do platform dgx_b300_x$n.yaml dgx-b300 $n; done
+for n in 1 2 4; do platform gb200_nvl72_x$n.yaml gb200-nvl72 $n; platform gb300_nvl72_x$n.yaml gb300-nvl72 $n; done

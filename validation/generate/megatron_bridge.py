@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""Writes validation/tables/megatron-bridge-*.yaml from NVIDIA's Megatron-Bridge performance summaries.
+
+    validation/generate/megatron_bridge.py [SOURCE_DIR [OUTPUT_DIR]]
+
+SOURCE_DIR defaults to ../shared/measured/megatron-bridge beside this checkout (NVIDIA-NeMo/Megatron-Bridge
+067f987df: docs/performance-summary.md, the 26.08 container, and docs/performance-summary-archive.md,
+26.06.01 back to 25.09; docs/versions1.json maps containers to releases); OUTPUT_DIR to validation/tables
+in this checkout. One table per (system, GPU count): one platform each. Every row of every pre-training
+table becomes a row (a row printing a second run in parentheses, "37556 (36108)", two rows); SFT and LoRA
+tables are skipped. A row's `row` names the file, the container, the heading and the row's index in its
+table; its `column` quotes the measured cells as printed. Measured: the step time, global batch x
+sequence length / (tokens/s/GPU x GPUs), as the source's README says. Model TFLOP/s/GPU is the
+framework's formula applied to that throughput, not a measurement: it is quoted, not compared.
+
+Settings a row's cells do not print come from Megatron-Bridge at the release's tag (RELEASES, RECIPES,
+PRESETS below, each citing tag:path); rows simgpt cannot express carry `flags: [not_reproducible]` and
+the reason. The output is deterministic; ctest (`megatron_bridge_tables`) checks that the committed
+tables are what this script writes.
+"""
+import math
+import os
+import re
+import sys
+
+import table_yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SOURCE = os.path.join(ROOT, "..", "shared", "measured", "megatron-bridge")
+OUTPUT = os.path.join(ROOT, "validation", "tables")
+FILES = ["performance-summary.md", "performance-summary-archive.md"]
+REPO = "NVIDIA-NeMo/Megatron-Bridge"
+
+# Container -> Megatron-Bridge release tag (docs/versions1.json; 25.09's 0.1.0 has no tag: its last
+# release candidate, v0.1.0rc4 of 2025-10-23, is the code of that container's configs).
+RELEASES = {
+    "26.08": "v0.6.0", "26.06.01": "v0.5.1", "26.06": "v0.5.0", "26.04.01": "v0.4.2", "26.04": "v0.4.0",
+    "26.02.01": "v0.3.1", "26.02": "v0.3.0", "25.11": "v0.2.0", "25.09": "v0.1.0rc4",
+}
+
+# System -> (platforms/presets.yaml preset, GPUs per simgpt node). The GB200 and GB300 NVL72 presets
+# are one rack of 72 GPUs on one NVLink domain; a job of fewer GPUs than the racks hold places its
+# GPUs on the first ones (placement.gpus).
+SYSTEMS = {
+    "DGX-H100": ("dgx-h100", 8), "DGX-B200": ("dgx-b200", 8), "DGX-B300": ("dgx-b300", 8),
+    "DGX-GB200": ("gb200-nvl72", 72), "DGX-GB300": ("gb300-nvl72", 72),
+}
+
+# Model shapes (Megatron-Bridge's model providers), for the models simgpt can express. Vocabulary
+# 128256 (the performance drivers' cfg.tokenizer.vocab_size, configs/llama/llama3_llm_pretrain.py)
+# padded by Megatron to a multiple of 128 x tp (make_vocab_size_divisible_by 128).
+SHAPES = {
+    "llama3_8b": {"cite": "src/megatron/bridge/models/llama/llama_provider.py: Llama3ModelProvider8B",
+                  "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "vocab": 128256},
+    "llama3_70b": {"cite": "src/megatron/bridge/models/llama/llama_provider.py: Llama3ModelProvider70B",
+                   "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8, "ffn_hidden": 28672, "vocab": 128256},
+    "llama31_405b": {"cite": "src/megatron/bridge/models/llama/llama_provider.py: Llama31ModelProvider405B",
+                     "layers": 126, "hidden": 16384, "heads": 128, "kv_heads": 8, "ffn_hidden": 53248,
+                     "vocab": 128256},
+    # DeepSeek-V3 (src/megatron/bridge/models/deepseek/deepseek_provider.py: DeepSeekV3ModelProvider):
+    # 61 layers, the first 3 dense (moe_layer_freq), MLA (q_lora_rank 1536, kv_lora_rank 512, qk head
+    # 128 + 64 rotary, v head 128), 256 experts top-8 of 2048, one shared expert of 2048, vocab 129280.
+    "deepseek_v3": {"cite": "src/megatron/bridge/models/deepseek/deepseek_provider.py: DeepSeekV3ModelProvider",
+                    "layers": 61, "hidden": 7168, "heads": 128, "ffn_hidden": 18432, "vocab": 129280,
+                    "dense_layers": 3, "experts": 256, "top_k": 8, "moe_ffn_hidden": 2048,
+                    "shared_expert_ffn_hidden": 2048, "q_lora_rank": 1536, "kv_lora_rank": 512,
+                    "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128},
+}
+
+# A heading's model name -> the SHAPES key, or the reason simgpt cannot express it (with its source).
+MODELS = {
+    "LLAMA3_8B": "llama3_8b", "LLAMA3_70B": "llama3_70b", "LLAMA3.1_405B": "llama31_405b",
+    "DeepSeekV3": "deepseek_v3",
+    "GPT OSS 120B": ("GPT-OSS 120B (src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py): 64 heads of "
+                     "kv_channels 64 on hidden 2880 (simgpt derives the head width as hidden / heads), "
+                     "sliding-window attention (window_size 128) on every second layer, attention sinks"),
+    "Qwen3_30B_a3B": ("Qwen3-30B-A3B (src/megatron/bridge/models/qwen/qwen_provider.py: "
+                      "Qwen3MoEModelProvider30B_A3B): 32 heads of kv_channels 128 on hidden 2048 (simgpt "
+                      "derives the head width as hidden / heads: 64), qk_layernorm"),
+    "Qwen3_235B_a22B": ("Qwen3-235B-A22B (src/megatron/bridge/models/qwen/qwen_provider.py: "
+                        "Qwen3MoEModelProvider235B_A22B): 64 heads of kv_channels 128 on hidden 4096 (simgpt "
+                        "derives the head width as hidden / heads: 64), qk_layernorm"),
+    "Kimi_K2": ("Kimi K2: the Muon optimizer (the table's note: \\\"Muon optimizer was used\\\"; "
+                "training.optimizer has adam, sgd and sgd_momentum only)"),
+    "Nemotron_3_Nano": "Nemotron 3 Nano: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
+    "Nemotron_3_Super": "Nemotron 3 Super: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
+    "Nemotron_3_Ultra": "Nemotron 3 Ultra: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
+    "Nemotron_3_5_Lightning": ("Nemotron 3.5 Lightning: hybrid Mamba-2 / attention / MoE layers (NemotronH); "
+                               "simgpt has no Mamba layer"),
+    "DeepSeekV4 Flash": ("DeepSeek-V4 Flash (src/megatron/bridge/models/deepseek/deepseek_v4_bridge.py at v0.6.0): "
+                         "an architecture none of simgpt's model keys describe"),
+}
+
+# What the recipe and the performance driver set for every row of a model family (checked at v0.3.0
+# and, for the presets, at every tag from v0.2.0 to v0.5.1; the row's own tag is cited in its note).
+RECIPES = {
+    "llama": [
+        # src/megatron/bridge/recipes/llama/llama3.py (_llama3_common): DistributedDataParallelConfig
+        "use_distributed_optimizer true, overlap_grad_reduce true, overlap_param_gather true "
+        "(src/megatron/bridge/recipes/llama/llama3.py: _llama3_common)",
+        # llama3_70b_pretrain_config / llama31_405b_pretrain_config: CommOverlapConfig(tp_comm_overlap=True)
+        "tp_comm_overlap true with tp > 1 (src/megatron/bridge/recipes/llama/llama3.py: "
+        "llama3_70b_pretrain_config, llama31_405b_pretrain_config; configs/llama/llama3_llm_pretrain.py sets "
+        "the userbuffers config)",
+        "grad_reduce_in_fp32 false, vocab 128256, seq 8192 (scripts/performance/configs/llama/llama3_llm_pretrain.py: "
+        "set_llama3_common_configs)",
+        "cross_entropy_fusion_impl te, apply_rope_fusion true (scripts/performance/utils/overrides.py: "
+        "_set_common_perf_overrides)",
+    ],
+    "deepseek_v3": [
+        "recompute_granularity selective, moe_router_force_load_balancing true, grad_reduce_in_fp32 false, "
+        "seq 4096 (scripts/performance/configs/deepseek/deepseek_llm_pretrain.py: set_deepseek_v3_common_configs)",
+        "overlap_grad_reduce true; overlap_param_gather false under fp8_mx "
+        "(scripts/performance/configs/deepseek/deepseek_llm_pretrain.py: deepseek_v3_gb300_config, "
+        "deepseek_v3_gb200_config)",
+    ],
+}
+
+# The workload base config a runnable row's run used beyond its printed parallelism, by (model,
+# system, precision, release): tag:path and what it sets that simgpt does not model. Presets read from
+# scripts/performance/configs/<family>/*workload_base_configs.py at the tag (V2 variants: the
+# printed global batch), v0.1.0rc4's YAML perf_matrix for 25.09.
+PRESETS = {
+    ("llama3_8b", "B200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
+                                     ["cuda_graphs true"]),
+    ("llama3_8b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
+                                      ["cuda_graphs false (fp8_cs) / true (fp8_mx)"]),
+    ("llama3_70b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", []),
+    ("llama3_70b", "H100", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", []),
+    ("llama31_405b", "*", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml", []),
+    ("llama3_8b", "*", "25.11"): ("v0.2.0:scripts/performance/configs/llama3/workload_base_configs.py", []),
+    ("llama3_70b", "*", "25.11"): ("v0.2.0:scripts/performance/configs/llama3/workload_base_configs.py", []),
+    ("llama31_405b", "*", "25.11"): ("v0.2.0:scripts/performance/configs/llama31/workload_base_configs.py", []),
+    ("deepseek_v3", "GB300", "25.11"): (
+        "v0.2.0:scripts/performance/configs/deepseek/workload_base_configs.py: DEEPSEEK_V3_GB300_BASE_CONFIG",
+        ["moe_flex_dispatcher_backend hybridep", "cuda_graph_impl transformer_engine (attn, moe_router, "
+         "moe_preprocess)", "recompute_modules [moe_act]", "the preset's pp 4, vp 4, ep 64, gbs 2048 differ "
+         "from the printed row's"]),
+    ("deepseek_v3", "GB200", "25.11"): (
+        "v0.2.0:scripts/performance/configs/deepseek/workload_base_configs.py: DEEPSEEK_V3_GB200_BASE_CONFIG",
+        ["moe_flex_dispatcher_backend hybridep", "cuda_graph_impl transformer_engine (moe_router, "
+         "moe_preprocess)", "recompute_modules [mla_up_proj]", "the preset's pp 4, vp 4, ep 64, gbs 2048 "
+         "differ from the printed row's where they differ"]),
+}
+for _release, _tag in RELEASES.items():
+    if _release in ("25.09", "25.11", "26.08"):
+        continue
+    PRESETS[("llama3_70b", "*", _release)] = (
+        f"{_tag}:scripts/performance/configs/llama/llama3_workload_base_configs.py", [])
+    PRESETS[("llama31_405b", "*", _release)] = (
+        f"{_tag}:scripts/performance/configs/llama/llama31_workload_base_configs.py", [])
+
+VOCAB_DIVISIBLE_BY = 128
+# Where DeepSeek-V3's recipe sets mtp_num_layers 1 (v0.6.0 moved the recipes into per-GPU folders).
+DEEPSEEK_RECIPE = {"v0.6.0": "src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py"}
+
+
+def fail(where, message):
+    sys.exit(f"{where}: {message}")
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def parse(path, name):
+    """[(container, task, heading, row index, {header: cell})] of every table of one summary file."""
+    rows, container, task, heading, header, index = [], None, None, None, None, 0
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"## (\S+) NeMo Container", line)
+            if m:
+                container, task, heading, header = m.group(1), None, None, None
+                continue
+            m = re.match(r"### (.*) Performance", line)
+            if m:
+                task, heading, header = m.group(1), None, None
+                continue
+            m = re.match(r"#### (Model|System): (.*)", line)
+            if m:
+                heading, header, index = (m.group(1), m.group(2).strip()), None, 0
+                continue
+            if not line.startswith("|") or heading is None:
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            if header is None:
+                header = cells
+                continue
+            if len(cells) != len(header):
+                fail(f"{name}: {container} {heading[1]}", f"row of {len(cells)} cells under {len(header)} headers")
+            index += 1
+            rows.append((container, task, heading, index, dict(zip(header, cells))))
+    return rows
+
+
+def variants(cells):
+    """One run per figure in the tokens/s cell: the printed cells, then those in parentheses."""
+    tokens = cells["Tokens / sec / GPU"]
+    count = 2 if "(" in tokens else 1
+    out = []
+    for v in range(count):
+        run = {}
+        for key, cell in cells.items():
+            m = None if key == "Model" else re.match(r"^(.*?)\s*\((.*)\)\s*$", cell)
+            run[key] = (m.group(2) if v == 1 else m.group(1)).strip() if m else cell
+        out.append(run)
+    return out
+
+
+def number(cell):
+    cell = re.sub(r"\[\^.*\]$", "", cell)
+    return int(cell)
+
+
+def degree(run, key):
+    cell = run.get(key, "1")
+    return 1 if cell in ("n/a", "") else number(cell)
+
+
+def precision_of(run, system, container, variant):
+    """(printed precision, simgpt's fp8 recipe or None for bf16, or a refusal reason)."""
+    printed = run.get("Precision")
+    if printed is None:  # 25.09 prints none: its footnote gives the parenthesised runs' granularity
+        printed = "FP8-MX" if variant == 1 else "FP8-CS"
+        assumed = (" (25.09 prints no precision: the parenthesised figures are its footnote's MXFP8 32x32 "
+                   "scaling on GB200 and B200; the others taken as the FP8 current scaling the 25.11 table "
+                   "prints for the same runs)")
+    else:
+        assumed = ""
+    if printed == "BF16":
+        return printed, None, None, assumed
+    if printed in ("FP8", "FP8-CS"):
+        return printed, "tensorwise", None, assumed
+    if printed in ("MXFP8", "FP8-MX"):
+        if system == "DGX-H100":
+            return printed, None, ("FP8 with 128x128 / 1x128 block scaling on H100: training.fp8_recipe "
+                                   "blockwise is refused"), assumed
+        return printed, "mxfp8", None, assumed
+    if printed == "NVFP4":
+        return printed, None, "NVFP4: simgpt refuses it (README, What a workload can and cannot express)", assumed
+    fail(container, f"unknown precision {printed!r}")
+
+
+def model_key(name):
+    base = re.sub(r"\s*\([^)]*\)\s*$", "", name).strip()
+    if base not in MODELS:
+        fail(name, "model not in MODELS")
+    return base, MODELS[base]
+
+
+def row_fields(name, container, heading, index, variant, run, system, gpus):
+    tag = RELEASES[container]
+    model_name = heading[1] if heading[0] == "Model" else run["Model"]
+    base, shape_key = model_key(model_name)
+    gbs, mbs, seq = number(run["GBS"]), number(run["MBS"]), number(run["Sequence Length"])
+    tp, pp, cp, ep = degree(run, "TP"), degree(run, "PP"), degree(run, "CP"), degree(run, "EP")
+    vp = degree(run, "VP")
+    fsdp = degree(run, "FSDP") if "FSDP" in run else 0
+    tokens = number(run["Tokens / sec / GPU"])
+    step = gbs * seq / (tokens * gpus)
+    printed, recipe, refusal, assumed = precision_of(run, system, container, variant)
+    reasons, notes = [], []
+    if refusal:
+        reasons.append(refusal)
+    if not isinstance(shape_key, str):
+        pass
+    elif isinstance(MODELS[base], str) and MODELS[base] not in SHAPES:
+        reasons.append(MODELS[base])
+    mtp = False
+    if shape_key == "deepseek_v3":
+        if "w/o MTP" in model_name:
+            notes.append("without multi-token prediction (the heading's \\\"w/o MTP\\\")")
+        else:
+            mtp = True
+            reasons.append(
+                f"DeepSeek-V3's multi-token prediction module: mtp_num_layers 1 "
+                f"({tag}:{DEEPSEEK_RECIPE.get(tag, 'src/megatron/bridge/recipes/deepseek/deepseek_v3.py')}, the recipe's default"
+                + (", the heading's \\\"w/ MTP\\\"" if "w/ MTP" in model_name else "") +
+                "); simgpt cannot express it (README, Cannot yet)")
+        if tp > 1:
+            reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the presets' etp 1): simgpt keeps "
+                           f"expert tensor parallelism at tp")
+        if "tokendrop" in model_name:
+            notes.append("token-dropping routing (the heading's \\\"tokendrop\\\"): capacity factor not stated; run "
+                         "dropless")
+    dp = gpus // (tp * pp * cp)
+    if dp * tp * pp * cp != gpus:
+        fail(f"{name}: {container} {heading[1]} row {index}", "tp x pp x cp does not divide the GPUs")
+    if fsdp and recipe:
+        reasons.append(f"{printed} with Megatron FSDP ({fsdp}): simgpt refuses fp8 under ZeRO-3 with "
+                       f"TransformerEngine's cached weights")
+    shape = SHAPES.get(shape_key) if isinstance(shape_key, str) else None
+    sets = [("training.global_batch", gbs), ("training.micro_batch", mbs), ("model.seq_len", seq)]
+    if shape is not None and not reasons:
+        padded = (shape["vocab"] + VOCAB_DIVISIBLE_BY * tp - 1) // (VOCAB_DIVISIBLE_BY * tp) * (VOCAB_DIVISIBLE_BY * tp)
+        sets += [("model.layers", shape["layers"]), ("model.hidden", shape["hidden"]),
+                 ("model.heads", shape["heads"]), ("model.ffn_hidden", shape["ffn_hidden"]),
+                 ("model.vocab", padded)]
+        if "kv_heads" in shape:
+            sets.append(("model.kv_heads", shape["kv_heads"]))
+        if "experts" in shape:
+            sets += [(f"model.{k}", shape[k]) for k in ("dense_layers", "experts", "top_k", "moe_ffn_hidden",
+                                                        "shared_expert_ffn_hidden")]
+            sets.append(("model.latent_attention", "true"))
+            sets += [(f"model.{k}", shape[k]) for k in ("q_lora_rank", "kv_lora_rank", "qk_head_dim",
+                                                        "qk_pos_emb_head_dim", "v_head_dim")]
+        sets += [("parallelism.dp", dp), ("parallelism.tp", tp), ("parallelism.pp", pp)]
+        if cp > 1:
+            sets += [("parallelism.cp", cp), ("parallelism.cp_comm_type", "p2p")]
+        if ep > 1:
+            sets.append(("parallelism.ep", ep))
+        if pp > 1 and vp > 1:
+            sets += [("parallelism.schedule", "interleaved"), ("parallelism.chunks", vp)]
+        else:
+            sets.append(("parallelism.schedule", "1f1b"))
+        if pp > 1:
+            stages = pp * (vp if vp > 1 else 1)
+            if shape_key == "llama31_405b":
+                # account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
+                # (llama31_405b_pretrain_config): the embedding and the loss count as a layer each.
+                per, extra = divmod(shape["layers"] + 2, stages)
+                if extra:
+                    fail(name, "405B's layers + 2 do not split evenly")
+                sizes = [per] * stages
+                sizes[0] -= 1
+                sizes[-1] -= 1
+                sets.append(("parallelism.partition", '"' + ",".join(map(str, sizes)) + '"'))
+                notes.append("the embedding and the loss counted as a layer each in the pipeline split "
+                             "(account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split)")
+            elif shape["layers"] % stages:
+                sets.append(("parallelism.partition", "balanced"))
+                notes.append(f"{shape['layers']} layers over {stages} pipeline stages: split balanced (the "
+                             f"run's layout not resolved)")
+        zero = 1 if dp * cp > 1 else 0
+        sets.append(("parallelism.zero", zero))
+        sets.append(("parallelism.sequence_parallel", "true" if tp > 1 else "false"))
+        if zero and not (shape_key == "deepseek_v3" and recipe == "mxfp8"):
+            sets.append(("parallelism.overlap_param_gather", "true"))
+        sets.append(("framework_options.collectives.dp_overlap", "true"))
+        if recipe:
+            sets += [("training.fp8", "hybrid"), ("training.fp8_recipe", recipe)]
+        sets.append(("training.recompute", "none"))
+        if gpus % SYSTEMS[system][1]:
+            sets.append(("placement.gpus", gpus))
+        family = "deepseek_v3" if shape_key == "deepseek_v3" else "llama"
+        unmodelled = []
+        if tp > 1 and family == "llama":
+            unmodelled.append("tp_comm_overlap true (userbuffers)")
+        gpu = system.replace("DGX-", "")
+        preset = PRESETS.get((shape_key, gpu, container)) or PRESETS.get((shape_key, "*", container))
+        if preset is None:
+            fail(f"{name}: {container} {model_name} {system}", "no preset recorded")
+        unmodelled += preset[1]
+        if family == "deepseek_v3":
+            unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
+                              "recomputes the attention core only: run with none)")
+            unmodelled.append("MLA projections in fp8 (simgpt keeps them 16-bit)" if recipe else "")
+        unmodelled = [u for u in unmodelled if u]
+        notes.append(f"{REPO} {preset[0]}")
+        if unmodelled:
+            notes.append("not modelled: " + "; ".join(unmodelled))
+        if printed in ("FP8", "FP8-CS"):
+            notes.append("FP8 as current (tensorwise) scaling (scripts/performance/utils/precision.py: fp8_cs, "
+                         "bf16_with_fp8_current_scaling_mixed)")
+    elif not reasons:
+        fail(name, f"{model_name}: neither a shape nor a reason")
+    if assumed:
+        notes.append(assumed.strip())
+    quoted = ", ".join(f"{k}: {v}" for k, v in run.items() if k not in ("System",))
+    where = f"{name}, {container} NeMo Container, {heading[0]}: {heading[1]}, row {index}"
+    if variant == 1:
+        where += " (figures in parentheses)"
+    ident = f"{container}-{slug(model_name)}-{slug(printed)}-r{index}" + ("-alt" if variant == 1 else "")
+    fields = [("id", ident), ("row", f'"{where}"'), ("column", f'"{quoted}"'),
+              ("set", "{" + ", ".join(f"{k}: {v}" for k, v in sets) + "}"),
+              ("measured", f"{{step_time_s: {step:.6g}}}")]
+    if reasons:
+        fields.append(("flags", "[not_reproducible]"))
+        text = "not reproducible: " + "; ".join(reasons)
+        if notes:
+            text += "; " + "; ".join(notes)
+        fields.append(("note", f'"{text}"'))
+    else:
+        fields.append(("flags", "[]"))
+        if notes:
+            fields.append(("note", '"' + "; ".join(notes) + '"'))
+    return ident, fields
+
+
+DESCRIPTION = """\
+  Megatron-Bridge's measured pre-training throughput (NVIDIA NeMo containers 25.09 to 26.08) on
+  {gpus} GPUs of {system}: every pre-training row of docs/performance-summary.md and
+  performance-summary-archive.md run on that system at that size; SFT and LoRA rows are out of scope
+  and skipped. Step time = GBS x sequence length / (tokens/s/GPU x GPUs); the model TFLOP/s column is
+  Megatron-Bridge's formula, quoted in `column`, not compared. MoE runs force-balance routing (the
+  pages' footnote), as simgpt routes. Settings from Megatron-Bridge at each container's tag (25.09
+  v0.1.0rc4, 25.11 v0.2.0, 26.02 v0.3.0, 26.02.01 v0.3.1, 26.04 v0.4.0, 26.04.01 v0.4.2, 26.06 v0.5.0,
+  26.06.01 v0.5.1, 26.08 v0.6.0): the recipes' distributed optimizer (zero 1) with overlap_grad_reduce
+  (collectives.dp_overlap) and overlap_param_gather, sequence parallelism with tp > 1, the interleaved
+  schedule with VP chunks, context parallelism's p2p ring, bf16 with TransformerEngine fp8 current
+  scaling (FP8, FP8-CS) or MXFP8 (MXFP8, FP8-MX), no recompute unless the row's preset sets modules;
+  vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
+  model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
+  the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, head widths
+  other than hidden / heads, Muon, DeepSeek's multi-token prediction, NVFP4, block-scaled fp8 on H100,
+  fp8 under Megatron FSDP, expert tensor parallelism other than tp) are kept, flagged
+  not_reproducible with the reason."""
+
+
+def table_text(system, gpus, rows):
+    preset, per_node = SYSTEMS[system]
+    nodes = math.ceil(gpus / per_node)
+    platform = f"{preset.replace('-', '_')}_x{nodes}.yaml"
+    placement = (f", its first {gpus} GPUs of {nodes} rack(s) of 72 (placement.gpus)"
+                 if gpus % per_node else "")
+    ident = f"megatron-bridge-{slug(system)}-{gpus}"
+    shape = SHAPES["llama3_8b"]
+    base = (f"  model: {{layers: {shape['layers']}, hidden: {shape['hidden']}, heads: {shape['heads']}, "
+            f"kv_heads: {shape['kv_heads']}, ffn_hidden: {shape['ffn_hidden']}, mlp: swiglu, norm: rmsnorm, "
+            f"position: rope, bias: false, tie_embeddings: false, seq_len: 8192, vocab: 128256, "
+            f"attention: flash}}\n"
+            f"  training: {{global_batch: {gpus * 16}, micro_batch: 1, precision: bf16, recompute: none, "
+            f"optimizer: adam}}\n"
+            f"  parallelism: {{dp: {gpus}, tp: 1, pp: 1, zero: 1}}\n"
+            + (f"  placement: {{gpus: {gpus}}}\n" if gpus % per_node else "") +
+            f"  framework: megatron\n")
+    text = (f"# Written by validation/generate/megatron_bridge.py from ../shared/measured/megatron-bridge: do\n"
+            f"# not edit; change the script and rerun it.\n"
+            f"table: {ident}\n"
+            f"source:\n"
+            f"  seed: shared/measured/megatron-bridge\n"
+            f"  heading: \"{REPO} 067f987df, docs/performance-summary.md and docs/performance-summary-archive.md: "
+            f"pre-training rows of {system} on {gpus} GPUs\"\n"
+            f"description: >-\n"
+            f"{DESCRIPTION.format(gpus=gpus, system=system, preset=preset, placement=placement)}\n"
+            f"platform: {platform}\n"
+            f"workload:\n{base}"
+            f"rows:\n")
+    seen = set()
+    for ident_row, fields in rows:
+        if ident_row in seen:
+            fail(ident, f"row id {ident_row} twice")
+        seen.add(ident_row)
+        text += table_yaml.row(fields)
+    return ident, platform, text
+
+
+def main():
+    source = sys.argv[1] if len(sys.argv) > 1 else SOURCE
+    output = sys.argv[2] if len(sys.argv) > 2 else OUTPUT
+    tables = {}
+    for name in FILES:
+        for container, task, heading, index, cells in parse(os.path.join(source, name), name):
+            if container not in RELEASES:
+                fail(name, f"container {container} has no release")
+            if task != "Pre-Training":
+                continue  # SFT and LoRA: out of scope
+            for variant, run in enumerate(variants(cells)):
+                system = heading[1] if heading[0] == "System" else run["System"]
+                if system not in SYSTEMS:
+                    fail(name, f"unknown system {system}")
+                gpus = number(run["#-GPUs"])
+                tables.setdefault((system, gpus), []).append(
+                    row_fields(name, container, heading, index, variant, run, system, gpus))
+    os.makedirs(output, exist_ok=True)
+    for (system, gpus) in sorted(tables):
+        ident, _, text = table_text(system, gpus, tables[(system, gpus)])
+        table_yaml.write_whole(os.path.join(output, ident + ".yaml"), text)
+
+
+if __name__ == "__main__":
+    main()
