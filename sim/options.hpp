@@ -40,6 +40,7 @@ struct Options {
   double timeout = 600;
   std::string memory_limit; // plan and sweep: --memory-limit, the heap each simulation may take
   bool gate = false;
+  bool extended = false; // validate: also the tables of tier extended
   bool write = false;
   bool check = false; // simgpt calibrate --check
   std::vector<std::string> calibration_tables; // simgpt calibrate --table: the user's measured rows

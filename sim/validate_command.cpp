@@ -23,13 +23,17 @@ void declare_validate(CLI::App& cmd, Options& o) {
   cmd.add_option("--filter", o.filter, "only rows whose table/row id contains PATTERN");
   add_process_options(cmd, o, "a row's simulation");
   cmd.add_flag("--gate", o.gate, "exit 1 when a table is worse than validation/thresholds.yaml");
+  cmd.add_flag("--extended", o.extended,
+               "also replay the tables of `tier: extended` (their rows take longer than the test suite allows)");
   cmd.add_option("-o,--output", o.output, "write to this file instead of standard output");
   add_data_option(cmd, o.data_dirs);
 }
 
 int run_validate(const Options& o, const CLI::App& cmd) {
   const DataPaths data = data_paths(o);
-  const auto tables = load_validation_tables(data);
+  auto tables = load_validation_tables(data);
+  if (!o.extended)
+    std::erase_if(tables, [](const ValidationTable& t) { return t.extended; });
   const auto thresholds = load_thresholds(data);
   const bool to_file = cmd.count("--output") > 0;
   std::vector<std::string> table_files;

@@ -231,7 +231,7 @@ void read_rows(const YamlReader& root, ValidationTable& t) {
 ValidationTable load_validation_table(const std::string& path) {
   YamlReader root = YamlReader::file(path);
   root.only({"table", "kind", "source", "description", "platform", "workload", "peak_memory", "planner_search",
-             "rows"});
+             "tier", "rows"});
   ValidationTable t;
   t.file = path;
   t.id = checked_name(root, "table");
@@ -247,6 +247,10 @@ ValidationTable load_validation_table(const std::string& path) {
     t.workload_yaml = text.c_str();
   }
   t.planner_search = read_planner_search(root);
+  const std::string tier = root.text_or("tier", "gate");
+  if (tier != "gate" && tier != "extended")
+    throw InputError(root.where("tier"), fmt::format("'{}' is not gate or extended", echo(tier)));
+  t.extended = tier == "extended";
   read_source(root, t);
   read_rows(root, t);
   return t;

@@ -253,3 +253,12 @@ TEST_CASE("one table file loads by its path, whatever its name, and its messages
     CHECK(e.where() == dir.path() + "/bad.yml: rows[0].measured.x");
   }
 }
+
+TEST_CASE("a table of tier extended is marked so, and another tier is refused") {
+  TableDir dir;
+  dir.write("t.yml", kTableKeys + "\ntier: extended", kRow);
+  CHECK(load_validation_table(dir.path() + "/t.yml").extended);
+  dir.write("u.yml", kTableKeys, kRow);
+  CHECK_FALSE(load_validation_table(dir.path() + "/u.yml").extended);
+  CHECK_THAT(load_error(kRow, kTableKeys + "\ntier: slow"), Catch::Contains("tier: 'slow' is not gate or extended"));
+}

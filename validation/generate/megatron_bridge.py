@@ -438,6 +438,9 @@ def table_text(system, gpus, rows):
             f"description: >-\n"
             f"{DESCRIPTION.format(gpus=gpus, system=system, preset=preset, placement=placement)}\n"
             f"platform: {platform}\n"
+            # Replaying them all takes about 18 minutes on 2 cores, past the test suite's budget:
+            # `simgpt validate --extended --filter megatron-bridge` replays them.
+            f"tier: extended\n"
             f"workload:\n{base}"
             f"rows:\n")
     seen = set()

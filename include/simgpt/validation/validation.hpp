@@ -55,6 +55,9 @@ struct ValidationTable {
   // For a table of another planner's runs: the --search restrictions its space implies. The
   // planner is run over them beside the table's rows (PlannerComparison).
   std::vector<std::string> planner_search;
+  // `tier: extended`: replayed only by `simgpt validate --extended` (a table whose rows take longer
+  // than the test suite's budget allows), not by default nor by the gate.
+  bool extended = false;
   std::vector<ValidationRow> rows;
 };
 
