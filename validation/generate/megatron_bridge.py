@@ -348,8 +348,10 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets.append(("placement.gpus", gpus))
         family = "deepseek_v3" if shape_key == "deepseek_v3" else "llama"
         unmodelled = []
-        if tp > 1 and family == "llama":
-            unmodelled.append("tp_comm_overlap true (userbuffers)")
+        if tp > 1 and family == "llama":  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
+            sets.append(("parallelism.tp_comm_overlap", "true"))
+            unmodelled.append("tp_comm_overlap where the tensor-parallel group shares links with data-parallel "
+                              "or pipeline traffic (simgpt overlaps isolated groups' collectives only)")
         gpu = system.replace("DGX-", "")
         preset = PRESETS.get((shape_key, gpu, container)) or PRESETS.get((shape_key, "*", container))
         if preset is None:
