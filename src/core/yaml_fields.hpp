@@ -4,6 +4,9 @@
 #pragma once
 
 #include "core/yaml_read.hpp"
+#include "simgpt/core/error.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
@@ -65,6 +68,17 @@ void read_section(const YamlReader& section, const YamlSection<T>& table, T& int
 template <typename T>
 YamlField<T> flag_field(const char* key, bool T::*member) {
   return {key, [member](const YamlReader& s, const char* k, T& into) { into.*member = s.boolean_or(k, into.*member); }};
+}
+
+// One of two named values, the second setting the flag (compute.attention_kernel: tiled or flash2).
+template <typename T>
+YamlField<T> either_field(const char* key, bool T::*member, const char* off, const char* on) {
+  return {key, [member, off, on](const YamlReader& s, const char* k, T& into) {
+            const std::string v = s.text(k);
+            if (v != off && v != on)
+              throw InputError(s.where(k), fmt::format("'{}' is not {} or {}", echo(v), off, on));
+            into.*member = v == on;
+          }};
 }
 
 // A number within [min, max], converted to the member's type (an integer member truncates).

@@ -157,20 +157,9 @@ const YamlSection<Profile> kComputeSection = {
      flag_field("fused_elementwise", &Profile::fused_elementwise),
      flag_field("fp8_recast_per_use", &Profile::fp8_recast_per_use),
      flag_field("eager_fp32_chains", &Profile::eager_fp32_chains),
-     {"attention_kernel",
-      [](const YamlReader& c, const char* key, Profile& p) {
-        const std::string v = c.text(key);
-        if (v != "flash2" && v != "tiled")
-          throw InputError(c.where(key), fmt::format("'{}' is not flash2 or tiled", echo(v)));
-        p.attention_flash2 = v == "flash2";
-      }},
-     {"selective_recompute",
-      [](const YamlReader& c, const char* key, Profile& p) {
-        const std::string v = c.text(key);
-        if (v != "attention_core" && v != "every_second_matmul")
-          throw InputError(c.where(key), fmt::format("'{}' is not attention_core or every_second_matmul", echo(v)));
-        p.selective_every_second_matmul = v == "every_second_matmul";
-      }},
+     either_field("attention_kernel", &Profile::attention_flash2, "tiled", "flash2"),
+     either_field("selective_recompute", &Profile::selective_every_second_matmul, "attention_core",
+                  "every_second_matmul"),
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      flag_field("cuda_graphs", &Profile::cuda_graphs),
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},

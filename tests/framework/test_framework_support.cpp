@@ -123,3 +123,14 @@ TEST_CASE("fp8 under ZeRO-3 runs only where the framework casts at every use") {
   p.zero = 2;
   CHECK_FALSE(unsupported_by(all, "megatron", p, Fp8Format::hybrid, false));
 }
+
+TEST_CASE("a profile's two-valued mechanism keys take their names only") {
+  const auto profile = [](const std::string& text) { return load_profile({profile_dir(text)}, "p", "test"); };
+  CHECK(profile("compute:\n  attention_kernel: flash2\n").attention_flash2);
+  CHECK_FALSE(profile("compute:\n  attention_kernel: tiled\n").attention_flash2);
+  CHECK(profile("compute:\n  selective_recompute: every_second_matmul\n").selective_every_second_matmul);
+  CHECK_THROWS_WITH(profile("compute:\n  attention_kernel: fa3\n"), Catch::Contains("'fa3' is not tiled or flash2"));
+  CHECK_THROWS_WITH(profile("zero3:\n  reshard_after_forward: sometimes\n"),
+                    Catch::Contains("'sometimes' is not always, never or unless_pipelined"));
+  std::filesystem::remove_all(simgpt::testing::scratch_path("profiles", ""));
+}
