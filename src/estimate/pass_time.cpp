@@ -175,7 +175,7 @@ double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
   const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
   if (plan_.cp < 2)
     return block(s, forward ? layer.attention_forward : layer.attention_backward, gathered,
-                 plan_.tp_comm_overlap ? layer.tp_overlap_s[0][forward ? 0 : 1] : nullptr);
+                 layer.tp_overlap_s[0][forward ? 0 : 1]);
   const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
   double core = 0;
   if (plan_.cp_comm_type == CpCommType::p2p) {
@@ -187,14 +187,13 @@ double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
            exchange(s, plan_.cp, cp_family_, CollectiveKind::all_to_all,
                     forward ? layer.context_out_bytes : layer.context_in_bytes);
   }
-  return block(s, parts[0] + parts[2], gathered, plan_.tp_comm_overlap ? layer.tp_overlap_s[0][forward ? 0 : 1] : nullptr) +
-         core;
+  return block(s, parts[0] + parts[2], gathered, layer.tp_overlap_s[0][forward ? 0 : 1]) + core;
 }
 
 double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
   if (!layer.moe)
     return block(s, forward ? layer.mlp_forward : layer.mlp_backward, plan_.activation_bytes,
-                 plan_.tp_comm_overlap ? layer.tp_overlap_s[1][forward ? 0 : 1] : nullptr);
+                 layer.tp_overlap_s[1][forward ? 0 : 1]);
   const double* parts = forward ? layer.moe_forward : layer.moe_backward;
   const double tokens = exchange(s, plan_.ep, ep_family_, CollectiveKind::all_to_all, layer.all_to_all_bytes);
   return parts[0] + 2 * tokens + block(s, parts[1], plan_.activation_bytes) + parts[2];

@@ -116,10 +116,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // Megatron-LM accumulates and reduces bf16 models' gradients in fp32 (megatron/training/
   // arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
   plan.grad_factor = gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) / E;
-  // torchtitan's op-level policy for selective recompute (Profile::selective_every_second_matmul),
-  // written for its Llama: dense layers with grouped-query attention.
-  const bool op_policy = w.training.recompute == Recompute::selective && profile.selective_every_second_matmul;
-  if (op_policy && (w.model.moe() || w.model.latent_attention))
+  const SelectiveRerun selective = selective_rerun(model, w.training, profile.selective_every_second_matmul);
+  // torchtitan's op-level policy, written for its Llama: dense layers with grouped-query attention.
+  if (selective == SelectiveRerun::every_second_matmul && (w.model.moe() || w.model.latent_attention))
     throw InputError(w.source + ": training.recompute",
                      "selective recompute by the profile's op policy (compute.selective_recompute "
                      "every_second_matmul) is modelled for dense layers without latent attention only");
@@ -148,18 +147,24 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     return k;
   };
+  // The kernels a layer's backward reruns first (none: empty), its MLP block `mlp_kernels`.
+  const auto selective_kernels = [&](const Kernels& mlp_kernels, bool moe_layer) -> Kernels {
+    switch (selective) {
+    case SelectiveRerun::attention_core: return attention_core_forward(model, shard, form);
+    case SelectiveRerun::every_second_matmul: return every_second_matmul_rerun(model, attention, mlp_kernels);
+    case SelectiveRerun::modules: return module_rerun(moe_layer);
+    case SelectiveRerun::nothing: break;
+    }
+    return {};
+  };
   const auto layer_cost = [&](const Kernels& mlp_kernels, double parameters, bool moe_layer) {
     LayerCost l;
     l.attention_forward = cost.seconds(attention);
     l.mlp_forward = cost.seconds(mlp_kernels);
     l.attention_backward = cost.seconds(backward_of(attention));
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
-    if (recomputes_attention_core(model, w.training.recompute) && w.training.recompute_modules == 0)
-      l.recompute_core = cost.seconds(attention_core_forward(model, shard, form));
-    if (op_policy)
-      l.recompute_core = cost.seconds(every_second_matmul_rerun(model, attention, mlp_kernels));
-    if (tr.recompute_modules != 0)
-      l.recompute_core = cost.seconds(module_rerun(moe_layer));
+    if (const Kernels rerun_first = selective_kernels(mlp_kernels, moe_layer); !rerun_first.empty())
+      l.recompute_core = cost.seconds(rerun_first);
     if (plan.tp_comm_overlap) {
       // TransformerEngine overlaps the input's all-gather with the column-parallel GEMM that reads
       // it and the output's reduce-scatter with the row-parallel GEMM that makes it
@@ -231,21 +236,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     plan.layer.all_to_all_bytes = all_to_all_bytes(model, shard);
     plan.layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
     account_block(plan.kernels, cost, moe_mlp, static_cast<double>(w.model.moe_layers()) * micro_batches, rerun);
+    cost.account(selective_kernels(moe_mlp, true), static_cast<double>(w.model.moe_layers()) * micro_batches,
+                 plan.kernels);
   }
   account_block(plan.kernels, cost, attention, static_cast<double>(w.model.layers) * micro_batches, rerun);
   account_block(plan.kernels, cost, mlp, static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
                 rerun);
-  if (recomputes_attention_core(model, w.training.recompute) && w.training.recompute_modules == 0)
-    cost.account(attention_core_forward(model, shard, form), static_cast<double>(w.model.layers) * micro_batches,
-                 plan.kernels);
-  if (op_policy)
-    cost.account(every_second_matmul_rerun(model, attention, mlp), static_cast<double>(w.model.layers) * micro_batches,
-                 plan.kernels);
-  if (tr.recompute_modules != 0) {
-    cost.account(module_rerun(false), static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
-                 plan.kernels);
-    cost.account(module_rerun(true), static_cast<double>(w.model.moe_layers()) * micro_batches, plan.kernels);
-  }
+  cost.account(selective_kernels(mlp, false), static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
+               plan.kernels);
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
     // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it

@@ -40,7 +40,8 @@ struct LayerCost {
   // GEMMs (0: the activation, hidden wide; multi-head latent attention gathers its latents).
   double attention_gather_bytes = 0;
   // tp_comm_overlap: the GEMM seconds a block's all-gather and its reduce-scatter run beside:
-  // [0 attention, 1 MLP][0 forward, 1 backward][0 all-gather, 1 reduce-scatter].
+  // [0 attention, 1 MLP][0 forward, 1 backward][0 all-gather, 1 reduce-scatter]; zeros (no
+  // overlap) without it.
   double tp_overlap_s[2][2][2] = {};
   // With collectives.dp_per_tensor: each parameter tensor's gradient bytes on one GPU, in module
   // order (summing to grad_bytes); empty otherwise.

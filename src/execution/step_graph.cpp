@@ -166,14 +166,14 @@ private:
   // output's gradient there, not the output again).
   void attention_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
     const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
-    const double* overlap = plan_.tp_comm_overlap ? layer.tp_overlap_s[0][forward ? 0 : 1] : nullptr;
+    const double* overlap = layer.tp_overlap_s[0][forward ? 0 : 1]; // zeros without tp_comm_overlap
     if (plan_.cp < 2) {
       block_all(pass, forward ? layer.attention_forward : layer.attention_backward, slot, gathered, overlap);
       return;
     }
     const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
     for (const std::vector<int>& group : pass.groups)
-      begin_block(group, gathered, overlap ? overlap[0] : 0);
+      begin_block(group, gathered, overlap[0]);
     run_all(pass, parts[forward ? 0 : 2], slot);
     if (plan_.cp_comm_type == CpCommType::p2p) {
       ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
@@ -184,7 +184,7 @@ private:
     }
     run_all(pass, parts[forward ? 2 : 0], slot);
     for (const std::vector<int>& group : pass.groups)
-      end_block(group, overlap ? overlap[1] : 0);
+      end_block(group, overlap[1]);
   }
 
   // Ring attention (Megatron's cp_comm_type p2p; TransformerEngine's AttnFuncWithCPAndKVP2P): cp
@@ -237,7 +237,7 @@ private:
   void mlp_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
     if (!layer.moe) {
       block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot, plan_.activation_bytes,
-                plan_.tp_comm_overlap ? layer.tp_overlap_s[1][forward ? 0 : 1] : nullptr);
+                layer.tp_overlap_s[1][forward ? 0 : 1]);
       return;
     }
     const double* parts = forward ? layer.moe_forward : layer.moe_backward;

@@ -16,12 +16,12 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // the model's precision (Profile::fp8_recast_per_use).
   const bool fp8 = w.training.fp8 != Fp8Format::none && !profile.fp8_recast_per_use;
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
-  const bool op_policy = w.training.recompute == Recompute::selective && profile.selective_every_second_matmul;
+  const SelectiveRerun selective = selective_rerun(m, w.training, profile.selective_every_second_matmul);
   const auto kept_at = [&](bool experts) {
-    if (op_policy) // dense layers only (make_plan refuses the rest)
+    if (selective == SelectiveRerun::every_second_matmul) // dense layers only (make_plan refuses the rest)
       return every_second_matmul_kept_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
                                             w.training.precision);
-    if (w.training.recompute_modules != 0) {
+    if (selective == SelectiveRerun::modules) {
       // The unfused core's scores off with core_attn (layer_activation_bytes' selective form).
       const Recompute core = w.training.recomputes(RecomputeModule::core_attn) ? Recompute::selective : Recompute::none;
       return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, core,
@@ -40,10 +40,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
                                   plan.softmax_fp32, experts, fp8);
   };
   const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
-  // Selective recompute under FlashAttention reruns nothing (see recomputes_attention_core).
-  const bool recompute =
-      w.training.recompute == Recompute::full || recomputes_attention_core(m, w.training.recompute) || op_policy ||
-      w.training.recompute_modules != 0;
+  // Selective recompute of an attention core under FlashAttention reruns nothing (selective_rerun).
+  const bool recompute = w.training.recompute == Recompute::full || selective != SelectiveRerun::nothing;
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
   const int V = plan.pp * plan.chunks;
   StageFootprint f;

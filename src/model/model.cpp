@@ -82,6 +82,16 @@ bool recomputes_attention_core(const ModelSpec& m, Recompute recompute) {
   return recompute == Recompute::selective && m.attention == Attention::standard;
 }
 
+SelectiveRerun selective_rerun(const ModelSpec& m, const TrainingSpec& t, bool every_second_matmul_policy) {
+  if (t.recompute != Recompute::selective)
+    return SelectiveRerun::nothing;
+  if (t.recompute_modules != 0)
+    return SelectiveRerun::modules;
+  if (every_second_matmul_policy)
+    return SelectiveRerun::every_second_matmul;
+  return recomputes_attention_core(m, t.recompute) ? SelectiveRerun::attention_core : SelectiveRerun::nothing;
+}
+
 Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double b = static_cast<double>(s.micro_batch), seq = static_cast<double>(m.seq_len);
@@ -157,13 +167,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   const double rows = s.sequence_parallel ? tokens / tp : tokens; // the tokens it holds
   // The heads' outputs: heads x v_head_width wide (h but under multi-head latent attention).
   const double out = static_cast<double>(m.heads * m.v_head_width()) / tp;
-  Kernels k;
-  if (form.eager_chains && m.norm == Norm::rmsnorm) {
-    const Kernels norm = eager_rmsnorm(local, E);
-    k.insert(k.end(), norm.begin(), norm.end());
-  } else {
-    k.push_back(norm_pass(m, local, E));                // layernorm (or RMSNorm) 1
-  }
+  Kernels k = layer_norm_forward(m, s, form); // layernorm (or RMSNorm) 1
   if (m.latent_attention) {
     // Down projections, latent norms, up projections and rotary dimensions (latent_attention.cpp);
     // MLA rotates its own qk_pos_emb_head_dim dimensions whatever model.position says.

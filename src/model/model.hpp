@@ -174,6 +174,13 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
 // its flash path instead of checkpointing the core attention).
 bool recomputes_attention_core(const ModelSpec& m, Recompute recompute);
 
+// What a layer's backward reruns first under selective recompute: Megatron-core's modules where
+// the workload names them (training.recompute_modules), else the framework's own: torchtitan's op
+// policy (`every_second_matmul_policy`, Profile::selective_every_second_matmul) or the attention
+// core (recomputes_attention_core); nothing otherwise.
+enum class SelectiveRerun { nothing, attention_core, every_second_matmul, modules };
+SelectiveRerun selective_rerun(const ModelSpec& m, const TrainingSpec& t, bool every_second_matmul_policy);
+
 // torchtitan's op-level selective activation checkpointing (torchtitan/parallelisms/
 // parallelize_llama.py at 9dec370, _apply_ac_to_transformer_block with selective_ac_option "op"):
 // within each transformer block the outputs of aten.mm are saved but every second one, and

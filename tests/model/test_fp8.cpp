@@ -3,6 +3,7 @@
 // fp8 copies of.
 #include "model/fp8.hpp"
 #include "model/model.hpp"
+#include "support/llama_model.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,17 +14,7 @@ using namespace simgpt;
 namespace {
 
 // Llama-3 70B's layer: grouped-query attention, SwiGLU, RMSNorm, no biases.
-ModelSpec llama70b() {
-  ModelSpec m{.layers = 80, .hidden = 8192, .heads = 64, .seq_len = 8192, .vocab = 128256, .ffn_hidden = 28672};
-  m.kv_heads = 8;
-  m.mlp = Mlp::swiglu;
-  m.norm = Norm::rmsnorm;
-  m.position = Position::rope;
-  m.bias = false;
-  m.tie_embeddings = false;
-  m.attention = Attention::flash;
-  return m;
-}
+ModelSpec llama70b() { return simgpt::testing::llama_model(80, 8192, 64, 28672); }
 
 KernelForm fp8_form(bool transpose = true, bool current_scaling = false) {
   KernelForm form;

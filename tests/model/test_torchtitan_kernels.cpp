@@ -4,6 +4,7 @@
 #include "model/fp8.hpp"
 #include "model/model.hpp"
 #include "simgpt/memory/memory.hpp"
+#include "support/llama_model.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,17 +13,7 @@ using namespace simgpt;
 namespace {
 
 // Llama 3.1 8B's layer (torchtitan's llama3_configs "8B").
-ModelSpec llama8b() {
-  ModelSpec m{.layers = 32, .hidden = 4096, .heads = 32, .seq_len = 8192, .vocab = 128256, .ffn_hidden = 14336};
-  m.kv_heads = 8;
-  m.mlp = Mlp::swiglu;
-  m.norm = Norm::rmsnorm;
-  m.position = Position::rope;
-  m.bias = false;
-  m.tie_embeddings = false;
-  m.attention = Attention::flash;
-  return m;
-}
+ModelSpec llama8b() { return simgpt::testing::llama_model(32, 4096, 32, 14336); }
 
 double bytes(const Kernels& ks) {
   double b = 0;
