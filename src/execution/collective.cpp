@@ -142,6 +142,13 @@ CollectiveFlows collective_flows(CollectiveKind kind, CollectiveAlgorithm algori
   return out;
 }
 
+std::vector<CollectiveFlow> isolated_collective_flows(CollectiveKind kind, const std::vector<Ring>& rings, double bytes) {
+  if (kind != CollectiveKind::all_to_all && kind != CollectiveKind::ring_shift)
+    return ring_collective(kind, rings, bytes, 0).flows;
+  CollectiveFlows flows = collective_flows(kind, CollectiveAlgorithm::ring, rings, bytes, 0, {});
+  return flows.phases.empty() ? std::vector<CollectiveFlow>{} : std::move(flows.phases.front());
+}
+
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s,
                                const CollectiveTiming& ring_timing) {

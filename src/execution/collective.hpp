@@ -67,6 +67,11 @@ struct RingCollective {
 };
 RingCollective ring_collective(CollectiveKind kind, const std::vector<Ring>& rings, double bytes, double step_latency_s);
 
+// The flows of a collective replayed whole on a compute stream (Task::Kind::isolated_collective:
+// a ring collective of a tensor-parallel group, an all-to-all of a folded expert-parallel group),
+// as add_collective lays them out with the ring algorithm; `bytes` are what its flows carry.
+std::vector<CollectiveFlow> isolated_collective_flows(CollectiveKind kind, const std::vector<Ring>& rings, double bytes);
+
 // The flows of any collective as add_collective lays them out, in phases (each phase's flows start
 // together once the one before has ended: two for the direct algorithm's all-reduce, one
 // otherwise), and the latency its exit adds after the last phase. What the closed-form estimate

@@ -228,14 +228,15 @@ private:
                                          [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
       return;
     }
-    const RingCollective ring = ring_collective(*t.collective, isolated_.at(static_cast<size_t>(t.peer)), t.bytes, 0);
+    const std::vector<CollectiveFlow> flows =
+        isolated_collective_flows(*t.collective, isolated_.at(static_cast<size_t>(t.peer)), t.bytes);
     Running& running = running_[v];
     running.start = now;
-    running.flows_left = ring.flows.size();
+    running.flows_left = flows.size();
     void* tag = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v) + 1);
-    for (const CollectiveFlow& flow : ring.flows)
+    for (const CollectiveFlow& flow : flows)
       running.comms.push_back(start_flow(flow.from, flow.to, flow.bytes, tag));
-    if (ring.flows.empty())
+    if (flows.empty())
       all_flows_done(v);
   }
 

@@ -47,6 +47,7 @@ public:
         transfers_(plan, profile, stand_ins_, streams_, out_) {
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
+    out_.expert_group_folded = stand_ins_.expert_groups_folded ? plan_.ep : 0;
     for (int gpu = 0; gpu < plan.gpus(); ++gpu)
       out_.compute_stream.push_back(stand_ins_.stream(gpu));
   }
@@ -213,8 +214,18 @@ private:
     }
   }
 
-  // Calls `f` with each group of `size` consecutive replicas' GPUs of the pass, per tensor rank.
+  // Calls `f` with each group of `size` consecutive replicas' GPUs of the pass, per tensor rank
+  // (the first group's whole, when its first member's stream stands for it: expert_groups_folded).
   template <class F> void for_each_group(const Pass& pass, int size, F f) {
+    if (static_cast<int>(pass.groups.size()) < size) {
+      for (int t = 0; t < plan_.tp; ++t) {
+        std::vector<int> members;
+        for (int d = 0; d < size; ++d)
+          members.push_back(plan_.gpu(pass.s, d, t));
+        f(members);
+      }
+      return;
+    }
     for (int first = 0; first < static_cast<int>(pass.groups.size()); first += size)
       for (int t = 0; t < plan_.tp; ++t) {
         std::vector<int> members;
@@ -256,7 +267,7 @@ private:
   void exchange(CommDimension dimension, const Pass& pass, int size, double bytes) {
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes);
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, 0, stand_ins_.group_weight(size));
       });
   }
 
@@ -298,10 +309,14 @@ private:
   // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream
   // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
   // of its kind, measured, and a collective of a group that is not isolated block whole.
+  // `times`: how many groups' alike collectives it stands for (0: a tensor-parallel group's, one
+  // per replica).
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                           double overlap_s = 0) {
+                           double overlap_s = 0, int times = 0) {
+    if (times == 0)
+      times = stand_ins_.replica_weight();
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
-      collectives_.count(dimension, gpus, kind, bytes, stand_ins_.replica_weight());
+      collectives_.count(dimension, gpus, kind, bytes, times);
       // After the first like it, folded into the kernels around it (FoldedCollective).
       if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
         streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
@@ -328,7 +343,7 @@ private:
     }
     for (int gpu : gpus)
       streams_.flush(gpu);
-    CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, stand_ins_.replica_weight());
+    CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, times);
     for (int gpu : gpus) {
       boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
       streams_.tail(gpu) = c.exit;

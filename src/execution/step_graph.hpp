@@ -76,6 +76,9 @@ struct StepGraph {
   // and data-parallel collectives it holds (all of them otherwise).
   int replicas_simulated = 0;
   int tensor_ranks_simulated = 0;
+  // The members of each simulated expert-parallel group when they run as one stream, its
+  // all-to-alls replayed whole (StandIns::expert_groups_folded); 0 otherwise.
+  int expert_group_folded = 0;
   // Per GPU: the GPU whose compute tasks run its kernels: its own, or a stand-in's (its isolated
   // tensor-parallel group's first GPU, the first replica's in a symmetric graph).
   std::vector<int> compute_stream;

@@ -79,7 +79,8 @@ nlohmann::ordered_json report_json(const Report& r) {
   j["micro_batches"] = r.micro_batches;
   j["fidelity"] = {{"mode", r.fidelity.mode},
                    {"replicas_simulated", r.fidelity.replicas_simulated},
-                   {"tensor_ranks_simulated", r.fidelity.tensor_ranks_simulated}};
+                   {"tensor_ranks_simulated", r.fidelity.tensor_ranks_simulated},
+                   {"expert_group_folded", r.fidelity.expert_group_folded}};
   j["step_time_s"] = rounded(r.step_time_s);
   j["samples_per_s"] = rounded(r.samples_per_s);
   j["tokens_per_s"] = rounded(r.tokens_per_s);
@@ -229,6 +230,7 @@ Report report_from_json(const nlohmann::ordered_json& j) {
     r.fidelity.mode = j.at("fidelity").at("mode").get<std::string>();
     r.fidelity.replicas_simulated = j.at("fidelity").at("replicas_simulated").get<int>();
     r.fidelity.tensor_ranks_simulated = j.at("fidelity").at("tensor_ranks_simulated").get<int>();
+    r.fidelity.expert_group_folded = j.at("fidelity").value("expert_group_folded", 0); // none before
     r.step_time_s = j.at("step_time_s").get<double>();
     r.samples_per_s = j.at("samples_per_s").get<double>();
     r.tokens_per_s = j.at("tokens_per_s").get<double>();

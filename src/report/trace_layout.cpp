@@ -223,7 +223,8 @@ private:
       }
     };
     auto collective = [&](size_t i, double from, double to) {
-      TraceSlice slice{.role = Role::collective, .task = v, .folded = static_cast<long>(i), .members = plan_.tp};
+      TraceSlice slice{.role = Role::collective, .task = v, .folded = static_cast<long>(i),
+                       .members = group_size(g_[folded[i].measured])};
       if (out_.timed_at(slice, from, to))
         isolated_collective(folded[i].measured, gpus, slice);
       next = i + 1;
@@ -232,33 +233,43 @@ private:
                     kernels, collective);
   }
 
-  // A tensor-parallel collective replayed whole, on each of `gpus` (those whose stream ran it)
-  // with its share of the flows: that of its tensor rank in the group whose rings the collective
-  // ran over, its own or its stand-in's.
+  // A collective replayed whole (a tensor-parallel group's, or a folded expert-parallel group's
+  // all-to-all), on each of `gpus` (those whose stream ran it) with its share of the flows: that
+  // of its place in the group whose rings the collective ran over, its own or its stand-in's.
   void isolated_collective(TaskId v, const std::vector<int>& gpus) {
-    TraceSlice slice{.role = Role::collective, .task = v, .members = plan_.tp};
+    TraceSlice slice{.role = Role::collective, .task = v, .members = group_size(g_[v])};
     if (out_.timed(slice, v, v))
       isolated_collective(v, gpus, slice);
+  }
+
+  // The members of an isolated collective's group: a tensor-parallel group, or ep replicas.
+  int group_size(const Task& task) const { return task.dimension == CommDimension::ep ? plan_.ep : plan_.tp; }
+
+  // A GPU's place in the group of isolated collective `task`: its tensor rank, or its replica's
+  // place in the expert-parallel group.
+  int place(const Task& task, int gpu) const {
+    return task.dimension == CommDimension::ep ? stand_ins_.rank(gpu)[1] % plan_.ep : stand_ins_.rank(gpu)[2];
   }
 
   // The timed slice of isolated collective v (or of one like it, folded) on each of `gpus`.
   void isolated_collective(TaskId v, const std::vector<int>& gpus, TraceSlice& slice) {
     const Task& task = g_[v];
-    std::map<int, double> sent; // by tensor rank
+    std::map<int, double> sent; // by place in the group
     if (out_.stores())
       for (const CollectiveFlow& flow :
-           ring_collective(*task.collective, step_.isolated.at(static_cast<size_t>(task.peer)), task.bytes, 0).flows)
-        sent[stand_ins_.rank(flow.from)[2]] += flow.bytes;
+           isolated_collective_flows(*task.collective, step_.isolated.at(static_cast<size_t>(task.peer)), task.bytes))
+        sent[place(task, flow.from)] += flow.bytes;
     for (int gpu : gpus) {
       const auto& [s, d, t] = stand_ins_.rank(gpu);
       std::vector<int> members;
       if (out_.stores()) {
-        for (int r = 0; r < plan_.tp; ++r)
-          members.push_back(plan_.gpu(s, d, r));
+        for (int r = 0; r < group_size(task); ++r)
+          members.push_back(task.dimension == CommDimension::ep ? plan_.gpu(s, d - d % plan_.ep + r, t)
+                                                                : plan_.gpu(s, d, r));
         std::sort(members.begin(), members.end());
       }
       slice.gpu = gpu;
-      slice.bytes = sent[t];
+      slice.bytes = sent[place(task, gpu)];
       out_.add(slice, out_.collective_group(gpu, members));
     }
   }

@@ -283,6 +283,7 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
   r.fidelity.mode = fidelity;
   r.fidelity.replicas_simulated = step.replicas_simulated;
   r.fidelity.tensor_ranks_simulated = step.tensor_ranks_simulated;
+  r.fidelity.expert_group_folded = step.expert_group_folded;
   r.p2p_transfers = step.p2p_transfers;
   r.p2p_bytes = step.p2p_bytes;
   for (const auto& [kind, count] : step.collectives)

@@ -137,6 +137,36 @@ TEST_CASE("symmetric graphs give the full graph's report on 64 GPUs, with NICs p
   }
 }
 
+TEST_CASE("an expert-parallel group of alike replicas runs as one, its all-to-alls replayed whole") {
+  const auto moe = [](std::vector<std::pair<std::string, std::string>> extra) {
+    Overrides o = small({{"model.experts", "8"}, {"model.top_k", "2"}, {"parallelism.tp", "2"},
+                         {"parallelism.pp", "2"}, {"parallelism.dp", "16"}, {"training.global_batch", "32"},
+                         {"parallelism.sequence_parallel", "true"}});
+    o.insert(o.end(), extra.begin(), extra.end());
+    return o;
+  };
+  SECTION("ep 8 on rails: the replicas' transfers on NICs of their own, one group for all") {
+    const Overrides o = moe({{"parallelism.ep", "8"}});
+    const auto symmetric = simulate_with(dgx_eight(), o, true, SimulationOptions::Fidelity::symmetric);
+    const auto full = simulate_with(dgx_eight(), o, true, SimulationOptions::Fidelity::full);
+    CHECK(symmetric["fidelity"]["replicas_simulated"] == 1);
+    CHECK(symmetric["fidelity"]["expert_group_folded"] == 8);
+    CHECK(full["fidelity"]["expert_group_folded"] == 0);
+    // Every collective and transfer counted as the full graph counts it; the step as long, up to
+    // the pipeline transfers that the folded all-to-alls no longer slow.
+    CHECK(symmetric["collectives"] == full["collectives"]);
+    CHECK(symmetric["p2p_bytes"] == full["p2p_bytes"]);
+    CHECK(symmetric["step_time_s"].get<double>() == Approx(full["step_time_s"].get<double>()).epsilon(0.01));
+    CHECK(symmetric["stages"][0]["compute_s"] == full["stages"][0]["compute_s"]);
+  }
+  SECTION("one NIC a node: the replicas' transfers share it, so every replica runs its own stream") {
+    const auto f = simulate_with(dgx_eight_one_nic(), moe({{"parallelism.ep", "8"}}), true,
+                                 SimulationOptions::Fidelity::symmetric)["fidelity"];
+    CHECK(f["expert_group_folded"] == 0);
+    CHECK(f["replicas_simulated"] != 1);
+  }
+}
+
 namespace {
 
 // Eight GPUs per node. Inside a node a flow leaves by its GPU's switch port and enters by the

@@ -82,6 +82,9 @@ struct Report {
     std::string mode = "full";
     int replicas_simulated = 1;
     int tensor_ranks_simulated = 1;
+    // The size of the expert-parallel groups whose members ran as one, their all-to-alls replayed
+    // whole (the first of each size with its flows, the others as long); 0: none.
+    int expert_group_folded = 0;
   } fidelity;
   double step_time_s = 0;
   double samples_per_s = 0;

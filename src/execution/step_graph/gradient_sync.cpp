@@ -64,7 +64,7 @@ void GradientSync::synchronise_gradients(const std::vector<int>& members,
     await_reduce_scatters(members);
     return;
   }
-  const auto& first = points[static_cast<size_t>(members[0])];
+  const auto& first = points[static_cast<size_t>(stand_ins_.owner(members[0]))];
   const CollectiveKind kind = dp_gradient_collective(plan_);
   const CollectiveAlgorithm algorithm = dp_collective_algorithm(plan_);
   std::optional<TaskId> previous;

@@ -20,7 +20,7 @@ StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, con
   if (options.isolate_collectives && plan.tp > 1 && plan.ep == 1 && plan.cp == 1)
     find_isolated_groups(plan, topology, collectives, stand_ins, isolated);
   if (options.symmetric)
-    find_symmetry(plan, topology, collectives, isolated.size(), stand_ins);
+    find_symmetry(plan, topology, collectives, stand_ins, isolated);
   return stand_ins;
 }
 

@@ -19,7 +19,10 @@ struct StandIns {
   int dp = 1, tp = 1;
   int replicas = 1;                               // replicas simulated
   bool first_rank_stands_in = false;              // the first tensor rank's communication stands for all ranks'
-  std::map<std::vector<int>, int> isolated_index; // isolated tp group -> index in StepGraph::isolated
+  // The first expert-parallel group of each stage and tensor rank runs on its first member's
+  // stream, its all-to-alls replayed whole (symmetry.hpp).
+  bool expert_groups_folded = false;
+  std::map<std::vector<int>, int> isolated_index; // isolated group -> index in StepGraph::isolated
 
   // Every GPU on its own stream, standing for itself: the full graph.
   explicit StandIns(const ExecutionPlan& plan);
@@ -32,6 +35,9 @@ struct StandIns {
   int owner(int gpu) const { return owner_gpu[static_cast<size_t>(gpu)]; }
   // How many replicas each simulated one stands for (counted in the reports).
   int replica_weight() const { return dp / replicas; }
+  // How many groups of `size` consecutive replicas (expert- or context-parallel) each simulated
+  // one stands for: all dp / size of them over the simulated ones (one at least).
+  int group_weight(int size) const { return dp / size / (replicas > size ? replicas / size : 1); }
   // Whether tensor rank t's communication is the first rank's (in a symmetric graph), and how many
   // ranks' alike collectives one simulated collective stands for.
   bool stands_in(int t) const { return t > 0 && first_rank_stands_in; }
