@@ -102,12 +102,13 @@ std::string Report::to_text() const {
   out += fmt::format("  step time   {} s\n", num(step_time_s, 3));
   if (fidelity.mode == "symmetric")
     out += fmt::format("  fidelity    symmetric: {} of {} data-parallel replicas, the communication of {} of {} tensor "
-                       "ranks simulated\n",
-                       fidelity.replicas_simulated, dp, fidelity.tensor_ranks_simulated, tp);
-  if (fidelity.expert_group_folded > 0)
-    out += fmt::format("              each expert-parallel group's {} members as one: its all-to-alls replayed whole, the "
-                       "first of each size with its flows, the others as long\n",
-                       fidelity.expert_group_folded);
+                       "ranks simulated\n{}",
+                       fidelity.replicas_simulated, dp, fidelity.tensor_ranks_simulated, tp,
+                       fidelity.expert_group_folded == 0
+                           ? ""
+                           : fmt::format("              each expert-parallel group's {} members as one: its all-to-alls "
+                                         "replayed whole, the first of each size with its flows, the others as long\n",
+                                         fidelity.expert_group_folded));
   else if (fidelity.mode == "estimate")
     out += fmt::format("  fidelity    estimate: closed form from the same costs, no replay (no critical path or "
                        "collective counts; a stage's compute s includes the collectives on its compute stream)\n");

@@ -155,3 +155,23 @@ TEST_CASE("an estimated report prints no communication wait per stage: its compu
   // stage, gpu, layers, compute s, comm s: "-"
   CHECK(has_line(text, {"1", "4", "12", "0.900", "-", "0.000", "14.50", "15.78", "0.00/", "0.00/", "0.00"}));
 }
+
+TEST_CASE("the fidelity line says what was simulated, once, and folded expert-parallel groups when there are") {
+  Report r = sample();
+  const auto lines = [](const Report& report) {
+    const std::string text = report.to_text();
+    size_t n = 0;
+    for (size_t at = text.find("  fidelity    "); at != std::string::npos; at = text.find("  fidelity    ", at + 1))
+      ++n;
+    return n;
+  };
+  for (const char* mode : {"symmetric", "full", "estimate"}) {
+    r.fidelity.mode = mode;
+    CHECK(lines(r) == 1);
+  }
+  r.fidelity.mode = "symmetric";
+  CHECK(r.to_text().find("expert-parallel group") == std::string::npos);
+  r.fidelity.expert_group_folded = 8;
+  CHECK(r.to_text().find("each expert-parallel group's 8 members as one") != std::string::npos);
+  CHECK(lines(r) == 1);
+}
