@@ -45,6 +45,7 @@ public:
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
         gradients_(plan, profile, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
         transfers_(plan, profile, stand_ins_, streams_, out_) {
+    collectives_.replay_whole(stand_ins_.whole_index);
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
     out_.expert_group_folded = stand_ins_.expert_groups_folded ? plan_.ep : 0;

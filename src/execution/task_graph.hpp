@@ -49,7 +49,9 @@ struct Task {
     delay,    // a fixed time that uses no resource (collective step latencies, joins)
     // A whole collective over a group whose links no other communication of the step uses
     // (StepGraph::isolated): `collective` says which, `peer` indexes the group, `gpu` is its
-    // first member, `bytes` the buffer per member, `seconds` the step latencies after its flows.
+    // first member, `bytes` what its flows carry per member, `seconds` the step latencies after
+    // its flows. A tensor- or expert-parallel group's runs on its first member's compute stream,
+    // a data-parallel group's on the data-parallel stream (on_compute_stream).
     isolated_collective
   };
   enum class Phase : std::uint8_t {
@@ -76,6 +78,12 @@ struct Task {
   // folded collectives: the index of its first in TaskGraph's FoldedCollectives (the others follow it).
   long entry = -1;
 };
+// Whether an isolated collective holds its first member's compute stream (a tensor- or
+// expert-parallel group's), not the data-parallel stream.
+inline bool on_compute_stream(const Task& t) {
+  return t.kind == Task::Kind::isolated_collective && t.dimension != CommDimension::dp;
+}
+
 static_assert(sizeof(Task) <= 56, "a step has millions of tasks: keep Task small");
 
 // The dimension a communication task serves: its own mark, or for a pipeline transfer's marker

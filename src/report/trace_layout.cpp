@@ -139,7 +139,9 @@ public:
   void run() {
     for (TaskId v = 0; v < boost::num_vertices(g_); ++v) {
       const Task& task = g_[v];
-      if (task.gpu >= 0 && (task.kind == Task::Kind::compute || task.kind == Task::Kind::isolated_collective)) {
+      if (task.kind == Task::Kind::isolated_collective && !on_compute_stream(task)) {
+        collective(v);
+      } else if (task.gpu >= 0 && (task.kind == Task::Kind::compute || task.kind == Task::Kind::isolated_collective)) {
         const std::vector<int>& gpus = by_stream_[static_cast<size_t>(task.gpu)];
         if (task.kind == Task::Kind::compute && task.entry >= 0) {
           if (!gpus.empty())
@@ -293,15 +295,27 @@ private:
     }
   }
 
-  // A collective's slice on each drawn member, and on each drawn GPU it stands for.
+  // A collective's slice on each drawn member, and on each drawn GPU it stands for: by its exit,
+  // or the one task of a collective replayed whole on the data-parallel stream.
   void collective(TaskId exit) {
-    const auto entry = static_cast<TaskId>(g_[exit].entry);
+    const Task& task = g_[exit];
+    const bool whole = task.kind == Task::Kind::isolated_collective;
+    const auto entry = whole ? exit : static_cast<TaskId>(task.entry);
     TraceSlice s{.role = Role::collective, .task = exit};
     if (!out_.timed(s, entry, exit)) // all members' arrival to the end
       return;
     CollectiveFlows flows;
-    std::set<TaskId> seen;
-    add_flows(g_, entry, exit, seen, flows);
+    if (whole) {
+      for (const CollectiveFlow& flow :
+           isolated_collective_flows(*task.collective, step_.isolated.at(static_cast<size_t>(task.peer)), task.bytes)) {
+        flows.members.insert(flow.from);
+        flows.members.insert(flow.to);
+        flows.sent[flow.from] += flow.bytes;
+      }
+    } else {
+      std::set<TaskId> seen;
+      add_flows(g_, entry, exit, seen, flows);
+    }
     if (flows.members.empty())
       return;
     const std::vector<int> members(flows.members.begin(), flows.members.end());

@@ -104,6 +104,15 @@ TEST_CASE("tensor-parallel groups inside NVSwitch nodes give the same report who
     check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "2"}, {"parallelism.dp", "2"},
                                          {"parallelism.zero", "3"}, {"framework", "generic"}}));
   }
+  SECTION("dp 16, ZeRO-3: the data-parallel group's gathers and reduce-scatters whole on its own links") {
+    check_same_report(dgx_pair(), small({{"parallelism.tp", "1"}, {"parallelism.pp", "1"}, {"parallelism.dp", "16"},
+                                         {"parallelism.zero", "3"}, {"framework", "fsdp"}}));
+  }
+  SECTION("dp 4, ZeRO-1, overlapped gradient buckets and the gather of the updated weights") {
+    check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "1"}, {"parallelism.dp", "4"},
+                                         {"parallelism.zero", "1"}, {"parallelism.sequence_parallel", "true"},
+                                         {"framework_options.collectives.dp_overlap", "true"}}));
+  }
   SECTION("tp 4, pp 4, interleaved with 2 chunks") {
     check_same_report(dgx_pair(), small({{"parallelism.tp", "4"}, {"parallelism.pp", "4"}, {"parallelism.dp", "1"},
                                          {"parallelism.schedule", "interleaved"}, {"parallelism.chunks", "2"}}));
@@ -222,6 +231,28 @@ TEST_CASE("a tensor-parallel group is isolated only when no other communication 
   CHECK(shared.isolated.empty());
   CHECK(count(shared, Task::Kind::isolated_collective) == 0);
   CHECK(boost::num_vertices(shared.graph) == boost::num_vertices(flows.graph));
+}
+
+TEST_CASE("a data-parallel group whose links nothing else uses runs each collective as one task") {
+  size_t whole = 0;
+  const auto dp_whole = [&](const StepGraph& g) {
+    size_t n = 0;
+    for (TaskId v = 0; v < boost::num_vertices(g.graph); ++v)
+      n += g.graph[v].kind == Task::Kind::isolated_collective && g.graph[v].dimension == CommDimension::dp ? 1 : 0;
+    return n;
+  };
+  const StepGraph alone = build_step_graph(plan_of(8, 1, 1), Profile{}, SwitchedNodes(false));
+  const StepGraph flows = build_step_graph(plan_of(8, 1, 1), Profile{}, SwitchedNodes(false), {.isolate_collectives = false});
+  whole = dp_whole(alone);
+  CHECK(whole > 0);
+  CHECK(alone.isolated.size() == 1);
+  CHECK(count(alone, Task::Kind::transfer) == 0);
+  CHECK(count(flows, Task::Kind::transfer) > 0);
+  CHECK(alone.collectives.at("allreduce").count == flows.collectives.at("allreduce").count);
+  // Tensor-parallel rings on the same switch ports: the gradients' flows run as flows.
+  CHECK(dp_whole(build_step_graph(plan_of(4, 2, 1), Profile{}, SwitchedNodes(false))) == 0);
+  // Pipeline transfers through the NICs the replicas' rings use: likewise.
+  CHECK(dp_whole(build_step_graph(plan_of(16, 1, 2), Profile{}, SwitchedNodes(false))) == 0);
 }
 
 TEST_CASE("a topology that cannot name its links isolates nothing") {

@@ -34,6 +34,22 @@ void GroupCollectives::count(CommDimension dimension, const std::vector<int>& gp
 CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
                                       double bytes, CollectiveAlgorithm algorithm, int times) {
   check_task_limit(out_.graph, max_tasks_);
+  if (algorithm == CollectiveAlgorithm::ring && whole_)
+    if (auto whole = whole_->find(gpus); whole != whole_->end()) {
+      const CollectiveTiming t = timing(gpus, kind, bytes);
+      Task task;
+      task.kind = Task::Kind::isolated_collective;
+      task.phase = Task::Phase::collective;
+      task.collective = kind;
+      task.dimension = dimension;
+      task.gpu = gpus.front();
+      task.peer = whole->second;
+      task.bytes = bytes * t.byte_factor; // what its flows carry
+      task.seconds = t.exit_latency_s;
+      const TaskId id = boost::add_vertex(task, out_.graph);
+      count(dimension, gpus, kind, bytes, times);
+      return {id, id};
+    }
   const GroupRings& group = rings(gpus);
   const TaskId first = boost::num_vertices(out_.graph);
   CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency,

@@ -19,6 +19,7 @@ class GroupCollectives {
   StepGraph& out_; // the graph the collectives join, and their counts
   size_t max_tasks_;
   std::map<std::vector<int>, GroupRings> rings_; // per group, as searched
+  const std::map<std::vector<int>, int>* whole_ = nullptr; // groups whose collectives are one task each
   // By kind: its entry in the graph's counts, once made.
   std::array<CollectiveCount*, std::size(kCollectiveKindNames)> counts_{};
 
@@ -36,8 +37,13 @@ public:
   // What a ring collective of the group pays beyond its flows (execution/collective_timing).
   CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes);
 
+  // The groups whose ring collectives are replayed whole, by their index in StepGraph::isolated
+  // (StandIns::whole_index).
+  void replay_whole(const std::map<std::vector<int>, int>& groups) { whole_ = &groups; }
+
   // Adds a collective over the group's rings to the graph, its tasks marked with the dimension it
-  // serves, and counts it.
+  // serves, and counts it: entry, flows and exit, or for a group replayed whole with the ring
+  // algorithm one task (Task::Kind::isolated_collective, its entry and exit).
   CollectiveTasks add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                       CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1);
 };

@@ -79,4 +79,48 @@ void find_isolated_groups(const ExecutionPlan& plan, const Topology& topology, G
   }
 }
 
+void find_whole_dp_groups(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
+                          StandIns& stand_ins, std::vector<std::vector<Ring>>& isolated) {
+  if (plan.dp < 2 || dp_collective_algorithm(plan) != CollectiveAlgorithm::ring)
+    return;
+  std::vector<std::vector<int>> groups;
+  for (int s = 0; s < plan.pp; ++s)
+    for (int t = 0; t < plan.tp; ++t) {
+      groups.push_back(dp_group(plan, s, t));
+      if (plan.ep > 1 && plan.dp > plan.ep)
+        for (std::vector<int>& experts : expert_dp_groups(plan, s, t))
+          groups.push_back(std::move(experts));
+    }
+  LinkUsers users(topology, groups.size());
+  for (size_t id = 0; id < groups.size(); ++id)
+    users.use(static_cast<int>(id), ring_routes(collectives, groups[id]));
+  if (plan.tp > 1)
+    for (int s = 0; s < plan.pp; ++s)
+      for (int d = 0; d < plan.dp; ++d)
+        users.use(kOthers, ring_routes(collectives, tp_group(plan, s, d)));
+  for (const auto& replica : pipeline_routes(plan))
+    for (const Routes& rank : replica)
+      users.use(kOthers, rank);
+  // Expert- and context-parallel exchanges: every pair of a group, each way.
+  for (int size : {plan.ep, plan.cp})
+    for (int first = 0; size > 1 && first < plan.dp; first += size)
+      for (int s = 0; s < plan.pp; ++s)
+        for (int t = 0; t < plan.tp; ++t) {
+          Routes pairs;
+          for (int a = first; a < first + size; ++a)
+            for (int b = first; b < first + size; ++b)
+              if (a != b)
+                pairs.emplace_back(plan.gpu(s, a, t), plan.gpu(s, b, t));
+          users.use(kOthers, pairs);
+        }
+  if (!users.known())
+    return;
+  for (size_t id = 0; id < groups.size(); ++id) {
+    if (!users.alone(id))
+      continue;
+    stand_ins.whole_index[groups[id]] = static_cast<int>(isolated.size());
+    isolated.push_back(collectives.rings(groups[id]).rings);
+  }
+}
+
 } // namespace simgpt::step_graph

@@ -21,6 +21,8 @@ StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, con
     find_isolated_groups(plan, topology, collectives, stand_ins, isolated);
   if (options.symmetric)
     find_symmetry(plan, topology, collectives, stand_ins, isolated);
+  if (options.isolate_collectives)
+    find_whole_dp_groups(plan, topology, collectives, stand_ins, isolated);
   return stand_ins;
 }
 

@@ -23,6 +23,9 @@ struct StandIns {
   // stream, its all-to-alls replayed whole (symmetry.hpp).
   bool expert_groups_folded = false;
   std::map<std::vector<int>, int> isolated_index; // isolated group -> index in StepGraph::isolated
+  // Data-parallel groups whose collectives meet nothing else on the network, each replayed whole
+  // on the data-parallel stream -> index in StepGraph::isolated (isolated_groups.hpp).
+  std::map<std::vector<int>, int> whole_index;
 
   // Every GPU on its own stream, standing for itself: the full graph.
   explicit StandIns(const ExecutionPlan& plan);
