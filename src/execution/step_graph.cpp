@@ -1,5 +1,6 @@
 #include "execution/step_graph.hpp"
 
+#include "core/machine_memory.hpp"
 #include "execution/schedule.hpp"
 #include "execution/step_graph/compute_streams.hpp"
 #include "execution/step_graph/data_parallel_streams.hpp"
@@ -9,6 +10,7 @@
 #include "execution/step_graph/pass.hpp"
 #include "execution/step_graph/pipeline_transfers.hpp"
 #include "execution/step_graph/stand_ins.hpp"
+#include "execution/step_graph/task_limit.hpp"
 #include "execution/step_graph/zero_gathers.hpp"
 #include "simgpt/framework/profile.hpp"
 
@@ -34,6 +36,7 @@ class StepBuilder {
   ZeroGathers gathers_;
   GradientSync gradients_;
   PipelineTransfers transfers_;
+  TaskProjection projection_;
 
 public:
   StepBuilder(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
@@ -44,7 +47,7 @@ public:
         streams_(out_, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
         gradients_(plan, profile, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
-        transfers_(plan, profile, stand_ins_, streams_, out_) {
+        transfers_(plan, profile, stand_ins_, streams_, out_), projection_(options_.max_tasks) {
     collectives_.replay_whole(stand_ins_.whole_index);
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
@@ -53,13 +56,18 @@ public:
       out_.compute_stream.push_back(stand_ins_.stream(gpu));
   }
 
-  void build() {
+  // Refused past the limit: with the tasks it would need, as projected, and the replicas simulated.
+  void build() try {
     for (int s = 0; s < plan_.pp; ++s) {
       build_stage(s);
       gradients_.synchronise_and_update(s);
     }
     transfers_.connect();
     transfers_.order_after_sends(gradients_.after_sends());
+  } catch (StepGraphTooLarge& e) {
+    projection_.project(e);
+    e.replicas_simulated = stand_ins_.replicas;
+    throw;
   }
 
 private:
@@ -70,7 +78,10 @@ private:
     pass.s = s;
     for (int d = 0; d < stand_ins_.replicas; ++d)
       pass.groups.push_back(tp_group(plan_, s, d));
-    for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes)) {
+    const std::vector<PipelineStep> schedule =
+        stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes);
+    for (const PipelineStep& step : schedule) {
+      projection_.pass_begins(boost::num_vertices(out_.graph), schedule.size() * static_cast<size_t>(plan_.pp));
       pass.v = step.chunk * plan_.pp + s;
       pass.forward = step.pass == PipelineStep::Pass::forward;
       pass.micro_batch = step.micro_batch;
@@ -353,6 +364,11 @@ private:
 };
 
 } // namespace
+
+size_t tasks_in_half_memory() {
+  const double bytes = static_cast<double>(machine_memory_bytes());
+  return bytes > 0 ? static_cast<size_t>(bytes / 2 / kTaskBytes) : 20'000'000;
+}
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
                            const StepGraphOptions& options) {

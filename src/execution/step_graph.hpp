@@ -93,6 +93,17 @@ struct StepGraph {
   StepGraph& operator=(const StepGraph&) = delete;
 };
 
+// What a task costs at most, with its edges, its times and what the reports derive from them
+// (peak RSS over tasks, measured): Llama 3.1 405B on 256 GB200s (Megatron-Bridge's 25.11 row, 384
+// micro-batches, every replica simulated) 6.66 GB for 22 million tasks, 300 bytes each; a full
+// replay of DeepSeek-V3 on 256 B200s 1.28 GB for 4.0 million, 320; GPT-3 175B on 16,384 H100s in
+// full 655 MB for 1.25 million, 380 beyond the 180 MB its platform and the rest take.
+inline constexpr double kTaskBytes = 400;
+
+// The tasks half the machine's memory holds at kTaskBytes each (24 GiB: 32 million), the other
+// half left to the platform, SimGrid and the rest; 20 million where the memory is unknown.
+size_t tasks_in_half_memory();
+
 // Consecutive kernels on a stream merge into one task until something must synchronise with
 // them (fewer tasks to replay), and the forward rerun by recompute merges into the backward. The
 // streams of `traced_gpus` also record what each task holds per layer (StepGraph::kernel_pieces),
@@ -120,16 +131,21 @@ struct StepGraphOptions {
   std::vector<int> traced_gpus;
   bool isolate_collectives = true;
   bool symmetric = false;
-  // The most tasks a step may have. A task costs about 650 bytes with its edges, its times and
-  // what the reports derive from them (Megatron's 1T configuration replayed in full: 8.1 GB for
-  // some 12 M tasks), so 20 M tasks are about 13 GB: past that the graph is refused, not built
-  // until the machine runs out of memory.
-  size_t max_tasks = 20'000'000;
+  // The most tasks a step may have: as many as half the machine's memory holds
+  // (tasks_in_half_memory), past which the graph is refused, not built until the machine runs
+  // out of memory.
+  size_t max_tasks = tasks_in_half_memory();
 };
 
-// The step graph would have more than StepGraphOptions::max_tasks tasks.
+// The step graph would have more than StepGraphOptions::max_tasks tasks: `tasks` it reached, or
+// projected from its first passes (`projected`), and the replicas its graph simulated.
 struct StepGraphTooLarge : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  StepGraphTooLarge(const std::string& what, size_t tasks, size_t max_tasks, bool projected)
+      : std::runtime_error(what), tasks(tasks), max_tasks(max_tasks), projected(projected) {}
+  size_t tasks = 0;
+  size_t max_tasks = 0;
+  bool projected = false;
+  int replicas_simulated = 0;
 };
 
 StepGraph build_step_graph(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,

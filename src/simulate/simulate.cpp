@@ -139,15 +139,34 @@ const GpuSpec& job_gpu(const Cluster& cluster, const Workload& w, const Platform
   return gpu;
 }
 
+// Why a step is not simulated, and what would be: the tasks grow with the micro-batches and, where
+// every replica is simulated, with the replicas (a fraction over the limit shrinks them alike).
+std::string too_large(const StepGraphTooLarge& e, const ExecutionPlan& plan, const Workload& w,
+                      const StepGraphOptions& options) {
+  const double fits = static_cast<double>(e.max_tasks) / static_cast<double>(std::max(e.tasks, e.max_tasks + 1));
+  std::vector<std::string> would;
+  if (const auto m = static_cast<int>(plan.micro_batches * fits); m >= 1 && plan.micro_batches > 1)
+    would.push_back(fmt::format("about {} micro-batches per replica (training.global_batch {})", m,
+                                static_cast<int64_t>(m) * w.training.micro_batch * plan.dp));
+  if (const auto dp = static_cast<int>(plan.dp * fits); dp >= 1 && plan.dp > 1 && e.replicas_simulated == plan.dp)
+    would.push_back(fmt::format("about dp {} ({} GPUs)", dp, static_cast<int64_t>(dp) * plan.gpus() / plan.dp));
+  if (!options.symmetric)
+    would.push_back("--fidelity symmetric (alike replicas simulated once)");
+  would.push_back("--fidelity estimate (closed form, no replay)");
+  return fmt::format("the step needs {} simulated tasks{}, more than the {} that half this machine's memory holds "
+                     "({:.1f} GB at about {:.0f} bytes a task); it would fit with {}",
+                     e.projected ? fmt::format("about {}", e.tasks) : fmt::format("more than {}", e.max_tasks),
+                     e.projected ? " (projected from its first passes)" : "",
+                     e.max_tasks, static_cast<double>(e.max_tasks) * kTaskBytes / 1e9, kTaskBytes,
+                     fmt::join(would, ", or "));
+}
+
 StepGraph step_graph_of(const ExecutionPlan& plan, const Profile& profile, const Cluster& cluster, const Workload& w,
                         const StepGraphOptions& graph_options) {
   try {
     return build_step_graph(plan, profile, ClusterTopology(cluster), graph_options);
   } catch (const StepGraphTooLarge& e) {
-    throw LimitError(w.source + ": parallelism",
-                     fmt::format("{} (simgpt's limit, about 13 GB); fewer micro-batches per step, tensor-parallel "
-                                 "groups inside a node{} shrink it",
-                                 e.what(), graph_options.symmetric ? "" : " or --fidelity symmetric"));
+    throw LimitError(w.source + ": parallelism", too_large(e, plan, w, graph_options));
   }
 }
 

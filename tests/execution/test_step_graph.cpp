@@ -2,6 +2,7 @@
 #include "simgpt/framework/profile.hpp"
 #include "support/flat_topology.hpp"
 
+#include <optional>
 #include <catch2/catch.hpp>
 
 using namespace simgpt;
@@ -156,4 +157,32 @@ TEST_CASE("a step graph past its task limit is refused while it is built") {
   const size_t tasks = boost::num_vertices(build_step_graph(p, Profile{}, FlatTopology()).graph);
   CHECK_THROWS_AS(build_step_graph(p, Profile{}, FlatTopology(), {.max_tasks = tasks / 2}), StepGraphTooLarge);
   CHECK_NOTHROW(build_step_graph(p, Profile{}, FlatTopology(), {.max_tasks = tasks + 10}));
+}
+
+TEST_CASE("a step graph projected far past its task limit is refused after an eighth of its passes") {
+  const ExecutionPlan p = small_plan(2, 2, 4, 64, 2); // 4 stages x 64 micro-batches x 2 passes
+  const size_t tasks = boost::num_vertices(build_step_graph(p, Profile{}, FlatTopology()).graph);
+  const auto refusal = [&](size_t max_tasks) {
+    try {
+      build_step_graph(p, Profile{}, FlatTopology(), {.max_tasks = max_tasks});
+    } catch (const StepGraphTooLarge& e) {
+      return std::optional<StepGraphTooLarge>(e);
+    }
+    return std::optional<StepGraphTooLarge>();
+  };
+  // Four times too large: refused once an eighth of the passes (64 of 512) are built, before the
+  // graph reaches the limit, with the step's size to a few percent.
+  const auto early = refusal(tasks / 4);
+  REQUIRE(early);
+  CHECK(early->projected);
+  CHECK(early->replicas_simulated == 2);
+  CHECK(static_cast<double>(early->tasks) == Approx(static_cast<double>(tasks)).epsilon(0.05));
+  // Just past the limit: built on until the limit itself, its size projected from what was built.
+  const auto late = refusal(tasks - tasks / 10);
+  REQUIRE(late);
+  CHECK(late->projected);
+  CHECK(late->tasks >= tasks - tasks / 10);
+  // (each stage's gradient synchronisation and update, made after its passes, are not projected)
+  CHECK(static_cast<double>(late->tasks) == Approx(static_cast<double>(tasks)).epsilon(0.1));
+  CHECK_FALSE(refusal(tasks + 10));
 }
