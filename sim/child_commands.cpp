@@ -58,13 +58,18 @@ void declare_screen(CLI::App& cmd, Options& o) {
   cmd.add_option("--search", o.searches);
   cmd.add_option("--gpus", o.gpus);
   cmd.add_flag("--exhaustive", o.exhaustive);
+  cmd.add_flag("--progress", o.progress);
   add_data_option(cmd, o.data_dirs);
   cmd.add_option("--parent-pid", o.parent_pid);
 }
 
 // What plan knows of each candidate before it simulates any (planner.hpp, screen_candidates).
 int run_screen(const Options& o, const CLI::App&) {
-  return child_main(o.parent_pid, [&] { return screen_candidates(plan_request(o)); });
+  return child_main(o.parent_pid, [&] {
+    PlanRequest request = plan_request(o);
+    request.progress = o.progress;
+    return screen_candidates(request);
+  });
 }
 
 } // namespace simgpt::cli

@@ -52,6 +52,7 @@ struct Options {
   std::vector<std::string> searches;
   int top = 5;
   bool exhaustive = false;
+  bool progress = false; // screen: a progress bar on stderr (plan passes it when its stderr is a terminal)
   double margin_pct = 100 * kDefaultEstimateMargin; // simgpt plan --margin
   std::vector<std::string> import_words;             // simgpt import: the framework's command line
   std::string deepspeed_config;                      // simgpt import deepspeed CONFIG.json

@@ -114,8 +114,9 @@ void estimate_into(PlanRow& row, const StepEstimate& step) {
 // Everything known before simulating: the workload's verdict, the bounds, the symmetry, and the
 // estimate of each candidate left to simulate (every valid one when exhaustive).
 void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Profile& profile,
-                      const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive,
+                      const ComputeCostModel& cost, const GpuSpec& gpu, bool exhaustive, bool progress,
                       const std::function<StepEstimate(const ExecutionPlan&)>& estimate) {
+  ProgressBar bar(static_cast<int64_t>(rows.size()), progress);
   std::map<CandidateKey, int64_t> index_of;
   for (const PlanRow& row : rows)
     index_of.emplace(key_of(row.candidate), row.index);
@@ -127,6 +128,10 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
   std::string invalid;
   std::vector<std::pair<std::vector<int>, int64_t>> placements; // of the group's valid candidates
   for (size_t i = 0; i < rows.size(); ++i) {
+    struct Advance { // when the row is done, however
+      ProgressBar& bar;
+      ~Advance() { bar.advance(); }
+    } advance{bar};
     PlanRow& row = rows[i];
     PlanCandidate without_order = row.candidate;
     without_order.order = RankOrder::tp_dp_pp;
@@ -447,6 +452,8 @@ std::vector<std::string> screen_arguments(const PlanRequest& request) {
     args.insert(args.end(), {"--gpus", request.gpus});
   if (request.exhaustive)
     args.emplace_back("--exhaustive");
+  if (request.progress)
+    args.emplace_back("--progress");
   return args;
 }
 
@@ -479,7 +486,8 @@ std::string screen_candidates(const PlanRequest& request) {
   // priced once (CollectiveCosts keeps them).
   const Cluster cluster(setup.platform_file, setup.catalog, setup.base.network, setup.profile);
   CollectiveCosts costs(setup.profile, cluster);
-  check_statically(rows, setup.base, setup.profile, cost, gpu, request.exhaustive, [&](const ExecutionPlan& plan) {
+  check_statically(rows, setup.base, setup.profile, cost, gpu, request.exhaustive, request.progress,
+                   [&](const ExecutionPlan& plan) {
     return estimate_step(plan, setup.profile, costs);
   });
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -517,6 +525,12 @@ PlanResult plan(const PlanRequest& request) {
   for (const PlanRow& row : result.rows)
     if (row.status == PlanStatus::bound)
       order.push_back(static_cast<size_t>(row.index));
+  if (request.exhaustive && order.size() > kMaxExhaustiveSimulations)
+    throw LimitError("--exhaustive", fmt::format("{} of the {} candidate plans are valid and would each be simulated, "
+                                                 "more than {}; without --exhaustive the search simulates only those "
+                                                 "that fit and that no bound or estimate rules out, or narrow it with "
+                                                 "--search",
+                                                 order.size(), result.rows.size(), kMaxExhaustiveSimulations));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return plan_cost_estimate(result.rows[a], request.objective) <
            plan_cost_estimate(result.rows[b], request.objective);

@@ -17,6 +17,13 @@ base=(plan --platform platforms/p3_16xlarge.xml --workload workloads/gpt3xl.yaml
 small=("${base[@]}" --search training.micro_batch=1,2)
 "$simgpt" "${small[@]}" --exhaustive --jobs 2 -o "$tmp/all.csv" > "$tmp/all.txt" 2>&1; status=$?
 check "the exhaustive plan exits 0 ($(head -c 300 "$tmp/all.txt"))" [ "$status" -eq 0 ]
+# Over 64 GPUs the whole space has thousands of valid plans: --exhaustive is refused before any
+# is simulated, with the count.
+"$simgpt" plan --platform platforms/p3_16xlarge_x8.xml --workload workloads/gpt3xl.yaml "${whole_space[@]}" \
+  --exhaustive -o "$tmp/refused.csv" > "$tmp/refused.txt" 2>&1; status=$?
+check "an exhaustive search of thousands of valid plans is refused with their count ($(head -c 300 "$tmp/refused.txt"))" \
+  [ "$status" -eq 3 ] && grep -Eq -- '^simgpt: --exhaustive: [0-9]+ of the [0-9]+ candidate plans are valid' "$tmp/refused.txt" \
+  && [ ! -e "$tmp/refused.csv" ]
 "$simgpt" "${small[@]}" --jobs 2 -o "$tmp/pruned.csv" > "$tmp/pruned.txt" 2>&1; status=$?
 check "the pruned plan exits 0 ($(head -c 300 "$tmp/pruned.txt"))" [ "$status" -eq 0 ]
 

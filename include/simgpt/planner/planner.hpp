@@ -41,6 +41,11 @@ inline constexpr double kDefaultEstimateMargin = 0.15;
 // than 1% slower than a simulated plan, or the margin if smaller.
 inline constexpr double kUncontendedEstimateMargin = 0.01;
 
+// The most candidates `--exhaustive` simulates: each simulation takes from a tenth of a second to
+// minutes, so past a thousand an exhaustive search runs for hours (the pruned search simulates a
+// handful); it is refused, naming the count, before any is simulated.
+inline constexpr size_t kMaxExhaustiveSimulations = 1000;
+
 struct PlanRequest {
   std::string platform, workload;
   std::vector<std::string> sets; // KEY=VALUE overrides of the workload before the search
@@ -48,6 +53,7 @@ struct PlanRequest {
   std::string gpus;              // --gpus: "N" or "N1,N2,..."; empty: the platform's GPU count
   PlanObjective objective = PlanObjective::step_time;
   bool exhaustive = false;       // simulate every valid candidate: no memory, symmetry or bound pruning
+                                 // (at most kMaxExhaustiveSimulations of them)
   bool neighbours = true;        // simulate the winner's neighbours the bound pruned, to cost each key
   unsigned jobs = 1;
   double timeout_s = 600;
