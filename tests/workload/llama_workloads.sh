@@ -40,4 +40,11 @@ check "... and steps as all 16 simulated" python3 -c 'import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 sys.exit(a["step_time_s"] != b["step_time_s"] or a["peak_memory_gib"] != b["peak_memory_gib"])' \
   "$tmp/mixtral16_symmetric.json" "$tmp/mixtral16_full.json"
+# Grok-1 on 256 DGX H100 (dp 32 derived): it fits, its expert-parallel groups of 4 run as one.
+"$simgpt" platform --preset dgx-h100 --nodes 256 -o "$tmp/grok.yaml" > /dev/null
+"$simgpt" --platform "$tmp/grok.yaml" --workload workloads/grok1.yaml --format json > "$tmp/grok.json" 2> "$tmp/err"; status=$?
+check "grok1 on 2048 H100 runs ($(head -c 300 "$tmp/err"))" [ "$status" -eq 0 ]
+check "... fits, dp 32 derived, each expert-parallel group of 4 as one" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(r["oom"] or r["dp"] != 32 or not r["dp_derived"] or r["fidelity"]["expert_group_folded"] != 4)' "$tmp/grok.json"
 exit $fail
