@@ -52,6 +52,12 @@ public:
 
 } // namespace
 
+void add_isolated(const std::vector<int>& group, GroupCollectives& collectives, std::map<std::vector<int>, int>& index,
+                  std::vector<std::vector<Ring>>& isolated) {
+  index[group] = static_cast<int>(isolated.size());
+  isolated.push_back(collectives.rings(group).rings);
+}
+
 void find_isolated_groups(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
                           StandIns& stand_ins, std::vector<std::vector<Ring>>& isolated) {
   LinkUsers users(topology, static_cast<size_t>(plan.pp * plan.dp));
@@ -72,8 +78,7 @@ void find_isolated_groups(const ExecutionPlan& plan, const Topology& topology, G
   for (size_t id = 0; id < groups.size(); ++id) {
     if (!users.alone(id))
       continue;
-    stand_ins.isolated_index[groups[id]] = static_cast<int>(isolated.size());
-    isolated.push_back(collectives.rings(groups[id]).rings);
+    add_isolated(groups[id], collectives, stand_ins.isolated_index, isolated);
     for (int gpu : groups[id])
       stand_ins.stream_gpu[static_cast<size_t>(gpu)] = groups[id].front();
   }
@@ -101,26 +106,16 @@ void find_whole_dp_groups(const ExecutionPlan& plan, const Topology& topology, G
   for (const auto& replica : pipeline_routes(plan))
     for (const Routes& rank : replica)
       users.use(kOthers, rank);
-  // Expert- and context-parallel exchanges: every pair of a group, each way.
   for (int size : {plan.ep, plan.cp})
     for (int first = 0; size > 1 && first < plan.dp; first += size)
       for (int s = 0; s < plan.pp; ++s)
-        for (int t = 0; t < plan.tp; ++t) {
-          Routes pairs;
-          for (int a = first; a < first + size; ++a)
-            for (int b = first; b < first + size; ++b)
-              if (a != b)
-                pairs.emplace_back(plan.gpu(s, a, t), plan.gpu(s, b, t));
-          users.use(kOthers, pairs);
-        }
+        for (int t = 0; t < plan.tp; ++t)
+          users.use(kOthers, exchange_routes(plan, first, size, s, t));
   if (!users.known())
     return;
-  for (size_t id = 0; id < groups.size(); ++id) {
-    if (!users.alone(id))
-      continue;
-    stand_ins.whole_index[groups[id]] = static_cast<int>(isolated.size());
-    isolated.push_back(collectives.rings(groups[id]).rings);
-  }
+  for (size_t id = 0; id < groups.size(); ++id)
+    if (users.alone(id))
+      add_isolated(groups[id], collectives, stand_ins.whole_index, isolated);
 }
 
 } // namespace simgpt::step_graph

@@ -4,9 +4,15 @@
 #include "execution/step_graph/group_collectives.hpp"
 #include "execution/step_graph/stand_ins.hpp"
 
+#include <map>
 #include <vector>
 
 namespace simgpt::step_graph {
+
+// Adds a group whose collectives are replayed whole: its rings to `isolated` (as StepGraph::isolated
+// holds them), their index to `index`.
+void add_isolated(const std::vector<int>& group, GroupCollectives& collectives, std::map<std::vector<int>, int>& index,
+                  std::vector<std::vector<Ring>>& isolated);
 
 // Finds the tensor-parallel groups whose flows' links (their rings', both ways) no other
 // communication of the step uses: no other group's collectives, no data-parallel collective,

@@ -34,6 +34,15 @@ Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s
   return out;
 }
 
+Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t) {
+  Routes out;
+  for (int a = first; a < first + size; ++a)
+    for (int b = first; b < first + size; ++b)
+      if (a != b)
+        out.emplace_back(plan.gpu(s, a, t), plan.gpu(s, b, t));
+  return out;
+}
+
 std::vector<std::vector<Routes>> pipeline_routes(const ExecutionPlan& plan) {
   std::vector<std::vector<Routes>> out(static_cast<size_t>(plan.dp), std::vector<Routes>(static_cast<size_t>(plan.tp)));
   for (int s = 0; s < plan.pp; ++s)

@@ -18,6 +18,10 @@ Routes ring_routes(GroupCollectives& collectives, const std::vector<int>& gpus);
 // pair for the direct algorithm (none without data parallelism).
 Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s, int t);
 
+// An all-to-all's flows among the `size` consecutive replicas from `first` (an expert- or
+// context-parallel group) on stage s, tensor rank t: every pair, each way.
+Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t);
+
 // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).
 // The last stage's go back to the first when stages hold several model chunks.
 std::vector<std::vector<Routes>> pipeline_routes(const ExecutionPlan& plan);

@@ -1,5 +1,6 @@
 #include "execution/step_graph/symmetry.hpp"
 
+#include "execution/step_graph/isolated_groups.hpp"
 #include "execution/step_graph/routes.hpp"
 
 #include <numeric>
@@ -47,8 +48,7 @@ bool fold_expert_groups(const ExecutionPlan& plan, const Topology& topology, Gro
       std::vector<int> members;
       for (int d = 0; d < plan.ep; ++d)
         members.push_back(plan.gpu(s, d, t));
-      stand_ins.isolated_index[members] = static_cast<int>(isolated.size());
-      isolated.push_back(collectives.rings(members).rings);
+      add_isolated(members, collectives, stand_ins.isolated_index, isolated);
     }
   return true;
 }
@@ -71,11 +71,11 @@ void find_symmetry(const ExecutionPlan& plan, const Topology& topology, GroupCol
     for (int size : {plan.ep, plan.cp})
       for (int first = 0; size > 1 && first < plan.dp; first += size)
         for (int s = 0; s < plan.pp; ++s)
-          for (int t = 0; t < plan.tp; ++t)
-            for (int a = first; a < first + size; ++a)
-              for (int b = first; b < first + size; ++b)
-                if (a != b)
-                  per_block[static_cast<size_t>(first / block)].emplace_back(plan.gpu(s, a, t), plan.gpu(s, b, t));
+          for (int t = 0; t < plan.tp; ++t) {
+            Routes& mine = per_block[static_cast<size_t>(first / block)];
+            const Routes pairs = exchange_routes(plan, first, size, s, t);
+            mine.insert(mine.end(), pairs.begin(), pairs.end());
+          }
     blocks_alike = disjoint_and_alike(topology, per_block);
     if (blocks_alike)
       first_block_stands_in(plan, block, block, stand_ins);
