@@ -300,8 +300,9 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         sets += [("model.layers", shape["layers"]), ("model.hidden", shape["hidden"]),
                  ("model.heads", shape["heads"]), ("model.ffn_hidden", shape["ffn_hidden"]),
                  ("model.vocab", padded)]
-        if "kv_heads" in shape:
-            sets.append(("model.kv_heads", shape["kv_heads"]))
+        # The table's workload is Llama's (kv_heads 8): a model without grouped queries (latent
+        # attention's every head its own keys and values) sets as many as its heads.
+        sets.append(("model.kv_heads", shape.get("kv_heads", shape["heads"])))
         if "experts" in shape:
             sets += [(f"model.{k}", shape[k]) for k in ("dense_layers", "experts", "top_k", "moe_ffn_hidden",
                                                         "shared_expert_ffn_hidden")]
