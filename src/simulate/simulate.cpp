@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <optional>
 
 namespace simgpt {
@@ -148,7 +149,10 @@ std::string too_large(const StepGraphTooLarge& e, const ExecutionPlan& plan, con
   if (const auto m = static_cast<int>(plan.micro_batches * fits); m >= 1 && plan.micro_batches > 1)
     would.push_back(fmt::format("about {} micro-batches per replica (training.global_batch {})", m,
                                 static_cast<int64_t>(m) * w.training.micro_batch * plan.dp));
-  if (const auto dp = static_cast<int>(plan.dp * fits); dp >= 1 && plan.dp > 1 && e.replicas_simulated == plan.dp)
+  // A data-parallel degree that expert and context parallelism still divide.
+  const int block = std::lcm(plan.ep, plan.cp);
+  if (const int dp = static_cast<int>(plan.dp * fits) / block * block;
+      dp >= 1 && plan.dp > 1 && e.replicas_simulated == plan.dp)
     would.push_back(fmt::format("about dp {} ({} GPUs)", dp, static_cast<int64_t>(dp) * plan.gpus() / plan.dp));
   if (!options.symmetric)
     would.push_back("--fidelity symmetric (alike replicas simulated once)");
