@@ -14,6 +14,7 @@
 #include "execution/step_graph/zero_gathers.hpp"
 #include "simgpt/framework/profile.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -226,25 +227,13 @@ private:
     }
   }
 
-  // Calls `f` with each group of `size` consecutive replicas' GPUs of the pass, per tensor rank
-  // (the first group's whole, when its first member's stream stands for it: expert_groups_folded).
+  // Calls `f` with each group of `size` consecutive replicas' GPUs of the pass's simulated
+  // replicas, per tensor rank (the first group whole when its first member's stream stands for
+  // it: expert_groups_folded).
   template <class F> void for_each_group(const Pass& pass, int size, F f) {
-    if (static_cast<int>(pass.groups.size()) < size) {
-      for (int t = 0; t < plan_.tp; ++t) {
-        std::vector<int> members;
-        for (int d = 0; d < size; ++d)
-          members.push_back(plan_.gpu(pass.s, d, t));
-        f(members);
-      }
-      return;
-    }
-    for (int first = 0; first < static_cast<int>(pass.groups.size()); first += size)
-      for (int t = 0; t < plan_.tp; ++t) {
-        std::vector<int> members;
-        for (int d = first; d < first + size; ++d)
-          members.push_back(pass.groups[static_cast<size_t>(d)][static_cast<size_t>(t)]);
-        f(members);
-      }
+    for (int first = 0; first < std::max(static_cast<int>(pass.groups.size()), size); first += size)
+      for (int t = 0; t < plan_.tp; ++t)
+        f(replica_group(plan_, pass.s, first, size, t));
   }
 
   // One all-to-all per context-parallel group of the pass's stage: for each tensor rank, the cp
@@ -279,7 +268,7 @@ private:
   void exchange(CommDimension dimension, const Pass& pass, int size, double bytes) {
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, 0, stand_ins_.group_weight(size));
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, 0, size);
       });
   }
 
@@ -321,12 +310,11 @@ private:
   // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream
   // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
   // of its kind, measured, and a collective of a group that is not isolated block whole.
-  // `times`: how many groups' alike collectives it stands for (0: a tensor-parallel group's, one
-  // per replica).
+  // `spans`: the replicas the group spans (a tensor-parallel group one, an expert-parallel group
+  // ep), which say how many groups' alike collectives it stands for.
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                           double overlap_s = 0, int times = 0) {
-    if (times == 0)
-      times = stand_ins_.replica_weight();
+                           double overlap_s = 0, int spans = 1) {
+    const int times = stand_ins_.group_weight(spans);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       collectives_.count(dimension, gpus, kind, bytes, times);
       // After the first like it, folded into the kernels around it (FoldedCollective).
@@ -336,19 +324,8 @@ private:
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for.
-      const CollectiveTiming timing = collectives_.timing(gpus, kind, bytes);
-      const double flow_bytes = bytes * timing.byte_factor; // what its flows carry; the count keeps the buffer's
       streams_.flush(gpus.front());
-      Task t;
-      t.kind = Task::Kind::isolated_collective;
-      t.phase = Phase::collective;
-      t.collective = kind;
-      t.dimension = dimension;
-      t.gpu = gpus.front();
-      t.peer = isolated->second;
-      t.bytes = flow_bytes;
-      t.seconds = timing.exit_latency_s;
-      const TaskId id = boost::add_vertex(t, out_.graph);
+      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second);
       streams_.append(gpus.front(), id);
       streams_.measures(gpus.front(), id, bytes);
       return;

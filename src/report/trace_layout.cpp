@@ -1,6 +1,7 @@
 #include "report/trace_layout.hpp"
 
 #include "execution/collective.hpp"
+#include "execution/step_graph/parallel_groups.hpp"
 #include "report/trace_stand_ins.hpp"
 
 #include <fmt/format.h>
@@ -265,9 +266,8 @@ private:
       const auto& [s, d, t] = stand_ins_.rank(gpu);
       std::vector<int> members;
       if (out_.stores()) {
-        for (int r = 0; r < group_size(task); ++r)
-          members.push_back(task.dimension == CommDimension::ep ? plan_.gpu(s, d - d % plan_.ep + r, t)
-                                                                : plan_.gpu(s, d, r));
+        members = task.dimension == CommDimension::ep ? step_graph::replica_group(plan_, s, d - d % plan_.ep, plan_.ep, t)
+                                                      : step_graph::tp_group(plan_, s, d);
         std::sort(members.begin(), members.end());
       }
       slice.gpu = gpu;

@@ -36,17 +36,7 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
   check_task_limit(out_.graph, max_tasks_);
   if (algorithm == CollectiveAlgorithm::ring && whole_)
     if (auto whole = whole_->find(gpus); whole != whole_->end()) {
-      const CollectiveTiming t = timing(gpus, kind, bytes);
-      Task task;
-      task.kind = Task::Kind::isolated_collective;
-      task.phase = Task::Phase::collective;
-      task.collective = kind;
-      task.dimension = dimension;
-      task.gpu = gpus.front();
-      task.peer = whole->second;
-      task.bytes = bytes * t.byte_factor; // what its flows carry
-      task.seconds = t.exit_latency_s;
-      const TaskId id = boost::add_vertex(task, out_.graph);
+      const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second);
       count(dimension, gpus, kind, bytes, times);
       return {id, id};
     }
@@ -58,6 +48,21 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
     out_.graph[v].dimension = dimension;
   count(dimension, gpus, kind, bytes, times);
   return c;
+}
+
+TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
+                                   double bytes, int index) {
+  const CollectiveTiming t = timing(gpus, kind, bytes);
+  Task task;
+  task.kind = Task::Kind::isolated_collective;
+  task.phase = Task::Phase::collective;
+  task.collective = kind;
+  task.dimension = dimension;
+  task.gpu = gpus.front();
+  task.peer = index;
+  task.bytes = bytes * t.byte_factor; // what its flows carry; the count keeps the buffer's
+  task.seconds = t.exit_latency_s;
+  return boost::add_vertex(task, out_.graph);
 }
 
 CollectiveTiming GroupCollectives::timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {

@@ -37,6 +37,10 @@ public:
   // What a ring collective of the group pays beyond its flows (execution/collective_timing).
   CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes);
 
+  // A collective of the group replayed whole (Task::Kind::isolated_collective over
+  // StepGraph::isolated[`index`]): one task of its flows' bytes and step latencies, not counted.
+  TaskId add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int index);
+
   // The groups whose ring collectives are replayed whole, by their index in StepGraph::isolated
   // (StandIns::whole_index).
   void replay_whole(const std::map<std::vector<int>, int>& groups) { whole_ = &groups; }

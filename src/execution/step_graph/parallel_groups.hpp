@@ -16,6 +16,15 @@ inline std::vector<int> tp_group(const ExecutionPlan& plan, int stage, int repli
   return gpus;
 }
 
+// Tensor rank t of the `size` consecutive replicas from `first` on `stage`, in replica order: an
+// expert- or context-parallel group.
+inline std::vector<int> replica_group(const ExecutionPlan& plan, int stage, int first, int size, int t) {
+  std::vector<int> gpus;
+  for (int d = first; d < first + size; ++d)
+    gpus.push_back(plan.gpu(stage, d, t));
+  return gpus;
+}
+
 // The data-parallel group of tensor rank t on stage s, in replica order.
 inline std::vector<int> dp_group(const ExecutionPlan& plan, int s, int t) {
   std::vector<int> members;

@@ -35,11 +35,12 @@ Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s
 }
 
 Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t) {
+  const std::vector<int> members = replica_group(plan, s, first, size, t);
   Routes out;
-  for (int a = first; a < first + size; ++a)
-    for (int b = first; b < first + size; ++b)
+  for (int a : members)
+    for (int b : members)
       if (a != b)
-        out.emplace_back(plan.gpu(s, a, t), plan.gpu(s, b, t));
+        out.emplace_back(a, b);
   return out;
 }
 

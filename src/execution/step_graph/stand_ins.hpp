@@ -38,8 +38,8 @@ struct StandIns {
   int owner(int gpu) const { return owner_gpu[static_cast<size_t>(gpu)]; }
   // How many replicas each simulated one stands for (counted in the reports).
   int replica_weight() const { return dp / replicas; }
-  // How many groups of `size` consecutive replicas (expert- or context-parallel) each simulated
-  // one stands for: all dp / size of them over the simulated ones (one at least).
+  // How many groups of `size` consecutive replicas (expert- or context-parallel; one replica's:
+  // replica_weight) each simulated one stands for: all dp / size of them over the simulated ones.
   int group_weight(int size) const { return dp / size / (replicas > size ? replicas / size : 1); }
   // Whether tensor rank t's communication is the first rank's (in a symmetric graph), and how many
   // ranks' alike collectives one simulated collective stands for.

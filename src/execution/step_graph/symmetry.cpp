@@ -1,6 +1,7 @@
 #include "execution/step_graph/symmetry.hpp"
 
 #include "execution/step_graph/isolated_groups.hpp"
+#include "execution/step_graph/parallel_groups.hpp"
 #include "execution/step_graph/routes.hpp"
 
 #include <numeric>
@@ -10,12 +11,13 @@ namespace simgpt::step_graph {
 
 namespace {
 
-// Each replica's pipeline routes, over its tensor ranks.
-std::vector<Routes> replica_routes(const std::vector<std::vector<Routes>>& routes, int replicas) {
-  std::vector<Routes> out(static_cast<size_t>(replicas));
+// The pipeline routes of the first `replicas` replicas, over their tensor ranks, per block of
+// `block` consecutive replicas.
+std::vector<Routes> block_routes(const std::vector<std::vector<Routes>>& routes, int replicas, int block) {
+  std::vector<Routes> out(static_cast<size_t>(replicas / block));
   for (int d = 0; d < replicas; ++d)
     for (const Routes& rank : routes[static_cast<size_t>(d)])
-      out[static_cast<size_t>(d)].insert(out[static_cast<size_t>(d)].end(), rank.begin(), rank.end());
+      out[static_cast<size_t>(d / block)].insert(out[static_cast<size_t>(d / block)].end(), rank.begin(), rank.end());
   return out;
 }
 
@@ -39,17 +41,13 @@ void first_block_stands_in(const ExecutionPlan& plan, int block, int stand_in, S
 bool fold_expert_groups(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
                         const std::vector<std::vector<Routes>>& routes, StandIns& stand_ins,
                         std::vector<std::vector<Ring>>& isolated) {
-  if (plan.ep < 2 || plan.cp > 1 || !disjoint_and_alike(topology, replica_routes(routes, plan.ep)))
+  if (plan.ep < 2 || plan.cp > 1 || !disjoint_and_alike(topology, block_routes(routes, plan.ep, 1)))
     return false;
   first_block_stands_in(plan, plan.ep, 1, stand_ins);
   stand_ins.expert_groups_folded = true;
   for (int s = 0; s < plan.pp; ++s)
-    for (int t = 0; t < plan.tp; ++t) {
-      std::vector<int> members;
-      for (int d = 0; d < plan.ep; ++d)
-        members.push_back(plan.gpu(s, d, t));
-      add_isolated(members, collectives, stand_ins.isolated_index, isolated);
-    }
+    for (int t = 0; t < plan.tp; ++t)
+      add_isolated(replica_group(plan, s, 0, plan.ep, t), collectives, stand_ins.isolated_index, isolated);
   return true;
 }
 
@@ -63,11 +61,7 @@ void find_symmetry(const ExecutionPlan& plan, const Topology& topology, GroupCol
   const int block = std::lcm(plan.ep, plan.cp);
   bool blocks_alike = plan.dp == block;
   if (plan.dp > block && plan.dp % block == 0) {
-    std::vector<Routes> per_block(static_cast<size_t>(plan.dp / block));
-    for (int d = 0; d < plan.dp; ++d)
-      for (const auto& rank : routes[static_cast<size_t>(d)])
-        per_block[static_cast<size_t>(d / block)].insert(per_block[static_cast<size_t>(d / block)].end(), rank.begin(),
-                                                          rank.end());
+    std::vector<Routes> per_block = block_routes(routes, plan.dp, block);
     for (int size : {plan.ep, plan.cp})
       for (int first = 0; size > 1 && first < plan.dp; first += size)
         for (int s = 0; s < plan.pp; ++s)
