@@ -2,6 +2,7 @@
 #include "command.hpp"
 
 #include "simgpt/core/error.hpp"
+#include "simgpt/study/draws.hpp"
 #include "simgpt/report/trace_selection.hpp"
 #include "simgpt/workload/workload.hpp"
 
@@ -23,10 +24,41 @@ void declare_simulation(CLI::App& app, Options& o) {
   add_fidelity_option(app, o.fidelity);
   add_memory_headroom_option(app, o, "the profile's, 0");
   add_train_tokens_option(app, o);
+  app.add_option("--draws", o.draws,
+                 "simulate N seeded draws of the workload's random slow GPUs (conditions.random_fraction), seeds "
+                 "conditions.seed to seed + N - 1, and report the step time's distribution");
+  add_process_options(app, o, "each draw's simulation");
 }
+
+namespace {
+
+// `simgpt --draws N`: the Monte Carlo study, each draw in a process of its own.
+int run_draws(const Options& o, const CLI::App& app) {
+  for (const char* option : {"--trace", "--trace-gpus", "--trace-window"})
+    if (app.count(option) > 0)
+      throw InputError(option, "draws one step, and --draws simulates many: trace one draw by its conditions.seed");
+  DrawRequest request{.platform = o.platform, .workload = o.workload, .sets = workload_sets(o), .draws = o.draws,
+                      .jobs = o.jobs, .executable = kThisSimgpt, .data_folders = data_paths(o).folders,
+                      .fidelity = o.fidelity == SimulationOptions::Fidelity::full ? "full"
+                                  : o.fidelity == SimulationOptions::Fidelity::estimate ? "estimate"
+                                                                                         : "",
+                      .timeout_s = o.timeout, .progress = stderr_is_terminal()};
+  const DrawSummary summary = simgpt::run_draws(request);
+  std::cout << (o.format == "json" ? summary.to_json().dump(2) + "\n"
+                                   : summary.to_text(o.workload + " on " + o.platform));
+  return 0;
+}
+
+} // namespace
+
 
 int run_simulation(const Options& o, const CLI::App& app) {
   require_job(o, "");
+  if (app.count("--draws") > 0)
+    return run_draws(o, app);
+  for (const char* option : {"--jobs", "--timeout"})
+    if (app.count(option) > 0)
+      throw InputError(option, "applies to --draws, whose simulations run in processes of their own");
   if (app.count("--trace") > 0 && o.trace.empty())
     throw InputError("--trace", "names no file (--trace FILE.json)");
   for (const char* option : {"--trace-gpus", "--trace-window"})

@@ -61,6 +61,9 @@ void declare_sweep(CLI::App& cmd, Options& o) {
   cmd.add_option("-o,--output", o.output, "the CSV (or JSON lines) file; rerunning skips what it holds");
   cmd.add_option("--format", o.format, "output format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
   add_process_options(cmd, o, "a simulation");
+  cmd.add_option("--draws", o.draws,
+                 "simulate each configuration over N seeded draws of its random slow GPUs (conditions.random_fraction); "
+                 "its line is the median draw's, with the step time's percentiles (draws.median_s, p90, p99)");
   add_memory_limit_option(cmd, o);
   cmd.add_option("--shard", o.shard, "run the I-th of N disjoint parts: I/N (default 1/1)");
   add_data_option(cmd, o.data_dirs);
@@ -92,6 +95,7 @@ int run_sweep(const Options& o, const CLI::App& cmd) {
   run.data_folders = data_paths(o).folders; // checked here, once, not by each simulation
   run.fidelity = o.fidelity_name;
   run.progress = stderr_is_terminal();
+  run.draws = o.draws;
   const SweepSummary summary = simgpt::run_sweep(s, run);
   std::string statuses;
   for (const auto& [status, count] : summary.statuses)

@@ -10,6 +10,8 @@
 #include "execution/step_graph/pass.hpp"
 #include "execution/step_graph/pipeline_transfers.hpp"
 #include "execution/step_graph/stand_ins.hpp"
+#include "execution/step_graph/routes.hpp"
+#include "execution/step_graph/slowdown.hpp"
 #include "execution/step_graph/task_limit.hpp"
 #include "execution/step_graph/zero_gathers.hpp"
 #include "simgpt/framework/profile.hpp"
@@ -347,9 +349,45 @@ size_t tasks_in_half_memory() {
   return bytes > 0 ? static_cast<size_t>(bytes / 2 / kTaskBytes) : 20'000'000;
 }
 
+std::vector<const void*> communication_links(const ExecutionPlan& plan, const Profile& profile,
+                                             const Topology& topology) {
+  using namespace step_graph;
+  StepGraph scratch([](StepGraph&) {});
+  GroupCollectives collectives(profile, topology, scratch, tasks_in_half_memory());
+  std::vector<const void*> links;
+  const auto use = [&](const Routes& routes) {
+    for (const auto& [a, b] : routes)
+      if (const auto shared = topology.shared_links(a, b))
+        links.insert(links.end(), shared->begin(), shared->end());
+  };
+  for (int s = 0; s < plan.pp; ++s) {
+    for (int d = 0; d < plan.dp && plan.tp > 1; ++d)
+      use(ring_routes(collectives, tp_group(plan, s, d)));
+    for (int t = 0; t < plan.tp; ++t)
+      use(dp_routes(plan, collectives, s, t));
+  }
+  for (const auto& replica : pipeline_routes(plan))
+    for (const Routes& rank : replica)
+      use(rank);
+  for (int size : {plan.ep, plan.cp})
+    for (int first = 0; size > 1 && first < plan.dp; first += size)
+      for (int s = 0; s < plan.pp; ++s)
+        for (int t = 0; t < plan.tp; ++t)
+          use(exchange_routes(plan, first, size, s, t));
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  return links;
+}
+
 StepGraph build_step_graph(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
                            const StepGraphOptions& options) {
-  return StepGraph([&](StepGraph& out) { StepBuilder(plan, profile, topology, options, out).build(); });
+  if (options.symmetric && !options.gpu_slowdown.empty())
+    throw std::logic_error("a symmetric step graph cannot hold slowed GPUs: its replicas stand for each other");
+  return StepGraph([&](StepGraph& out) {
+    StepBuilder(plan, profile, topology, options, out).build();
+    if (!options.gpu_slowdown.empty())
+      step_graph::slow_down(out, options.gpu_slowdown);
+  });
 }
 
 } // namespace simgpt

@@ -43,6 +43,12 @@ public:
   virtual bool route_over_pcie(int, int) const { return false; }
   // The GPU's host CPU (the platform's `cpu` property); NCCL's tuning reads its vendor.
   virtual HostCpu host_cpu(int) const { return HostCpu::unspecified; }
+  // Links that other jobs on the same fabric use (their flows share them): no collective on them
+  // runs alone. None by default.
+  virtual const std::vector<const void*>& foreign_links() const {
+    static const std::vector<const void*> none;
+    return none;
+  }
 };
 
 struct CollectiveCount {
@@ -135,7 +141,18 @@ struct StepGraphOptions {
   // (tasks_in_half_memory), past which the graph is refused, not built until the machine runs
   // out of memory.
   size_t max_tasks = tasks_in_half_memory();
+  // Per GPU of the job, the factor its kernels take longer (workload conditions; empty: none).
+  // A stream that runs several GPUs' kernels (an isolated tensor-parallel group's) goes at its
+  // slowest member's pace: they meet at every collective of every layer. Not with `symmetric`,
+  // whose stand-ins assume alike replicas.
+  std::vector<double> gpu_slowdown;
 };
+
+// The shared links (Topology::shared_links) the step's communication crosses: its tensor-parallel
+// rings, data-parallel collectives, pipeline transfers and expert- and context-parallel exchanges,
+// each once. What another job on the same fabric must not take for its own (foreign_links).
+std::vector<const void*> communication_links(const ExecutionPlan& plan, const Profile& profile,
+                                             const Topology& topology);
 
 // The step graph would have more than StepGraphOptions::max_tasks tasks: `tasks` it reached, or
 // projected from its first passes (`projected`), and the replicas its graph simulated.

@@ -1,6 +1,9 @@
 #include "simgpt/report/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -89,6 +92,59 @@ std::string kernel_time_text(const std::vector<Report::KernelTime>& kinds, const
                      each, files);
 }
 
+// "conditions  3 GPUs slowed (...), 1 link": what was wrong with the cluster and what it cost on
+// the critical path; the ten GPUs longest on the path listed, then how many more.
+std::string conditions_text(const Report::Conditions& c, const std::string& mode) {
+  std::string out;
+  std::string what;
+  if (!c.gpus.empty()) {
+    double low = c.gpus.front().factor, high = low;
+    for (const auto& g : c.gpus) {
+      low = std::min(low, g.factor);
+      high = std::max(high, g.factor);
+    }
+    what = fmt::format("{} GPU{} slowed ({}x{})", c.gpus.size(), c.gpus.size() == 1 ? "" : "s", num(low, 3),
+                       high > low ? fmt::format(" to {}x", num(high, 3)) : "");
+    if (c.random)
+      what += fmt::format(", {}% of the job's drawn with seed {}", num(100 * c.random_fraction, 3), c.seed);
+  }
+  if (!c.links.empty())
+    what += fmt::format("{}{} link{} conditioned", what.empty() ? "" : ", ", c.links.size(),
+                        c.links.size() == 1 ? "" : "s");
+  out += fmt::format("  conditions  {}\n", what);
+  if (c.every_replica)
+    out += "              every replica simulated (slowed GPUs make the replicas unlike; symmetric fidelity was asked)\n";
+  if (mode == "estimate")
+    return out;
+  std::vector<Report::Conditions::Gpu> gpus = c.gpus;
+  std::stable_sort(gpus.begin(), gpus.end(),
+                   [](const auto& a, const auto& b) { return a.path_compute_s > b.path_compute_s; });
+  constexpr size_t kListed = 10;
+  const double cost = c.path_cost_s;
+  if (!gpus.empty())
+    out += fmt::format("              slowdowns: {} s of the critical path's compute, at most what they cost the step "
+                       "(the same path at full speed)\n",
+                       num(cost, 3));
+  for (size_t i = 0; i < gpus.size() && i < kListed; ++i)
+    out += fmt::format("              gpu {} x{}: {} s of its compute on the critical path, {} s of it the slowdown\n",
+                       gpus[i].gpu, num(gpus[i].factor, 3), num(gpus[i].path_compute_s, 3),
+                       num(gpus[i].path_cost_s, 3));
+  if (gpus.size() > kListed)
+    out += fmt::format("              and {} more slowed GPUs\n", gpus.size() - kListed);
+  for (const auto& l : c.links) {
+    std::vector<std::string> what_link;
+    if (l.bandwidth_factor != 1)
+      what_link.push_back(fmt::format("bandwidth x{}", num(l.bandwidth_factor, 3)));
+    if (l.latency_added_s != 0)
+      what_link.push_back(fmt::format("latency +{:.4g} us", l.latency_added_s * 1e6));
+    if (l.down)
+      what_link.push_back("down, its GPUs re-routed");
+    out += fmt::format("              link {} ({}): {} s of the critical path's communication crosses it\n", l.link,
+                       fmt::join(what_link, ", "), num(l.path_s, 3));
+  }
+  return out;
+}
+
 } // namespace
 
 std::string Report::to_text() const {
@@ -114,6 +170,8 @@ std::string Report::to_text() const {
                        "collective counts; a stage's compute s includes the collectives on its compute stream)\n");
   else
     out += fmt::format("  fidelity    full: every replica and transfer simulated\n");
+  if (conditions)
+    out += conditions_text(*conditions, fidelity.mode);
   out += fmt::format("  throughput  {} samples/s, {} tokens/s, {} TFLOP/s per GPU (model FLOPs)\n",
                      num(samples_per_s, 2), num(tokens_per_s, 0), num(tflops_per_gpu, 2));
   if (peak_tflops_per_gpu > 0)

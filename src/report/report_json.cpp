@@ -123,6 +123,22 @@ nlohmann::ordered_json report_json(const Report& r) {
     j["estimate"] = {{"step_time_s", rounded(r.estimate->step_time_s)},
                      {"peak_memory_gib", rounded(r.estimate->peak_memory_bytes / GiB)},
                      {"contended", r.estimate->contended}};
+  if (r.conditions) {
+    const Report::Conditions& c = *r.conditions;
+    auto& cj = j["conditions"] = nlohmann::ordered_json::object();
+    auto& gpus = cj["gpus"] = nlohmann::ordered_json::array();
+    for (const auto& g : c.gpus)
+      gpus.push_back({{"gpu", g.gpu}, {"factor", rounded(g.factor)}, {"path_compute_s", rounded(g.path_compute_s)},
+                      {"path_cost_s", rounded(g.path_cost_s)}});
+    auto& links = cj["links"] = nlohmann::ordered_json::array();
+    for (const auto& l : c.links)
+      links.push_back({{"link", l.link}, {"bandwidth_factor", rounded(l.bandwidth_factor)},
+                       {"latency_added_s", rounded(l.latency_added_s)}, {"down", l.down}, {"path_s", rounded(l.path_s)}});
+    if (c.random)
+      cj["random"] = {{"fraction", rounded(c.random_fraction)}, {"seed", c.seed}};
+    cj["path_cost_s"] = rounded(c.path_cost_s);
+    cj["every_replica"] = c.every_replica;
+  }
   auto& kernels = j["kernel_time"] = nlohmann::ordered_json::object();
   kernels["tables"] = r.kernel_tables;
   for (const Report::KernelTime& k : r.kernel_time)
@@ -271,6 +287,24 @@ Report report_from_json(const nlohmann::ordered_json& j) {
       r.estimate = Report::Estimate{j.at("estimate").at("step_time_s").get<double>(),
                                     j.at("estimate").at("peak_memory_gib").get<double>() * kGiB,
                                     j.at("estimate").at("contended").get<bool>()};
+    if (j.contains("conditions")) {
+      const auto& cj = j.at("conditions");
+      Report::Conditions c;
+      for (const auto& g : cj.at("gpus"))
+        c.gpus.push_back({g.at("gpu").get<int>(), g.at("factor").get<double>(), g.at("path_compute_s").get<double>(),
+                          g.at("path_cost_s").get<double>()});
+      for (const auto& l : cj.at("links"))
+        c.links.push_back({l.at("link").get<std::string>(), l.at("bandwidth_factor").get<double>(),
+                           l.at("latency_added_s").get<double>(), l.at("down").get<bool>(), l.at("path_s").get<double>()});
+      if (cj.contains("random")) {
+        c.random = true;
+        c.random_fraction = cj.at("random").at("fraction").get<double>();
+        c.seed = cj.at("random").at("seed").get<uint64_t>();
+      }
+      c.path_cost_s = cj.at("path_cost_s").get<double>();
+      c.every_replica = cj.at("every_replica").get<bool>();
+      r.conditions = c;
+    }
     for (const auto& s : j.at("stages"))
       r.stages.push_back(stage_from_json(s));
     if (j.contains("kernel_time")) // reports written before kernel tables have none

@@ -41,12 +41,12 @@ struct TrackGroup {
 
 // A collective's GPUs and the bytes each sends: its flows, found between its entry and exit
 // (the direct algorithm's two phases meet at a middle delay, hence the walk).
-struct CollectiveFlows {
+struct DrawnCollectiveFlows {
   std::set<int> members;
   std::map<int, double> sent;
 };
 
-void add_flows(const TaskGraph& g, TaskId from, TaskId exit, std::set<TaskId>& seen, CollectiveFlows& c) {
+void add_flows(const TaskGraph& g, TaskId from, TaskId exit, std::set<TaskId>& seen, DrawnCollectiveFlows& c) {
   for (auto [e, end] = boost::out_edges(from, g); e != end; ++e) {
     const TaskId u = boost::target(*e, g);
     if (u == exit || !g[u].collective || !seen.insert(u).second)
@@ -304,7 +304,7 @@ private:
     TraceSlice s{.role = Role::collective, .task = exit};
     if (!out_.timed(s, entry, exit)) // all members' arrival to the end
       return;
-    CollectiveFlows flows;
+    DrawnCollectiveFlows flows;
     if (whole) {
       for (const CollectiveFlow& flow :
            isolated_collective_flows(*task.collective, step_.isolated.at(static_cast<size_t>(task.peer)), task.bytes)) {

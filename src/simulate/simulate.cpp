@@ -19,6 +19,8 @@
 #include "memory/static_peak.hpp"
 #include "memory/timeline.hpp"
 #include "report/communication.hpp"
+#include "report/conditions_report.hpp"
+#include "execution/route_pairs.hpp"
 #include "report/critical_path.hpp"
 #include "report/stage_breakdown.hpp"
 #include "report/trace.hpp"
@@ -138,6 +140,19 @@ const GpuSpec& job_gpu(const Cluster& cluster, const Workload& w, const Platform
       throw InputError(platform.path, "simgpt needs the GPUs a job uses to be of one model");
   cluster.check_routes(w.gpus());
   return gpu;
+}
+
+// Each of the job's GPUs' slowdown (workload conditions), or none when no GPU is slowed.
+std::vector<double> job_slowdowns(const Workload& w, const Cluster& cluster, int first_gpu = 0) {
+  if (!w.conditions.gpu_conditions())
+    return {};
+  std::vector<int> node_of;
+  for (int64_t i = 0; i < w.gpus(); ++i)
+    node_of.push_back(cluster.gpus()[static_cast<size_t>(first_gpu + i)].node);
+  std::vector<double> factor = gpu_slowdowns(w.conditions, first_gpu, node_of, w.source);
+  if (std::all_of(factor.begin(), factor.end(), [](double f) { return f == 1; }))
+    return {};
+  return factor;
 }
 
 // Why a step is not simulated, and what would be: the tasks grow with the micro-batches and, where
@@ -369,7 +384,12 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
   const ComputeCostModel cost(gpu, profile, w.training, w.source);
   const ExecutionPlan plan = make_plan(w, cost, profile);
   check_gpus_used(w, static_cast<int64_t>(cluster.gpus().size()));
+  const std::vector<double> slowdown = job_slowdowns(w, cluster);
   if (options.fidelity == SimulationOptions::Fidelity::estimate) {
+    if (!slowdown.empty() || cluster.has_links_down())
+      throw InputError("--fidelity", fmt::format("estimate prices every GPU and route alike, and {}'s conditions {}: "
+                                                 "use --fidelity symmetric or full",
+                                                 w.source, slowdown.empty() ? "take links down" : "slow some GPUs"));
     const StepEstimate step = estimate_of(plan, profile, cluster);
     if (!std::isfinite(step.step_time_s))
       throw InputError(w.source + " on " + platform.path, fmt::format("the estimated step time is not finite ({}); "
@@ -377,6 +397,8 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
                                                                       "delays", step.step_time_s));
     Report r = estimated_report(platform, w, profile, gpu, plan, step);
     r.inputs = report_inputs(platform, w, profile, catalog, gpu);
+    if (w.conditions.any())
+      r.conditions = conditions_report(w, slowdown, 0, nullptr, nullptr, cluster);
     return r;
   }
   std::optional<Report::Estimate> beside;
@@ -384,12 +406,17 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
     const StepEstimate step = estimate_of(plan, profile, cluster);
     beside = Report::Estimate{step.step_time_s, static_peak(plan, w, profile, gpu).stage.peak, step.contended};
   }
-  const bool symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
+  // Slowed GPUs make replicas unlike: each is simulated.
+  const bool asked_symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
+  const bool symmetric = asked_symmetric && slowdown.empty();
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
   const StepGraph step = step_graph_of(plan, profile, cluster, w,
                                        StepGraphOptions{.traced_gpus = selection.gpus,
                                                         .isolate_collectives = options.isolate_collectives,
-                                                        .symmetric = symmetric});
+                                                        .symmetric = symmetric,
+                                                        .gpu_slowdown = slowdown});
+  if (cluster.has_links_down())
+    cluster.check_not_down(communicating_pairs(step));
   if (traced)
     check_trace_size(step, plan, selection); // before the replay, the long part
   const Timeline timeline = replay(step.graph, cluster, step.isolated);
@@ -398,6 +425,10 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
   Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline, symmetric ? "symmetric" : "full");
   r.inputs = report_inputs(platform, w, profile, catalog, gpu);
   r.estimate = beside;
+  if (w.conditions.any()) {
+    r.conditions = conditions_report(w, slowdown, 0, &step, &timeline, cluster);
+    r.conditions->every_replica = asked_symmetric && !symmetric;
+  }
   if (traced) {
     const TraceWindow& window = selection.window;
     if (window.start_s >= timeline.makespan())
@@ -421,7 +452,7 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
   if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism, workload.training.fp8,
                                                  profile.fp8_recast_per_use))
     throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
-  Cluster cluster(platform, catalog, workload.network, profile);
+  Cluster cluster(platform, catalog, workload.network, profile, workload.conditions.links, workload.source);
   const Workload w = on_platform(workload, static_cast<int64_t>(cluster.gpus().size()));
   const GpuSpec& gpu = job_gpu(cluster, w, platform);
   const ComputeCostModel cost(gpu, profile, w.training, w.source);
@@ -455,7 +486,7 @@ Report simulate(const Platform& platform, const Workload& workload, const Profil
     inputs.insert(inputs.end(), catalog.files().begin(), catalog.files().end());
     trace.emplace(options.trace_path, "--trace", inputs);
   }
-  Cluster cluster(platform, catalog, workload.network, profile);
+  Cluster cluster(platform, catalog, workload.network, profile, workload.conditions.links, workload.source);
   return simulate_on(platform, on_platform(workload, static_cast<int64_t>(cluster.gpus().size())), profile, catalog,
                      options, cluster, trace);
 }

@@ -15,6 +15,7 @@
 #include "workload/resolved_workload.hpp"
 #include "simgpt/core/version.hpp"
 #include "simgpt/simulate.hpp"
+#include "simgpt/study/draws.hpp"
 
 #include <fmt/format.h>
 
@@ -118,6 +119,8 @@ std::string sweep_identity(const Sweep& sweep, const SweepRun& run) {
   for (const std::string& s : sweep.sets)
     add("set", s);
   add("fidelity", run.fidelity.empty() ? "symmetric" : run.fidelity);
+  if (run.draws > 0) // none: the identity of a sweep before draws existed
+    add("draws", std::to_string(run.draws));
   for (const SweepAxis& axis : sweep.grid.axes) {
     add("axis", std::to_string(axis.keys.size()));
     for (size_t k = 0; k < axis.keys.size(); ++k) {
@@ -136,6 +139,34 @@ std::string sweep_identity(const Sweep& sweep, const SweepRun& run) {
   return text;
 }
 
+// A configuration's draws, one after another (the sweep runs configurations `jobs` at a time): the
+// median draw's report with the percentiles beside it (SweepColumns::draws).
+SweepResult simulate_draws(SweepResult r, const PointInputs& p, const SweepRun& run) {
+  try {
+    const DrawSummary d = run_draws(DrawRequest{.platform = p.platform, .workload = p.workload, .sets = p.sets,
+                                                .draws = run.draws, .jobs = 1, .executable = run.executable,
+                                                .data_folders = run.data_folders, .fidelity = run.fidelity,
+                                                .timeout_s = run.timeout_s});
+    if (!d.median_report.is_object()) {
+      r.status = "failed";
+      r.reason = "the median draw, simulated again, gave no report";
+      return r;
+    }
+    r.report = d.median_report;
+    r.status = r.report.value("oom", false) ? "oom" : "ok";
+    r.report["draws"] = {{"median_s", d.median_s}, {"p90_s", d.p90_s}, {"p99_s", d.p99_s}};
+    if (d.baseline_s > 0)
+      r.report["draws"]["baseline_s"] = d.baseline_s;
+  } catch (const InputError& e) {
+    r.status = "invalid";
+    r.reason = e.what();
+  } catch (const std::exception& e) {
+    r.status = "failed";
+    r.reason = one_line(e.what(), 1024);
+  }
+  return r;
+}
+
 // The configuration simulated in a `simgpt point` process.
 SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
                            int64_t config) {
@@ -143,6 +174,8 @@ SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::v
   r.config = config;
   r.inputs = sweep.grid.values(config);
   const PointInputs p = point_inputs(sweep, keys, r.inputs);
+  if (run.draws > 0)
+    return simulate_draws(r, p, run);
   PointOutcome outcome =
       run_point(p.platform, p.workload, p.sets,
                 PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity, run.memory_limit_bytes});
@@ -285,7 +318,10 @@ SweepSummary run_sweep(const Sweep& sweep, const SweepRun& run) {
     if (!is_printable_utf8(s))
       throw InputError("--set " + echo(s.substr(0, s.find('='))),
                        "the value is not UTF-8 text without control characters");
-  const SweepColumns columns = sweep_columns(sweep.grid);
+  if (run.draws < 0 || run.draws > kMaxDraws)
+    throw InputError("--draws", fmt::format("{} is out of range (expected 1 to {})", run.draws, kMaxDraws));
+  SweepColumns columns = sweep_columns(sweep.grid);
+  columns.draws = run.draws > 0;
   const int64_t total = sweep.grid.size();
   const std::vector<std::string> inputs = sweep_inputs(sweep);
   check_output_path(run.output, "-o", inputs); // before the inputs are read: /dev/full, a FIFO

@@ -183,13 +183,13 @@ void parse_csv_metric(nlohmann::ordered_json& report, const std::string& column,
 SweepResult parse_csv_line(std::string_view line, const SweepColumns& columns) {
   const std::vector<std::string> fields = split_csv_line(line);
   const size_t inputs = columns.keys.size() + si_count(columns);
-  const size_t want = 2 + inputs + sweep_metric_columns().size() + kColumnsAfterMetrics;
+  const size_t want = 2 + inputs + sweep_metric_columns(columns.draws).size() + kColumnsAfterMetrics;
   if (fields.size() != want)
     bad(fmt::format("has {} fields; a line of this sweep has {} (config, {} input(s){}, status, {} metrics, reason, "
                     "configurations, sweep_digest)",
                     fields.size(), want, columns.keys.size(),
                     si_count(columns) ? fmt::format(" and {} in SI units", si_count(columns)) : "",
-                    sweep_metric_columns().size()));
+                    sweep_metric_columns(columns.draws).size()));
   SweepResult r;
   size_t f = 0;
   r.config = parse_count(fields[f++], "config");
@@ -199,7 +199,7 @@ SweepResult parse_csv_line(std::string_view line, const SweepColumns& columns) {
       ++f; // the SI field: checked as the line written again
   }
   r.status = fields[f++];
-  for (const std::string& m : sweep_metric_columns())
+  for (const std::string& m : sweep_metric_columns(columns.draws))
     parse_csv_metric(r.report, m, fields[f++]);
   r.reason = fields[f++];
   r.configurations = parse_count(fields[f++], "configurations");
@@ -226,7 +226,7 @@ SweepResult parse_jsonl_line(std::string_view line, const SweepColumns& columns)
   for (const std::string& k : columns.keys) // the SI fields are checked as the line written again
     r.inputs.push_back(text(k));
   r.status = text("status");
-  for (const std::string& m : sweep_metric_columns())
+  for (const std::string& m : sweep_metric_columns(columns.draws))
     if (j.contains(m)) {
       const nlohmann::ordered_json& v = j[m];
       if (!(v.is_number() || v.is_boolean()) || (v.is_number_float() && !std::isfinite(v.get<double>())))
@@ -241,7 +241,7 @@ SweepResult parse_jsonl_line(std::string_view line, const SweepColumns& columns)
 }
 
 // What every line must hold whatever its format.
-void check_record(const SweepResult& r, SweepFormat format) {
+void check_record(const SweepResult& r, SweepFormat format, bool draws) {
   static const std::vector<std::string> statuses{"ok", "oom", "invalid", "failed"};
   if (std::find(statuses.begin(), statuses.end(), r.status) == statuses.end())
     bad(fmt::format("its status '{}' is not one of ok, oom, invalid, failed", echo(r.status)));
@@ -255,7 +255,7 @@ void check_record(const SweepResult& r, SweepFormat format) {
   const auto value = [&](const std::string& m) {
     return format == SweepFormat::jsonl ? (r.report.contains(m) ? &r.report[m] : nullptr) : metric(r.report, m);
   };
-  for (const std::string& m : sweep_metric_columns())
+  for (const std::string& m : sweep_metric_columns(draws))
     if (const nlohmann::ordered_json* v = value(m)) {
       if (!result)
         bad(fmt::format("status {} has no metrics, but {} has one", r.status, m));
@@ -295,7 +295,7 @@ SweepColumns sweep_columns(const SweepGrid& grid) {
   return columns;
 }
 
-const std::vector<std::string>& sweep_metric_columns() {
+const std::vector<std::string>& sweep_metric_columns(bool draws) {
   static const std::vector<std::string> columns{"step_time_s",
                                                 "samples_per_s",
                                                 "tokens_per_s",
@@ -313,7 +313,12 @@ const std::vector<std::string>& sweep_metric_columns() {
                                                 "communication.pp.exposed_s",
                                                 "time_to_train.days",
                                                 "time_to_train.gpu_hours"};
-  return columns;
+  static const std::vector<std::string> drawn = [] {
+    std::vector<std::string> c = columns;
+    c.insert(c.end(), {"draws.median_s", "draws.p90_s", "draws.p99_s", "draws.baseline_s"});
+    return c;
+  }();
+  return draws ? drawn : columns;
 }
 
 std::string sweep_csv_header(const SweepColumns& columns) {
@@ -327,7 +332,7 @@ std::string sweep_csv_header(const SweepColumns& columns) {
     }
   }
   line += ",status";
-  for (const std::string& m : sweep_metric_columns())
+  for (const std::string& m : sweep_metric_columns(columns.draws))
     line += "," + m;
   return line + ",reason,configurations,sweep_digest\n";
 }
@@ -336,7 +341,7 @@ std::string sweep_line(const SweepResult& r, const SweepColumns& columns, SweepF
   if (format == SweepFormat::jsonl) {
     nlohmann::ordered_json j = json_inputs(r.config, r.inputs, columns);
     j["status"] = r.status;
-    for (const std::string& m : sweep_metric_columns())
+    for (const std::string& m : sweep_metric_columns(columns.draws))
       if (const nlohmann::ordered_json* v = r.report.contains(m) ? &r.report[m] : metric(r.report, m))
         j[m] = *v;
     if (!r.reason.empty())
@@ -346,7 +351,7 @@ std::string sweep_line(const SweepResult& r, const SweepColumns& columns, SweepF
     return dump(j) + "\n";
   }
   std::string line = csv_inputs(r.config, r.inputs, columns) + r.status;
-  for (const std::string& m : sweep_metric_columns()) {
+  for (const std::string& m : sweep_metric_columns(columns.draws)) {
     const nlohmann::ordered_json* v = metric(r.report, m);
     line += "," + csv_number(v);
   }
@@ -364,7 +369,7 @@ std::string sweep_line_start(int64_t config, const std::vector<std::string>& inp
 
 SweepResult parse_sweep_line(std::string_view line, const SweepColumns& columns, SweepFormat format) {
   SweepResult r = format == SweepFormat::csv ? parse_csv_line(line, columns) : parse_jsonl_line(line, columns);
-  check_record(r, format);
+  check_record(r, format, columns.draws);
   // Written back, the record must be the line: no field edited out of simgpt's form, no extra.
   const std::string again = sweep_line(r, columns, format);
   if (std::string_view(again).substr(0, again.size() - 1) != line)
@@ -374,10 +379,12 @@ SweepResult parse_sweep_line(std::string_view line, const SweepColumns& columns,
 
 SweepColumns sweep_header_columns(std::string_view header) {
   const std::vector<std::string> fields = split_csv_line(header);
-  const size_t tail = 1 + sweep_metric_columns().size() + kColumnsAfterMetrics; // status and after
+  const bool draws = std::find(fields.begin(), fields.end(), "draws.median_s") != fields.end();
+  const size_t tail = 1 + sweep_metric_columns(draws).size() + kColumnsAfterMetrics; // status and after
   if (fields.size() < 1 + tail || fields.front() != "config")
     bad("is not a sweep's header (config,KEYS...,status,METRICS...,reason,configurations,sweep_digest)");
   SweepColumns columns = columns_of({fields.begin() + 1, fields.end() - static_cast<ptrdiff_t>(tail)});
+  columns.draws = draws;
   if (sweep_csv_header(columns) != std::string(header) + "\n")
     bad("is not a sweep's header (config,KEYS...,status,METRICS...,reason,configurations,sweep_digest)");
   return columns;
@@ -389,8 +396,11 @@ SweepColumns sweep_jsonl_columns(std::string_view line) {
     bad("is not a JSON object starting with \"config\"");
   std::vector<std::string> names;
   for (auto it = std::next(j.begin()); it != j.end(); ++it) {
-    if (it.key() == "status")
-      return columns_of(std::move(names));
+    if (it.key() == "status") {
+      SweepColumns columns = columns_of(std::move(names));
+      columns.draws = j.contains("draws.median_s");
+      return columns;
+    }
     names.push_back(it.key());
   }
   bad("has no \"status\"");

@@ -34,6 +34,7 @@ struct SweepResult {
 struct SweepColumns {
   std::vector<std::string> keys;
   std::vector<std::optional<QuantityKind>> si; // per key: its SI column's kind; nullopt: none
+  bool draws = false; // Monte Carlo draws per configuration (SweepRun::draws): their step-time percentiles
 };
 
 // The columns of `grid`'s lines. Throws InputError naming the --grid key when one swept key is
@@ -42,7 +43,8 @@ struct SweepColumns {
 SweepColumns sweep_columns(const SweepGrid& grid);
 
 // The columns after the inputs, named by the report JSON's fields (nested ones with dots).
-const std::vector<std::string>& sweep_metric_columns();
+// With `draws`, the percentiles of each configuration's draws (draws.median_s, ...) after them.
+const std::vector<std::string>& sweep_metric_columns(bool draws = false);
 
 // The CSV header line (with its newline): config, the keys (with their SI columns), status, the
 // metrics, reason, configurations, sweep_digest.

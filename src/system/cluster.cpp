@@ -105,15 +105,85 @@ double payload_factor(const RouteRate& r, double efficiency, double max_rate, do
 } // namespace
 
 Cluster::Cluster(const Platform& platform, const GpuCatalog& catalog, const NetworkWhatIf& network,
-                 const Profile& profile)
+                 const Profile& profile, const std::vector<LinkCondition>& conditions, const std::string& source)
     : path_(platform.path) {
-  start_engine(profile, catalog);
+  start_engine(profile, catalog, conditions);
   check_links();
   read_gpus(catalog);
-  set_transfer_rates(apply_what_if(network), profile);
+  auto nics = apply_what_if(network);
+  apply_link_conditions(conditions, source);
+  set_transfer_rates(std::move(nics), profile);
 }
 
-void Cluster::start_engine(const Profile& profile, const GpuCatalog& catalog) {
+// Each condition on its link, both directions of a split-duplex one: the bandwidth times the
+// factor (a NIC that fell back to a lower rate, which NCCL then detects as such), the latency
+// added, or out of service.
+void Cluster::apply_link_conditions(const std::vector<LinkCondition>& conditions, const std::string& source) {
+  for (size_t index = 0; index < conditions.size(); ++index) {
+    const LinkCondition& c = conditions[index];
+    std::vector<simgrid::s4u::Link*> halves;
+    if (simgrid::s4u::Link* up = engine_->link_by_name_or_null(c.link + "_UP")) {
+      halves.push_back(up);
+      halves.push_back(engine_->link_by_name_or_null(c.link + "_DOWN"));
+    } else if (simgrid::s4u::Link* one = engine_->link_by_name_or_null(c.link); one && c.link != "__loopback__") {
+      halves.push_back(one);
+    }
+    if (halves.empty() || halves.back() == nullptr)
+      throw InputError(source + ": conditions",
+                       fmt::format("'{}' is not a link of {} (links are named as the platform names them: nic-K "
+                                   "for node N's NIC i at K = N x NICs per node + i, uplink-L, pcie-G, "
+                                   "nvswitch-port-G, nvlink-A-B)",
+                                   echo(c.link), path_));
+    for (simgrid::s4u::Link* l : halves) {
+      conditioned_.emplace(l, index);
+      if (c.bandwidth_factor != 1) {
+        const double rate = l->get_bandwidth() * c.bandwidth_factor;
+        check_bandwidth(rate, source + ": conditions.link_bandwidth");
+        l->set_bandwidth(rate);
+        detected_bandwidth_.erase(l);
+      }
+      if (c.latency_added_s != 0)
+        l->set_latency(l->get_latency() + c.latency_added_s);
+      if (c.down)
+        down_.insert(l);
+    }
+  }
+  down_source_ = source;
+}
+
+std::vector<size_t> Cluster::conditions_on_route(int a, int b) const {
+  std::vector<size_t> out;
+  if (conditioned_.empty())
+    return out;
+  for (const simgrid::s4u::Link* l : route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
+    if (const auto c = conditioned_.find(l); c != conditioned_.end() && std::find(out.begin(), out.end(), c->second) == out.end())
+      out.push_back(c->second);
+  return out;
+}
+
+void Cluster::check_not_down(const std::vector<std::pair<int, int>>& pairs) const {
+  if (down_.empty())
+    return;
+  for (const auto& [a, b] : pairs)
+    for (const simgrid::s4u::Link* l :
+         route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], nullptr, path_))
+      if (down_.contains(l)) {
+        std::string name = l->get_name();
+        for (const char* half : {"_UP", "_DOWN"})
+          if (name.ends_with(half))
+            name.resize(name.size() - std::string_view(half).size());
+        throw InputError(down_source_ + ": conditions.links_down",
+                         fmt::format("{} is down, and the job's traffic from {} to {} has no other route on {} "
+                                     "(SimGrid's routes are fixed; a compact platform re-routes a NIC's GPUs to "
+                                     "another NIC of their node only): give it a bandwidth factor instead "
+                                     "(conditions.link_bandwidth) or place the job off it",
+                                     name, gpus_[static_cast<size_t>(a)].host->get_name(),
+                                     gpus_[static_cast<size_t>(b)].host->get_name(), path_));
+      }
+}
+
+void Cluster::start_engine(const Profile& profile, const GpuCatalog& catalog,
+                           const std::vector<LinkCondition>& conditions) {
   int argc = 1;
   char name[] = "simgpt";
   char* argv[] = {name, nullptr};
@@ -151,7 +221,11 @@ void Cluster::start_engine(const Profile& profile, const GpuCatalog& catalog) {
       }
     }();
     catch_simgrid_abort(path_, [&] {
-      platform_gen::build_compact_platform(spec);
+      std::vector<std::string> down;
+      for (const LinkCondition& c : conditions)
+        if (c.down)
+          down.push_back(c.link);
+      platform_gen::build_compact_platform(spec, down);
       engine_->seal_platform();
     });
     return;

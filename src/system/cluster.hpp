@@ -59,8 +59,12 @@ class Cluster {
 public:
   // Loads the platform (a file Platform::load checked), checks every host names a catalog GPU,
   // applies the what-if. Throws InputError for a malformed platform.
+  // The workload's link conditions (conditions.hpp) apply after the what-if, `source` naming
+  // the workload in their messages; a NIC of a compact platform that is down hands its GPUs'
+  // traffic to the nearest NIC of the node that is up.
   Cluster(const Platform& platform, const GpuCatalog& catalog, const NetworkWhatIf& network,
-          const Profile& profile);
+          const Profile& profile, const std::vector<LinkCondition>& conditions = {},
+          const std::string& source = "workload");
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -108,6 +112,14 @@ public:
   void set_flow_latency(bool paid) { *latency_factor_ = paid ? 1.0 : kLatencyFree; }
   TcpPath tcp_path(int from, int to) const;
   FlowRoute flow_route(int from, int to) const;
+  // Throws InputError naming the link, the workload's conditions.links_down and the two GPUs when
+  // a route between a pair of `pairs` crosses a link that is down: SimGrid's routes are static,
+  // and the platform has no other route between them.
+  void check_not_down(const std::vector<std::pair<int, int>>& pairs) const;
+  bool has_links_down() const { return !down_.empty(); }
+  // The indices (in the workload's conditions' links) of the conditioned links the route from GPU a
+  // to GPU b crosses, each once.
+  std::vector<size_t> conditions_on_route(int a, int b) const;
   // Throws InputError naming the hosts if two of the first `used` GPUs have no route, or a route
   // with a hop that has no link.
   void check_routes(int64_t used) const;
@@ -115,7 +127,8 @@ public:
   void check_route(int from, int to) const;
 
 private:
-  void start_engine(const Profile& profile, const GpuCatalog& catalog);
+  void start_engine(const Profile& profile, const GpuCatalog& catalog, const std::vector<LinkCondition>& conditions);
+  void apply_link_conditions(const std::vector<LinkCondition>& conditions, const std::string& source);
   void check_links() const;
   void read_gpus(const GpuCatalog& catalog);
   std::shared_ptr<const std::unordered_set<const simgrid::s4u::Link*>> apply_what_if(const NetworkWhatIf& network);
@@ -137,6 +150,9 @@ private:
   std::unordered_map<const simgrid::s4u::Link*, double> detected_bandwidth_; // links a what-if slowed: their own rate
   double efficiency_ = 1, max_rate_ = 0, tcp_window_ = 0, tcp_initial_window_ = 0, nvlink_share_ = 1;
   std::vector<GpuHost> gpus_;
+  std::unordered_set<const simgrid::s4u::Link*> down_; // the halves of links a condition took down
+  std::string down_source_;                            // the workload that said so
+  std::unordered_map<const simgrid::s4u::Link*, size_t> conditioned_; // link half -> its condition's index
 };
 
 } // namespace simgpt

@@ -202,6 +202,34 @@ void check_ranges(const Workload& w, const std::string& f) {
     check_delay(*w.network.delay_s, at("network.delay"));
   if (w.network.bandwidth_Bps)
     check_bandwidth(*w.network.bandwidth_Bps, at("network.bandwidth"));
+  const Conditions& c = w.conditions;
+  if (!(c.random_fraction >= 0 && c.random_fraction <= 1))
+    throw InputError(at("conditions.random_fraction"),
+                     fmt::format("{} is not a share of the GPUs (expected a number from 0 to 1)", c.random_fraction));
+  if (!c.random_fraction_given && c.random_slowdown_given)
+    throw InputError(at("conditions.random_slowdown"),
+                     "is the factor of randomly drawn GPUs, and none are drawn (set conditions.random_fraction)");
+  if (!c.random_fraction_given && c.seed_given)
+    throw InputError(at("conditions.seed"), "seeds the random draw of slow GPUs, and none are drawn (set "
+                                            "conditions.random_fraction)");
+  if (!(c.random_min >= 1 && c.random_max >= c.random_min && c.random_max <= kMaxSlowdown))
+    throw InputError(at("conditions.random_slowdown"),
+                     fmt::format("{}-{} is not a range of factors (expected 1 <= MIN <= MAX <= {:g})", c.random_min,
+                                 c.random_max, kMaxSlowdown));
+  for (const auto& [ranges, key] : {std::pair{&c.gpus, "conditions.gpu_slowdown"}, std::pair{&c.nodes, "conditions.node_slowdown"}})
+    for (const SlowdownRange& r : *ranges)
+      if (!(r.first >= 0 && r.last >= r.first && r.factor >= 1 && r.factor <= kMaxSlowdown))
+        throw InputError(at(key), fmt::format("{}-{}:{} is not a range and a factor (expected 0 <= first <= last, "
+                                              "a factor from 1 to {:g})", r.first, r.last, r.factor, kMaxSlowdown));
+  for (const LinkCondition& l : c.links) {
+    if (l.link.empty())
+      throw InputError(at("conditions"), "a link condition names no link");
+    if (!(l.bandwidth_factor > 0 && l.bandwidth_factor <= kMaxSlowdown))
+      throw InputError(at("conditions.link_bandwidth"),
+                       fmt::format("{}: {} is not a factor (expected above 0 and at most {:g})", echo(l.link),
+                                   l.bandwidth_factor, kMaxSlowdown));
+    check_delay(l.latency_added_s, at("conditions.link_latency"));
+  }
   if (w.framework.empty())
     throw InputError(at("framework"), "expected a profile name, e.g. megatron");
   check_option_count(w.framework_options.size(), at("framework_options"));

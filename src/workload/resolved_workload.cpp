@@ -116,6 +116,23 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
     if (w.network.bandwidth_Bps)
       network["bandwidth"] = quantity(*w.network.bandwidth_Bps, "Bps");
   }
+  if (const Conditions& c = w.conditions; c.any() || c.random_fraction_given) {
+    auto& conditions = j["conditions"];
+    const auto write = [&conditions](const char* key, const std::string& text) {
+      if (!text.empty())
+        conditions[key] = text;
+    };
+    write("gpu_slowdown", slowdowns_text(c.gpus));
+    write("node_slowdown", slowdowns_text(c.nodes));
+    if (c.random_fraction_given) {
+      conditions["random_fraction"] = c.random_fraction;
+      conditions["random_slowdown"] = random_slowdown_text(c);
+      conditions["seed"] = c.seed;
+    }
+    write("link_bandwidth", link_factors_text(c.links));
+    write("link_latency", link_latencies_text(c.links));
+    write("links_down", links_down_text(c.links));
+  }
   j["framework"] = w.framework;
   if (!w.framework_options.empty()) {
     auto& options = j["framework_options"];

@@ -100,6 +100,17 @@ double read_positive_number(const YAML::Node& node, const std::string& where) {
 
 // A count of tokens to train on (training.tokens): a number > 0 and at most 1e18, in decimal or
 // with a suffix K, M, B or T (thousands to trillions: "15T", as model cards write it).
+// A share from 0 to 1 (conditions.random_fraction).
+double read_fraction(const YAML::Node& node, const std::string& where) {
+  const std::string text = scalar_or_empty(node);
+  double v = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(v >= 0 && v <= 1))
+    throw InputError(where, fmt::format("'{}' is not a share of the GPUs (expected a number from 0 to 1, e.g. 0.01)",
+                                        echo(text)));
+  return v;
+}
+
 double read_token_count(const YAML::Node& node, const std::string& where) {
   const std::string text = scalar_or_empty(node);
   std::string_view digits = text;
@@ -298,6 +309,27 @@ const std::map<std::string, Section>& schema() {
            w.network.bandwidth_Bps = read_quantity(n, at, parse_bandwidth);
            check_bandwidth(*w.network.bandwidth_Bps, at);
          }}}},
+      {"conditions",
+       {{"gpu_slowdown",
+         [](auto& n, Workload& w, auto& at) { w.conditions.gpus = parse_slowdowns(n.Scalar(), at, "GPU"); }},
+        {"node_slowdown",
+         [](auto& n, Workload& w, auto& at) { w.conditions.nodes = parse_slowdowns(n.Scalar(), at, "node"); }},
+        {"random_fraction",
+         [](auto& n, Workload& w, auto& at) {
+           w.conditions.random_fraction = read_fraction(n, at);
+           w.conditions.random_fraction_given = true;
+         }},
+        {"random_slowdown", [](auto& n, Workload& w, auto& at) { parse_random_slowdown(n.Scalar(), w.conditions, at); }},
+        {"seed",
+         [](auto& n, Workload& w, auto& at) {
+           w.conditions.seed = static_cast<uint64_t>(read_int(n, at, 0));
+           w.conditions.seed_given = true;
+         }},
+        {"link_bandwidth",
+         [](auto& n, Workload& w, auto& at) { parse_link_factors(n.Scalar(), w.conditions.links, at); }},
+        {"link_latency",
+         [](auto& n, Workload& w, auto& at) { parse_link_latencies(n.Scalar(), w.conditions.links, at); }},
+        {"links_down", [](auto& n, Workload& w, auto& at) { parse_links_down(n.Scalar(), w.conditions.links, at); }}}},
   };
   return sections;
 }

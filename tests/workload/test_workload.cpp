@@ -45,7 +45,7 @@ TEST_CASE("overrides from --set go through the same checks as the file") {
 }
 
 TEST_CASE("bad workloads name the file, the key and what is valid") {
-  CHECK_THAT(error_of(std::string(kBase) + "extra: 1\n"), Catch::Contains("w.yaml: extra") && Catch::Contains("framework, framework_options, model"));
+  CHECK_THAT(error_of(std::string(kBase) + "extra: 1\n"), Catch::Contains("w.yaml: extra") && Catch::Contains("framework, framework_options, conditions, model"));
   CHECK_THAT(error_of("model: {layers: x}"), Catch::Contains("model.layers") && Catch::Contains("not an integer"));
   CHECK_THAT(error_of("model: [1, 2"), Catch::Contains("w.yaml:") && Catch::Contains("malformed YAML"));
   CHECK_THAT(error_of(kBase, {{"training.precision", "fp8"}}), Catch::Contains("fp16, fp32"));

@@ -3,6 +3,7 @@
 
 #include "simgpt/memory/memory.hpp"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -152,6 +153,39 @@ struct Report {
     bool contended = false;
   };
   std::optional<Estimate> estimate;
+  // The workload's conditions (conditions.hpp) as the replay met them: each slowed GPU with how
+  // long its stream's compute is on the critical path and how much of that its slowdown adds
+  // (the path's compute x (1 - 1 / factor): what the step would lose were that compute at full
+  // speed and the path unchanged), each conditioned link with the time of the path's transfers and
+  // collectives whose routes cross it; absent without conditions.
+  struct Conditions {
+    struct Gpu {
+      int gpu = 0; // the platform's numbering
+      double factor = 1;
+      double path_compute_s = 0;
+      double path_cost_s = 0;
+    };
+    struct Link {
+      std::string link;
+      double bandwidth_factor = 1;
+      double latency_added_s = 0;
+      bool down = false; // its GPUs re-routed (or the job refused)
+      double path_s = 0;
+    };
+    // The slowed ones, in GPU order. A GPU whose kernels share a stream with others (an isolated
+    // tensor-parallel group's) has the stream's path compute when it is one of its slowest, as
+    // the group's members compute in lockstep at that pace.
+    std::vector<Gpu> gpus;
+    double path_cost_s = 0; // what the slowdowns add to the path's compute, each stream once
+    std::vector<Link> links;
+    bool random = false; // some GPUs from a seeded draw
+    double random_fraction = 0;
+    uint64_t seed = 0;
+    // The replay simulated every replica where symmetric fidelity was asked: slowed GPUs make the
+    // replicas unlike.
+    bool every_replica = false;
+  };
+  std::optional<Conditions> conditions;
   // Where the kernel time of one data-parallel replica's step (its pipeline stages, one tensor rank
   // each) came from, per kind of kernel (gemm, grouped_gemm, attention, memory): the GPU's kernel
   // tables of measured timings (a row's time, or interpolated between rows) or the cost model's

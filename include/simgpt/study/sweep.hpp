@@ -37,6 +37,9 @@ struct SweepRun {
   std::vector<std::string> data_folders; // each passed on as --data, in order (DataPaths::folders)
   std::string fidelity;    // passed on as --fidelity (symmetric or full) when not empty
   bool progress = false;   // draw a progress bar on stderr
+  // Each configuration simulated over this many seeded draws of its random slow GPUs (draws.hpp):
+  // its line is the median draw's, with the draws' step-time percentiles; 0: one simulation.
+  int draws = 0;
 };
 
 struct SweepSummary {

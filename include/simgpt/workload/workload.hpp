@@ -3,6 +3,7 @@
 #pragma once
 
 #include "simgpt/core/enum_names.hpp"
+#include "simgpt/workload/conditions.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -287,6 +288,7 @@ struct Workload {
   std::map<std::string, std::string> framework_options;
   Placement placement;
   NetworkWhatIf network;
+  Conditions conditions; // slow GPUs and degraded links (conditions.hpp)
 
   // "dp*tp*pp = 8*4*2", with cp among them when there is context parallelism: how messages about
   // the GPU count show it.

@@ -20,7 +20,11 @@ class LinkUsers {
   bool known_ = true;                              // every route's links are known
 
 public:
-  LinkUsers(const Topology& topology, size_t groups) : topology_(topology), links_of_(groups) {}
+  // Other jobs' links are used by others from the start.
+  LinkUsers(const Topology& topology, size_t groups) : topology_(topology), links_of_(groups) {
+    for (const void* link : topology.foreign_links())
+      user_.emplace(link, kOthers);
+  }
 
   // The routes of tp group `id` (or of kOthers) use their links.
   void use(int id, const Routes& routes) {

@@ -2,6 +2,7 @@
 // projected from its first passes.
 #pragma once
 
+#include "execution/step_graph.hpp"
 #include "execution/task_graph.hpp"
 
 #include <cstddef>

@@ -36,8 +36,13 @@ CompactZone::CompactZone(const std::string& name, const CheckedSpec& c)
     for (int b = 0; b < g; ++b)
       if (a != b)
         fabric_[static_cast<size_t>(a * g + b)] = hops(fabric_route(c, a, b));
+  nics_per_node_ = c.spec.nics_per_node;
+  for (int n = 0; n < nics_per_node_; ++n)
+    nic_place_.push_back(place.at(nic_name(n)));
+  nic_down_.assign(static_cast<size_t>(c.spec.nodes * nics_per_node_), 0);
   // As write_node_zone routes a GPU to its node's gateway and back.
   for (int i = 0; i < g; ++i) {
+    nic_of_.push_back(c.nic_of(i));
     const int pcie = place.at(pcie_name(i)), nic = place.at(nic_name(c.nic_of(i)));
     up_.push_back({pcie, true});
     up_.push_back({nic, true});
@@ -56,6 +61,23 @@ void CompactZone::add_node_links(std::vector<std::pair<simgrid::s4u::Link*, simg
   node_links_.push_back(std::move(halves));
   for (int i = 0; i < gpus_per_node_; ++i)
     node_of_.push_back(node);
+}
+
+void CompactZone::route_around(int nic) {
+  nic_down_[static_cast<size_t>(nic)] = 1;
+  const int node = nic / nics_per_node_, total = static_cast<int>(nic_down_.size());
+  // Every GPU of the node again: an earlier re-route may have picked this NIC.
+  for (int i = 0; i < gpus_per_node_; ++i) {
+    const int gpu = node * gpus_per_node_ + i, own = nic_of_[static_cast<size_t>(i)];
+    rerouted_.erase(gpu);
+    if (!nic_down_[static_cast<size_t>(node * nics_per_node_ + own)])
+      continue;
+    for (int step = 1; step < nics_per_node_; ++step)
+      for (int other : {own + step, own - step})
+        if (other >= 0 && other < nics_per_node_ && node * nics_per_node_ + other < total &&
+            !nic_down_[static_cast<size_t>(node * nics_per_node_ + other)] && !rerouted_.contains(gpu))
+          rerouted_.emplace(gpu, other);
+  }
 }
 
 simgrid::s4u::Link* CompactZone::link(int node, Hop hop) const {
@@ -85,12 +107,19 @@ void CompactZone::get_local_route(const NetPoint* src, const NetPoint* dst, Rout
   // the source's node zone, then the destination's; the links go in path order.
   if (latency != nullptr)
     *latency += cap_->get_latency();
-  for (int h = 0; h < 2; ++h)
-    add(link(na, up_[static_cast<size_t>(ka * 2 + h)]), true);
+  // The NIC hop (the second out, the first in) of a GPU whose NIC is down: the one it uses instead.
+  const auto nic_hop = [&](int gpu, Hop hop) {
+    if (rerouted_.empty())
+      return hop;
+    const auto other = rerouted_.find(gpu);
+    return other == rerouted_.end() ? hop : Hop{nic_place_[static_cast<size_t>(other->second)], hop.up};
+  };
+  add(link(na, up_[static_cast<size_t>(ka * 2)]), true);
+  add(link(na, nic_hop(a, up_[static_cast<size_t>(ka * 2 + 1)])), true);
   if (cap_binds_)
     add(cap_, false);
-  for (int h = 0; h < 2; ++h)
-    add(link(nb, down_[static_cast<size_t>(kb * 2 + h)]), true);
+  add(link(nb, nic_hop(b, down_[static_cast<size_t>(kb * 2)])), true);
+  add(link(nb, down_[static_cast<size_t>(kb * 2 + 1)]), true);
 }
 
 } // namespace simgpt::platform_gen

@@ -16,6 +16,7 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,12 @@ public:
     cap_binds_ = cap->get_bandwidth() < nic_bandwidth;
   }
 
+  // NIC `nic` (nic-<nic>) is out of service: the GPUs of its node that use it go through the
+  // nearest NIC of the node that is up (the next one, then the one before, and so on), as NCCL,
+  // which finds a node's NICs when it starts, would use those it finds. When every NIC of the node
+  // is down the routes keep it (and a job that uses them is refused: Cluster::check_not_down).
+  void route_around(int nic);
+
   // The GPU whose host this netpoint is (hosts are made in GPU order: netpoint id = GPU).
   int gpus() const { return static_cast<int>(node_of_.size()); }
   int node_of(int gpu) const { return node_of_[static_cast<size_t>(gpu)]; }
@@ -56,6 +63,11 @@ private:
   std::vector<int> node_of_;
   std::vector<std::vector<Hop>> fabric_;    // per pair of a node's GPUs (a * g + b): the fabric route
   std::vector<Hop> up_, down_;              // per GPU of a node: its PCIe and NIC links out, and in
+  int nics_per_node_ = 1;
+  std::vector<int> nic_place_;              // per NIC of a node: its place in node_links
+  std::vector<int> nic_of_;                 // per GPU of a node: its NIC
+  std::vector<char> nic_down_;              // per NIC of the platform
+  std::unordered_map<int, int> rerouted_;   // GPU -> the NIC of its node it uses instead of its own
   std::vector<std::vector<simgrid::s4u::Link*>> node_links_; // per node: UP halves, then DOWN halves
   simgrid::s4u::Link* cap_ = nullptr;
   bool cap_binds_ = true;

@@ -8,13 +8,14 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <charconv>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace simgpt::platform_gen {
 
-void build_compact_platform(const CheckedSpec& c) {
+void build_compact_platform(const CheckedSpec& c, const std::vector<std::string>& down) {
   namespace sg4 = simgrid::s4u;
   // The first zone made is the root; SimGrid's engine owns and deletes it.
   auto* zone = new CompactZone("cluster", c);
@@ -40,6 +41,15 @@ void build_compact_platform(const CheckedSpec& c) {
   cap->set_latency(0);
   cap->seal();
   zone->set_flow_cap(cap, nic_bandwidth);
+  for (const std::string& name : down)
+    if (name.starts_with("nic-")) {
+      const std::string number = name.substr(4);
+      int nic = -1;
+      const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), nic);
+      if (ec == std::errc() && end == number.data() + number.size() && nic >= 0 &&
+          nic < c.spec.nodes * c.spec.nics_per_node)
+        zone->route_around(nic);
+    }
   // Hosts in GPU order, so that a host's netpoint id in the zone is its GPU.
   const int g = c.spec.gpus_per_node;
   for (int node = 0; node < c.spec.nodes; ++node)
