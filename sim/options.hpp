@@ -51,6 +51,7 @@ struct Options {
   std::string gpus, objective = "step_time";  // simgpt plan
   std::vector<std::string> searches;
   int top = 5;
+  std::vector<std::string> workloads; // simgpt --workload A --workload B: jobs sharing the platform's fabric
   int draws = 0; // simgpt --draws N: a Monte Carlo study of the workload's random slow GPUs
   bool exhaustive = false;
   bool progress = false; // screen: a progress bar on stderr (plan passes it when its stderr is a terminal)

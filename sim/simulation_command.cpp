@@ -12,7 +12,11 @@ namespace simgpt::cli {
 
 void declare_simulation(CLI::App& app, Options& o) {
   app.add_option("--platform", o.platform, "SimGrid platform XML (e.g. platforms/p3_16xlarge.xml)");
-  app.add_option("--workload", o.workload, "workload YAML (e.g. workloads/gpt3xl.yaml)");
+  app.add_option("--workload", o.workloads,
+                 "workload YAML (e.g. workloads/gpt3xl.yaml); again for each further job sharing the platform's "
+                 "fabric, each on its own GPUs (placement.first_gpu)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--set", o.sets, "override a workload key: SECTION.KEY=VALUE (e.g. network.delay=10ms)");
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember({"text", "json"}));
   add_data_option(app, o.data_dirs);
@@ -49,11 +53,37 @@ int run_draws(const Options& o, const CLI::App& app) {
   return 0;
 }
 
+// `simgpt --workload A --workload B`: the jobs on one fabric, a report each.
+int run_jobs(const Options& o, const CLI::App& app) {
+  for (const char* option : {"--trace", "--trace-gpus", "--trace-window", "--draws", "--jobs", "--timeout"})
+    if (app.count(option) > 0)
+      throw InputError(option, "applies to one job: give one --workload");
+  std::vector<Workload> workloads;
+  for (const std::string& path : o.workloads)
+    workloads.push_back(load_workload(path, parse_overrides(workload_sets(o))));
+  const std::vector<Report> reports =
+      simulate_jobs(o.platform, workloads, data_paths(o), SimulationOptions{.fidelity = o.fidelity});
+  if (o.format == "json") {
+    nlohmann::ordered_json j;
+    auto& each = j["jobs"] = nlohmann::ordered_json::array();
+    for (const Report& r : reports)
+      each.push_back(nlohmann::ordered_json::parse(r.to_json_text()));
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  for (size_t i = 0; i < reports.size(); ++i)
+    std::cout << (i > 0 ? "\n" : "") << reports[i].to_text();
+  return 0;
+}
+
 } // namespace
 
-
-int run_simulation(const Options& o, const CLI::App& app) {
+int run_simulation(const Options& given, const CLI::App& app) {
+  Options o = given;
+  o.workload = o.workloads.empty() ? "" : o.workloads.front();
   require_job(o, "");
+  if (o.workloads.size() > 1)
+    return run_jobs(o, app);
   if (app.count("--draws") > 0)
     return run_draws(o, app);
   for (const char* option : {"--jobs", "--timeout"})

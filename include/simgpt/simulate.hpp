@@ -83,6 +83,17 @@ Profile load_profile_of(const DataPaths& data, const std::string& name, const st
 // The workload's framework profile with its framework_options and `data`'s overrides applied.
 Profile load_workload_profile(const Workload& workload, const DataPaths& data);
 
+// Jobs sharing one platform's fabric, each on its own GPUs (placement.first_gpu, placement.gpus),
+// replayed together from the same instant: their flows contend on the links they share, and
+// each job's report (in the order given) is its own step. The fabric is one: its network
+// what-if and the transfer settings of the jobs' profiles must agree, and its link conditions
+// are every job's together. Every replica is simulated (another job's flows make a job's
+// replicas unlike), and no collective is replayed alone on links another job's communication
+// crosses. Throws InputError as simulate() does, and for jobs whose GPUs overlap, a trace, or
+// --fidelity estimate. One call per process.
+std::vector<Report> simulate_jobs(const std::string& platform_path, const std::vector<Workload>& workloads,
+                                  const DataPaths& data, const SimulationOptions& options = {});
+
 // The same as the object call, from files: what the `simgpt` command runs.
 Report simulate(const std::string& platform_path, const Workload& workload, const DataPaths& data,
                 const SimulationOptions& options = {});

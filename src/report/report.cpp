@@ -155,6 +155,13 @@ std::string Report::to_text() const {
   if (dp_derived)
     out += fmt::format("              dp={} derived from the {} GPUs, as Megatron-LM does: parallelism.dp was left out\n",
                        dp, gpus);
+  if (first_gpu > 0 || neighbour_jobs > 0)
+    out += fmt::format("  placement   GPUs {} to {} of the platform{}\n", first_gpu, first_gpu + gpus - 1,
+                       neighbour_jobs > 0 ? fmt::format(", its fabric shared with {} other job{}", neighbour_jobs,
+                                                        neighbour_jobs == 1 ? "" : "s")
+                                          : "");
+  if (!gpu_models.empty())
+    out += fmt::format("  gpus        {}: each GPU at its own model's pace against the first's\n", gpu_models);
   out += fmt::format("  step time   {} s\n", num(step_time_s, 3));
   if (fidelity.mode == "symmetric")
     out += fmt::format("  fidelity    symmetric: {} of {} data-parallel replicas, the communication of {} of {} tensor "

@@ -123,6 +123,10 @@ nlohmann::ordered_json report_json(const Report& r) {
     j["estimate"] = {{"step_time_s", rounded(r.estimate->step_time_s)},
                      {"peak_memory_gib", rounded(r.estimate->peak_memory_bytes / GiB)},
                      {"contended", r.estimate->contended}};
+  if (r.first_gpu > 0 || r.neighbour_jobs > 0)
+    j["placement"] = {{"first_gpu", r.first_gpu}, {"neighbour_jobs", r.neighbour_jobs}};
+  if (!r.gpu_models.empty())
+    j["gpu_models"] = r.gpu_models;
   if (r.conditions) {
     const Report::Conditions& c = *r.conditions;
     auto& cj = j["conditions"] = nlohmann::ordered_json::object();
@@ -287,6 +291,12 @@ Report report_from_json(const nlohmann::ordered_json& j) {
       r.estimate = Report::Estimate{j.at("estimate").at("step_time_s").get<double>(),
                                     j.at("estimate").at("peak_memory_gib").get<double>() * kGiB,
                                     j.at("estimate").at("contended").get<bool>()};
+    if (j.contains("placement")) {
+      r.first_gpu = j.at("placement").at("first_gpu").get<int>();
+      r.neighbour_jobs = j.at("placement").at("neighbour_jobs").get<int>();
+    }
+    if (j.contains("gpu_models"))
+      r.gpu_models = j.at("gpu_models").get<std::string>();
     if (j.contains("conditions")) {
       const auto& cj = j.at("conditions");
       Report::Conditions c;

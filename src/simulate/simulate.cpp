@@ -21,6 +21,7 @@
 #include "report/communication.hpp"
 #include "report/conditions_report.hpp"
 #include "execution/route_pairs.hpp"
+#include "execution/placed_steps.hpp"
 #include "report/critical_path.hpp"
 #include "report/stage_breakdown.hpp"
 #include "report/trace.hpp"
@@ -35,6 +36,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 
@@ -126,24 +128,89 @@ Report simulate(const std::string& platform_path, const Workload& w, const DataP
 
 namespace {
 
-// The GPU model of the job's GPUs, once the platform has as many as the plan needs, all alike,
-// routed to each other.
-const GpuSpec& job_gpu(const Cluster& cluster, const Workload& w, const Platform& platform) {
+// The GPUs a job runs on, from placement.first_gpu: as many as the plan needs, routed to each other.
+// The first one's model prices the plan; a GPU of another model (mixed hardware) computes at its
+// own pace against it (mixed_slowdowns), and the model with the least memory judges every
+// stage's peak (a stage's replicas all hold the same tensors).
+struct JobGpus {
+  int first = 0;
+  const GpuSpec* gpu = nullptr;        // the first GPU's model
+  const GpuSpec* memory_gpu = nullptr; // the one with the least memory
+  std::vector<const GpuSpec*> models;  // per job GPU
+  bool mixed = false;
+};
+
+JobGpus job_gpus(const Cluster& cluster, const Workload& w, const Platform& platform) {
   const auto available = static_cast<int64_t>(cluster.gpus().size());
-  if (w.gpus() > available)
-    throw InputError(w.source + ": parallelism",
-                     fmt::format("the plan {} needs {} GPUs but {} has {}", w.gpu_product(), w.gpus(), platform.path,
-                                 available));
-  const GpuSpec& gpu = *cluster.gpus().front().gpu;
-  for (int64_t i = 0; i < w.gpus(); ++i)
-    if (cluster.gpus()[static_cast<size_t>(i)].gpu != &gpu)
-      throw InputError(platform.path, "simgpt needs the GPUs a job uses to be of one model");
-  cluster.check_routes(w.gpus());
-  return gpu;
+  JobGpus job;
+  job.first = static_cast<int>(w.placement.first_gpu);
+  if (w.placement.first_gpu + w.gpus() > available)
+    throw InputError(w.source + (w.placement.first_gpu > 0 ? ": placement.first_gpu" : ": parallelism"),
+                     w.placement.first_gpu > 0
+                         ? fmt::format("the plan {} needs {} GPUs from GPU {}, but {} has {} (GPUs 0 to {})",
+                                       w.gpu_product(), w.gpus(), w.placement.first_gpu, platform.path, available,
+                                       available - 1)
+                         : fmt::format("the plan {} needs {} GPUs but {} has {}", w.gpu_product(), w.gpus(),
+                                       platform.path, available));
+  job.gpu = job.memory_gpu = cluster.gpus()[static_cast<size_t>(job.first)].gpu;
+  for (int64_t i = 0; i < w.gpus(); ++i) {
+    const GpuSpec* model = cluster.gpus()[static_cast<size_t>(job.first + i)].gpu;
+    job.models.push_back(model);
+    job.mixed = job.mixed || model != job.gpu;
+    if (model->memory_bytes < job.memory_gpu->memory_bytes)
+      job.memory_gpu = model;
+  }
+  cluster.check_routes(job.first, w.gpus());
+  return job;
+}
+
+// One micro-batch's kernels on stage s (over its model chunks), forward and backward, and its
+// optimizer step: what a GPU of another model runs in proportion to.
+double stage_kernel_seconds(const ExecutionPlan& plan, int s) {
+  double t = optimizer_seconds(plan, s) / std::max(1, plan.micro_batches);
+  for (int c = 0; c < plan.chunks; ++c) {
+    const StageCost& v = plan.stages[static_cast<size_t>(c * plan.pp + s)];
+    t += v.embedding_forward + v.embedding_backward + v.head_forward + v.head_backward;
+    for (int i = 0; i < v.layers; ++i) {
+      const LayerCost& l = plan.layer_at(v.first_layer + i);
+      t += l.attention_forward + l.mlp_forward + l.attention_backward + l.mlp_backward + l.recompute_core;
+    }
+  }
+  return t;
+}
+
+// Mixed hardware: per job GPU, how much longer (or shorter) its stage's kernels take on its own
+// model than on the job's first GPU's, each model's plan priced by its own cost model. Empty when
+// every GPU is of one model.
+std::vector<double> mixed_slowdowns(const JobGpus& job, const Workload& w, const Profile& profile,
+                                    const ExecutionPlan& plan) {
+  if (!job.mixed)
+    return {};
+  std::map<const GpuSpec*, std::vector<double>> ratio; // per model, per stage
+  std::vector<double> factor(job.models.size(), 1.0);
+  for (int s = 0; s < plan.pp; ++s)
+    for (int d = 0; d < plan.dp; ++d)
+      for (int t = 0; t < plan.tp; ++t) {
+        const auto g = static_cast<size_t>(plan.gpu(s, d, t));
+        const GpuSpec* model = job.models[g];
+        if (model == job.gpu)
+          continue;
+        auto at = ratio.find(model);
+        if (at == ratio.end()) {
+          const ComputeCostModel cost(*model, profile, w.training, w.source);
+          const ExecutionPlan own = make_plan(w, cost, profile);
+          std::vector<double> r;
+          for (int stage = 0; stage < plan.pp; ++stage)
+            r.push_back(stage_kernel_seconds(own, stage) / stage_kernel_seconds(plan, stage));
+          at = ratio.emplace(model, std::move(r)).first;
+        }
+        factor[g] = at->second[static_cast<size_t>(s)];
+      }
+  return factor;
 }
 
 // Each of the job's GPUs' slowdown (workload conditions), or none when no GPU is slowed.
-std::vector<double> job_slowdowns(const Workload& w, const Cluster& cluster, int first_gpu = 0) {
+std::vector<double> condition_slowdowns(const Workload& w, const Cluster& cluster, int first_gpu) {
   if (!w.conditions.gpu_conditions())
     return {};
   std::vector<int> node_of;
@@ -153,6 +220,60 @@ std::vector<double> job_slowdowns(const Workload& w, const Cluster& cluster, int
   if (std::all_of(factor.begin(), factor.end(), [](double f) { return f == 1; }))
     return {};
   return factor;
+}
+
+// The platform's GPUs from the workload's placement.first_gpu on: what its dp is derived from.
+int64_t gpus_from(const Cluster& cluster, const Workload& w) {
+  const auto available = static_cast<int64_t>(cluster.gpus().size());
+  if (w.placement.first_gpu >= available)
+    throw InputError(w.source + ": placement.first_gpu",
+                     fmt::format("{} is not a GPU of {} (GPUs 0 to {})", w.placement.first_gpu, cluster.path(),
+                                 available - 1));
+  return available - w.placement.first_gpu;
+}
+
+// A job's (sender, receiver) pairs as the platform numbers its GPUs.
+std::vector<std::pair<int, int>> global_pairs(std::vector<std::pair<int, int>> pairs, int first_gpu) {
+  for (auto& [a, b] : pairs) {
+    a += first_gpu;
+    b += first_gpu;
+  }
+  return pairs;
+}
+
+// The replay of a job placed from GPU `first_gpu`: its step as the platform numbers the GPUs.
+Timeline replay_placed(const StepGraph& step, int first_gpu, Cluster& cluster) {
+  const PlacedSteps placed({PlacedStep{&step, first_gpu}});
+  return replay(placed.graph, cluster, placed.isolated);
+}
+
+// "8 x H100-SXM5-80GB, 8 x H200": the job's GPUs by model, in the order they first appear.
+std::string gpu_models(const JobGpus& job) {
+  std::vector<std::pair<const GpuSpec*, int>> counts;
+  for (const GpuSpec* m : job.models) {
+    auto at = std::find_if(counts.begin(), counts.end(), [m](const auto& c) { return c.first == m; });
+    if (at == counts.end())
+      counts.emplace_back(m, 1);
+    else
+      ++at->second;
+  }
+  std::string out;
+  for (const auto& [m, n] : counts)
+    out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", n, m->name);
+  return out;
+}
+
+// What slows each GPU: its conditions and its model against the job's first (mixed hardware),
+// multiplied; empty when nothing does.
+std::vector<double> job_slowdowns(const std::vector<double>& conditions, const std::vector<double>& mixed) {
+  if (mixed.empty())
+    return conditions;
+  if (conditions.empty())
+    return mixed;
+  std::vector<double> both(conditions.size());
+  for (size_t g = 0; g < both.size(); ++g)
+    both[g] = conditions[g] * mixed[g];
+  return both;
 }
 
 // Why a step is not simulated, and what would be: the tasks grow with the micro-batches and, where
@@ -180,10 +301,10 @@ std::string too_large(const StepGraphTooLarge& e, const ExecutionPlan& plan, con
                      fmt::join(would, ", or "));
 }
 
-StepGraph step_graph_of(const ExecutionPlan& plan, const Profile& profile, const Cluster& cluster, const Workload& w,
+StepGraph step_graph_of(const ExecutionPlan& plan, const Profile& profile, const Topology& topology, const Workload& w,
                         const StepGraphOptions& graph_options) {
   try {
-    return build_step_graph(plan, profile, ClusterTopology(cluster), graph_options);
+    return build_step_graph(plan, profile, topology, graph_options);
   } catch (const StepGraphTooLarge& e) {
     throw LimitError(w.source + ": parallelism", too_large(e, plan, w, graph_options));
   }
@@ -314,8 +435,8 @@ Report report_of_step(const Platform& platform, const Workload& w, const Profile
 // What the replayed step says: times and rates, what ran, the critical path, each stage's time
 // and memory.
 Report assemble_report(const Platform& platform, const Workload& w, const Profile& profile, const GpuSpec& gpu,
-                       const ExecutionPlan& plan, const StepGraph& step, const Timeline& timeline,
-                       const std::string& fidelity) {
+                       const GpuSpec& memory_gpu, const ExecutionPlan& plan, const StepGraph& step,
+                       const Timeline& timeline, const std::string& fidelity) {
   const TaskGraph& graph = step.graph;
   Report r = report_of_step(platform, w, profile, gpu, plan, timeline.makespan());
   r.fidelity.mode = fidelity;
@@ -333,7 +454,7 @@ Report assemble_report(const Platform& platform, const Workload& w, const Profil
   std::vector<StageGpu> stage_gpus;
   for (const StageReport& s : r.stages)
     stage_gpus.push_back({s.stage, s.gpu});
-  const std::vector<MemoryReport> memory = peak_memory(stage_gpus, graph, timeline, plan, w, profile, gpu);
+  const std::vector<MemoryReport> memory = peak_memory(stage_gpus, graph, timeline, plan, w, profile, memory_gpu);
   for (size_t i = 0; i < r.stages.size(); ++i)
     r.stages[i].memory = memory[i];
   for (const StageReport& s : r.stages)
@@ -375,21 +496,42 @@ Report estimated_report(const Platform& platform, const Workload& w, const Profi
   return r;
 }
 
+// A job placed on its GPUs and planned: what its step graph is built from.
+struct PreparedJob {
+  Workload w;
+  JobGpus gpus;
+  ExecutionPlan plan;
+  std::vector<double> conditions; // per job GPU, its conditions' slowdown (empty: none)
+  std::vector<double> slowdown;   // per job GPU, conditions and mixed hardware (empty: none)
+};
+
+PreparedJob prepare_job(const Platform& platform, const Workload& w, const Profile& profile, const Cluster& cluster) {
+  PreparedJob job{w, job_gpus(cluster, w, platform), {}, {}, {}};
+  const ComputeCostModel cost(*job.gpus.gpu, profile, w.training, w.source);
+  job.plan = make_plan(w, cost, profile);
+  check_gpus_used(w, static_cast<int64_t>(cluster.gpus().size()) - w.placement.first_gpu);
+  job.conditions = condition_slowdowns(w, cluster, job.gpus.first);
+  job.slowdown = job_slowdowns(job.conditions, mixed_slowdowns(job.gpus, w, profile, job.plan));
+  return job;
+}
+
 // simulate() once the platform is loaded and the workload placed on its GPUs.
-Report simulate_on(const Platform& platform, const Workload& w, const Profile& profile, const GpuCatalog& catalog,
+Report simulate_on(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
                    const SimulationOptions& options, Cluster& cluster, std::optional<OutputFile>& trace) {
   const bool traced = trace.has_value();
-  const GpuSpec& gpu = job_gpu(cluster, w, platform);
-
-  const ComputeCostModel cost(gpu, profile, w.training, w.source);
-  const ExecutionPlan plan = make_plan(w, cost, profile);
-  check_gpus_used(w, static_cast<int64_t>(cluster.gpus().size()));
-  const std::vector<double> slowdown = job_slowdowns(w, cluster);
+  const PreparedJob job = prepare_job(platform, workload, profile, cluster);
+  const Workload& w = job.w;
+  const GpuSpec& gpu = *job.gpus.gpu;
+  const ExecutionPlan& plan = job.plan;
+  const std::vector<double>& slowdown = job.slowdown;
   if (options.fidelity == SimulationOptions::Fidelity::estimate) {
-    if (!slowdown.empty() || cluster.has_links_down())
-      throw InputError("--fidelity", fmt::format("estimate prices every GPU and route alike, and {}'s conditions {}: "
+    if (!slowdown.empty() || cluster.has_links_down() || job.gpus.first > 0)
+      throw InputError("--fidelity", fmt::format("estimate prices the platform's first GPUs, each alike, and {} {}: "
                                                  "use --fidelity symmetric or full",
-                                                 w.source, slowdown.empty() ? "take links down" : "slow some GPUs"));
+                                                 w.source, job.gpus.first > 0 ? "sets placement.first_gpu"
+                                                           : job.gpus.mixed    ? "runs on GPUs of several models"
+                                                           : !slowdown.empty() ? "has conditions that slow some GPUs"
+                                                                               : "has conditions that take links down"));
     const StepEstimate step = estimate_of(plan, profile, cluster);
     if (!std::isfinite(step.step_time_s))
       throw InputError(w.source + " on " + platform.path, fmt::format("the estimated step time is not finite ({}); "
@@ -398,11 +540,11 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
     Report r = estimated_report(platform, w, profile, gpu, plan, step);
     r.inputs = report_inputs(platform, w, profile, catalog, gpu);
     if (w.conditions.any())
-      r.conditions = conditions_report(w, slowdown, 0, nullptr, nullptr, cluster);
+      r.conditions = conditions_report(w, job.conditions, 0, nullptr, nullptr, cluster);
     return r;
   }
   std::optional<Report::Estimate> beside;
-  if (options.estimate_beside) { // before the replay: both read the same cluster's links
+  if (options.estimate_beside && job.gpus.first == 0) { // before the replay: both read the same cluster's links
     const StepEstimate step = estimate_of(plan, profile, cluster);
     beside = Report::Estimate{step.step_time_s, static_peak(plan, w, profile, gpu).stage.peak, step.contended};
   }
@@ -410,23 +552,28 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
   const bool asked_symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
   const bool symmetric = asked_symmetric && slowdown.empty();
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
-  const StepGraph step = step_graph_of(plan, profile, cluster, w,
+  const StepGraph step = step_graph_of(plan, profile, ClusterTopology(cluster, job.gpus.first), w,
                                        StepGraphOptions{.traced_gpus = selection.gpus,
                                                         .isolate_collectives = options.isolate_collectives,
                                                         .symmetric = symmetric,
                                                         .gpu_slowdown = slowdown});
   if (cluster.has_links_down())
-    cluster.check_not_down(communicating_pairs(step));
+    cluster.check_not_down(global_pairs(communicating_pairs(step), job.gpus.first));
   if (traced)
     check_trace_size(step, plan, selection); // before the replay, the long part
-  const Timeline timeline = replay(step.graph, cluster, step.isolated);
+  const Timeline timeline = job.gpus.first == 0 ? replay(step.graph, cluster, step.isolated)
+                                                : replay_placed(step, job.gpus.first, cluster);
   check_finite(step.graph, timeline, w.source + " on " + platform.path);
 
-  Report r = assemble_report(platform, w, profile, gpu, plan, step, timeline, symmetric ? "symmetric" : "full");
+  Report r = assemble_report(platform, w, profile, gpu, *job.gpus.memory_gpu, plan, step, timeline,
+                             symmetric ? "symmetric" : "full");
   r.inputs = report_inputs(platform, w, profile, catalog, gpu);
   r.estimate = beside;
+  r.first_gpu = job.gpus.first;
+  if (job.gpus.mixed)
+    r.gpu_models = gpu_models(job.gpus);
   if (w.conditions.any()) {
-    r.conditions = conditions_report(w, slowdown, 0, &step, &timeline, cluster);
+    r.conditions = conditions_report(w, job.conditions, job.gpus.first, &step, &timeline, cluster);
     r.conditions->every_replica = asked_symmetric && !symmetric;
   }
   if (traced) {
@@ -436,10 +583,29 @@ Report simulate_on(const Platform& platform, const Workload& w, const Profile& p
                                                      "would draw nothing",
                                                      window.start_s, timeline.makespan()));
     write_trace_file(*trace, step, timeline, plan,
-                     memory_over_time(step.graph, timeline, plan, w, profile, gpu, step.compute_stream), selection,
-                     r.inputs);
+                     memory_over_time(step.graph, timeline, plan, w, profile, *job.gpus.memory_gpu,
+                                      step.compute_stream),
+                     selection, r.inputs);
   }
   return r;
+}
+
+// Why a job's profile cannot share the first job's fabric: the transfer settings the cluster
+// applies to every flow differ (empty when they agree).
+std::string fabric_difference(const Profile& a, const Profile& b, const NetworkWhatIf& na, const NetworkWhatIf& nb) {
+  const std::pair<const char*, bool> differs[] = {
+      {"network.delay", na.delay_s != nb.delay_s},
+      {"network.bandwidth", na.bandwidth_Bps != nb.bandwidth_Bps},
+      {"the profile's p2p backend", a.p2p_backend != b.p2p_backend},
+      {"the profile's bandwidth efficiency", a.bandwidth_efficiency != b.bandwidth_efficiency},
+      {"the profile's TCP window", a.tcp_window_bytes != b.tcp_window_bytes ||
+                                       a.tcp_initial_window_bytes != b.tcp_initial_window_bytes},
+      {"the profile's per-transfer ceiling", a.p2p_max_rate_Bps != b.p2p_max_rate_Bps},
+      {"the profile's NCCL tuning", a.nccl.loaded() != b.nccl.loaded() || a.nccl.nvlink_share != b.nccl.nvlink_share}};
+  for (const auto& [what, differ] : differs)
+    if (differ)
+      return what;
+  return "";
 }
 
 } // namespace
@@ -453,8 +619,8 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
                                                  profile.fp8_recast_per_use))
     throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
   Cluster cluster(platform, catalog, workload.network, profile, workload.conditions.links, workload.source);
-  const Workload w = on_platform(workload, static_cast<int64_t>(cluster.gpus().size()));
-  const GpuSpec& gpu = job_gpu(cluster, w, platform);
+  const Workload w = on_platform(workload, gpus_from(cluster, workload));
+  const GpuSpec& gpu = *job_gpus(cluster, w, platform).gpu;
   const ComputeCostModel cost(gpu, profile, w.training, w.source);
   const ExecutionPlan plan = make_plan(w, cost, profile);
   KernelListing listing;
@@ -487,8 +653,110 @@ Report simulate(const Platform& platform, const Workload& workload, const Profil
     trace.emplace(options.trace_path, "--trace", inputs);
   }
   Cluster cluster(platform, catalog, workload.network, profile, workload.conditions.links, workload.source);
-  return simulate_on(platform, on_platform(workload, static_cast<int64_t>(cluster.gpus().size())), profile, catalog,
-                     options, cluster, trace);
+  return simulate_on(platform, on_platform(workload, gpus_from(cluster, workload)), profile, catalog, options, cluster,
+                     trace);
+}
+
+} // namespace simgpt
+
+namespace simgpt {
+
+std::vector<Report> simulate_jobs(const std::string& platform_path, const std::vector<Workload>& workloads,
+                                  const DataPaths& data, const SimulationOptions& options) {
+  if (workloads.size() < 2)
+    return {simulate(platform_path, workloads.at(0), data, options)};
+  if (!options.trace_path.empty())
+    throw InputError("--trace", "draws one job's step: trace each job alone (its --workload)");
+  if (options.fidelity == SimulationOptions::Fidelity::estimate)
+    throw InputError("--fidelity", "estimate prices a job alone; jobs sharing a fabric need a replay (symmetric or full)");
+  const size_t n = workloads.size();
+  std::vector<Profile> profiles;
+  for (const Workload& w : workloads) {
+    check_workload(w);
+    profiles.push_back(load_workload_profile(w, data));
+    if (const auto unsupported = unsupported_by(profiles.back().supports, profiles.back().name, w.parallelism,
+                                                w.training.fp8, profiles.back().fp8_recast_per_use))
+      throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+  }
+  // The fabric's: the first job's transfer settings and network what-if, every job's link conditions.
+  std::vector<LinkCondition> links;
+  for (size_t j = 0; j < n; ++j) {
+    if (j > 0)
+      if (const std::string what =
+              fabric_difference(profiles[0], profiles[j], workloads[0].network, workloads[j].network);
+          !what.empty())
+        throw InputError(workloads[j].source, fmt::format("shares {}'s fabric, but {} differs from that job's: jobs on "
+                                                          "one fabric move their bytes alike",
+                                                          workloads[0].source, what));
+    for (const LinkCondition& l : workloads[j].conditions.links) {
+      if (std::any_of(links.begin(), links.end(), [&](const LinkCondition& o) { return o.link == l.link; }))
+        throw InputError(workloads[j].source + ": conditions",
+                         fmt::format("{} is conditioned by an earlier job's workload too: the fabric's conditions "
+                                     "are one, written once",
+                                     echo(l.link)));
+      links.push_back(l);
+    }
+  }
+  const Platform platform = Platform::load(platform_path);
+  const GpuCatalog catalog = load_catalog(data);
+  Cluster cluster(platform, catalog, workloads[0].network, profiles[0], links, workloads[0].source);
+  std::vector<PreparedJob> jobs;
+  for (size_t j = 0; j < n; ++j) {
+    jobs.push_back(prepare_job(platform, on_platform(workloads[j], gpus_from(cluster, workloads[j])), profiles[j],
+                               cluster));
+    const PreparedJob& job = jobs.back();
+    for (size_t k = 0; k < j; ++k) {
+      const int a = jobs[k].gpus.first, b = a + jobs[k].plan.gpus(), c = job.gpus.first, d = c + job.plan.gpus();
+      if (c < b && a < d)
+        throw InputError(job.w.source + ": placement.first_gpu",
+                         fmt::format("the job's GPUs {} to {} overlap {}'s GPUs {} to {}: jobs sharing a fabric each "
+                                     "run on their own (set placement.first_gpu and placement.gpus)",
+                                     c, d - 1, jobs[k].w.source, a, b - 1));
+    }
+  }
+  // What each job's communication crosses, which no other job's collective may take for its own.
+  std::vector<std::vector<const void*>> footprint;
+  for (size_t j = 0; j < n; ++j)
+    footprint.push_back(communication_links(jobs[j].plan, profiles[j], ClusterTopology(cluster, jobs[j].gpus.first)));
+  std::vector<std::unique_ptr<StepGraph>> steps;
+  std::vector<PlacedStep> placed_jobs;
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<const void*> foreign;
+    for (size_t k = 0; k < n; ++k)
+      if (k != j)
+        foreign.insert(foreign.end(), footprint[k].begin(), footprint[k].end());
+    const ClusterTopology topology(cluster, jobs[j].gpus.first, std::move(foreign));
+    StepGraphOptions graph_options{.isolate_collectives = options.isolate_collectives, .symmetric = false,
+                                   .gpu_slowdown = jobs[j].slowdown};
+    graph_options.max_tasks /= n; // the jobs' graphs together in half the machine's memory
+    steps.emplace_back(new StepGraph(step_graph_of(jobs[j].plan, profiles[j], topology, jobs[j].w, graph_options)));
+    if (cluster.has_links_down())
+      cluster.check_not_down(global_pairs(communicating_pairs(*steps.back()), jobs[j].gpus.first));
+    placed_jobs.push_back({steps.back().get(), jobs[j].gpus.first});
+  }
+  const PlacedSteps placed(placed_jobs);
+  const Timeline all = replay(placed.graph, cluster, placed.isolated);
+  std::vector<Report> reports;
+  for (size_t j = 0; j < n; ++j) {
+    const PreparedJob& job = jobs[j];
+    const StepGraph& step = *steps[j];
+    const Timeline timeline = placed.timeline_of(j, all, step);
+    check_finite(step.graph, timeline, job.w.source + " on " + platform.path);
+    Report r = assemble_report(platform, job.w, profiles[j], *job.gpus.gpu, *job.gpus.memory_gpu, job.plan, step,
+                               timeline, "full");
+    r.inputs = report_inputs(platform, job.w, profiles[j], catalog, *job.gpus.gpu);
+    r.first_gpu = job.gpus.first;
+    r.neighbour_jobs = static_cast<int>(n - 1);
+    if (job.gpus.mixed)
+      r.gpu_models = gpu_models(job.gpus);
+    if (job.w.conditions.gpu_conditions() || !links.empty()) {
+      Workload own = job.w;
+      own.conditions.links = links; // the fabric's, whichever workload wrote them
+      r.conditions = conditions_report(own, job.conditions, job.gpus.first, &step, &timeline, cluster);
+    }
+    reports.push_back(std::move(r));
+  }
+  return reports;
 }
 
 } // namespace simgpt

@@ -281,6 +281,13 @@ void Cluster::check_routes(int64_t used) const {
   check_all_routes(hosts, path_);
 }
 
+void Cluster::check_routes(int64_t first, int64_t used) const {
+  std::vector<simgrid::s4u::Host*> hosts;
+  for (int64_t i = std::max<int64_t>(first, 0); i < first + used && i < static_cast<int64_t>(gpus_.size()); ++i)
+    hosts.push_back(gpus_[static_cast<size_t>(i)].host);
+  check_all_routes(hosts, path_);
+}
+
 void Cluster::check_route(int from, int to) const {
   simgpt::check_route(gpus_[static_cast<size_t>(from)].host, gpus_[static_cast<size_t>(to)].host, path_);
 }

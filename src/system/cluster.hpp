@@ -123,6 +123,8 @@ public:
   // Throws InputError naming the hosts if two of the first `used` GPUs have no route, or a route
   // with a hop that has no link.
   void check_routes(int64_t used) const;
+  // The same for the `used` GPUs from `first`.
+  void check_routes(int64_t first, int64_t used) const;
   // The same for the route from GPU `from` to GPU `to`.
   void check_route(int from, int to) const;
 

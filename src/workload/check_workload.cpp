@@ -198,6 +198,7 @@ void check_ranges(const Workload& w, const std::string& f) {
   if (w.placement.gpus)
     check_int(*w.placement.gpus, at("placement.gpus"), 1, &kMaxGpus);
   check_enum(w.placement.order, RankOrder::pp_tp_dp, at("placement.order"));
+  check_int(w.placement.first_gpu, at("placement.first_gpu"), 0, &kMaxGpus);
   if (w.network.delay_s)
     check_delay(*w.network.delay_s, at("network.delay"));
   if (w.network.bandwidth_Bps)

@@ -109,6 +109,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   if (w.placement.gpus)
     placement["gpus"] = *w.placement.gpus;
   placement["order"] = name_of(w.placement.order);
+  if (w.placement.first_gpu > 0) // written only when set
+    placement["first_gpu"] = w.placement.first_gpu;
   if (w.network.delay_s || w.network.bandwidth_Bps) {
     auto& network = j["network"];
     if (w.network.delay_s)

@@ -298,7 +298,8 @@ const std::map<std::string, Section>& schema() {
         {"dp_algorithm", [](auto& n, Workload& w, auto& at) { w.parallelism.dp_algorithm = read_enum<DpAlgorithm>(n, at); }}}},
       {"placement",
        {{"gpus", [](auto& n, Workload& w, auto& at) { w.placement.gpus = read_int(n, at, 1, &kMaxGpus); }},
-        {"order", [](auto& n, Workload& w, auto& at) { w.placement.order = read_enum<RankOrder>(n, at); }}}},
+        {"order", [](auto& n, Workload& w, auto& at) { w.placement.order = read_enum<RankOrder>(n, at); }},
+        {"first_gpu", [](auto& n, Workload& w, auto& at) { w.placement.first_gpu = read_int(n, at, 0, &kMaxGpus); }}}},
       {"network",
        // Each bounded by check_delay and check_bandwidth (why: check_workload.cpp).
        {{"delay", [](auto& n, Workload& w, auto& at) {

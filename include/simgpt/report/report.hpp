@@ -186,6 +186,12 @@ struct Report {
     bool every_replica = false;
   };
   std::optional<Conditions> conditions;
+  // Where the job ran when not from the platform's first GPU (placement.first_gpu), and beside how
+  // many other jobs on the same fabric (0: alone); the job's GPUs by model when they are of
+  // several (mixed hardware: "8 x H100-SXM5-80GB, 8 x H200-SXM-141GB"), empty otherwise.
+  int first_gpu = 0;
+  int neighbour_jobs = 0;
+  std::string gpu_models;
   // Where the kernel time of one data-parallel replica's step (its pipeline stages, one tensor rank
   // each) came from, per kind of kernel (gemm, grouped_gemm, attention, memory): the GPU's kernel
   // tables of measured timings (a row's time, or interpolated between rows) or the cost model's

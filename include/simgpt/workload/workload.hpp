@@ -270,6 +270,9 @@ constexpr std::span<const EnumName<RankOrder>> enum_names(RankOrder) { return kR
 
 struct Placement {
   std::optional<int64_t> gpus; // how many of the platform's GPUs the job uses (first N hosts)
+  // The platform's GPU the job's first rank runs on: the job takes GPUs first_gpu onwards (jobs
+  // sharing a platform each on their own GPUs).
+  int64_t first_gpu = 0;
   RankOrder order = RankOrder::tp_dp_pp;
 };
 
