@@ -36,8 +36,13 @@ Report::Conditions conditions_report(const Workload& w, const std::vector<double
     const double seconds = timeline->finish[v] - timeline->start[v];
     if (t.kind == Task::Kind::compute && t.gpu >= 0 && static_cast<size_t>(t.gpu) < pace.size() &&
         pace[static_cast<size_t>(t.gpu)] > 1) {
-      path_compute[static_cast<size_t>(t.gpu)] += seconds;
-      c.path_cost_s += seconds * (1 - 1 / pace[static_cast<size_t>(t.gpu)]);
+      // Its kernels, not the collectives folded into it, which the slowdown leaves as they were.
+      double kernels = 0;
+      for (const TaskPart& part : task_parts(step->graph, *timeline, v))
+        if (part.folded < 0)
+          kernels += part.finish - part.start;
+      path_compute[static_cast<size_t>(t.gpu)] += kernels;
+      c.path_cost_s += kernels * (1 - 1 / pace[static_cast<size_t>(t.gpu)]);
     }
     if (c.links.empty() || (t.kind != Task::Kind::transfer && t.kind != Task::Kind::isolated_collective))
       continue;
