@@ -113,7 +113,8 @@ std::string conditions_text(const Report::Conditions& c, const std::string& mode
                         c.links.size() == 1 ? "" : "s");
   out += fmt::format("  conditions  {}\n", what);
   if (c.every_replica)
-    out += "              every replica simulated (slowed GPUs make the replicas unlike; symmetric fidelity was asked)\n";
+    out += "              every replica simulated: the conditions make the replicas unlike (symmetric fidelity was "
+           "asked)\n";
   if (mode == "estimate")
     return out;
   std::vector<Report::Conditions::Gpu> gpus = c.gpus;

@@ -548,9 +548,11 @@ Report simulate_on(const Platform& platform, const Workload& workload, const Pro
     const StepEstimate step = estimate_of(plan, profile, cluster);
     beside = Report::Estimate{step.step_time_s, static_peak(plan, w, profile, gpu).stage.peak, step.contended};
   }
-  // Slowed GPUs make replicas unlike: each is simulated.
+  // Slowed GPUs make replicas unlike, and so does a NIC down whose GPUs now share another: each
+  // replica is simulated (the symmetry compares replicas' routes, not how a replica's own ranks
+  // share their links).
   const bool asked_symmetric = options.fidelity == SimulationOptions::Fidelity::symmetric;
-  const bool symmetric = asked_symmetric && slowdown.empty();
+  const bool symmetric = asked_symmetric && slowdown.empty() && !cluster.has_links_down();
   const TraceSelection selection = traced ? drawn(options, plan) : TraceSelection{};
   const StepGraph step = step_graph_of(plan, profile, ClusterTopology(cluster, job.gpus.first), w,
                                        StepGraphOptions{.traced_gpus = selection.gpus,

@@ -13,7 +13,7 @@ namespace simgpt {
 std::string column_words(const std::string& column) {
   // The report's fields (README, "What-if studies: sweeps") and the workload keys of README's
   // "Workload keys" a study most often sweeps.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 35> names{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 41> names{{
       {"step_time_s", "step time"},
       {"samples_per_s", "throughput"},
       {"tokens_per_s", "throughput"},
@@ -33,6 +33,12 @@ std::string column_words(const std::string& column) {
       {"communication.pp.exposed_s", "exposed pipeline communication"},
       {"network.delay", "network delay"},
       {"network.bandwidth", "network bandwidth"},
+      {"draws.median_s", "median step time"},
+      {"draws.p90_s", "90th-percentile step time"},
+      {"draws.p99_s", "99th-percentile step time"},
+      {"conditions.random_fraction", "share of GPUs slowed"},
+      {"conditions.gpu_slowdown", "slowed GPU"},
+      {"workload", "workload"},
       {"parallelism.dp", "data-parallel degree"},
       {"parallelism.tp", "tensor-parallel degree"},
       {"parallelism.pp", "pipeline-parallel degree"},

@@ -143,6 +143,21 @@ std::string sweep_identity(const Sweep& sweep, const SweepRun& run) {
 // median draw's report with the percentiles beside it (SweepColumns::draws).
 SweepResult simulate_draws(SweepResult r, const PointInputs& p, const SweepRun& run) {
   try {
+    // A configuration that draws no GPU (conditions.random_fraction 0: a sweep's baseline point) is
+    // one simulation, every percentile its step.
+    if (load_workload(p.workload, parse_overrides(p.sets)).conditions.random_fraction == 0) {
+      PointOutcome one = run_point(p.platform, p.workload, p.sets,
+                                   PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity,
+                                                run.memory_limit_bytes});
+      r.status = std::move(one.status);
+      r.report = std::move(one.report);
+      r.reason = std::move(one.reason);
+      if (r.report.is_object() && r.report.contains("step_time_s")) {
+        const double t = r.report["step_time_s"].get<double>();
+        r.report["draws"] = {{"median_s", t}, {"p90_s", t}, {"p99_s", t}, {"baseline_s", t}};
+      }
+      return r;
+    }
     const DrawSummary d = run_draws(DrawRequest{.platform = p.platform, .workload = p.workload, .sets = p.sets,
                                                 .draws = run.draws, .jobs = 1, .executable = run.executable,
                                                 .data_folders = run.data_folders, .fidelity = run.fidelity,

@@ -181,8 +181,8 @@ struct Report {
     bool random = false; // some GPUs from a seeded draw
     double random_fraction = 0;
     uint64_t seed = 0;
-    // The replay simulated every replica where symmetric fidelity was asked: slowed GPUs make the
-    // replicas unlike.
+    // The replay simulated every replica where symmetric fidelity was asked: slowed GPUs (or a NIC
+    // down, its GPUs sharing another) make the replicas unlike.
     bool every_replica = false;
   };
   std::optional<Conditions> conditions;
