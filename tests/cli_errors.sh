@@ -88,6 +88,21 @@ expect 2 "not divisible" --platform $P --workload "$tmp/ok.yaml" --set training.
 expect 2 "unknown key 'speed'" --platform $P --workload "$tmp/ok.yaml" --set network.speed=1
 expect 2 "network.delay" --platform $P --workload "$tmp/ok.yaml" --set network.delay=soon
 expect 2 "expected KEY=VALUE" --platform $P --workload "$tmp/ok.yaml" --set nonsense
+# Conditions: one line naming the key, the flag, or what is out of the job or platform.
+expect 2 "conditions.gpu_slowdown: '3:0.5': '0.5' is not a factor" --platform $P --workload "$tmp/ok.yaml" \
+  --set conditions.gpu_slowdown=3:0.5
+expect 2 "conditions.gpu_slowdown: GPU 99 is not one of the job's" --platform $P --workload "$tmp/ok.yaml" \
+  --set conditions.gpu_slowdown=99:1.2
+expect 2 "conditions: 'nic-99' is not a link of" --platform $P --workload "$tmp/ok.yaml" --set conditions.link_bandwidth=nic-99:0.5
+expect 2 "^simgpt: --draws: .*draws no slow GPUs at random" --platform $P --workload "$tmp/ok.yaml" --draws 4
+expect 2 "^simgpt: --draws: 0 is out of range" --platform $P --workload "$tmp/ok.yaml" --draws 0 \
+  --set conditions.random_fraction=0.5
+expect 2 "^simgpt: --jobs: applies to --draws" --platform $P --workload "$tmp/ok.yaml" --jobs 1
+expect 2 "^simgpt: --fidelity: estimate prices" --platform $P --workload "$tmp/ok.yaml" --fidelity estimate \
+  --set conditions.gpu_slowdown=1:1.2
+expect 2 "^simgpt: --trace: applies to one job" --platform $P --workload "$tmp/ok.yaml" --workload "$tmp/ok.yaml" \
+  --trace "$tmp/t.json"
+expect 2 "placement.first_gpu: .* is not a GPU of" --platform $P --workload "$tmp/ok.yaml" --set placement.first_gpu=64
 expect 2 "does not support bf16" --platform $P --workload "$tmp/ok.yaml" --set training.precision=bf16
 expect 2 "model.attention" --platform $P --workload "$tmp/ok.yaml" --set model.attention=flash
 # fp8 training needs fp8 tensor cores (compute capability 8.9): the A100s of a DGX A100 have none.

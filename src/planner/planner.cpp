@@ -413,6 +413,15 @@ struct PlanSetup {
     platform_file = Platform::load(request.platform);
     platform = read_platform_gpus(request.platform);
     base = load_workload(request.workload, overrides);
+    // The search ranks plans by their closed-form estimates, which price every GPU and route
+    // alike, and places each from the platform's first GPU.
+    if (base.conditions.any() || base.conditions.random_fraction_given)
+      throw InputError(base.source + ": conditions",
+                       "the plan search ranks plans on a cluster without conditions: compare plans under conditions "
+                       "with simgpt sweep (--grid over the parallelism keys, --draws for random ones)");
+    if (base.placement.first_gpu > 0)
+      throw InputError(base.source + ": placement.first_gpu",
+                       "the plan search places every plan from the platform's first GPU: leave it out");
     profile = load_workload_profile(base, data);
     catalog = load_catalog(data);
     gpu(request); // a platform of GPUs the catalog does not know is refused before the search

@@ -111,7 +111,7 @@ std::string conditions_text(const Report::Conditions& c, const std::string& mode
   if (!c.links.empty())
     what += fmt::format("{}{} link{} conditioned", what.empty() ? "" : ", ", c.links.size(),
                         c.links.size() == 1 ? "" : "s");
-  out += fmt::format("  conditions  {}\n", what);
+  out += fmt::format("  conditions  {}\n", what.empty() ? "none in effect (every factor 1, no GPU drawn)" : what);
   if (c.every_replica)
     out += "              every replica simulated: the conditions make the replicas unlike (symmetric fidelity was "
            "asked)\n";

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <queue>
 #include <set>
+#include <stdexcept>
 
 namespace simgpt {
 namespace {
@@ -139,64 +140,64 @@ std::string sweep_identity(const Sweep& sweep, const SweepRun& run) {
   return text;
 }
 
-// A configuration's draws, one after another (the sweep runs configurations `jobs` at a time): the
-// median draw's report with the percentiles beside it (SweepColumns::draws).
-SweepResult simulate_draws(SweepResult r, const PointInputs& p, const SweepRun& run) {
+// Whether the configuration draws slow GPUs at random (conditions.random_fraction above 0). One
+// whose workload does not load is simulated, which says why.
+bool draws_gpus(const PointInputs& p) {
   try {
-    // A configuration that draws no GPU (conditions.random_fraction 0: a sweep's baseline point) is
-    // one simulation, every percentile its step.
-    if (load_workload(p.workload, parse_overrides(p.sets)).conditions.random_fraction == 0) {
-      PointOutcome one = run_point(p.platform, p.workload, p.sets,
-                                   PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity,
-                                                run.memory_limit_bytes});
-      r.status = std::move(one.status);
-      r.report = std::move(one.report);
-      r.reason = std::move(one.reason);
-      if (r.report.is_object() && r.report.contains("step_time_s")) {
-        const double t = r.report["step_time_s"].get<double>();
-        r.report["draws"] = {{"median_s", t}, {"p90_s", t}, {"p99_s", t}, {"baseline_s", t}};
-      }
-      return r;
-    }
-    const DrawSummary d = run_draws(DrawRequest{.platform = p.platform, .workload = p.workload, .sets = p.sets,
-                                                .draws = run.draws, .jobs = 1, .executable = run.executable,
-                                                .data_folders = run.data_folders, .fidelity = run.fidelity,
-                                                .timeout_s = run.timeout_s});
-    if (!d.median_report.is_object()) {
-      r.status = "failed";
-      r.reason = "the median draw, simulated again, gave no report";
-      return r;
-    }
-    r.report = d.median_report;
-    r.status = r.report.value("oom", false) ? "oom" : "ok";
-    r.report["draws"] = {{"median_s", d.median_s}, {"p90_s", d.p90_s}, {"p99_s", d.p99_s}};
-    if (d.baseline_s > 0)
-      r.report["draws"]["baseline_s"] = d.baseline_s;
-  } catch (const InputError& e) {
-    r.status = "invalid";
-    r.reason = e.what();
-  } catch (const std::exception& e) {
-    r.status = "failed";
-    r.reason = one_line(e.what(), 1024);
+    return load_workload(p.workload, parse_overrides(p.sets)).conditions.random_fraction > 0;
+  } catch (const InputError&) {
+    return false;
   }
-  return r;
 }
 
-// The configuration simulated in a `simgpt point` process.
+// A configuration's draws, one after another (the sweep runs configurations `jobs` at a time): the
+// median draw's report with the percentiles beside it (SweepColumns::draws). Throws as run_draws.
+nlohmann::ordered_json drawn_report(const PointInputs& p, const SweepRun& run) {
+  const DrawSummary d = run_draws(DrawRequest{.platform = p.platform, .workload = p.workload, .sets = p.sets,
+                                              .draws = run.draws, .jobs = 1, .executable = run.executable,
+                                              .data_folders = run.data_folders, .fidelity = run.fidelity,
+                                              .timeout_s = run.timeout_s});
+  if (!d.median_report.is_object())
+    throw std::runtime_error("the median draw, simulated again, gave no report");
+  nlohmann::ordered_json report = d.median_report;
+  report["draws"] = {{"median_s", d.median_s}, {"p90_s", d.p90_s}, {"p99_s", d.p99_s}};
+  if (d.baseline_s > 0)
+    report["draws"]["baseline_s"] = d.baseline_s;
+  return report;
+}
+
+// The configuration simulated in a `simgpt point` process, or over its draws (SweepRun::draws).
+// One that draws no GPU (a sweep's point of conditions.random_fraction 0) is one simulation,
+// every percentile its step.
 SweepResult simulate_point(const Sweep& sweep, const SweepRun& run, const std::vector<std::string>& keys,
                            int64_t config) {
   SweepResult r;
   r.config = config;
   r.inputs = sweep.grid.values(config);
   const PointInputs p = point_inputs(sweep, keys, r.inputs);
-  if (run.draws > 0)
-    return simulate_draws(r, p, run);
+  if (run.draws > 0 && draws_gpus(p)) {
+    try {
+      r.report = drawn_report(p, run);
+      r.status = r.report.value("oom", false) ? "oom" : "ok";
+    } catch (const InputError& e) {
+      r.status = "invalid";
+      r.reason = e.what();
+    } catch (const std::exception& e) {
+      r.status = "failed";
+      r.reason = one_line(e.what(), 1024);
+    }
+    return r;
+  }
   PointOutcome outcome =
       run_point(p.platform, p.workload, p.sets,
                 PointProcess{run.executable, run.data_folders, run.timeout_s, run.fidelity, run.memory_limit_bytes});
   r.status = std::move(outcome.status);
   r.report = std::move(outcome.report);
   r.reason = std::move(outcome.reason);
+  if (run.draws > 0 && r.report.is_object() && r.report.contains("step_time_s")) {
+    const double t = r.report["step_time_s"].get<double>();
+    r.report["draws"] = {{"median_s", t}, {"p90_s", t}, {"p99_s", t}, {"baseline_s", t}};
+  }
   return r;
 }
 
