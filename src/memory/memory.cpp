@@ -25,7 +25,8 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // every query head by the unfused core under grouped-query attention, kept at their own width by
   // FlashAttention), the output projection's input, and the MLP's saved tensors: FC1's output and
   // GeLU's (2 ffn), or the gate-and-up output and SwiGLU's (3 ffn).
-  const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : h;
+  const double q = static_cast<double>(m.q_hidden());
+  const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : q;
   const auto saved = [&m](double f) { return m.mlp == Mlp::swiglu ? 3 * f : 2 * f; };
   double mlp_saved = saved(static_cast<double>(m.ffn_hidden));
   double fc2_inputs = static_cast<double>(m.ffn_hidden); // of mlp_saved, per token
@@ -39,8 +40,11 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     expert_inputs = k * routed * h;
     moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * expert_inputs;
   }
-  // Q, K and V as the core takes them and the output projection's input, per token.
-  double attention_saved = h + 2 * kv + h;
+  // Q, K and V as the core takes them and the output projection's input, per token; with
+  // --qk-layernorm also the queries and keys the norms read (their backward's input).
+  double attention_saved = q + 2 * kv + q;
+  if (m.qk_layernorm)
+    attention_saved += q + static_cast<double>(m.kv_hidden());
   if (m.latent_attention) {
     // Multi-head latent attention (megatron/core/transformer/multi_latent_attention.py): the core
     // keeps queries and keys of heads x (qk_head_dim + qk_pos_emb_head_dim), values of heads x
@@ -116,9 +120,10 @@ double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, i
   const double input = sequence_parallel ? h / t : h;
   // Column-parallel outputs are split over tensor ranks; the row-parallel w2's output is a whole
   // hidden-wide partial sum on each rank before its reduce-scatter.
-  double saved = h / t + kv / t;          // wq, wv
+  const double q = static_cast<double>(m.q_hidden());
+  double saved = q / t + kv / t;          // wq, wv
   saved += m.mlp == Mlp::swiglu ? f / t + h : f / t; // w1 and w2, or fc1
-  const double core = h / t;              // scaled_dot_product_attention's output
+  const double core = q / t;              // scaled_dot_product_attention's output
   const double reduce_scattered = tp > 1 ? 2 * h / t : 0;
   const double logsumexp = 4.0 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;
   return tokens * E * (input + saved + core + reduce_scattered) + logsumexp;

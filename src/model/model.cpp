@@ -96,7 +96,7 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   const double E = element_bytes(s.precision);
   const double b = static_cast<double>(s.micro_batch), seq = static_cast<double>(m.seq_len);
   const double heads = static_cast<double>(m.heads) / static_cast<double>(s.tp);
-  const double head_dim = static_cast<double>(m.hidden) / static_cast<double>(m.heads);
+  const double head_dim = static_cast<double>(m.head_dim());
   const double groups = static_cast<double>(m.query_groups()) / static_cast<double>(s.tp);
   // Q K^T over the queries' and keys' width, P V over the values' (multi-head latent attention:
   // qk_head_dim + qk_pos_emb_head_dim and v_head_dim; hidden / heads otherwise).
@@ -174,11 +174,15 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
     const Kernels qkv = latent_qkv_forward(m, s);
     k.insert(k.end(), qkv.begin(), qkv.end());
   } else {
-    // Queries, keys and values: h + 2 kv_hidden wide (h + 2h without grouped-query attention).
-    const double qkv = (h + 2 * static_cast<double>(m.kv_hidden())) / tp;
+    // Queries, keys and values: q_hidden + 2 kv_hidden wide (3h without grouped-query attention or
+    // a head width of its own).
+    const double q = static_cast<double>(m.q_hidden());
+    const double qkv = (q + 2 * static_cast<double>(m.kv_hidden())) / tp;
     add_linear(k, form, E, tokens, qkv, h, 1, rows, tokens); // QKV projection (column parallel)
     k.push_back(pass(tokens * qkv, 1, 1, E));  // split heads: q, k, v to [b, a, s, d]
-    const double rotated = tokens * (h + static_cast<double>(m.kv_hidden())) / tp;
+    const double rotated = tokens * (q + static_cast<double>(m.kv_hidden())) / tp;
+    if (m.qk_layernorm) // each head's queries and keys normalised (one fused kernel each, TENorm)
+      k.push_back(pass(rotated, 1, 1, E));
     if (m.position == Position::rope && form.eager_chains) {
       const Kernels rope = eager_rope(rotated, E);
       k.insert(k.end(), rope.begin(), rope.end());
@@ -190,7 +194,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
     // scaled_dot_product_attention.
     const double kv = static_cast<double>(m.kv_hidden()) / tp;
     if (form.repeat_kv && m.query_groups() < m.heads)
-      k.push_back(Kernel::memory(2 * tokens * (kv + h / tp) * E));
+      k.push_back(Kernel::memory(2 * tokens * (kv + q / tp) * E));
   }
   Kernels core = attention_core_forward(m, s, form);
   k.insert(k.end(), core.begin(), core.end());
@@ -337,10 +341,10 @@ Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form
 }
 
 Kernels every_second_matmul_rerun(const ModelSpec& m, const Kernels& attention, const Kernels& mlp) {
-  const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_hidden());
+  const double q = static_cast<double>(m.q_hidden()), kv = static_cast<double>(m.kv_hidden());
   // Per GEMM of the block in order, the part of it rerun: the key projection's share of QKV, the
   // output projection; the up projection's half of gate-and-up (SwiGLU) or FC2 (GeLU).
-  const std::vector<double> attention_rerun = {kv / (h + 2 * kv), 1.0};
+  const std::vector<double> attention_rerun = {kv / (q + 2 * kv), 1.0};
   const std::vector<double> mlp_rerun = m.mlp == Mlp::swiglu ? std::vector<double>{0.5, 0.0} : std::vector<double>{0.0, 1.0};
   Kernels rerun;
   const auto add = [&rerun](const Kernels& block, const std::vector<double>& gemm_parts) {
@@ -459,8 +463,10 @@ double attention_parameters(const ModelSpec& m, double t) {
   const double bias = m.bias ? h : 0, norm = norm_parameters(m);
   if (m.latent_attention)
     return latent_qkv_parameters(m, t) + static_cast<double>(m.heads * m.v_head_dim) * h / t + bias + norm;
-  const double qkv = h + 2 * static_cast<double>(m.kv_hidden());
-  return (qkv * h + h * h + (m.bias ? qkv : 0)) / t + bias + norm;
+  const double q = static_cast<double>(m.q_hidden()), qkv = q + 2 * static_cast<double>(m.kv_hidden());
+  // --qk-layernorm: a norm of head_dim weights (and biases, LayerNorm) for queries and one for keys.
+  const double qk_norms = m.qk_layernorm ? 2 * static_cast<double>(m.head_dim()) * (m.norm == Norm::layernorm ? 2 : 1) : 0;
+  return (qkv * h + q * h + (m.bias ? qkv : 0)) / t + bias + norm + qk_norms;
 }
 
 // An MLP of width f on one tensor-parallel rank: FC1 column-parallel (gate and up with SwiGLU, its
@@ -544,13 +550,22 @@ std::vector<double> layer_parameter_tensors(const ModelSpec& m, int64_t tp) {
     return {};
   const double t = static_cast<double>(tp), h = static_cast<double>(m.hidden);
   const double kv = static_cast<double>(m.kv_hidden()), f = static_cast<double>(m.ffn_hidden);
+  const double q = static_cast<double>(m.q_hidden());
   const double up = m.mlp == Mlp::swiglu ? 2 * f : f;
   std::vector<double> tensors;
   // Column-parallel projections split weight and bias over tp; row-parallel ones keep the bias whole.
-  linear(tensors, m, h * h / t, h / t);   // q
+  linear(tensors, m, q * h / t, q / t);   // q
   linear(tensors, m, kv * h / t, kv / t); // v
   linear(tensors, m, kv * h / t, kv / t); // k
-  linear(tensors, m, h * h / t, h);       // output projection
+  if (m.qk_layernorm) {
+    const double d = static_cast<double>(m.head_dim());
+    for (int i = 0; i < 2; ++i) { // q_layernorm, k_layernorm
+      tensors.push_back(d);
+      if (m.norm == Norm::layernorm)
+        tensors.push_back(d);
+    }
+  }
+  linear(tensors, m, q * h / t, h);       // output projection
   linear(tensors, m, up * h / t, up / t); // FC1 (gate and up with SwiGLU)
   linear(tensors, m, f * h / t, h);       // FC2
   norm(tensors, m);

@@ -83,6 +83,13 @@ void check_products(const Workload& w, const std::string& f) {
   // The largest tensor of one micro-batch, in elements: the model counts some of these in int64_t.
   int64_t widest = std::max({m.hidden, m.ffn_hidden, m.vocab, m.experts, m.moe_ffn_hidden,
                              m.shared_expert_ffn_hidden});
+  if (m.head_width > 0) { // the queries, heads x head_dim wide
+    const std::optional<int64_t> width = checked_mul(m.heads, m.head_width);
+    if (!width)
+      throw InputError(f + ": model.head_dim", fmt::format("heads * head_dim = {} * {} does not fit in 64 bits",
+                                                           m.heads, m.head_width));
+    widest = std::max(widest, *width);
+  }
   if (m.latent_attention) {
     // MLA's queries and keys, heads x (qk_head_dim + qk_pos_emb_head_dim), and its up-projected keys
     // and values, heads x (qk_head_dim + v_head_dim); each dimension is at most kMaxHidden.
@@ -150,6 +157,7 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_enum(m.head, Head::classifier, at("model.head"));
   check_enum(m.attention, Attention::flash, at("model.attention"));
   check_int(m.kv_heads, at("model.kv_heads"), 0);
+  check_int(m.head_width, at("model.head_dim"), 0, &kMaxHidden);
   check_enum(m.mlp, Mlp::swiglu, at("model.mlp"));
   check_enum(m.norm, Norm::rmsnorm, at("model.norm"));
   check_enum(m.position, Position::rope, at("model.position"));
@@ -340,6 +348,12 @@ void check_latent_attention(const ModelSpec& m, const std::string& f) {
                                                   {"model.qk_head_dim", m.qk_head_dim},
                                                   {"model.qk_pos_emb_head_dim", m.qk_pos_emb_head_dim},
                                                   {"model.v_head_dim", m.v_head_dim}};
+  if (m.latent_attention && m.head_width > 0)
+    throw InputError(f + ": model.head_dim", "does not apply to multi-head latent attention (its widths are "
+                                             "qk_head_dim, qk_pos_emb_head_dim and v_head_dim)");
+  if (m.latent_attention && m.qk_layernorm)
+    throw InputError(f + ": model.qk_layernorm", "does not apply to multi-head latent attention (it normalises its "
+                                                 "latents: q_lora_rank and kv_lora_rank)");
   if (!m.latent_attention) {
     for (const auto& [key, value] : dims)
       if (value > 0)
@@ -368,9 +382,11 @@ void check_consistency(const Workload& w, const std::string& f) {
   const auto& t = w.training;
   const auto& p = w.parallelism;
   check_products(w, f);
-  if (m.hidden % m.heads != 0)
+  if (m.hidden % m.heads != 0 && m.head_width == 0)
     throw InputError(f + ": model.heads",
-                     fmt::format("{} heads do not divide hidden {} (heads must divide hidden)", m.heads, m.hidden));
+                     fmt::format("{} heads do not divide hidden {} (heads must divide hidden, or give each head's "
+                                 "width as model.head_dim)",
+                                 m.heads, m.hidden));
   int64_t layer_groups = p.pp * (p.schedule == Schedule::interleaved ? p.chunks : 1);
   if (p.partition == Partition::listed) {
     if (static_cast<int64_t>(p.stage_layers.size()) != layer_groups)

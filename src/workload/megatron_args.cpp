@@ -25,12 +25,16 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 35> kDirect{{
+constexpr std::array<Direct, 37> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
     {"seq_length", "model", "seq_len", ""},
     {"ffn_hidden_size", "model", "ffn_hidden", ""},
+    // megatron/training/arguments.py: --kv-channels, each head's width (default hidden / heads);
+    // --qk-layernorm, a norm over each head's queries and keys.
+    {"kv_channels", "model", "head_dim", ""},
+    {"qk_layernorm", "model", "qk_layernorm", "true"},
     {"micro_batch_size", "training", "micro_batch", ""},
     {"global_batch_size", "training", "global_batch", ""},
     {"tensor_model_parallel_size", "parallelism", "tp", ""},

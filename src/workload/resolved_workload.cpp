@@ -32,6 +32,10 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   model["heads"] = m.heads;
   if (m.kv_heads > 0)
     model["kv_heads"] = m.kv_heads;
+  if (m.head_width > 0) // written only when given: hidden / heads otherwise
+    model["head_dim"] = m.head_width;
+  if (m.qk_layernorm)
+    model["qk_layernorm"] = true;
   model["seq_len"] = m.seq_len;
   model["vocab"] = m.vocab;
   model["ffn_hidden"] = m.ffn_hidden;

@@ -231,6 +231,8 @@ const std::map<std::string, Section>& schema() {
         {"tie_embeddings", [](auto& n, Workload& w, auto& at) { w.model.tie_embeddings = read_bool(n, at); }},
         {"attention", [](auto& n, Workload& w, auto& at) { w.model.attention = read_enum<Attention>(n, at); }},
         {"kv_heads", [](auto& n, Workload& w, auto& at) { w.model.kv_heads = read_int(n, at, 1); }},
+        {"head_dim", [](auto& n, Workload& w, auto& at) { w.model.head_width = read_int(n, at, 1, &kMaxHidden); }},
+        {"qk_layernorm", [](auto& n, Workload& w, auto& at) { w.model.qk_layernorm = read_bool(n, at); }},
         {"mlp", [](auto& n, Workload& w, auto& at) { w.model.mlp = read_enum<Mlp>(n, at); }},
         {"norm", [](auto& n, Workload& w, auto& at) { w.model.norm = read_enum<Norm>(n, at); }},
         {"position", [](auto& n, Workload& w, auto& at) { w.model.position = read_enum<Position>(n, at); }},

@@ -66,21 +66,26 @@ SHAPES = {
                     "dense_layers": 3, "experts": 256, "top_k": 8, "moe_ffn_hidden": 2048,
                     "shared_expert_ffn_hidden": 2048, "q_lora_rank": 1536, "kv_lora_rank": 512,
                     "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128},
+    # Qwen3 MoE (src/megatron/bridge/models/qwen/qwen_provider.py: Qwen3MoEModelProvider and its sizes):
+    # 128-wide heads (kv_channels 128) apart from hidden / heads, 4 key-value heads, qk_layernorm, RMSNorm,
+    # SwiGLU, no biases, untied embeddings, every layer's MLP 128 experts top-8, no shared expert, vocab 151936.
+    "qwen3_30b_a3b": {"cite": "src/megatron/bridge/models/qwen/qwen_provider.py: Qwen3MoEModelProvider30B_A3B",
+                      "layers": 48, "hidden": 2048, "heads": 32, "kv_heads": 4, "head_dim": 128,
+                      "qk_layernorm": "true", "ffn_hidden": 6144, "vocab": 151936, "dense_layers": 0,
+                      "experts": 128, "top_k": 8, "moe_ffn_hidden": 768, "shared_expert_ffn_hidden": 0},
+    "qwen3_235b_a22b": {"cite": "src/megatron/bridge/models/qwen/qwen_provider.py: Qwen3MoEModelProvider235B_A22B",
+                        "layers": 94, "hidden": 4096, "heads": 64, "kv_heads": 4, "head_dim": 128,
+                        "qk_layernorm": "true", "ffn_hidden": 12288, "vocab": 151936, "dense_layers": 0,
+                        "experts": 128, "top_k": 8, "moe_ffn_hidden": 1536, "shared_expert_ffn_hidden": 0},
 }
 
 # A heading's model name -> the SHAPES key, or the reason simgpt cannot express it (with its source).
 MODELS = {
     "LLAMA3_8B": "llama3_8b", "LLAMA3_70B": "llama3_70b", "LLAMA3.1_405B": "llama31_405b",
     "DeepSeekV3": "deepseek_v3",
-    "GPT OSS 120B": ("GPT-OSS 120B (src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py): 64 heads of "
-                     "kv_channels 64 on hidden 2880 (simgpt derives the head width as hidden / heads), "
-                     "sliding-window attention (window_size 128) on every second layer, attention sinks"),
-    "Qwen3_30B_a3B": ("Qwen3-30B-A3B (src/megatron/bridge/models/qwen/qwen_provider.py: "
-                      "Qwen3MoEModelProvider30B_A3B): 32 heads of kv_channels 128 on hidden 2048 (simgpt "
-                      "derives the head width as hidden / heads: 64), qk_layernorm"),
-    "Qwen3_235B_a22B": ("Qwen3-235B-A22B (src/megatron/bridge/models/qwen/qwen_provider.py: "
-                        "Qwen3MoEModelProvider235B_A22B): 64 heads of kv_channels 128 on hidden 4096 (simgpt "
-                        "derives the head width as hidden / heads: 64), qk_layernorm"),
+    "GPT OSS 120B": ("GPT-OSS 120B (src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py): sliding-window "
+                     "attention (window_size 128) on every second layer, attention sinks"),
+    "Qwen3_30B_a3B": "qwen3_30b_a3b", "Qwen3_235B_a22B": "qwen3_235b_a22b",
     "Kimi_K2": ("Kimi K2: the Muon optimizer (the table's note: \\\"Muon optimizer was used\\\"; "
                 "training.optimizer has adam, sgd and sgd_momentum only)"),
     "Nemotron_3_Nano": "Nemotron 3 Nano: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
@@ -150,6 +155,24 @@ for _release, _tag in RELEASES.items():
         f"{_tag}:scripts/performance/configs/llama/llama3_workload_base_configs.py", [])
     PRESETS[("llama31_405b", "*", _release)] = (
         f"{_tag}:scripts/performance/configs/llama/llama31_workload_base_configs.py", [])
+
+# Qwen3's presets: the YAML perf matrix (25.09), workload_base_configs.py (25.11 to 26.06.01), the
+# per-GPU perf recipes (26.08). Every one sets expert_tensor_parallel_size 1; what else a preset sets
+# beyond the printed parallelism (the flex dispatcher's backend, CUDA graph scopes, moe_a2a_overlap) is
+# not modelled.
+QWEN3_UNMODELLED = ["what the preset sets beyond the printed parallelism (moe_flex_dispatcher_backend, "
+                    "cuda_graph_scope, moe_a2a_overlap where set)"]
+for _release, _tag in RELEASES.items():
+    for _shape, _size in (("qwen3_30b_a3b", "30b_a3b"), ("qwen3_235b_a22b", "235b_a22b")):
+        if _release == "25.09":
+            _path = f"scripts/performance/configs/qwen3/qwen3_{_size}_llm_pretrain.yaml"
+        elif _release == "25.11":
+            _path = "scripts/performance/configs/qwen3/workload_base_configs.py"
+        elif _release == "26.08":
+            _path = "src/megatron/bridge/perf_recipes/qwen/<gpu>/qwen3_moe.py"
+        else:
+            _path = "scripts/performance/configs/qwen/qwen3_workload_base_configs.py"
+        PRESETS[(_shape, "*", _release)] = (f"{_tag}:{_path}", QWEN3_UNMODELLED)
 
 VOCAB_DIVISIBLE_BY = 128
 # Where DeepSeek-V3's recipe sets mtp_num_layers 1 (v0.6.0 moved the recipes into per-GPU folders).
@@ -287,6 +310,9 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if "tokendrop" in model_name:
             notes.append("token-dropping routing (the heading's \\\"tokendrop\\\"): capacity factor not stated; run "
                          "dropless")
+    if isinstance(shape_key, str) and shape_key.startswith("qwen3") and tp > 1:
+        reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the Qwen3 presets' etp 1): simgpt keeps "
+                       f"expert tensor parallelism at tp")
     dp = gpus // (tp * pp * cp)
     if dp * tp * pp * cp != gpus:
         fail(f"{name}: {container} {heading[1]} row {index}", "tp x pp x cp does not divide the GPUs")
@@ -303,9 +329,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         # The table's workload is Llama's (kv_heads 8): a model without grouped queries (latent
         # attention's every head its own keys and values) sets as many as its heads.
         sets.append(("model.kv_heads", shape.get("kv_heads", shape["heads"])))
+        sets += [(f"model.{k}", shape[k]) for k in ("head_dim", "qk_layernorm") if k in shape]
         if "experts" in shape:
             sets += [(f"model.{k}", shape[k]) for k in ("dense_layers", "experts", "top_k", "moe_ffn_hidden",
                                                         "shared_expert_ffn_hidden")]
+        if "q_lora_rank" in shape:
             sets.append(("model.latent_attention", "true"))
             sets += [(f"model.{k}", shape[k]) for k in ("q_lora_rank", "kv_lora_rank", "qk_head_dim",
                                                         "qk_pos_emb_head_dim", "v_head_dim")]
@@ -320,12 +348,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets.append(("parallelism.schedule", "1f1b"))
         if pp > 1:
             stages = pp * (vp if vp > 1 else 1)
-            if shape_key == "llama31_405b":
+            if shape_key in ("llama31_405b", "qwen3_235b_a22b") and (shape["layers"] + 2) % stages == 0:
                 # account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
-                # (llama31_405b_pretrain_config): the embedding and the loss count as a layer each.
+                # (llama31_405b_pretrain_config; src/megatron/bridge/recipes/qwen/qwen3_moe.py:
+                # qwen3_235b_a22b_pretrain_config): the embedding and the loss count as a layer each.
                 per, extra = divmod(shape["layers"] + 2, stages)
-                if extra:
-                    fail(name, "405B's layers + 2 do not split evenly")
                 sizes = [per] * stages
                 sizes[0] -= 1
                 sizes[-1] -= 1
@@ -408,8 +435,8 @@ DESCRIPTION = """\
   scaling (FP8, FP8-CS) or MXFP8 (MXFP8, FP8-MX), no recompute unless the row's preset sets modules;
   vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
-  the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, head widths
-  other than hidden / heads, Muon, DeepSeek's multi-token prediction, NVFP4, block-scaled fp8 on H100,
+  the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, sliding-window
+  attention and attention sinks, Muon, DeepSeek's multi-token prediction, NVFP4, block-scaled fp8 on H100,
   fp8 under Megatron FSDP, expert tensor parallelism other than tp) are kept, flagged
   not_reproducible with the reason."""
 

@@ -181,8 +181,19 @@ struct ModelSpec {
   int64_t qk_pos_emb_head_dim = 0;
   int64_t v_head_dim = 0;
 
+  // One head's width apart from hidden / heads (model.head_dim; Megatron-LM's --kv-channels, Qwen3's
+  // 128 on hidden 4096 with 64 heads): queries are heads x head_dim wide, keys and values
+  // kv_heads x head_dim, and the output projection maps heads x head_dim back to hidden. 0: hidden /
+  // heads. Not under multi-head latent attention, which has its own widths.
+  int64_t head_width = 0;
+  // A norm (model.norm's kind) over each head's queries and keys before the core (Megatron-LM's
+  // --qk-layernorm, megatron/core/transformer/attention.py, q_layernorm and k_layernorm of
+  // hidden_size_per_attention_head; Qwen3): head_dim weights each, whole on every tensor rank.
+  bool qk_layernorm = false;
+
   int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
-  int64_t head_dim() const { return hidden / heads; }
+  int64_t head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
+  int64_t q_hidden() const { return heads * head_dim(); } // width of Q, and of the heads' outputs
   int64_t kv_hidden() const { return query_groups() * head_dim(); } // width of K (and of V)
   // One head's query and key width, and its value width: hidden / heads, or MLA's own.
   int64_t qk_head_width() const { return latent_attention ? qk_head_dim + qk_pos_emb_head_dim : head_dim(); }
