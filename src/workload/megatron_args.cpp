@@ -25,16 +25,14 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 37> kDirect{{
+constexpr std::array<Direct, 36> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
     {"seq_length", "model", "seq_len", ""},
     {"ffn_hidden_size", "model", "ffn_hidden", ""},
-    // megatron/training/arguments.py: --kv-channels, each head's width (default hidden / heads);
-    // --qk-layernorm, a norm over each head's queries and keys.
+    // megatron/training/arguments.py: --kv-channels, each head's width (default hidden / heads).
     {"kv_channels", "model", "head_dim", ""},
-    {"qk_layernorm", "model", "qk_layernorm", "true"},
     {"micro_batch_size", "training", "micro_batch", ""},
     {"global_batch_size", "training", "global_batch", ""},
     {"tensor_model_parallel_size", "parallelism", "tp", ""},
@@ -81,7 +79,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 22> kComputed{
+constexpr std::array<std::string_view, 23> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -91,10 +89,12 @@ constexpr std::array<std::string_view, 22> kComputed{
     "make_vocab_size_divisible_by", "tokenizer_type",
     "num_layers_per_virtual_pipeline_stage", "num_virtual_stages_per_pipeline_rank",
     "multi_latent_attention",  kLatentDims[0], kLatentDims[1], kLatentDims[2], kLatentDims[3], kLatentDims[4],
+    "qk_layernorm",
 };
 
 // Flags among kComputed.
-constexpr std::array<std::string_view, 2> kComputedFlags{"group_query_attention", "multi_latent_attention"};
+constexpr std::array<std::string_view, 3> kComputedFlags{"group_query_attention", "multi_latent_attention",
+                                                         "qk_layernorm"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -293,6 +293,11 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   // which takes the MLA dimensions; without it they are unused.
   if (given(args, "multi_latent_attention"))
     tree.set("model", "latent_attention", "true", "multi_latent_attention");
+  // --qk-layernorm: a norm over each head's queries and keys; under latent attention the norms of
+  // its query and key-value latents (megatron/core/transformer/multi_latent_attention.py), which
+  // simgpt always counts there.
+  if (given(args, "qk_layernorm") && !given(args, "multi_latent_attention"))
+    tree.set("model", "qk_layernorm", "true", "qk_layernorm");
   for (const std::string_view dim : kLatentDims) {
     const std::string name(dim);
     if (!args.contains(name))
