@@ -4,7 +4,8 @@
 # replica simulated, beside the same job without it (symmetric); 100 seeded draws of the 1,024-GPU
 # job with 1% of its GPUs slow (workloads/llama3_70b_straggler_random.yaml --draws 100, 2 at once);
 # and the two Llama 3 8B neighbours replayed together on a 64-node fat tree. Wall time (hyperfine,
-# one run) and peak RSS (/usr/bin/time; for --draws the parent's, each draw a process of its own).
+# one run), peak RSS (/usr/bin/time; for --draws the parent's, each draw a process of its own) and
+# the step time (the first job's for the neighbours).
 # Prints a Markdown table. Usage: bench/stragglers.sh [SIMGPT] (default build/simgpt); run from the checkout.
 set -euo pipefail
 simgpt="${1:-build/simgpt}"
@@ -12,19 +13,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export SIMGPT_DATA="$PWD"
 
-measure() { # NAME COMMAND...: one table row
-  local name=$1
-  shift
-  hyperfine --runs 1 --export-json "$out/h.json" --command-name "$name" "$*" >/dev/null 2>&1
-  /usr/bin/time -f '%M' -o "$out/rss" "$@" >/dev/null 2>&1 || true
-  local wall rss
-  wall=$(python3 -c "import json; print(f\"{json.load(open('$out/h.json'))['results'][0]['mean']:.2f}\")")
-  rss=$(awk '{printf "%.0f", $1 / 1024}' "$out/rss")
-  echo "| $name | $wall | $rss |"
-}
+. "$(dirname "$0")/one_run_row.sh"
 
-echo "| job | wall s | peak RSS MB |"
-echo "| --- | ---: | ---: |"
+echo "| job | wall s | peak RSS MB | step time s |"
+echo "| --- | ---: | ---: | ---: |"
 "$simgpt" platform --preset dgx-h100 --nodes 512 -o "$out/h512.yaml" >/dev/null
 big=(--platform "$out/h512.yaml" --workload workloads/llama3_70b_straggler.yaml --set parallelism.dp=128
      --set training.global_batch=2048)

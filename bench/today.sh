@@ -14,18 +14,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export SIMGPT_DATA="$PWD"
 
-# measure NAME COMMAND...: one table row.
-measure() {
-  local name=$1
-  shift
-  hyperfine --runs 1 --export-json "$out/h.json" --command-name "$name" "$*" >/dev/null 2>&1
-  /usr/bin/time -f '%M' -o "$out/rss" "$@" >"$out/report" 2>/dev/null || true
-  local wall rss step
-  wall=$(python3 -c "import json; print(f\"{json.load(open('$out/h.json'))['results'][0]['mean']:.2f}\")")
-  rss=$(awk '{printf "%.0f", $1 / 1024}' "$out/rss")
-  step=$(awk '/^  step time/ {print $3}' "$out/report")
-  echo "| $name | $wall | $rss | ${step:--} |"
-}
+. "$(dirname "$0")/one_run_row.sh"
 
 platform() { # PRESET NODES: the compact platform's path
   "$simgpt" platform --preset "$1" --nodes "$2" -o "$out/$1_x$2.yaml" >/dev/null

@@ -309,6 +309,17 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   return plan;
 }
 
+LayerSeconds layer_seconds(const ExecutionPlan& plan, int v) {
+  const StageCost& c = plan.stages[static_cast<size_t>(v)];
+  LayerSeconds s;
+  for (int i = c.first_layer; i < c.first_layer + c.layers; ++i) {
+    const LayerCost& l = plan.layer_at(i);
+    s.forward += l.attention_forward + l.mlp_forward;
+    s.backward += l.mlp_backward + l.recompute_core + l.attention_backward;
+  }
+  return s;
+}
+
 double optimizer_seconds(const ExecutionPlan& plan, int s) {
   const bool sharded = plan.sharded_optimizer() && plan.dp > 1;
   double seconds = 0;

@@ -119,6 +119,14 @@ struct ExecutionPlan {
 // distributed optimizer shards each over its own data-parallel group).
 double optimizer_seconds(const ExecutionPlan& plan, int s);
 
+// The kernel seconds of virtual stage v's layers for one micro-batch on one GPU: their forward, and
+// their backward with selective recompute's rerun of what it recomputes (the embedding, the head,
+// host time and full recompute's rerun are the caller's).
+struct LayerSeconds {
+  double forward = 0, backward = 0;
+};
+LayerSeconds layer_seconds(const ExecutionPlan& plan, int v);
+
 // Costs every block with the GPU's cost model under the workload's tensor-parallel split.
 ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const Profile& profile);
 

@@ -369,11 +369,7 @@ std::vector<const void*> communication_links(const ExecutionPlan& plan, const Pr
   for (const auto& replica : pipeline_routes(plan))
     for (const Routes& rank : replica)
       use(rank);
-  for (int size : {plan.ep, plan.cp})
-    for (int first = 0; size > 1 && first < plan.dp; first += size)
-      for (int s = 0; s < plan.pp; ++s)
-        for (int t = 0; t < plan.tp; ++t)
-          use(exchange_routes(plan, first, size, s, t));
+  use(all_exchange_routes(plan));
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
   return links;

@@ -16,12 +16,7 @@ struct PassSeconds {
 
 PassSeconds pass_seconds(const ExecutionPlan& plan, const Profile& profile, int v) {
   const StageCost& c = plan.stages[static_cast<size_t>(v)];
-  double layers_forward = 0, layers_backward = 0;
-  for (int i = c.first_layer; i < c.first_layer + c.layers; ++i) {
-    const LayerCost& l = plan.layer_at(i);
-    layers_forward += l.attention_forward + l.mlp_forward;
-    layers_backward += l.mlp_backward + l.recompute_core + l.attention_backward;
-  }
+  const auto [layers_forward, layers_backward] = layer_seconds(plan, v);
   PassSeconds p;
   p.forward = profile.microbatch_overhead_s + c.embedding_forward + layers_forward + c.head_forward;
   p.backward = profile.microbatch_overhead_s + c.head_backward + c.embedding_backward + layers_backward;

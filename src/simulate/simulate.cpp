@@ -170,11 +170,9 @@ double stage_kernel_seconds(const ExecutionPlan& plan, int s) {
   double t = optimizer_seconds(plan, s) / std::max(1, plan.micro_batches);
   for (int c = 0; c < plan.chunks; ++c) {
     const StageCost& v = plan.stages[static_cast<size_t>(c * plan.pp + s)];
-    t += v.embedding_forward + v.embedding_backward + v.head_forward + v.head_backward;
-    for (int i = 0; i < v.layers; ++i) {
-      const LayerCost& l = plan.layer_at(v.first_layer + i);
-      t += l.attention_forward + l.mlp_forward + l.attention_backward + l.mlp_backward + l.recompute_core;
-    }
+    const LayerSeconds layers = layer_seconds(plan, c * plan.pp + s);
+    t += v.embedding_forward + v.embedding_backward + v.head_forward + v.head_backward + layers.forward +
+         layers.backward;
   }
   return t;
 }
@@ -610,6 +608,13 @@ std::string fabric_difference(const Profile& a, const Profile& b, const NetworkW
   return "";
 }
 
+// Throws InputError, naming the workload's key, where the profile's framework cannot run it.
+void refuse_unsupported(const Profile& profile, const Workload& w) {
+  if (const auto unsupported =
+          unsupported_by(profile.supports, profile.name, w.parallelism, w.training.fp8, profile.fp8_recast_per_use))
+    throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+}
+
 } // namespace
 
 KernelListing list_kernels(const std::string& platform_path, const Workload& workload, const DataPaths& data) {
@@ -617,9 +622,7 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
   const Platform platform = Platform::load(platform_path);
   const Profile profile = load_workload_profile(workload, data);
   const GpuCatalog catalog = load_catalog(data);
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism, workload.training.fp8,
-                                                 profile.fp8_recast_per_use))
-    throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
+  refuse_unsupported(profile, workload);
   Cluster cluster(platform, catalog, workload.network, profile, workload.conditions.links, workload.source);
   const Workload w = on_platform(workload, gpus_from(cluster, workload));
   const GpuSpec& gpu = *job_gpus(cluster, w, platform).gpu;
@@ -640,9 +643,7 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
 Report simulate(const Platform& platform, const Workload& workload, const Profile& profile, const GpuCatalog& catalog,
                 const SimulationOptions& options) {
   check_workload(workload); // a Workload filled in C++ meets the rules parse_workload applies to a file
-  if (const auto unsupported = unsupported_by(profile.supports, profile.name, workload.parallelism, workload.training.fp8,
-                                                 profile.fp8_recast_per_use))
-    throw InputError(workload.source + ": " + unsupported->key, unsupported->why);
+  refuse_unsupported(profile, workload);
   const bool traced = !options.trace_path.empty();
   if (traced && options.fidelity == SimulationOptions::Fidelity::estimate)
     throw InputError("--trace", "draws a replayed step: --fidelity estimate replays none (use symmetric or full)");
@@ -676,9 +677,7 @@ std::vector<Report> simulate_jobs(const std::string& platform_path, const std::v
   for (const Workload& w : workloads) {
     check_workload(w);
     profiles.push_back(load_workload_profile(w, data));
-    if (const auto unsupported = unsupported_by(profiles.back().supports, profiles.back().name, w.parallelism,
-                                                w.training.fp8, profiles.back().fp8_recast_per_use))
-      throw InputError(w.source + ": " + unsupported->key, unsupported->why);
+    refuse_unsupported(profiles.back(), w);
   }
   // The fabric's: the first job's transfer settings and network what-if, every job's link conditions.
   std::vector<LinkCondition> links;

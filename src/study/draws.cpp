@@ -6,6 +6,7 @@
 #include "process/point_process.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/workload/workload.hpp"
+#include "study/sweep_output.hpp"
 
 #include <fmt/format.h>
 
@@ -32,16 +33,10 @@ PointOutcome run_one(const DrawRequest& r, const std::string& executable, std::v
                    PointProcess{executable, r.data_folders, r.timeout_s, r.fidelity, 0});
 }
 
-double number_at(const nlohmann::ordered_json& report, const char* a, const char* b = nullptr) {
-  const nlohmann::ordered_json* at = &report;
-  for (const char* key : {a, b}) {
-    if (key == nullptr)
-      break;
-    if (!at->is_object() || !at->contains(key))
-      return 0;
-    at = &(*at)[key];
-  }
-  return at->is_number() ? at->get<double>() : 0;
+// A number at a dotted path of a report's JSON, 0 where there is none.
+double number_at(const nlohmann::ordered_json& report, const std::string& path) {
+  const nlohmann::ordered_json* v = report_value(report, path);
+  return v != nullptr && v->is_number() ? v->get<double>() : 0;
 }
 
 } // namespace
@@ -81,7 +76,7 @@ DrawSummary run_draws(const DrawRequest& r) {
     d.reason = out.reason;
     if (out.status == "ok" || out.status == "oom") {
       d.step_time_s = number_at(out.report, "step_time_s");
-      d.path_cost_s = number_at(out.report, "conditions", "path_cost_s");
+      d.path_cost_s = number_at(out.report, "conditions.path_cost_s");
     }
     const std::lock_guard lock(mutex);
     s.draws[i - 1] = std::move(d);
@@ -140,7 +135,7 @@ std::string DrawSummary::to_text(const std::string& title) const {
     const auto& c = median_report["conditions"];
     out += fmt::format("  median draw seed {}: {} GPUs slowed, {:.3f} s of the critical path's compute their slowdowns\n",
                        median_seed,
-                       c.contains("gpus") ? c["gpus"].size() : 0, number_at(median_report, "conditions", "path_cost_s"));
+                       c.contains("gpus") ? c["gpus"].size() : 0, number_at(median_report, "conditions.path_cost_s"));
   }
   constexpr size_t kListed = 20; // more: --format json lists each
   if (draws.size() > kListed)

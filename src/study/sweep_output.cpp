@@ -13,10 +13,8 @@
 #include <unordered_set>
 
 namespace simgpt {
-namespace {
 
-// The value at a dotted path of the report, or nothing.
-const nlohmann::ordered_json* metric(const nlohmann::ordered_json& report, const std::string& column) {
+const nlohmann::ordered_json* report_value(const nlohmann::ordered_json& report, const std::string& column) {
   const nlohmann::ordered_json* at = &report;
   size_t begin = 0;
   for (;;) {
@@ -30,6 +28,8 @@ const nlohmann::ordered_json* metric(const nlohmann::ordered_json& report, const
     begin = dot + 1;
   }
 }
+
+namespace {
 
 // Sets the value at a dotted path of `report`, making the objects on the way.
 void set_metric(nlohmann::ordered_json& report, const std::string& column, nlohmann::ordered_json value) {
@@ -253,7 +253,7 @@ void check_record(const SweepResult& r, SweepFormat format, bool draws) {
     bad(fmt::format("its config {} is not below its configurations {}", r.config, r.configurations));
   const bool result = r.status == "ok" || r.status == "oom";
   const auto value = [&](const std::string& m) {
-    return format == SweepFormat::jsonl ? (r.report.contains(m) ? &r.report[m] : nullptr) : metric(r.report, m);
+    return format == SweepFormat::jsonl ? (r.report.contains(m) ? &r.report[m] : nullptr) : report_value(r.report, m);
   };
   for (const std::string& m : sweep_metric_columns(draws))
     if (const nlohmann::ordered_json* v = value(m)) {
@@ -342,7 +342,7 @@ std::string sweep_line(const SweepResult& r, const SweepColumns& columns, SweepF
     nlohmann::ordered_json j = json_inputs(r.config, r.inputs, columns);
     j["status"] = r.status;
     for (const std::string& m : sweep_metric_columns(columns.draws))
-      if (const nlohmann::ordered_json* v = r.report.contains(m) ? &r.report[m] : metric(r.report, m))
+      if (const nlohmann::ordered_json* v = r.report.contains(m) ? &r.report[m] : report_value(r.report, m))
         j[m] = *v;
     if (!r.reason.empty())
       j["reason"] = r.reason;
@@ -352,7 +352,7 @@ std::string sweep_line(const SweepResult& r, const SweepColumns& columns, SweepF
   }
   std::string line = csv_inputs(r.config, r.inputs, columns) + r.status;
   for (const std::string& m : sweep_metric_columns(columns.draws)) {
-    const nlohmann::ordered_json* v = metric(r.report, m);
+    const nlohmann::ordered_json* v = report_value(r.report, m);
     line += "," + csv_number(v);
   }
   return line + "," + csv_field(r.reason) + "," + std::to_string(r.configurations) + "," + r.digest + "\n";

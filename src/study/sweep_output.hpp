@@ -42,6 +42,9 @@ struct SweepColumns {
 // reader could not tell the key from the SI column.
 SweepColumns sweep_columns(const SweepGrid& grid);
 
+// The value at a dotted path of a report's JSON ("conditions.path_cost_s"), or null.
+const nlohmann::ordered_json* report_value(const nlohmann::ordered_json& report, const std::string& column);
+
 // The columns after the inputs, named by the report JSON's fields (nested ones with dots).
 // With `draws`, the percentiles of each configuration's draws (draws.median_s, ...) after them.
 const std::vector<std::string>& sweep_metric_columns(bool draws = false);

@@ -110,11 +110,7 @@ void find_whole_dp_groups(const ExecutionPlan& plan, const Topology& topology, G
   for (const auto& replica : pipeline_routes(plan))
     for (const Routes& rank : replica)
       users.use(kOthers, rank);
-  for (int size : {plan.ep, plan.cp})
-    for (int first = 0; size > 1 && first < plan.dp; first += size)
-      for (int s = 0; s < plan.pp; ++s)
-        for (int t = 0; t < plan.tp; ++t)
-          users.use(kOthers, exchange_routes(plan, first, size, s, t));
+  users.use(kOthers, all_exchange_routes(plan));
   if (!users.known())
     return;
   for (size_t id = 0; id < groups.size(); ++id)

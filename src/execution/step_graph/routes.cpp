@@ -20,12 +20,10 @@ Routes ring_routes(GroupCollectives& collectives, const std::vector<int>& gpus) 
   return out;
 }
 
-Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s, int t) {
-  if (plan.dp < 2)
-    return {};
-  const std::vector<int> members = dp_group(plan, s, t);
-  if (dp_collective_algorithm(plan) != CollectiveAlgorithm::direct)
-    return ring_routes(collectives, members);
+namespace {
+
+// Every ordered pair of distinct members: a direct collective's or an all-to-all's flows.
+Routes all_pairs(const std::vector<int>& members) {
   Routes out;
   for (int a : members)
     for (int b : members)
@@ -34,13 +32,30 @@ Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s
   return out;
 }
 
+} // namespace
+
+Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s, int t) {
+  if (plan.dp < 2)
+    return {};
+  const std::vector<int> members = dp_group(plan, s, t);
+  if (dp_collective_algorithm(plan) != CollectiveAlgorithm::direct)
+    return ring_routes(collectives, members);
+  return all_pairs(members);
+}
+
 Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t) {
-  const std::vector<int> members = replica_group(plan, s, first, size, t);
+  return all_pairs(replica_group(plan, s, first, size, t));
+}
+
+Routes all_exchange_routes(const ExecutionPlan& plan) {
   Routes out;
-  for (int a : members)
-    for (int b : members)
-      if (a != b)
-        out.emplace_back(a, b);
+  for (int size : {plan.ep, plan.cp})
+    for (int first = 0; size > 1 && first < plan.dp; first += size)
+      for (int s = 0; s < plan.pp; ++s)
+        for (int t = 0; t < plan.tp; ++t) {
+          const Routes pairs = exchange_routes(plan, first, size, s, t);
+          out.insert(out.end(), pairs.begin(), pairs.end());
+        }
   return out;
 }
 

@@ -21,6 +21,8 @@ Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s
 // An all-to-all's flows among the `size` consecutive replicas from `first` (an expert- or
 // context-parallel group) on stage s, tensor rank t: every pair, each way.
 Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t);
+// Those of every expert- and context-parallel group of the plan, every stage and tensor rank.
+Routes all_exchange_routes(const ExecutionPlan& plan);
 
 // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).
 // The last stage's go back to the first when stages hold several model chunks.
