@@ -163,7 +163,8 @@ std::optional<KernelTable::Shape> ComputeCostModel::table_shape(const Kernel& k)
   }
   if (k.kind == Kernel::Kind::attention) {
     const Kernel::AttentionShape& a = k.attention_shape;
-    if (!a.runs_whole || !(a.heads > 0))
+    // No table measures a sliding window's kernel: it is priced by its blocks.
+    if (!a.runs_whole || !(a.heads > 0) || a.window > 0)
       return std::nullopt;
     return KernelTable::attention(precision, k.backward, a.causal, a.qkv_contiguous ? "contiguous" : "strided",
                                   a.batch, a.seq, a.heads, a.kv_heads, a.qk_dim, a.v_dim);

@@ -111,7 +111,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const KernelForm form = cost.form(model, shard);
   plan.softmax_fp32 = form.softmax_fp32;
   const double E = element_bytes(w.training.precision);
-  const Kernels attention = attention_block_forward(model, shard, form);
+  // A layer's attention block: with its sliding window (model.window) or over every key before it.
+  const auto attention_model = [&model](bool windowed) {
+    ModelSpec lm = model;
+    if (!windowed)
+      lm.window = 0;
+    return lm;
+  };
   const Kernels mlp = mlp_block_forward(model, shard, form);
   // Megatron-LM accumulates and reduces bf16 models' gradients in fp32 (megatron/training/
   // arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32").
@@ -126,10 +132,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // layer's backward (megatron/core/transformer: the checkpointed core attention, MLP and experts'
   // activation, the norms' CheckpointWithoutOutput).
   const TrainingSpec& tr = w.training;
-  const auto module_rerun = [&](bool moe_layer) {
+  const auto module_rerun = [&](const ModelSpec& lm, bool moe_layer) {
     Kernels k;
     if (tr.recomputes(RecomputeModule::core_attn)) {
-      const Kernels core = attention_core_forward(model, shard, form);
+      const Kernels core = attention_core_forward(lm, shard, form);
       k.insert(k.end(), core.begin(), core.end());
     }
     if (tr.recomputes(RecomputeModule::layernorm))
@@ -148,22 +154,25 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     return k;
   };
   // The kernels a layer's backward reruns first (none: empty), its MLP block `mlp_kernels`.
-  const auto selective_kernels = [&](const Kernels& mlp_kernels, bool moe_layer) -> Kernels {
+  // `lm` is the layer's attention model, `attention` its attention block.
+  const auto selective_kernels = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
+                                     bool moe_layer) -> Kernels {
     switch (selective) {
-    case SelectiveRerun::attention_core: return attention_core_forward(model, shard, form);
-    case SelectiveRerun::every_second_matmul: return every_second_matmul_rerun(model, attention, mlp_kernels);
-    case SelectiveRerun::modules: return module_rerun(moe_layer);
+    case SelectiveRerun::attention_core: return attention_core_forward(lm, shard, form);
+    case SelectiveRerun::every_second_matmul: return every_second_matmul_rerun(lm, attention, mlp_kernels);
+    case SelectiveRerun::modules: return module_rerun(lm, moe_layer);
     case SelectiveRerun::nothing: break;
     }
     return {};
   };
-  const auto layer_cost = [&](const Kernels& mlp_kernels, double parameters, bool moe_layer) {
+  const auto layer_cost = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
+                               double parameters, bool moe_layer) {
     LayerCost l;
     l.attention_forward = cost.seconds(attention);
     l.mlp_forward = cost.seconds(mlp_kernels);
     l.attention_backward = cost.seconds(backward_of(attention));
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
-    if (const Kernels rerun_first = selective_kernels(mlp_kernels, moe_layer); !rerun_first.empty())
+    if (const Kernels rerun_first = selective_kernels(lm, attention, mlp_kernels, moe_layer); !rerun_first.empty())
       l.recompute_core = cost.seconds(rerun_first);
     if (plan.tp_comm_overlap) {
       // TransformerEngine overlaps the input's all-gather with the column-parallel GEMM that reads
@@ -193,7 +202,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       }
     }
     if (plan.cp > 1)
-      split_attention(l, attention, cost, model, shard);
+      split_attention(l, attention, cost, lm, shard);
     if (model.latent_attention)
       l.attention_gather_bytes =
           static_cast<double>(w.training.micro_batch * model.seq_len) * latent_gathered_width(model) * E;
@@ -211,39 +220,57 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     throw InputError("collectives.dp_per_tensor",
                      "lists the tensors of dense GPT layers only: not with multi-head latent attention or MoE "
                      "layers (use false)");
-  plan.layer = layer_cost(mlp, layer_parameters(w.model, par.tp), false);
   // The step's kernels for the ledger: each block's forward and backward once a layer and
   // micro-batch, the forward again where full recompute reruns it.
   const double micro_batches = static_cast<double>(plan.micro_batches);
   const bool rerun = w.training.recompute == Recompute::full;
-  if (profile.dp_per_tensor)
-    plan.layer.grad_tensors = grad_tensors(layer_parameter_tensors(w.model, par.tp));
   plan.ep = static_cast<int>(par.ep);
-  if (w.model.moe()) {
-    plan.dense_layer = plan.layer;
-    plan.dense_layers = static_cast<int>(w.model.dense_layers);
-    const MoeBlock moe = moe_block_forward(model, shard, form);
-    Kernels moe_mlp;
-    for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine})
-      moe_mlp.insert(moe_mlp.end(), part->begin(), part->end());
-    plan.layer = layer_cost(moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep), true);
-    plan.layer.moe = true;
-    int i = 0;
-    for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
-      plan.layer.moe_forward[i] = cost.seconds(*part);
-      plan.layer.moe_backward[i++] = cost.seconds(backward_of(*part));
+  plan.dense_layers = w.model.moe() ? static_cast<int>(w.model.dense_layers) : 0;
+  const MoeBlock moe = w.model.moe() ? moe_block_forward(model, shard, form) : MoeBlock{};
+  Kernels moe_mlp;
+  for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine})
+    moe_mlp.insert(moe_mlp.end(), part->begin(), part->end());
+  // The layers of one attention form (windowed or not): their dense and MoE layers' costs, and
+  // their kernels in the ledger (the form's costs are kept when no layer has it: a plan's `layer`
+  // is every layer's size).
+  const auto cost_layers = [&](bool windowed, LayerCost& dense, LayerCost& moe_layer) {
+    double dense_count = 0, moe_count = 0;
+    for (int64_t i = 0; i < w.model.layers; ++i)
+      if (w.model.is_windowed_layer(i) == windowed)
+        ++(w.model.is_moe_layer(i) ? moe_count : dense_count);
+    const ModelSpec lm = attention_model(windowed);
+    const Kernels attention = attention_block_forward(lm, shard, form);
+    dense = layer_cost(lm, attention, mlp, layer_parameters(w.model, par.tp), false);
+    if (profile.dp_per_tensor)
+      dense.grad_tensors = grad_tensors(layer_parameter_tensors(w.model, par.tp));
+    if (w.model.moe()) {
+      moe_layer = layer_cost(lm, attention, moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep), true);
+      moe_layer.moe = true;
+      int i = 0;
+      for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
+        moe_layer.moe_forward[i] = cost.seconds(*part);
+        moe_layer.moe_backward[i++] = cost.seconds(backward_of(*part));
+      }
+      moe_layer.all_to_all_bytes = all_to_all_bytes(model, shard);
+      moe_layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
+      account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun);
+      cost.account(selective_kernels(lm, attention, moe_mlp, true), moe_count * micro_batches, plan.kernels);
     }
-    plan.layer.all_to_all_bytes = all_to_all_bytes(model, shard);
-    plan.layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
-    account_block(plan.kernels, cost, moe_mlp, static_cast<double>(w.model.moe_layers()) * micro_batches, rerun);
-    cost.account(selective_kernels(moe_mlp, true), static_cast<double>(w.model.moe_layers()) * micro_batches,
-                 plan.kernels);
+    account_block(plan.kernels, cost, attention, (dense_count + moe_count) * micro_batches, rerun);
+    account_block(plan.kernels, cost, mlp, dense_count * micro_batches, rerun);
+    cost.account(selective_kernels(lm, attention, mlp, false), dense_count * micro_batches, plan.kernels);
+  };
+  cost_layers(false, plan.dense_layer, plan.layer);
+  if (w.model.window > 0) {
+    cost_layers(true, plan.windowed_dense_layer, plan.windowed_layer);
+    plan.windowed.resize(static_cast<size_t>(w.model.layers));
+    for (int64_t i = 0; i < w.model.layers; ++i)
+      plan.windowed[static_cast<size_t>(i)] = w.model.is_windowed_layer(i);
   }
-  account_block(plan.kernels, cost, attention, static_cast<double>(w.model.layers) * micro_batches, rerun);
-  account_block(plan.kernels, cost, mlp, static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
-                rerun);
-  cost.account(selective_kernels(mlp, false), static_cast<double>(w.model.layers - w.model.moe_layers()) * micro_batches,
-               plan.kernels);
+  if (!w.model.moe()) {
+    plan.layer = plan.dense_layer;
+    plan.windowed_layer = plan.windowed_dense_layer;
+  }
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
     // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it

@@ -73,6 +73,10 @@ struct ExecutionPlan {
   LayerCost layer;       // every layer's, or a MoE model's MoE layers'
   LayerCost dense_layer; // a MoE model's first dense_layers layers'
   int dense_layers = 0;
+  // With sliding-window attention (model.window): the windowed layers' costs, as `layer` and
+  // `dense_layer`, and which layers are windowed (empty: none).
+  LayerCost windowed_layer, windowed_dense_layer;
+  std::vector<bool> windowed;
   int ep = 1;
   int cp = 1; // context-parallel ranks: cp consecutive replicas of the dp (x cp) share each sequence
   CpCommType cp_comm_type = CpCommType::p2p;
@@ -110,7 +114,12 @@ struct ExecutionPlan {
   }
   int gpus() const { return dp * tp * pp; }
   // The cost of the model's layer i (from 0).
-  const LayerCost& layer_at(int i) const { return i < dense_layers ? dense_layer : layer; }
+  const LayerCost& layer_at(int i) const {
+    const bool window = static_cast<size_t>(i) < windowed.size() && windowed[static_cast<size_t>(i)];
+    if (i < dense_layers)
+      return window ? windowed_dense_layer : dense_layer;
+    return window ? windowed_layer : layer;
+  }
   bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
 };
 

@@ -27,7 +27,10 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // GeLU's (2 ffn), or the gate-and-up output and SwiGLU's (3 ffn).
   const double q = static_cast<double>(m.q_hidden());
   const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : q;
-  const auto saved = [&m](double f) { return m.mlp == Mlp::swiglu ? 3 * f : 2 * f; };
+  // A clamped gated unit (model.activation_clamp) keeps both: the clamps' input (FC1's output) and
+  // the concatenation the activation reads (fused_bias_geglu.py, weighted_bias_quick_geglu_impl).
+  const double clamped = m.activation_clamp > 0 ? 2 : 0;
+  const auto saved = [&m, clamped](double f) { return m.gated_mlp() ? (3 + clamped) * f : 2 * f; };
   double mlp_saved = saved(static_cast<double>(m.ffn_hidden));
   double fc2_inputs = static_cast<double>(m.ffn_hidden); // of mlp_saved, per token
   double moe_kept = 0; // per token, bytes not split the dense way
@@ -101,11 +104,14 @@ double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, in
   if (has(RecomputeModule::layernorm)) // the two norms' outputs, the QKV and FC1 inputs (fp8: TE's copies)
     freed += 2 * (fp8 ? 1 : E) * sb * h / (sequence_parallel ? t : 1);
   const double f = static_cast<double>(m.ffn_hidden);
+  // A clamped unit's concatenated input to the activation is kept inside what is recomputed.
+  const double clamped = m.activation_clamp > 0 ? 2 : 0;
   if (has(RecomputeModule::mlp) && !experts) // FC1's output and the activation's (FC2's input, fp8: 1 byte)
-    freed += sb * ((m.mlp == Mlp::swiglu ? 2 * f : f) * E + f * (fp8 ? 1 : E)) / t;
+    freed += sb * ((m.gated_mlp() ? (2 + clamped) * f : f) * E + f * (fp8 ? 1 : E)) / t;
   if (has(RecomputeModule::moe_act) && experts) {
     const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
-    freed += sb * k * routed * static_cast<double>(m.expert_ffn()) * (fp8 ? 1 : E) / t;
+    const double fe = static_cast<double>(m.expert_ffn());
+    freed += sb * k * routed * (fe * (fp8 ? 1 : E) + clamped * fe * E) / t;
   }
   return freed;
 }
@@ -122,7 +128,7 @@ double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, i
   // hidden-wide partial sum on each rank before its reduce-scatter.
   const double q = static_cast<double>(m.q_hidden());
   double saved = q / t + kv / t;          // wq, wv
-  saved += m.mlp == Mlp::swiglu ? f / t + h : f / t; // w1 and w2, or fc1
+  saved += m.gated_mlp() ? f / t + h : f / t; // w1 and w2, or fc1
   const double core = q / t;              // scaled_dot_product_attention's output
   const double reduce_scattered = tp > 1 ? 2 * h / t : 0;
   const double logsumexp = 4.0 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;

@@ -41,15 +41,33 @@ Kernel norm_pass(const ModelSpec& m, double elements, double bytes_per_element) 
 // 3.3), nb (nb + 1) / 2 run. Key and value heads are read at their own number (grouped-query).
 // Queries and keys are qk_dim wide, values and the output v_dim (multi-head latent attention's
 // differ); the kernel's head dimension is their mean, which gives Q K^T's and P V's FLOPs.
+//
+// Under a sliding window of `window` keys (0: none) the kernel likewise runs only the key blocks
+// that hold a key some query of the block sees (FlashAttention 2.3's local attention, flash-attn
+// csrc/flash_attn/src/flash_fwd_kernel.h: n_block_min from the window's left edge; cuDNN's fused
+// attention takes the window as a diagonal band, TransformerEngine's fused_attn_f16_arbitrary_seqlen.cu,
+// set_diagonal_band_left_bound, and is taken to skip blocks alike): a query block of 128 reads the
+// blocks from the one holding its first query's first key to its own, two for a window of 128.
+double flash_block_fraction(double seq, bool causal, double window) {
+  const double blocks = std::ceil(seq / 128);
+  if (!causal)
+    return 1;
+  if (!(window > 0 && window < seq))
+    return (blocks + 1) / (2 * blocks);
+  double run = 0;
+  for (double q = 0; q < blocks; ++q)
+    run += q - std::floor(std::max(0.0, 128 * q - (window - 1)) / 128) + 1;
+  return run / (blocks * blocks);
+}
+
 Kernel flash_attention_forward(double b, double heads, double groups, double seq, double qk_dim, double v_dim,
-                               double E, bool causal) {
+                               double E, bool causal, double window) {
   const double qkvo = b * (heads + groups) * seq * (qk_dim + v_dim) * E;
   const double logsumexp = 4 * b * heads * seq;
-  const double blocks = std::ceil(seq / 128);
-  const double run = causal ? (blocks + 1) / (2 * blocks) : 1;
+  const double run = flash_block_fraction(seq, causal, window);
   Kernel k = Kernel::attention(seq, seq, (qk_dim + v_dim) / 2, b * heads, 2 * run, qkvo + logsumexp);
   k.attention_shape = {.batch = b, .seq = seq, .heads = heads, .kv_heads = groups, .qk_dim = qk_dim, .v_dim = v_dim,
-                       .causal = causal};
+                       .causal = causal, .window = window};
   return k;
 }
 
@@ -68,6 +86,32 @@ Kernels eager_rmsnorm(double elements, double E) {
 // frequencies, viewed back and cast down: three kernels each.
 Kernels eager_rope(double elements, double E) {
   return {Kernel::memory(elements * (E + 4)), Kernel::memory(elements * 8), Kernel::memory(elements * (4 + E))};
+}
+
+// Megatron-Core's unfused rotary embedding, which YaRN's attention scale takes (megatron/core/
+// models/common/embeddings/rope_utils.py, apply_rotary_pos_emb: the fused kernels only with mscale
+// 1; _apply_rotary_pos_emb_bshd), on queries and keys in turn: cos and sin of the [s, d] frequencies,
+// each scaled and cast (small kernels), then t * cos + rotate_half(t) * sin, rotate_half a negation
+// of one half and a concatenation, and the concatenation with the unrotated rest: six passes over
+// `elements` values of queries and keys together.
+Kernels unfused_scaled_rope(double elements, double table, double E) {
+  Kernels k;
+  for (int i = 0; i < 2; ++i) { // queries, keys
+    for (int t = 0; t < 3; ++t) { // cos and sin: the function, the scale, the cast
+      k.push_back(Kernel::memory(table * 8));
+      k.push_back(Kernel::memory(table * 8));
+    }
+  }
+  const double half = elements / 2; // each tensor's passes, over its share of the elements (summed)
+  k.push_back(pass(half, 0.5, 0.5, E)); // -x2, for queries and keys
+  k.push_back(pass(half, 1, 1, E));     // cat(-x2, x1)
+  k.push_back(pass(half, 1, 1, E));     // t * cos
+  k.push_back(pass(half, 1, 1, E));     // rotate_half(t) * sin
+  k.push_back(pass(half, 2, 1, E));     // the sum
+  k.push_back(pass(half, 1, 1, E));     // cat with the unrotated dimensions (none here)
+  for (const Kernel& again : Kernels(k.end() - 6, k.end()))
+    k.push_back(again); // the same six for the other tensor
+  return k;
 }
 
 } // namespace
@@ -106,7 +150,8 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   // for heads / cp of its heads: 1/cp of the FLOPs, the causal blocks as without it.
   if (m.attention == Attention::flash) {
     const double cp = static_cast<double>(s.cp);
-    Kernel core = flash_attention_forward(b, heads / cp, groups / cp, seq * cp, qk_dim, v_dim, E, m.causal);
+    Kernel core = flash_attention_forward(b, heads / cp, groups / cp, seq * cp, qk_dim, v_dim, E, m.causal,
+                                          static_cast<double>(m.window));
     // Megatron-LM's SelfAttention splits queries, keys and values as views of the QKV projection's
     // output (megatron/core/transformer/attention.py, get_query_key_value_tensors); latent attention
     // concatenates them and makes the value contiguous (multi_latent_attention.py), and context
@@ -188,6 +233,9 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
       k.insert(k.end(), rope.begin(), rope.end());
     } else if (m.position == Position::rope) { // rotate queries and keys (megatron/core/models/common/embeddings/rope_utils.py)
       k.push_back(pass(rotated, 1, 1, E));
+    } else if (m.position == Position::yarn) {
+      const Kernels rope = unfused_scaled_rope(rotated, static_cast<double>(m.seq_len * m.head_dim()), E);
+      k.insert(k.end(), rope.begin(), rope.end());
     }
     // torchtitan's Attention repeats each key and value head for the query heads it serves
     // (torchtitan/models/llama/model.py, repeat_kv: expand, then reshape into a copy) before
@@ -215,6 +263,22 @@ Kernels layer_norm_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   return {norm_pass(m, local, E)};
 }
 
+namespace {
+
+// A gated unit's clamped inputs (model.activation_clamp; megatron/core/fusions/fused_bias_geglu.py,
+// weighted_bias_quick_geglu_impl with clamp_value): the gate and the linear half each clamped, one
+// kernel each, then concatenated again before the fused activation; `f` is the unit's output width
+// x its rows.
+void add_clamp(Kernels& k, const ModelSpec& m, double f, double E) {
+  if (m.activation_clamp <= 0)
+    return;
+  k.push_back(pass(f, 1, 1, E));
+  k.push_back(pass(f, 1, 1, E));
+  k.push_back(pass(2 * f, 1, 1, E));
+}
+
+} // namespace
+
 Kernels mlp_module_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
@@ -222,10 +286,11 @@ Kernels mlp_module_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   const double ffn = static_cast<double>(m.ffn_hidden) / tp;
   const double rows = s.sequence_parallel ? tokens / tp : tokens;
   Kernels k;
-  if (m.mlp == Mlp::swiglu) {
+  if (m.gated_mlp()) {
     // Gate and up projections as one GEMM, then SiLU(gate) * up (megatron/core/transformer/mlp.py,
     // gated_linear_unit; bias_swiglu_impl fuses a bias in when there is one).
     add_linear(k, form, E, tokens, 2 * ffn, h, 1, rows, tokens); // FC1: gate and up (column parallel)
+    add_clamp(k, m, tokens * ffn, E);
     if (form.eager_chains) { // F.silu(w1(x)) * w3(x): two kernels (torchtitan's FeedForward)
       k.push_back(pass(tokens * ffn, 1, 1, E));
       k.push_back(pass(tokens * ffn, 2, 1, E));
@@ -280,7 +345,7 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
   const double local = s.sequence_parallel ? tokens / tp : tokens; // the tokens this rank routes
   const double experts = static_cast<double>(m.experts), top_k = static_cast<double>(m.top_k);
-  const bool swiglu = m.mlp == Mlp::swiglu;
+  const bool swiglu = m.gated_mlp();
   MoeBlock b;
   b.before_dispatch.push_back(norm_pass(m, local * h, E)); // layernorm (or RMSNorm) 2
   // megatron/core/transformer/moe/router.py, TopKRouter: logits = hidden x [h, experts], then
@@ -303,9 +368,18 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   const double f = static_cast<double>(m.expert_ffn()) / tp;
   add_linear(b.experts, form, E, rows, swiglu ? 2 * f : f, h, held, rows, rows); // FC1 (gate and up)
   b.experts.back().grouped = true;
+  add_clamp(b.experts, m, rows * held * f, E);
   b.experts.push_back(pass(rows * held * f, swiglu ? 2 : 1, 1, E));     // SwiGLU or GeLU
   add_linear(b.experts, form, E, rows, h, f, held, rows, rows);                  // FC2
   b.experts.back().grouped = true;
+  if (m.bias) {
+    // FC2's bias outside the grouped GEMM, each expert's rows plus its bias times their router
+    // probabilities, then the experts' outputs concatenated (megatron/core/transformer/moe/
+    // experts.py, TEGroupedMLP._apply_bias); FC1's is in its GEMM's epilogue.
+    for (double e = 0; e < held; ++e)
+      b.experts.push_back(pass(rows * h, 2, 2, E));
+    b.experts.push_back(pass(rows * held * h, 1, 1, E));
+  }
   // Unpermute: each copy scaled by its router probability and summed back into its token.
   b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
   if (m.shared_expert_ffn_hidden > 0) {
@@ -321,16 +395,23 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
 }
 
 Kernels moe_activation_forward(const ModelSpec& m, const Shard& s) {
-  // The experts' block runs FC1 (grouped), the activation, FC2: the activation is the kernel after
-  // the first grouped GEMM.
+  // The experts' block runs FC1 (grouped), the activation, FC2: the activation is the elementwise
+  // kernels after the first grouped GEMM (a clamped unit's clamps and concatenation with it).
   const MoeBlock b = moe_block_forward(m, s, KernelForm{});
+  Kernels act;
   for (size_t i = 0; i + 1 < b.experts.size(); ++i)
-    if (b.experts[i].kind == Kernel::Kind::gemm && b.experts[i].grouped)
-      return {b.experts[i + 1]};
-  return {};
+    if (b.experts[i].kind == Kernel::Kind::gemm && b.experts[i].grouped) {
+      for (size_t j = i + 1; j < b.experts.size() && b.experts[j].kind == Kernel::Kind::memory; ++j)
+        act.push_back(b.experts[j]);
+      break;
+    }
+  return act;
 }
 
-Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i) {
+Kernels layer_forward(const ModelSpec& model, const Shard& s, const KernelForm& form, int64_t i) {
+  ModelSpec m = model;
+  if (!model.is_windowed_layer(i))
+    m.window = 0; // layer i attends to every key before each query
   if (!m.is_moe_layer(i))
     return transformer_forward(m, s, form);
   Kernels k = attention_block_forward(m, s, form);
@@ -345,7 +426,7 @@ Kernels every_second_matmul_rerun(const ModelSpec& m, const Kernels& attention, 
   // Per GEMM of the block in order, the part of it rerun: the key projection's share of QKV, the
   // output projection; the up projection's half of gate-and-up (SwiGLU) or FC2 (GeLU).
   const std::vector<double> attention_rerun = {kv / (q + 2 * kv), 1.0};
-  const std::vector<double> mlp_rerun = m.mlp == Mlp::swiglu ? std::vector<double>{0.5, 0.0} : std::vector<double>{0.0, 1.0};
+  const std::vector<double> mlp_rerun = m.gated_mlp() ? std::vector<double>{0.5, 0.0} : std::vector<double>{0.0, 1.0};
   Kernels rerun;
   const auto add = [&rerun](const Kernels& block, const std::vector<double>& gemm_parts) {
     size_t gemm = 0;
@@ -421,7 +502,7 @@ Kernels embedding_forward(const ModelSpec& m, const Shard& s) {
   const double E = element_bytes(s.precision);
   const double act = static_cast<double>(s.micro_batch * m.seq_len * m.hidden);
   // Token and position lookups, their sum, and embedding dropout; rotary positions have no table.
-  if (m.position == Position::rope)
+  if (m.rotary())
     return {pass(act, 0, 1, E), Kernel::memory(act * (2 * E + 1))};
   return {pass(act, 0, 1, E), pass(act, 0, 1, E), pass(act, 2, 1, E), Kernel::memory(act * (2 * E + 1))};
 }
@@ -466,14 +547,16 @@ double attention_parameters(const ModelSpec& m, double t) {
   const double q = static_cast<double>(m.q_hidden()), qkv = q + 2 * static_cast<double>(m.kv_hidden());
   // --qk-layernorm: a norm of head_dim weights (and biases, LayerNorm) for queries and one for keys.
   const double qk_norms = m.qk_layernorm ? 2 * static_cast<double>(m.head_dim()) * (m.norm == Norm::layernorm ? 2 : 1) : 0;
-  return (qkv * h + q * h + (m.bias ? qkv : 0)) / t + bias + norm + qk_norms;
+  // Attention sinks: a logit per head, split with the heads (TransformerEngine's softmax_offset).
+  const double sinks = m.attention_sinks ? static_cast<double>(m.heads) : 0;
+  return (qkv * h + q * h + (m.bias ? qkv : 0) + sinks) / t + bias + norm + qk_norms;
 }
 
 // An MLP of width f on one tensor-parallel rank: FC1 column-parallel (gate and up with SwiGLU, its
 // bias split), FC2 row-parallel (its bias whole); no norm.
 double mlp_parameters(const ModelSpec& m, double f, double t) {
   const double h = static_cast<double>(m.hidden);
-  const double up = m.mlp == Mlp::swiglu ? 2 * f : f; // FC1's output width
+  const double up = m.gated_mlp() ? 2 * f : f; // FC1's output width
   return (up * h + f * h + (m.bias ? up : 0)) / t + (m.bias ? h : 0);
 }
 
@@ -551,7 +634,7 @@ std::vector<double> layer_parameter_tensors(const ModelSpec& m, int64_t tp) {
   const double t = static_cast<double>(tp), h = static_cast<double>(m.hidden);
   const double kv = static_cast<double>(m.kv_hidden()), f = static_cast<double>(m.ffn_hidden);
   const double q = static_cast<double>(m.q_hidden());
-  const double up = m.mlp == Mlp::swiglu ? 2 * f : f;
+  const double up = m.gated_mlp() ? 2 * f : f;
   std::vector<double> tensors;
   // Column-parallel projections split weight and bias over tp; row-parallel ones keep the bias whole.
   linear(tensors, m, q * h / t, q / t);   // q

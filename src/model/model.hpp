@@ -61,6 +61,7 @@ struct Kernel {
   struct AttentionShape {
     double batch = 1, seq = 0, heads = 0, kv_heads = 0, qk_dim = 0, v_dim = 0;
     bool causal = true;
+    double window = 0; // a sliding window's keys (0: none)
     bool qkv_contiguous = false; // queries, keys and values tensors of their own, not views of one projection
     bool runs_whole = true;
   };

@@ -158,9 +158,11 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_enum(m.attention, Attention::flash, at("model.attention"));
   check_int(m.kv_heads, at("model.kv_heads"), 0);
   check_int(m.head_width, at("model.head_dim"), 0, &kMaxHidden);
-  check_enum(m.mlp, Mlp::swiglu, at("model.mlp"));
+  check_int(m.window, at("model.window"), 0, &kMaxSeqLen);
+  check_int(m.full_attention_every, at("model.full_attention_every"), 0, &kMaxLayers);
+  check_enum(m.mlp, Mlp::quick_geglu, at("model.mlp"));
   check_enum(m.norm, Norm::rmsnorm, at("model.norm"));
-  check_enum(m.position, Position::rope, at("model.position"));
+  check_enum(m.position, Position::yarn, at("model.position"));
   check_int(t.global_batch, at("training.global_batch"), 1);
   check_int(t.micro_batch, at("training.micro_batch"), 1);
   check_enum(t.precision, Precision::bf16, at("training.precision"));
@@ -184,6 +186,9 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(m.qk_head_dim, at("model.qk_head_dim"), 0, &kMaxHidden);
   check_int(m.qk_pos_emb_head_dim, at("model.qk_pos_emb_head_dim"), 0, &kMaxHidden);
   check_int(m.v_head_dim, at("model.v_head_dim"), 0, &kMaxHidden);
+  if (!(m.activation_clamp >= 0 && m.activation_clamp <= 1e6))
+    throw InputError(at("model.activation_clamp"),
+                     fmt::format("{} is not valid (expected a number > 0, e.g. 7; 0 for none)", m.activation_clamp));
   if (m.capacity_factor && !(*m.capacity_factor > 0 && *m.capacity_factor <= 1e6))
     throw InputError(at("model.capacity_factor"),
                      fmt::format("{} is not valid (expected a number > 0, e.g. 1.25)", *m.capacity_factor));
@@ -387,6 +392,20 @@ void check_consistency(const Workload& w, const std::string& f) {
                      fmt::format("{} heads do not divide hidden {} (heads must divide hidden, or give each head's "
                                  "width as model.head_dim)",
                                  m.heads, m.hidden));
+  if (m.full_attention_every > 0 && m.window == 0)
+    throw InputError(f + ": model.full_attention_every",
+                     "applies to sliding-window attention only (give model.window, the keys each query attends to)");
+  if (m.window > 0 && !m.causal)
+    throw InputError(f + ": model.window",
+                     "applies to causal attention only (a window of the keys before each query: model.causal true)");
+  // TransformerEngine's context-parallel attention passes whole key blocks round its ring; simgpt
+  // prices no window across it.
+  if (m.window > 0 && w.parallelism.cp > 1)
+    throw InputError(f + ": model.window",
+                     "sliding-window attention with context parallelism is not modelled (use parallelism.cp 1)");
+  if (m.activation_clamp > 0 && !m.gated_mlp())
+    throw InputError(f + ": model.activation_clamp",
+                     "applies to a gated MLP only (model.mlp swiglu or quick_geglu)");
   int64_t layer_groups = p.pp * (p.schedule == Schedule::interleaved ? p.chunks : 1);
   if (p.partition == Partition::listed) {
     if (static_cast<int64_t>(p.stage_layers.size()) != layer_groups)

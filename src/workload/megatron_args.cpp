@@ -25,7 +25,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 36> kDirect{{
+constexpr std::array<Direct, 37> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -39,6 +39,7 @@ constexpr std::array<Direct, 36> kDirect{{
     {"pipeline_model_parallel_size", "parallelism", "pp", ""},
     {"zero_stage", "parallelism", "zero", ""}, // Megatron-DeepSpeed
     {"swiglu", "model", "mlp", "swiglu"},
+    {"quick_geglu", "model", "mlp", "quick_geglu"},
     {"disable_bias_linear", "model", "bias", "false"},
     {"untie_embeddings_and_output_weights", "model", "tie_embeddings", "false"},
     {"use_flash_attn", "model", "attention", "flash"},
@@ -79,7 +80,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 23> kComputed{
+constexpr std::array<std::string_view, 25> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -89,7 +90,8 @@ constexpr std::array<std::string_view, 23> kComputed{
     "make_vocab_size_divisible_by", "tokenizer_type",
     "num_layers_per_virtual_pipeline_stage", "num_virtual_stages_per_pipeline_rank",
     "multi_latent_attention",  kLatentDims[0], kLatentDims[1], kLatentDims[2], kLatentDims[3], kLatentDims[4],
-    "qk_layernorm",
+    "qk_layernorm",            "window_size",
+    "window_attn_skip_freq",
 };
 
 // Flags among kComputed.
@@ -253,8 +255,38 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   if (args.contains("position_embedding_type"))
     tree.set("model", "position",
              choose(args["position_embedding_type"], at("position_embedding_type"),
-                    {{"learned_absolute", "learned"}, {"rope", "rope"}}),
+                    {{"learned_absolute", "learned"}, {"rope", "rope"}, {"yarn", "yarn"}}),
              "position_embedding_type");
+  // megatron/training/arguments.py: --window-size (left, right), query i attending to keys
+  // i - left .. i + right (TransformerEngine's window_size); --window-attn-skip-freq N, every Nth
+  // layer full (megatron/core/transformer/utils.py, is_layer_window_attention).
+  if (args.contains("window_size")) {
+    // tuple_type: "127,0" or "(127,0)", the parentheses stripped and split at commas.
+    std::string value = args["window_size"];
+    const size_t open = value.find_first_not_of("("), close = value.find_last_not_of(")");
+    const std::string inner = open == std::string::npos ? "" : value.substr(open, close - open + 1);
+    const size_t comma = inner.find(',');
+    const auto integer = [](std::string part) { // int() allows spaces around the digits
+      part.erase(0, part.find_first_not_of(' '));
+      part.erase(part.find_last_not_of(' ') + 1);
+      return Tree::parse_integer(part);
+    };
+    const std::optional<int64_t> left = comma == std::string::npos ? std::nullopt : integer(inner.substr(0, comma));
+    const std::optional<int64_t> right = comma == std::string::npos ? std::nullopt : integer(inner.substr(comma + 1));
+    if (!left || !right || *left < 0 || *right != 0 || *left >= std::numeric_limits<int32_t>::max())
+      throw InputError(at("window_size"), fmt::format("'{}' is not a causal window simgpt models (expected LEFT,0 "
+                                                      "with LEFT >= 0, e.g. (127,0))",
+                                                      echo(value)));
+    tree.set("model", "window", std::to_string(*left + 1), "window_size");
+  }
+  if (args.contains("window_attn_skip_freq")) {
+    if (!args.contains("window_size"))
+      notes.push_back("window_attn_skip_freq: Megatron uses it only with --window-size");
+    else
+      tree.set("model", "full_attention_every",
+               std::to_string(positive(args["window_attn_skip_freq"], at("window_attn_skip_freq"))),
+               "window_attn_skip_freq");
+  }
   if (args.contains("recompute_granularity"))
     tree.set("training", "recompute",
              choose(args["recompute_granularity"], at("recompute_granularity"),

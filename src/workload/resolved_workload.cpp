@@ -36,6 +36,14 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
     model["head_dim"] = m.head_width;
   if (m.qk_layernorm)
     model["qk_layernorm"] = true;
+  if (m.window > 0) // the sliding-window keys, written only when given
+    model["window"] = m.window;
+  if (m.full_attention_every > 0)
+    model["full_attention_every"] = m.full_attention_every;
+  if (m.attention_sinks)
+    model["attention_sinks"] = true;
+  if (m.activation_clamp > 0)
+    model["activation_clamp"] = m.activation_clamp;
   model["seq_len"] = m.seq_len;
   model["vocab"] = m.vocab;
   model["ffn_hidden"] = m.ffn_hidden;

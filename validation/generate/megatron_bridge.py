@@ -77,14 +77,27 @@ SHAPES = {
                         "layers": 94, "hidden": 4096, "heads": 64, "kv_heads": 4, "head_dim": 128,
                         "qk_layernorm": "true", "ffn_hidden": 12288, "vocab": 151936, "dense_layers": 0,
                         "experts": 128, "top_k": 8, "moe_ffn_hidden": 1536, "shared_expert_ffn_hidden": 0},
+    # GPT-OSS 120B (v0.2.0:src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py: GPTOSSProvider120B;
+    # from v0.3.1 src/megatron/bridge/models/gpt_oss/gpt_oss_bridge.py over openai/gpt-oss-120b's
+    # config): 36 layers, all MoE, hidden 2880, 64 heads of kv_channels 64 and 8 query groups, 128
+    # experts top-4 of 2880, no shared expert, add_bias_linear (QKV, projection, experts, router),
+    # RMSNorm, quick_gelu gated unit (glu_linear_offset 1) clamped at 7 (activation_func_clamp_value),
+    # YaRN rotary positions, window_size (128, 0) to v0.3.1 and (127, 0) from v0.4.0 (HF's
+    # sliding_window - 1) on layers window_attn_skip_freq 2 leaves windowed, softmax_type learnable
+    # (sinks), untied embeddings, vocab 201088 (not padded: the perf runs' NullTokenizer keeps the
+    # model's vocab_size, v0.4.0:src/megatron/bridge/training/setup.py).
+    "gpt_oss_120b": {"cite": "src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py: GPTOSSProvider120B",
+                     "layers": 36, "hidden": 2880, "heads": 64, "kv_heads": 8, "head_dim": 64, "ffn_hidden": 2880,
+                     "vocab": 201088, "dense_layers": 0, "experts": 128, "top_k": 4, "moe_ffn_hidden": 2880,
+                     "shared_expert_ffn_hidden": 0, "mlp": "quick_geglu", "activation_clamp": 7,
+                     "position": "yarn", "bias": "true", "full_attention_every": 2, "attention_sinks": "true"},
 }
 
 # A heading's model name -> the SHAPES key, or the reason simgpt cannot express it (with its source).
 MODELS = {
     "LLAMA3_8B": "llama3_8b", "LLAMA3_70B": "llama3_70b", "LLAMA3.1_405B": "llama31_405b",
     "DeepSeekV3": "deepseek_v3",
-    "GPT OSS 120B": ("GPT-OSS 120B (src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py): sliding-window "
-                     "attention (window_size 128) on every second layer, attention sinks"),
+    "GPT OSS 120B": "gpt_oss_120b",
     "Qwen3_30B_a3B": "qwen3_30b_a3b", "Qwen3_235B_a22B": "qwen3_235b_a22b",
     "Kimi_K2": ("Kimi K2: the Muon optimizer (the table's note: \\\"Muon optimizer was used\\\"; "
                 "training.optimizer has adam, sgd and sgd_momentum only)"),
@@ -173,6 +186,55 @@ for _release, _tag in RELEASES.items():
         else:
             _path = "scripts/performance/configs/qwen/qwen3_workload_base_configs.py"
         PRESETS[(_shape, "*", _release)] = (f"{_tag}:{_path}", QWEN3_UNMODELLED)
+
+# GPT-OSS's window (keys a query sees): window_size (128, 0), 129 keys, in the provider to v0.3.1;
+# (sliding_window - 1, 0), 128 keys, from v0.4.0 (gpt_oss_bridge.py).
+GPT_OSS_WINDOW = {"v0.2.0": 129, "v0.3.0": 129, "v0.3.1": 129}
+
+# GPT-OSS's presets by (release, GPU): the file, selective recompute's modules where they take
+# effect (recompute_granularity selective: from v0.3.0; v0.2.0's helper set the modules only), and
+# what else the preset sets that simgpt does not model. scripts/performance/configs/gpt_oss/
+# gpt_oss_workload_base_configs.py (v0.3.0 to v0.5.1; workload_base_configs.py at v0.2.0), the
+# per-GPU src/megatron/bridge/perf_recipes/gpt_oss/<gpu>/gpt_oss.py at v0.6.0.
+GPT_OSS_GRAPHS = "cuda_graph_impl transformer_engine (attn, moe_router, moe_preprocess)"
+GPT_OSS_FULL = ("cuda_graph_scope full_iteration with moe_expert_rank_capacity_factor 1.5 (expert inputs padded "
+                "to 1.5x), moe_flex_dispatcher_backend hybridep with moe_a2a_overlap, the TransformerEngine op "
+                "fuser's grouped MLP, fp8 dot-product attention")
+GPT_OSS_PRESETS = {}
+for _release, _tag in RELEASES.items():
+    if _release in ("25.09",):
+        continue
+    if _tag == "v0.2.0":
+        _path = "scripts/performance/configs/gpt_oss/workload_base_configs.py"
+    elif _tag == "v0.6.0":
+        _path = "src/megatron/bridge/perf_recipes/gpt_oss/<gpu>/gpt_oss.py"
+    else:
+        _path = "scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py"
+    _selective = _tag != "v0.2.0"
+    for _gpu in ("H100", "B200", "GB200", "B300", "GB300"):
+        _modules, _unmodelled = None, []
+        if _gpu in ("H100", "B200", "GB200") and _selective:
+            _modules = "layernorm,moe_act"
+        if _gpu in ("B300", "GB300"):
+            _unmodelled.append(GPT_OSS_GRAPHS)
+        if _tag == "v0.4.0" and _gpu in ("GB200", "B200", "B300"):
+            _unmodelled.append("moe_flex_dispatcher_backend hybridep" +
+                               (" with moe_a2a_overlap" if _gpu == "GB200" else ""))
+        elif _tag not in ("v0.2.0", "v0.3.0", "v0.3.1") and _gpu == "B300":
+            _unmodelled.append("moe_flex_dispatcher_backend hybridep")
+        elif _tag not in ("v0.2.0", "v0.3.0", "v0.3.1") and _gpu == "GB200":
+            _unmodelled.append("moe_a2a_overlap")
+        PRESETS[("gpt_oss_120b", _gpu, _release)] = (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
+                                                     _unmodelled)
+        GPT_OSS_PRESETS[(_gpu, _release, "bf16")] = _modules
+    # The MXFP8 presets (v0.5.0 on, GB300 and GB200): a full-iteration CUDA graph and what comes with it
+    # (v0.5.1:scripts/performance/configs/gpt_oss/gpt_oss_llm_pretrain.py, set_full_iter_cg_configs);
+    # GB200's recompute_modules [] (selective of nothing).
+    for _gpu in ("GB200", "GB300"):
+        GPT_OSS_PRESETS[(_gpu, _release, "mxfp8")] = None
+        if _tag in ("v0.5.0", "v0.5.1", "v0.6.0"):
+            PRESETS[("gpt_oss_120b", _gpu + "-mxfp8", _release)] = (
+                f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}", [GPT_OSS_FULL])
 
 VOCAB_DIVISIBLE_BY = 128
 # Where DeepSeek-V3's recipe sets mtp_num_layers 1 (v0.6.0 moved the recipes into per-GPU folders).
@@ -329,7 +391,12 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         # The table's workload is Llama's (kv_heads 8): a model without grouped queries (latent
         # attention's every head its own keys and values) sets as many as its heads.
         sets.append(("model.kv_heads", shape.get("kv_heads", shape["heads"])))
-        sets += [(f"model.{k}", shape[k]) for k in ("head_dim", "qk_layernorm") if k in shape]
+        sets += [(f"model.{k}", shape[k]) for k in ("head_dim", "qk_layernorm", "mlp", "activation_clamp",
+                                                    "position", "bias") if k in shape]
+        if shape_key == "gpt_oss_120b":
+            sets += [("model.window", GPT_OSS_WINDOW.get(tag, 128)),
+                     ("model.full_attention_every", shape["full_attention_every"]),
+                     ("model.attention_sinks", shape["attention_sinks"])]
         if "experts" in shape:
             sets += [(f"model.{k}", shape[k]) for k in ("dense_layers", "experts", "top_k", "moe_ffn_hidden",
                                                         "shared_expert_ffn_hidden")]
@@ -371,7 +438,12 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         sets.append(("framework_options.collectives.dp_overlap", "true"))
         if recipe:
             sets += [("training.fp8", "hybrid"), ("training.fp8_recipe", recipe)]
-        sets.append(("training.recompute", "none"))
+        modules = GPT_OSS_PRESETS.get((system.replace("DGX-", ""), container, "mxfp8" if recipe else "bf16")) \
+            if shape_key == "gpt_oss_120b" else None
+        if modules:  # the preset's recompute_modules under recompute_granularity selective
+            sets += [("training.recompute", "selective"), ("training.recompute_modules", f'"{modules}"')]
+        else:
+            sets.append(("training.recompute", "none"))
         if gpus % SYSTEMS[system][1]:
             sets.append(("placement.gpus", gpus))
         family = "deepseek_v3" if shape_key == "deepseek_v3" else "llama"
@@ -381,7 +453,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             unmodelled.append("tp_comm_overlap where the tensor-parallel group shares links with data-parallel "
                               "or pipeline traffic (simgpt overlaps isolated groups' collectives only)")
         gpu = system.replace("DGX-", "")
-        preset = PRESETS.get((shape_key, gpu, container)) or PRESETS.get((shape_key, "*", container))
+        preset = (PRESETS.get((shape_key, gpu + "-" + (recipe or ""), container)) or PRESETS.get((shape_key, gpu, container))
+                  or PRESETS.get((shape_key, "*", container)))
         if preset is None:
             fail(f"{name}: {container} {model_name} {system}", "no preset recorded")
         unmodelled += preset[1]

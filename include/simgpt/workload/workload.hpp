@@ -79,9 +79,11 @@ constexpr std::span<const EnumName<Attention>> enum_names(Attention) { return kA
 
 // The MLP's activation: `gelu`, two projections (h -> ffn -> h); `swiglu`, a gated linear unit
 // with a SiLU gate (Shazeer 2020, arXiv 2002.05202; Llama): a fused gate-and-up projection
-// h -> 2 ffn, SiLU(gate) * up, then ffn -> h (Megatron-LM --swiglu).
-enum class Mlp { gelu, swiglu };
-inline constexpr EnumName<Mlp> kMlpNames[] = {{Mlp::gelu, "gelu"}, {Mlp::swiglu, "swiglu"}};
+// h -> 2 ffn, SiLU(gate) * up, then ffn -> h (Megatron-LM --swiglu); `quick_geglu`, the same gated
+// unit with a quick-GELU gate, x sigmoid(1.702 x), times (up + 1) (GPT-OSS; Megatron-Core's
+// quick_gelu activation with gated_linear_unit and glu_linear_offset 1, fused_bias_geglu.py).
+enum class Mlp { gelu, swiglu, quick_geglu };
+inline constexpr EnumName<Mlp> kMlpNames[] = {{Mlp::gelu, "gelu"}, {Mlp::swiglu, "swiglu"}, {Mlp::quick_geglu, "quick_geglu"}};
 constexpr std::span<const EnumName<Mlp>> enum_names(Mlp) { return kMlpNames; }
 
 // The normalisation before each block and at the end: LayerNorm (a scale and a bias per
@@ -91,9 +93,12 @@ inline constexpr EnumName<Norm> kNormNames[] = {{Norm::layernorm, "layernorm"}, 
 constexpr std::span<const EnumName<Norm>> enum_names(Norm) { return kNormNames; }
 
 // Positions: a learned table added to the token embedding (GPT-2/3), or rotary embeddings applied
-// to queries and keys in every layer (RoPE, Su et al. 2021, arXiv 2104.09864; Llama), no table.
-enum class Position { learned, rope };
-inline constexpr EnumName<Position> kPositionNames[] = {{Position::learned, "learned"}, {Position::rope, "rope"}};
+// to queries and keys in every layer (RoPE, Su et al. 2021, arXiv 2104.09864; Llama), no table;
+// `yarn`, rotary embeddings with YaRN's frequencies and attention scale (Peng et al. 2023, arXiv
+// 2309.00071; GPT-OSS), which Megatron-Core applies unfused (its scale is not 1: rope_utils.py).
+enum class Position { learned, rope, yarn };
+inline constexpr EnumName<Position> kPositionNames[] = {
+    {Position::learned, "learned"}, {Position::rope, "rope"}, {Position::yarn, "yarn"}};
 constexpr std::span<const EnumName<Position>> enum_names(Position) { return kPositionNames; }
 
 enum class Schedule { gpipe, one_f_one_b, interleaved };
@@ -190,6 +195,19 @@ struct ModelSpec {
   // --qk-layernorm, megatron/core/transformer/attention.py, q_layernorm and k_layernorm of
   // hidden_size_per_attention_head; Qwen3): head_dim weights each, whole on every tensor rank.
   bool qk_layernorm = false;
+  // Sliding-window attention (Beltagy et al. 2020, arXiv 2004.05150; Mistral, GPT-OSS): each query
+  // attends to the `window` keys up to itself (Megatron-Core's window_size (window - 1, 0)); 0: all
+  // before it. With full_attention_every n, layers n, 2n, ... (counted from 1) keep full attention
+  // and the rest are windowed (Megatron-Core's window_attn_skip_freq,
+  // megatron/core/transformer/utils.py, is_layer_window_attention); 0: every layer windowed.
+  int64_t window = 0;
+  int64_t full_attention_every = 0;
+  // A learned sink logit per head in each softmax's denominator (GPT-OSS; Megatron-Core's
+  // softmax_type learnable, TransformerEngine's softmax_offset): heads parameters a layer.
+  bool attention_sinks = false;
+  // The gated unit's inputs clamped to [-clamp, clamp] (the gate above only) before the activation
+  // (Megatron-Core's activation_func_clamp_value; GPT-OSS's 7); 0: none.
+  double activation_clamp = 0;
 
   int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
@@ -199,6 +217,12 @@ struct ModelSpec {
   int64_t qk_head_width() const { return latent_attention ? qk_head_dim + qk_pos_emb_head_dim : head_dim(); }
   int64_t v_head_width() const { return latent_attention ? v_head_dim : head_dim(); }
   bool moe() const { return experts > 0; }
+  bool gated_mlp() const { return mlp != Mlp::gelu; } // FC1 makes a gate and an up projection
+  bool rotary() const { return position != Position::learned; }
+  // Layer i (from 0) attends within its window.
+  bool is_windowed_layer(int64_t i) const {
+    return window > 0 && (full_attention_every == 0 || (i + 1) % full_attention_every != 0);
+  }
   int64_t expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
   int64_t moe_layers() const { return moe() ? layers - dense_layers : 0; }
   // Layer i (from 0) has experts.
