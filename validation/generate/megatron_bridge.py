@@ -436,6 +436,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if zero and not (shape_key == "deepseek_v3" and recipe == "mxfp8"):
             sets.append(("parallelism.overlap_param_gather", "true"))
         sets.append(("framework_options.collectives.dp_overlap", "true"))
+        # Every performance config sets grad_reduce_in_fp32 False (RECIPES; v0.1.0rc4's YAMLs, the
+        # <family>_llm_pretrain.py configs from v0.2.0, v0.6.0:src/megatron/bridge/perf_recipes/_common.py):
+        # Megatron-Core's DDP then keeps and reduces the gradients in the parameters' bf16
+        # (megatron/core/distributed/param_and_grad_buffer.py: grad_dtype), not the megatron profile's fp32.
+        sets.append(("framework_options.memory.fp32_grads_with_bf16", "false"))
         if recipe:
             sets += [("training.fp8", "hybrid"), ("training.fp8_recipe", recipe)]
         modules = GPT_OSS_PRESETS.get((system.replace("DGX-", ""), container, "mxfp8" if recipe else "bf16")) \
@@ -503,7 +508,8 @@ DESCRIPTION = """\
   pages' footnote), as simgpt routes. Settings from Megatron-Bridge at each container's tag (25.09
   v0.1.0rc4, 25.11 v0.2.0, 26.02 v0.3.0, 26.02.01 v0.3.1, 26.04 v0.4.0, 26.04.01 v0.4.2, 26.06 v0.5.0,
   26.06.01 v0.5.1, 26.08 v0.6.0): the recipes' distributed optimizer (zero 1) with overlap_grad_reduce
-  (collectives.dp_overlap) and overlap_param_gather, sequence parallelism with tp > 1, the interleaved
+  (collectives.dp_overlap) and overlap_param_gather, gradients kept and reduced in bf16
+  (grad_reduce_in_fp32 false), sequence parallelism with tp > 1, the interleaved
   schedule with VP chunks, context parallelism's p2p ring, bf16 with TransformerEngine fp8 current
   scaling (FP8, FP8-CS) or MXFP8 (MXFP8, FP8-MX), no recompute unless the row's preset sets modules;
   vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
