@@ -235,8 +235,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // is every layer's size).
   const auto cost_layers = [&](bool windowed, LayerCost& dense, LayerCost& moe_layer) {
     double dense_count = 0, moe_count = 0;
-    for (int64_t i = 0; i < w.model.layers; ++i)
-      if (w.model.is_windowed_layer(i) == windowed)
+    for (int64_t i = 0; i < w.model.layers + w.model.mtp_layers; ++i) // multi-token prediction's unwindowed
+      if ((i < w.model.layers && w.model.is_windowed_layer(i)) == windowed)
         ++(w.model.is_moe_layer(i) ? moe_count : dense_count);
     const ModelSpec lm = attention_model(windowed);
     const Kernels attention = attention_block_forward(lm, shard, form);
@@ -283,6 +283,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const Kernels head = head_forward(model, shard);
   account_block(plan.kernels, cost, embedding, micro_batches, false);
   account_block(plan.kernels, cost, head, micro_batches, false);
+  // Multi-token prediction's modules beside their layers, on the last virtual stage.
+  const int mtp = static_cast<int>(w.model.mtp_layers);
+  const Kernels mtp_block = mtp > 0 ? mtp_forward(model, shard, form) : Kernels{};
+  if (mtp > 0)
+    account_block(plan.kernels, cost, mtp_block, mtp * micro_batches, false);
+  if (mtp > 0 && profile.dp_per_tensor)
+    throw InputError("collectives.dp_per_tensor",
+                     "lists the tensors of dense GPT layers only: not with multi-token prediction (use false)");
   const double optimizer_bandwidth = cost.gpu().memory_bandwidth * cost.gpu().memory_efficiency;
   const double opt_bytes = optimizer_bytes_per_parameter(w.training);
   const int virtual_stages = plan.pp * plan.chunks;
@@ -292,7 +300,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   int first_layer = 0;
   for (int v = 0; v < virtual_stages; ++v) {
     StageCost c;
-    const int layers = layer_counts[static_cast<size_t>(v)];
+    // The last virtual stage runs multi-token prediction's layers after the model's (Megatron-
+    // Core builds them where the loss is, multi_token_prediction.py: mtp_on_this_rank), indexed
+    // after the model's layers.
+    const int layers = layer_counts[static_cast<size_t>(v)] + (v == virtual_stages - 1 ? mtp : 0);
     c.layers = layers;
     c.first_layer = first_layer;
     double layer_params = 0;
@@ -323,6 +334,16 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       }
       if (profile.dp_per_tensor)
         c.head_grad_tensors = grad_tensors(std::move(tensors));
+      if (mtp > 0) {
+        c.head_forward += mtp * cost.seconds(mtp_block);
+        c.head_backward += mtp * cost.seconds(backward_of(mtp_block));
+        head_params += mtp_parameters(w.model, par.tp);
+        // The modules embed with the model's word embedding: a pipelined model's last stage holds
+        // a copy, kept equal to the first's as a tied one is (megatron/core/models/common/
+        // language_module/language_module.py, setup_embeddings_and_output_layer).
+        if (virtual_stages > 1 && !w.model.tie_embeddings)
+          head_params += static_cast<double>(w.model.vocab * w.model.hidden / par.tp);
+      }
     }
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;

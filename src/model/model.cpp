@@ -526,6 +526,32 @@ Kernels head_forward(const ModelSpec& m, const Shard& s) {
   return k;
 }
 
+Kernels mtp_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double h = static_cast<double>(m.hidden), tp = static_cast<double>(s.tp);
+  const double rows = s.sequence_parallel ? tokens / tp : tokens;
+  // megatron/core/transformer/multi_token_prediction.py, MultiTokenPredictionLayer: the shifted
+  // tokens' embedding (the model's own, _get_embeddings), enorm and hnorm, their concatenation
+  // [s, b, 2h], eh_proj (column parallel, 2h -> h, no bias), its output gathered whole over tp;
+  // after the layer, its final layernorm and the LM head again (process_mtp_loss).
+  Kernels k = embedding_forward(m, s);
+  k.push_back(norm_pass(m, rows * h, E));
+  k.push_back(norm_pass(m, rows * h, E));
+  k.push_back(pass(rows * 2 * h, 1, 1, E));
+  add_linear(k, form, E, tokens, h / tp, 2 * h, 1, rows, tokens);
+  if (s.tp > 1)
+    k.push_back(pass(tokens * h, 1, 1, E)); // gathered along the hidden dimension
+  const Kernels head = head_forward(m, s);
+  k.insert(k.end(), head.begin(), head.end());
+  return k;
+}
+
+double mtp_parameters(const ModelSpec& m, int64_t tp) {
+  const double h = static_cast<double>(m.hidden);
+  const double norms = 3 * static_cast<double>(m.hidden) * (m.norm == Norm::layernorm ? 2 : 1);
+  return static_cast<double>(m.mtp_layers) * (2 * h * h / static_cast<double>(tp) + norms);
+}
 
 namespace {
 double norm_parameters(const ModelSpec& m) {
@@ -722,8 +748,16 @@ ForwardFlops forward_flops_per_step(const Workload& w) {
   f.layers = static_cast<double>(w.model.layers - moe_layers) * sum_flops(transformer_forward(counted, whole, form));
   if (moe_layers > 0)
     f.layers += static_cast<double>(moe_layers) * sum_flops(layer_forward(counted, whole, form, w.model.layers - 1));
-  f.layers -= static_cast<double>(w.model.layers) * uncounted;
-  f.core = static_cast<double>(w.model.layers) * (core - uncounted);
+  // Multi-token prediction, as Megatron-LM counts it (num_floating_point_operations: the modules'
+  // layers as the model's last, eh_proj's 2h x h, the logits once more each).
+  const double mtp = static_cast<double>(w.model.mtp_layers);
+  const double tokens = static_cast<double>(w.training.global_batch * w.model.seq_len);
+  const double h = static_cast<double>(w.model.hidden);
+  f.layers += mtp * (sum_flops(layer_forward(counted, whole, form, w.model.layers - 1)) + 2 * tokens * 2 * h * h);
+  f.head *= 1 + mtp;
+  const double cores = static_cast<double>(w.model.layers) + mtp;
+  f.layers -= cores * uncounted;
+  f.core = cores * (core - uncounted);
   return f;
 }
 

@@ -199,6 +199,12 @@ Kernels backward_of(const Kernels& forward);
 Kernels embedding_forward(const ModelSpec& m, const Shard& s);
 // Output layer on the last stage: LM head with softmax cross-entropy, or a classifier.
 Kernels head_forward(const ModelSpec& m, const Shard& s);
+// One multi-token prediction module's kernels beside its transformer layer (model.mtp_layers): the
+// shifted tokens' embedding, the two norms and eh_proj, the final norm and the LM head again.
+Kernels mtp_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
+// The mtp_layers modules' weights beside their transformer layers on one tensor rank: eh_proj and
+// the three norms each (the word embedding's copy on a pipelined model's last stage is the caller's).
+double mtp_parameters(const ModelSpec& m, int64_t tp);
 
 // Parameters of one dense transformer layer held by one tensor-parallel rank.
 double layer_parameters(const ModelSpec& m, int64_t tp);

@@ -159,6 +159,7 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(m.kv_heads, at("model.kv_heads"), 0);
   check_int(m.head_width, at("model.head_dim"), 0, &kMaxHidden);
   check_int(m.window, at("model.window"), 0, &kMaxSeqLen);
+  check_int(m.mtp_layers, at("model.mtp_layers"), 0, &kMaxLayers);
   check_int(m.full_attention_every, at("model.full_attention_every"), 0, &kMaxLayers);
   check_enum(m.mlp, Mlp::quick_geglu, at("model.mlp"));
   check_enum(m.norm, Norm::rmsnorm, at("model.norm"));
@@ -392,6 +393,8 @@ void check_consistency(const Workload& w, const std::string& f) {
                      fmt::format("{} heads do not divide hidden {} (heads must divide hidden, or give each head's "
                                  "width as model.head_dim)",
                                  m.heads, m.hidden));
+  if (m.mtp_layers > 0 && m.head != Head::lm)
+    throw InputError(f + ": model.mtp_layers", "predicts tokens with the LM head: model.head lm only");
   if (m.full_attention_every > 0 && m.window == 0)
     throw InputError(f + ": model.full_attention_every",
                      "applies to sliding-window attention only (give model.window, the keys each query attends to)");

@@ -25,7 +25,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 37> kDirect{{
+constexpr std::array<Direct, 38> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -66,6 +66,8 @@ constexpr std::array<Direct, 37> kDirect{{
     {"moe_shared_expert_intermediate_size", "model", "shared_expert_ffn_hidden", ""},
     {"moe_expert_capacity_factor", "model", "capacity_factor", ""},
     {"expert_model_parallel_size", "parallelism", "ep", ""},
+    // megatron/training/arguments.py: --mtp-num-layers, multi-token prediction's modules.
+    {"mtp_num_layers", "model", "mtp_layers", ""},
     {"context_parallel_size", "parallelism", "cp", ""},
     {"cp_comm_type", "parallelism", "cp_comm_type", ""},
     // fp8 training through TransformerEngine (megatron/core/transformer/transformer_config.py:

@@ -236,6 +236,7 @@ const std::map<std::string, Section>& schema() {
         {"window", [](auto& n, Workload& w, auto& at) { w.model.window = read_int(n, at, 0, &kMaxSeqLen); }},
         {"full_attention_every",
          [](auto& n, Workload& w, auto& at) { w.model.full_attention_every = read_int(n, at, 0, &kMaxLayers); }},
+        {"mtp_layers", [](auto& n, Workload& w, auto& at) { w.model.mtp_layers = read_int(n, at, 0, &kMaxLayers); }},
         {"attention_sinks", [](auto& n, Workload& w, auto& at) { w.model.attention_sinks = read_bool(n, at); }},
         {"activation_clamp",
          [](auto& n, Workload& w, auto& at) { w.model.activation_clamp = read_positive_number(n, at); }},

@@ -236,6 +236,21 @@ for _release, _tag in RELEASES.items():
             PRESETS[("gpt_oss_120b", _gpu + "-mxfp8", _release)] = (
                 f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}", [GPT_OSS_FULL])
 
+# DeepSeek-V3's presets from 26.02 (v0.3.0 to v0.5.1: scripts/performance/configs/deepseek/
+# deepseek_workload_base_configs.py; v0.6.0: the per-GPU perf recipes): the flex dispatcher, CUDA
+# graphs, recompute modules and pipeline layouts they set, which simgpt does not model.
+DEEPSEEK_UNMODELLED = ["moe_token_dispatcher_type flex (hybridep or deepep)", "the preset's CUDA graphs and "
+                       "recompute_modules (mla_up_proj, mlp, moe_act or layernorm)", "its "
+                       "pipeline_model_parallel_layout (Et*4|(t*4|)*14tmL and the like: split balanced here)"]
+for _release, _tag in RELEASES.items():
+    _path = ("src/megatron/bridge/perf_recipes/deepseek/<gpu>/deepseek_v3.py" if _tag == "v0.6.0"
+             else "scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml" if _tag == "v0.1.0rc4"
+             else "scripts/performance/configs/deepseek/workload_base_configs.py" if _tag == "v0.2.0"
+             else "scripts/performance/configs/deepseek/deepseek_workload_base_configs.py")
+    for _gpu in ("H100", "B200", "GB200", "B300", "GB300"):
+        PRESETS.setdefault(("deepseek_v3", _gpu, _release), (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
+                                                             DEEPSEEK_UNMODELLED))
+
 VOCAB_DIVISIBLE_BY = 128
 # Where DeepSeek-V3's recipe sets mtp_num_layers 1 (v0.6.0 moved the recipes into per-GPU folders).
 DEEPSEEK_RECIPE = {"v0.6.0": "src/megatron/bridge/recipes/deepseek/h100/deepseek_v3.py"}
@@ -361,11 +376,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             notes.append("without multi-token prediction (the heading's \\\"w/o MTP\\\")")
         else:
             mtp = True
-            reasons.append(
-                f"DeepSeek-V3's multi-token prediction module: mtp_num_layers 1 "
+            notes.append(
+                f"multi-token prediction: mtp_num_layers 1 "
                 f"({tag}:{DEEPSEEK_RECIPE.get(tag, 'src/megatron/bridge/recipes/deepseek/deepseek_v3.py')}, the recipe's default"
                 + (", the heading's \\\"w/ MTP\\\"" if "w/ MTP" in model_name else "") +
-                "); simgpt cannot express it (README, Cannot yet)")
+                "), its module on the last pipeline stage")
         if tp > 1:
             reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the presets' etp 1): simgpt keeps "
                            f"expert tensor parallelism at tp")
@@ -404,6 +419,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets.append(("model.latent_attention", "true"))
             sets += [(f"model.{k}", shape[k]) for k in ("q_lora_rank", "kv_lora_rank", "qk_head_dim",
                                                         "qk_pos_emb_head_dim", "v_head_dim")]
+        if mtp:
+            sets.append(("model.mtp_layers", 1))
         sets += [("parallelism.dp", dp), ("parallelism.tp", tp), ("parallelism.pp", pp)]
         if cp > 1:
             sets += [("parallelism.cp", cp), ("parallelism.cp_comm_type", "p2p")]
@@ -515,7 +532,7 @@ DESCRIPTION = """\
   vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
   the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, sliding-window
-  attention and attention sinks, Muon, DeepSeek's multi-token prediction, NVFP4, block-scaled fp8 on H100,
+  attention and attention sinks, Muon, NVFP4, block-scaled fp8 on H100,
   fp8 under Megatron FSDP, expert tensor parallelism other than tp) are kept, flagged
   not_reproducible with the reason."""
 

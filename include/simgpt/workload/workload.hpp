@@ -209,6 +209,14 @@ struct ModelSpec {
   // (Megatron-Core's activation_func_clamp_value; GPT-OSS's 7); 0: none.
   double activation_clamp = 0;
 
+  // Multi-token prediction (DeepSeek-V3, arXiv 2412.19437, section 2.2; Megatron-Core's
+  // --mtp-num-layers, megatron/core/transformer/multi_token_prediction.py): after the decoder, each
+  // of `mtp_layers` modules embeds the tokens shifted once more, normalises that and the previous
+  // hidden state, projects their concatenation 2h -> h (eh_proj), runs one more layer like the
+  // model's last and the LM head again. On the last pipeline stage, with its own copy of the word
+  // embedding when the model is pipelined. 0: none.
+  int64_t mtp_layers = 0;
+
   int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
   int64_t q_hidden() const { return heads * head_dim(); } // width of Q, and of the heads' outputs
