@@ -37,6 +37,13 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, c
                                  name_of(fp8_), gpu.name));
   // transformer_engine/pytorch/quantization.py, check_mxfp8_support: block-scaled fp8 GEMMs need
   // Blackwell's tensor cores (compute capability 10.0 and up).
+  // NVFP4BlockScaling's GEMMs need Blackwell's fp4 tensor cores (transformer_engine/pytorch/
+  // quantization.py, check_nvfp4_support); the catalog gives those GPUs an fp4 peak.
+  if (fp8_ != Fp8Format::none && fp8_recipe_ == Fp8Recipe::nvfp4 && !(gpu.fp4_peak_flops > 0))
+    throw InputError(source + ": training.fp8_recipe",
+                     fmt::format("nvfp4 needs fp4 tensor cores (Blackwell, compute capability 10.0 and up) and the "
+                                 "catalog lists no fp4 peak for GPU {}: expected delayed, tensorwise or mxfp8",
+                                 gpu.name));
   if (fp8_ != Fp8Format::none && fp8_recipe_ == Fp8Recipe::mxfp8 && gpu.compute_capability < 10.0)
     throw InputError(source + ": training.fp8_recipe",
                      fmt::format("mxfp8 needs block-scaled fp8 GEMMs (compute capability 10.0 and up, Blackwell) and "
@@ -51,7 +58,7 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, c
 // kernel with align1 in its name). Which operand a dimension leads depends on the layout, so any of
 // m, n and k breaks it: an LM head over GPT-2's 50,257 words does.
 bool ComputeCostModel::unaligned(const Kernel& k) const {
-  const double vector = 16 / (k.fp8 ? 1.0 : element_bytes(precision_));
+  const double vector = 16 / (k.fp4 ? 0.5 : k.fp8 ? 1.0 : element_bytes(precision_));
   for (double d : {k.m, k.n, k.k})
     if (std::fmod(d, vector) != 0)
       return true;
@@ -74,7 +81,8 @@ double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
   // A tile's prologue and epilogue (loading the first operands, writing C) cost about as much
   // as a quarter tile of reduction steps.
   const double k_eff = k.k / (k.k + tile / 4);
-  return (k.fp8 ? gpu_.fp8_gemm_efficiency : gemm_eff_) * wave_eff * pad_eff * k_eff;
+  const double peak_fraction = k.fp4 ? gpu_.fp4_gemm_efficiency : k.fp8 ? gpu_.fp8_gemm_efficiency : gemm_eff_;
+  return peak_fraction * wave_eff * pad_eff * k_eff;
 }
 
 KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
@@ -91,6 +99,15 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
       // per 32 values (transformer_engine/pytorch/tensor/mxfp8_tensor.py).
       form.fp8_transpose = true;
       form.fp8_block = 32;
+    }
+    if (fp8_recipe_ == Fp8Recipe::nvfp4) {
+      // NVFP4Quantizer (transformer_engine/pytorch/csrc/quantizer.cpp, TransformerEngine 2.14 on):
+      // an amax pass, then one kernel writing the row-wise copy and the column-wise one through the
+      // Hadamard transform, E2M1 with an E4M3 scale per 16 values; the GEMMs at the fp4 peak.
+      form.fp8_transpose = true;
+      form.fp8_current_scaling = true;
+      form.fp8_block = 16;
+      form.fp4 = true;
     }
     form.fp8_recast_per_use = profile_.fp8_recast_per_use;
   }
@@ -126,9 +143,12 @@ double ComputeCostModel::priced_seconds(const Kernel& k) const {
   const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;
   double gpu_time = 0;
   if (k.kind == Kernel::Kind::gemm && k.fp8) {
-    // A and B in one byte an element, C in the model's precision (TE's GEMM output).
-    const double operand_bytes = ((k.m * k.k + k.k * k.n) + k.m * k.n * E) * k.batch;
-    gpu_time = std::max(k.flops() / (gpu_.fp8_peak_flops * gemm_efficiency(k)), operand_bytes / stream_bw);
+    // A and B in one byte an element (nvfp4: half a byte and a scale byte per 16), C in the model's
+    // precision (TE's GEMM output).
+    const double q = k.fp4 ? 0.5 + 1.0 / 16 : 1;
+    const double operand_bytes = ((k.m * k.k + k.k * k.n) * q + k.m * k.n * E) * k.batch;
+    const double peak = k.fp4 ? gpu_.fp4_peak_flops : gpu_.fp8_peak_flops;
+    gpu_time = std::max(k.flops() / (peak * gemm_efficiency(k)), operand_bytes / stream_bw);
   } else if (k.kind == Kernel::Kind::gemm) {
     const double operand_bytes = (k.m * k.k + k.k * k.n + k.m * k.n) * k.batch * E;
     gpu_time = std::max(k.flops() / (peak_ * gemm_efficiency(k)), operand_bytes / stream_bw);
@@ -158,7 +178,7 @@ std::optional<KernelTable::Shape> ComputeCostModel::table_shape(const Kernel& k)
     // (under a capacity factor it is: model.cpp): the table is asked for the next whole number of
     // rows.
     return KernelTable::gemm(k.grouped ? KernelTable::Kind::grouped_gemm : KernelTable::Kind::gemm,
-                             k.fp8 ? "fp8" : precision, layout, out, std::ceil(k.batch), std::ceil(k.m),
+                             k.fp4 ? "fp4" : k.fp8 ? "fp8" : precision, layout, out, std::ceil(k.batch), std::ceil(k.m),
                              std::ceil(k.n), std::ceil(k.k));
   }
   if (k.kind == Kernel::Kind::attention) {

@@ -15,6 +15,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // Inputs saved in fp8 (TransformerEngine); a framework that casts at every use keeps them in
   // the model's precision (Profile::fp8_recast_per_use).
   const bool fp8 = w.training.fp8 != Fp8Format::none && !profile.fp8_recast_per_use;
+  const double q = quantized_input_bytes(w.training.fp8_recipe);
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const SelectiveRerun selective = selective_rerun(m, w.training, profile.selective_every_second_matmul);
   const auto kept_at = [&](bool experts) {
@@ -26,18 +27,18 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
       const Recompute core = w.training.recomputes(RecomputeModule::core_attn) ? Recompute::selective : Recompute::none;
       return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, core,
                                     w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8) -
+                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q) -
              recompute_modules_freed_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
-                                           w.training.precision, experts, fp8, w.training.recompute_modules);
+                                           w.training.precision, experts, fp8, w.training.recompute_modules, q);
     }
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8);
+                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q);
   };
   const auto full_at = [&](bool experts) {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
                                   w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
-                                  plan.softmax_fp32, experts, fp8);
+                                  plan.softmax_fp32, experts, fp8, q);
   };
   const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
   // Selective recompute of an attention core under FlashAttention reruns nothing (selective_rerun).
@@ -123,8 +124,13 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // would gather and free the weights, is refused with TransformerEngine's fp8; a framework that
   // casts at every use keeps no copy: f.fp8_weights is 0).
   // MXFP8 keeps both copies whatever the GPU, each with a scale byte per 32 weights.
-  state.weights += w.training.fp8_recipe == Fp8Recipe::mxfp8 ? f.fp8_weights * 2 * (1 + 1.0 / 32)
-                                                              : f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
+  // NVFP4 keeps both too, half a byte a weight and an E4M3 scale per 16 (16 x 16 blocks: the
+  // column-wise copy is the row-wise one's transpose; transformer_engine/pytorch/tensor/nvfp4_tensor.py).
+  if (w.training.fp8_recipe == Fp8Recipe::nvfp4)
+    state.weights += f.fp8_weights * 2 * (0.5 + 1.0 / 16);
+  else
+    state.weights += w.training.fp8_recipe == Fp8Recipe::mxfp8 ? f.fp8_weights * 2 * (1 + 1.0 / 32)
+                                                               : f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
   state.gradients = sharded(per_param.gradients, sharded_gradients);
   state.optimizer_state = profile.optimizer_offload ? 0 : sharded(per_param.optimizer, sharded_state);
   // Without a persistent buffer and without accumulation, a layer's gradients appear as its

@@ -8,7 +8,8 @@ namespace simgpt {
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
-                              double replicated_kept, bool softmax_fp32, bool experts, bool fp8) {
+                              double replicated_kept, bool softmax_fp32, bool experts, bool fp8,
+                              double quantized_bytes) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -71,7 +72,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     // FlashAttention's backward reads its output O (Dao et al. 2022, arXiv 2205.14135, Algorithm
     // 2), kept in E bytes, so the output projection's fp8 copy comes beside it; the standard core's
     // backward reads P and V, not its output, which is then kept in fp8 alone.
-    const double saved_less = E - 1;
+    const double saved_less = E - quantized_bytes;
     const double replicated_less = 2 * saved_less; // QKV's and FC1's inputs, the norms' outputs
     const double projection = m.attention == Attention::flash ? 1 : -saved_less;
     bytes += sbh * (-(sequence_parallel ? replicated_less / t : replicated_less) +
@@ -93,7 +94,8 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
 }
 
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
-                                     Precision precision, bool experts, bool fp8, unsigned modules) {
+                                     Precision precision, bool experts, bool fp8, unsigned modules,
+                                     double quantized_bytes) {
   const double E = element_bytes(precision);
   const double sb = static_cast<double>(micro_batch * m.seq_len), t = static_cast<double>(tp);
   const double h = static_cast<double>(m.hidden);
@@ -102,16 +104,16 @@ double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, in
   if (has(RecomputeModule::core_attn) && m.attention == Attention::flash)
     freed += 4 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;
   if (has(RecomputeModule::layernorm)) // the two norms' outputs, the QKV and FC1 inputs (fp8: TE's copies)
-    freed += 2 * (fp8 ? 1 : E) * sb * h / (sequence_parallel ? t : 1);
+    freed += 2 * (fp8 ? quantized_bytes : E) * sb * h / (sequence_parallel ? t : 1);
   const double f = static_cast<double>(m.ffn_hidden);
   // A clamped unit's concatenated input to the activation is kept inside what is recomputed.
   const double clamped = m.activation_clamp > 0 ? 2 : 0;
   if (has(RecomputeModule::mlp) && !experts) // FC1's output and the activation's (FC2's input, fp8: 1 byte)
-    freed += sb * ((m.gated_mlp() ? (2 + clamped) * f : f) * E + f * (fp8 ? 1 : E)) / t;
+    freed += sb * ((m.gated_mlp() ? (2 + clamped) * f : f) * E + f * (fp8 ? quantized_bytes : E)) / t;
   if (has(RecomputeModule::moe_act) && experts) {
     const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
     const double fe = static_cast<double>(m.expert_ffn());
-    freed += sb * k * routed * (fe * (fp8 ? 1 : E) + clamped * fe * E) / t;
+    freed += sb * k * routed * (fe * (fp8 ? quantized_bytes : E) + clamped * fe * E) / t;
   }
   return freed;
 }
@@ -134,6 +136,8 @@ double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, i
   const double logsumexp = 4.0 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;
   return tokens * E * (input + saved + core + reduce_scattered) + logsumexp;
 }
+
+double quantized_input_bytes(Fp8Recipe recipe) { return recipe == Fp8Recipe::nvfp4 ? 0.5 + 1.0 / 16 : 1.0; }
 
 StateBytes state_bytes_per_parameter(const TrainingSpec& t, bool fp32_grads_with_bf16, bool master_gradients) {
   const bool mixed = t.precision != Precision::fp32;

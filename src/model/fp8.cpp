@@ -21,7 +21,7 @@ Kernels fp8_cast_kernels(const Fp8Cast& c) {
   }
   const double copies = c.transpose ? 2 : 1;
   const double scales = c.block > 0 ? copies * c.elements / c.block : 0;
-  k.push_back(quantize(c.elements * (c.source_bytes + copies) + scales));
+  k.push_back(quantize(c.elements * (c.source_bytes + copies * c.element_bytes) + scales));
   return k;
 }
 
@@ -29,10 +29,13 @@ void add_linear(Kernels& kernels, const KernelForm& form, double E, double rows,
                 double input_rows, double grad_rows) {
   Kernel gemm = Kernel::gemm(rows, n, k, batch);
   if (form.fp8) {
-    const Kernels cast = fp8_cast_kernels({input_rows * k * batch, E, form.fp8_transpose, form.fp8_current_scaling, form.fp8_block});
+    const double q = form.fp4 ? 0.5 : 1; // bytes a quantized value
+    const Kernels cast =
+        fp8_cast_kernels({input_rows * k * batch, E, form.fp8_transpose, form.fp8_current_scaling, form.fp8_block, q});
     kernels.insert(kernels.end(), cast.begin(), cast.end());
     gemm.fp8 = true;
-    gemm.grad_cast = {grad_rows * n * batch, E, form.fp8_transpose, form.fp8_current_scaling, form.fp8_block};
+    gemm.fp4 = form.fp4;
+    gemm.grad_cast = {grad_rows * n * batch, E, form.fp8_transpose, form.fp8_current_scaling, form.fp8_block, q};
     if (form.fp8_recast_per_use) {
       // torchao's Float8Linear (torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args)
       // casts the high-precision weight in the forward, and in the backward casts the weight and

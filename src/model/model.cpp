@@ -474,6 +474,7 @@ Kernels backward_of(const Kernels& forward) {
       weight_grad.layout = linear ? Kernel::Layout::NT : Kernel::Layout::none;
       for (Kernel* g : {&data_grad, &weight_grad}) {
         g->fp8 = it->fp8;
+        g->fp4 = it->fp4;
         g->grouped = it->grouped;
         k.push_back(*g);
       }

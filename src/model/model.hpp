@@ -19,6 +19,7 @@ struct Fp8Cast {
   bool transpose = false;
   bool current_scaling = false;
   double block = 0; // values per scale byte (mxfp8's 32), each copy; 0: one scale for the tensor
+  double element_bytes = 1; // each quantized copy's bytes a value (nvfp4's E2M1: half a byte)
 };
 
 struct Kernel {
@@ -38,6 +39,7 @@ struct Kernel {
   // element, at the GPU's fp8 tensor-core rate; its backward casts the output gradient
   // (`grad_cast`) and runs its data- and weight-gradient GEMMs in fp8 too.
   bool fp8 = false;
+  bool fp4 = false; // with fp8: NVFP4 (training.fp8_recipe nvfp4), E2M1 operands at the fp4 peak
   Fp8Cast grad_cast;
   Fp8Cast backward_recast; // what the backward casts again besides dC (KernelForm::fp8_recast_per_use)
   // A memory-bound kernel one of whose inputs is broadcast (a zero stride: the causal mask over
@@ -104,6 +106,7 @@ struct KernelForm {
   // cast again (transposed) for the backward's GEMMs.
   bool fp8_recast_per_use = false;
   double fp8_block = 0; // mxfp8: values per scale byte of each copy a cast writes (0: one scale a tensor)
+  bool fp4 = false;     // nvfp4: the GEMMs in E2M1, each cast's copies half a byte a value
   // Profile::eager_fp32_chains: `eager_chains` where the kernels are not fused (torch.compile
   // fuses each chain into one kernel), `repeat_kv` either way.
   bool eager_chains = false;

@@ -13,19 +13,21 @@
 namespace simgpt {
 namespace {
 
-// A value per precision, keyed by the precisions' names, and the fp8 tensor cores' beside them
-// (`fp8`; 0 when absent).
+// A value per precision, keyed by the precisions' names, and the fp8 and fp4 tensor cores' beside
+// them (`fp8`, `fp4`; 0 when absent).
 std::map<Precision, double> read_precision_map(const YamlReader& r, const std::string& key, double scale,
-                                               double& fp8) {
+                                               double& fp8, double& fp4) {
   std::map<Precision, double> values;
   YamlReader sub = r.map(key);
   std::vector<std::string> names = enum_name_list<Precision>();
   names.emplace_back("fp8");
+  names.emplace_back("fp4");
   sub.only(names);
   for (const EnumName<Precision>& precision : kPrecisionNames)
     if (sub.has(precision.name))
       values[precision.value] = sub.number(precision.name, 0) * scale;
   fp8 = sub.has("fp8") ? sub.number("fp8", 0) * scale : 0;
+  fp4 = sub.has("fp4") ? sub.number("fp4", 0) * scale : 0;
   return values;
 }
 
@@ -41,11 +43,12 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     GpuSpec g;
     g.name = name;
     g.file = path;
-    g.peak_flops = read_precision_map(r, "peak_tflops", 1e12, g.fp8_peak_flops);
-    g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0, g.fp8_gemm_efficiency);
+    g.peak_flops = read_precision_map(r, "peak_tflops", 1e12, g.fp8_peak_flops, g.fp4_peak_flops);
+    g.gemm_efficiency = read_precision_map(r, "gemm_efficiency", 1.0, g.fp8_gemm_efficiency, g.fp4_gemm_efficiency);
+    double unaligned_fp4 = 0;
     if (r.has("unaligned_gemm_efficiency"))
       g.unaligned_gemm_efficiency =
-          read_precision_map(r, "unaligned_gemm_efficiency", 1.0, g.fp8_unaligned_gemm_efficiency);
+          read_precision_map(r, "unaligned_gemm_efficiency", 1.0, g.fp8_unaligned_gemm_efficiency, unaligned_fp4);
     g.memory_bandwidth = r.quantity("memory_bandwidth", parse_bandwidth);
     g.memory_bytes = r.quantity("memory", parse_bytes);
     g.sms = static_cast<int>(r.number("sms", 1));
@@ -65,6 +68,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
         throw InputError(r.where("gemm_efficiency"), fmt::format("missing {}", name_of(precision)));
     if (g.fp8_peak_flops > 0 && !(g.fp8_gemm_efficiency > 0))
       throw InputError(r.where("gemm_efficiency"), "missing fp8 (peak_tflops gives an fp8 peak)");
+    if (g.fp4_peak_flops > 0 && !(g.fp4_gemm_efficiency > 0))
+      throw InputError(r.where("gemm_efficiency"), "missing fp4 (peak_tflops gives an fp4 peak)");
     gpus[name] = g;
   }
   return gpus;

@@ -170,7 +170,7 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_enum(t.recompute, Recompute::selective, at("training.recompute"));
   check_enum(t.optimizer, Optimizer::sgd_momentum, at("training.optimizer"));
   check_enum(t.fp8, Fp8Format::hybrid, at("training.fp8"));
-  check_enum(t.fp8_recipe, Fp8Recipe::mxfp8, at("training.fp8_recipe"));
+  check_enum(t.fp8_recipe, Fp8Recipe::nvfp4, at("training.fp8_recipe"));
   check_int(p.dp, at("parallelism.dp"), 1, &kMaxGpus);
   check_int(p.tp, at("parallelism.tp"), 1, &kMaxGpus);
   check_int(p.pp, at("parallelism.pp"), 1, &kMaxGpus);

@@ -82,7 +82,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 25> kComputed{
+constexpr std::array<std::string_view, 27> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -93,7 +93,8 @@ constexpr std::array<std::string_view, 25> kComputed{
     "num_layers_per_virtual_pipeline_stage", "num_virtual_stages_per_pipeline_rank",
     "multi_latent_attention",  kLatentDims[0], kLatentDims[1], kLatentDims[2], kLatentDims[3], kLatentDims[4],
     "qk_layernorm",            "window_size",
-    "window_attn_skip_freq",
+    "window_attn_skip_freq",   "fp4_format",
+    "fp4_recipe",
 };
 
 // Flags among kComputed.
@@ -280,6 +281,20 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
                                                       "with LEFT >= 0, e.g. (127,0))",
                                                       echo(value)));
     tree.set("model", "window", std::to_string(*left + 1), "window_size");
+  }
+  // megatron/core/transformer/transformer_config.py: fp4 ('e2m1', --fp4-format) with fp4_recipe
+  // (default nvfp4): TransformerEngine's NVFP4BlockScaling, simgpt's fp8_recipe nvfp4 (training.fp8
+  // turns the low-precision GEMMs on; its format is not used).
+  if (args.contains("fp4_format")) {
+    choose(args["fp4_format"], at("fp4_format"), {{"e2m1", "e2m1"}});
+    if (args.contains("fp4_recipe"))
+      choose(args["fp4_recipe"], at("fp4_recipe"), {{"nvfp4", "nvfp4"}});
+    if (args.contains("fp8_format"))
+      throw InputError(at("fp4_format"), "with --fp8-format: give one of them (Megatron runs fp4 or fp8)");
+    tree.set("training", "fp8", "e4m3", "fp4_format");
+    tree.set("training", "fp8_recipe", "nvfp4", "fp4_recipe");
+  } else if (args.contains("fp4_recipe")) {
+    notes.push_back("fp4_recipe: Megatron uses it only with --fp4-format");
   }
   if (args.contains("window_attn_skip_freq")) {
     if (!args.contains("window_size"))

@@ -271,7 +271,7 @@ TEST_CASE("Megatron-LM's --fp8-format and --fp8-recipe set fp8 training") {
   CHECK_THAT(resolved(base), !Catch::Contains("fp8"));
   // Megatron's other recipes (blockwise, custom) scale in blocks simgpt does not model.
   CHECK_THAT(refusal(base + "fp8_format: hybrid\nfp8_recipe: blockwise\n"),
-             Catch::Contains("w.yaml: fp8_recipe: ") && Catch::Contains("expected one of: delayed, mxfp8, tensorwise"));
+             Catch::Contains("w.yaml: fp8_recipe: ") && Catch::Contains("expected one of: delayed, mxfp8, nvfp4, tensorwise"));
   CHECK(refusal(base + "fp8_format: hybrid\nfp8_recipe: mxfp8\n").empty());
   const ImportedWorkload imported =
       import_megatron({"torchrun", "--nproc-per-node", "8", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size",

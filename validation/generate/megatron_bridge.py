@@ -341,7 +341,9 @@ def precision_of(run, system, container, variant):
                                    "blockwise is refused"), assumed
         return printed, "mxfp8", None, assumed
     if printed == "NVFP4":
-        return printed, None, "NVFP4: simgpt refuses it (README, What a workload can and cannot express)", assumed
+        # src/megatron/bridge/training/mixed_precision.py: bf16_with_nvfp4_mixed (fp4 e2m1, fp4_recipe
+        # nvfp4): TransformerEngine's NVFP4BlockScaling, simgpt's fp8_recipe nvfp4.
+        return printed, "nvfp4", None, assumed
     fail(container, f"unknown precision {printed!r}")
 
 
@@ -459,7 +461,7 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         # (megatron/core/distributed/param_and_grad_buffer.py: grad_dtype), not the megatron profile's fp32.
         sets.append(("framework_options.memory.fp32_grads_with_bf16", "false"))
         if recipe:
-            sets += [("training.fp8", "hybrid"), ("training.fp8_recipe", recipe)]
+            sets += [("training.fp8", "e4m3" if recipe == "nvfp4" else "hybrid"), ("training.fp8_recipe", recipe)]
         modules = GPT_OSS_PRESETS.get((system.replace("DGX-", ""), container, "mxfp8" if recipe else "bf16")) \
             if shape_key == "gpt_oss_120b" else None
         if modules:  # the preset's recompute_modules under recompute_granularity selective
@@ -470,7 +472,16 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets.append(("placement.gpus", gpus))
         family = "deepseek_v3" if shape_key == "deepseek_v3" else "llama"
         unmodelled = []
-        if tp > 1 and family == "llama":  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
+        if recipe == "nvfp4":
+            # The NVFP4 runs turn TP communication overlap off (v0.2.0:scripts/performance/configs/
+            # llama3/llama3_llm_pretrain.py: "tp_comm_overlap = False if precision == \"nvfp4\"", the
+            # same in the llama configs to v0.5.1 and each v0.6.0 NVFP4 perf recipe).
+            unmodelled_nvfp4 = ["fp4 primary weights and their fp4 all-gather (fp4_param_gather, from v0.4.2)",
+                                "the amax all-reduce over tp before each sequence-parallel cast",
+                                "TransformerEngine before 2.14's separate column-wise quantize pass (v0.2.0 to v0.3.1)"]
+        else:
+            unmodelled_nvfp4 = []
+        if tp > 1 and family == "llama" and recipe != "nvfp4":  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
             sets.append(("parallelism.tp_comm_overlap", "true"))
             unmodelled.append("tp_comm_overlap where the tensor-parallel group shares links with data-parallel "
                               "or pipeline traffic (simgpt overlaps isolated groups' collectives only)")
@@ -479,7 +490,7 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                   or PRESETS.get((shape_key, "*", container)))
         if preset is None:
             fail(f"{name}: {container} {model_name} {system}", "no preset recorded")
-        unmodelled += preset[1]
+        unmodelled += preset[1] + unmodelled_nvfp4
         if family == "deepseek_v3":
             unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
                               "recomputes the attention core only: run with none)")
@@ -528,11 +539,11 @@ DESCRIPTION = """\
   (collectives.dp_overlap) and overlap_param_gather, gradients kept and reduced in bf16
   (grad_reduce_in_fp32 false), sequence parallelism with tp > 1, the interleaved
   schedule with VP chunks, context parallelism's p2p ring, bf16 with TransformerEngine fp8 current
-  scaling (FP8, FP8-CS) or MXFP8 (MXFP8, FP8-MX), no recompute unless the row's preset sets modules;
+  scaling (FP8, FP8-CS), MXFP8 (MXFP8, FP8-MX) or NVFP4, no recompute unless the row's preset sets modules;
   vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
-  the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, sliding-window
-  attention and attention sinks, Muon, NVFP4, block-scaled fp8 on H100,
+  the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, DeepSeek-V4,
+  Muon, block-scaled fp8 on H100,
   fp8 under Megatron FSDP, expert tensor parallelism other than tp) are kept, flagged
   not_reproducible with the reason."""
 

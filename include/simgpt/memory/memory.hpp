@@ -65,12 +65,17 @@ double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, i
 // unfused core's scores come off in layer_activation_bytes' selective form), the dense MLP's FC1
 // and activation outputs, the two norms' outputs, the experts' activation outputs.
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
-                                     Precision precision, bool experts, bool fp8, unsigned modules);
+                                     Precision precision, bool experts, bool fp8, unsigned modules,
+                                     double quantized_bytes = 1);
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
                               double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false,
-                              bool fp8 = false);
+                              bool fp8 = false, double quantized_bytes = 1);
+// What a saved fp8 (or nvfp4) input holds a value: one byte, or nvfp4's column-wise copy, half a
+// byte and an E4M3 scale per 16 (transformer_engine/pytorch/module/linear.py keeps the
+// column-wise copy only).
+double quantized_input_bytes(Fp8Recipe recipe);
 
 // Bytes per parameter of weights, gradients and optimizer state before any ZeRO sharding:
 // mixed-precision Adam keeps 2 + 2 + 12 (fp32 master weight and two moments); fp32 Adam 4 + 4 + 8;

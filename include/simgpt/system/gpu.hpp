@@ -20,12 +20,16 @@ struct GpuSpec {
   // Dense fp8 tensor-core FLOP/s (catalog key peak_tflops.fp8); 0: no fp8 tensor cores. fp8 is
   // no training precision of its own: fp8 training (training.fp8) runs the linear layers' GEMMs at it.
   double fp8_peak_flops = 0;
+  // Dense fp4 (NVFP4) tensor-core FLOP/s (peak_tflops.fp4; Blackwell), for training.fp8_recipe
+  // nvfp4's GEMMs; 0: none.
+  double fp4_peak_flops = 0;
   double memory_bandwidth = 0;            // HBM bytes/s
   double memory_bytes = 0;                // HBM capacity
   int sms = 0;                            // streaming multiprocessors (GEMM wave quantisation)
   // What well-tuned kernels reach, measured by GEMM and stream microbenchmarks:
   std::map<Precision, double> gemm_efficiency; // large-GEMM fraction of peak
   double fp8_gemm_efficiency = 0;              // the same for fp8 GEMMs (gemm_efficiency.fp8)
+  double fp4_gemm_efficiency = 0;              // and for fp4 GEMMs (gemm_efficiency.fp4)
   // What a GEMM reaches when one of its dimensions is not a whole number of 16-byte vectors (an
   // odd vocabulary): cuBLAS then runs a kernel that loads one element at a time. Measured where
   // given (catalog key unaligned_gemm_efficiency); a precision absent here is not penalised.

@@ -36,10 +36,16 @@ constexpr std::span<const EnumName<Fp8Format>> enum_names(Fp8Format) { return kF
 // computes each tensor's amax first, a pass over it before the cast (Float8CurrentScaling);
 // `mxfp8` scales each block of 32 consecutive values by its own power of two (MXFP8BlockScaling:
 // E4M3 data, one E8M0 scale a block, no amax pass), each cast writing a row-wise and a
-// column-wise copy, for Blackwell's block-scaled GEMMs (compute capability 10.0 and up).
-enum class Fp8Recipe { delayed, tensorwise, mxfp8 };
-inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {
-    {Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::tensorwise, "tensorwise"}, {Fp8Recipe::mxfp8, "mxfp8"}};
+// column-wise copy, for Blackwell's block-scaled GEMMs (compute capability 10.0 and up); `nvfp4`
+// runs the same GEMMs in 4-bit floats (Megatron-Core's --fp4-format e2m1 --fp4-recipe nvfp4,
+// TransformerEngine's NVFP4BlockScaling: E2M1 data with an E4M3 scale per 16 values and one fp32
+// scale a tensor, an amax pass first, the column-wise copies through a random Hadamard transform)
+// at the GPU's fp4 peak; training.fp8 turns low precision on, its format unused.
+enum class Fp8Recipe { delayed, tensorwise, mxfp8, nvfp4 };
+inline constexpr EnumName<Fp8Recipe> kFp8RecipeNames[] = {{Fp8Recipe::delayed, "delayed"},
+                                                          {Fp8Recipe::tensorwise, "tensorwise"},
+                                                          {Fp8Recipe::mxfp8, "mxfp8"},
+                                                          {Fp8Recipe::nvfp4, "nvfp4"}};
 constexpr std::span<const EnumName<Fp8Recipe>> enum_names(Fp8Recipe) { return kFp8RecipeNames; }
 
 enum class Recompute { none, full, selective };
