@@ -159,3 +159,12 @@ TEST_CASE("the window keys read from a workload, round-trip, and come from Megat
     CHECK_THAT(e.what(), Catch::Contains("window_size") && Catch::Contains("(127,0)"));
   }
 }
+
+TEST_CASE("the shipped GPT-OSS workload is the published model") {
+  const Workload shipped = load_workload(default_data_paths().find("workloads") + "/gpt_oss_120b.yaml");
+  CHECK(total_parameters(shipped.model) == total_parameters(gpt_oss().model));
+  CHECK(active_parameters(shipped.model) == active_parameters(gpt_oss().model));
+  // The model card: 5.13B active parameters a token (arXiv 2508.10925, Table 1), counting the
+  // unembedding and not the embedding, whose lookup is no matmul: simgpt's active count less it.
+  CHECK(active_parameters(shipped.model) - 201088.0 * 2880 == Approx(5.13e9).epsilon(0.005));
+}
