@@ -138,6 +138,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       const Kernels core = attention_core_forward(lm, shard, form);
       k.insert(k.end(), core.begin(), core.end());
     }
+    // mla_up_proj: the latents' norms, up projections and rotation, rerun just before the core's
+    // backward (megatron/core/transformer/multi_latent_attention.py, qkv_up_proj_and_rope_apply
+    // under CheckpointWithoutOutput; its output's storage freed after the core's forward).
+    if (tr.recomputes(RecomputeModule::mla_up_proj) && lm.latent_attention) {
+      const Kernels up = latent_up_forward(lm, shard);
+      k.insert(k.end(), up.begin(), up.end());
+    }
     if (tr.recomputes(RecomputeModule::layernorm))
       for (int i = 0; i < 2; ++i) {
         const Kernels norm = layer_norm_forward(model, shard, form);

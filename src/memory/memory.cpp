@@ -110,6 +110,15 @@ double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, in
   const double clamped = m.activation_clamp > 0 ? 2 : 0;
   if (has(RecomputeModule::mlp) && !experts) // FC1's output and the activation's (FC2's input, fp8: 1 byte)
     freed += sb * ((m.gated_mlp() ? (2 + clamped) * f : f) * E + f * (fp8 ? quantized_bytes : E)) / t;
+  if (has(RecomputeModule::mla_up_proj) && m.latent_attention) {
+    // Q, K and V as the core takes them (heads x (2 (qk_head_dim + qk_pos_emb_head_dim) +
+    // v_head_dim)), rebuilt before the core's backward, and the up projections' normed latent
+    // inputs: the checkpoint keeps only the latents before their norms (multi_latent_attention.py,
+    // qkv_up_proj_and_rope_apply under CheckpointWithoutOutput).
+    const double n = static_cast<double>(m.heads), qk = static_cast<double>(m.qk_head_width());
+    freed += sb * E * n * (2 * qk + static_cast<double>(m.v_head_dim)) / t;
+    freed += sb * E * static_cast<double>(m.q_lora_rank + m.kv_lora_rank) / (sequence_parallel ? t : 1);
+  }
   if (has(RecomputeModule::moe_act) && experts) {
     const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
     const double fe = static_cast<double>(m.expert_ffn());

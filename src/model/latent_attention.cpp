@@ -31,6 +31,24 @@ Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s) {
   if (q_lora > 0)
     k.push_back(Kernel::gemm(local, q_lora, h));          // q down projection (duplicated)
   k.push_back(Kernel::gemm(local, kv_lora + rope, h));    // kv down projection (duplicated)
+  const Kernels up = latent_up_forward(m, s);
+  k.insert(k.end(), up.begin(), up.end());
+  return k;
+}
+
+// From the latents on: their norms, the up projections, the rotation and the assembly (what
+// Megatron-core's mla_up_proj recompute module reruns, multi_latent_attention.py:
+// qkv_up_proj_and_rope_apply under CheckpointWithoutOutput).
+Kernels latent_up_forward(const ModelSpec& m, const Shard& s) {
+  const double E = element_bytes(s.precision);
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  const double tp = static_cast<double>(s.tp);
+  const double local = s.sequence_parallel ? tokens / tp : tokens;
+  const double h = static_cast<double>(m.hidden), heads = static_cast<double>(m.heads) / tp;
+  const double q_lora = static_cast<double>(m.q_lora_rank), kv_lora = static_cast<double>(m.kv_lora_rank);
+  const double rope = static_cast<double>(m.qk_pos_emb_head_dim), qk = static_cast<double>(m.qk_head_width());
+  const double v = static_cast<double>(m.v_head_dim), nope = static_cast<double>(m.qk_head_dim);
+  Kernels k;
   if (q_lora > 0)
     k.push_back(Kernel::memory(2 * local * q_lora * E));  // q latent RMSNorm
   k.push_back(Kernel::memory(2 * local * kv_lora * E));   // kv latent RMSNorm

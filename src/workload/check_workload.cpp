@@ -476,6 +476,10 @@ void check_consistency(const Workload& w, const std::string& f) {
   if (t.recompute_modules != 0 && t.recompute != Recompute::selective)
     throw InputError(f + ": training.recompute_modules",
                      "applies only with training.recompute selective (Megatron's --recompute-granularity selective)");
+  // megatron/core/transformer/transformer_config.py: "mla_up_proj" needs multi_latent_attention.
+  if (t.recomputes(RecomputeModule::mla_up_proj) && !m.latent_attention)
+    throw InputError(f + ": training.recompute_modules",
+                     "mla_up_proj needs multi-head latent attention (model.latent_attention)");
   if (t.recomputes(RecomputeModule::moe_act) && !m.moe())
     throw InputError(f + ": training.recompute_modules", "moe_act needs a mixture-of-experts model (model.experts)");
   if (t.fp8 == Fp8Format::none && t.fp8_recipe != Fp8Recipe::delayed)

@@ -1,6 +1,8 @@
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1) as Megatron-LM runs it:
 // parameters and FLOPs of DeepSeek's published models, and its tensor-parallel split.
+#include "model/latent_attention.hpp"
 #include "model/model.hpp"
+#include "simgpt/memory/memory.hpp"
 #include "simgpt/simulate.hpp"
 
 #include <catch2/catch.hpp>
@@ -170,4 +172,26 @@ TEST_CASE("FlashAttention under MLA reads queries and keys of 192 dimensions and
   // Q and K of 192, V and O of 128 per head, and the fp32 logsumexp of each query row and head.
   CHECK(core[0].bytes == Approx(s * heads * (2 * 192 + 2 * 128) * 2 + 4 * heads * s));
   CHECK(sum_flops(core) == Approx(2 * s * s * heads * (192 + 128) * (blocks + 1) / (2 * blocks)));
+}
+
+TEST_CASE("mla_up_proj reruns the latents' norms, up projections and rotation and frees Q, K, V and the normed latents") {
+  Workload w = deepseek(kV3, 4096, 1);
+  w.training.recompute = Recompute::selective;
+  w.training.recompute_modules = static_cast<unsigned>(RecomputeModule::mla_up_proj);
+  const ModelSpec& m = w.model;
+  // megatron/core/transformer/multi_latent_attention.py: the checkpoint keeps q_compressed and
+  // kv_compressed; Q [t, n, 192], K [t, n, 192], V [t, n, 128] and the normed latents (1536 + 512)
+  // are freed, 2 bytes each in bf16, on 4096 tokens over tp 8 without sequence parallelism.
+  const double tokens = 4096, n = 128;
+  CHECK(recompute_modules_freed_bytes(m, 1, 8, false, Precision::bf16, true, false, w.training.recompute_modules) ==
+        Approx(tokens * 2 * (n * (192 + 192 + 128) / 8 + (1536 + 512))));
+  // Its rerun is the up part of the latent block: the two up GEMMs' FLOPs.
+  const Shard s{1, 8, Precision::bf16};
+  const double up = sum_flops(latent_up_forward(m, s));
+  CHECK(up == Approx(2 * tokens * (n / 8) * (192 * 1536 + 256 * 512)));
+  // Named in a workload; refused without latent attention.
+  const char* yaml = "model: {layers: 4, hidden: 1024, heads: 16, seq_len: 1024, vocab: 1000}\n"
+                     "training: {global_batch: 8, micro_batch: 1, recompute: selective, recompute_modules: mla_up_proj}\n"
+                     "parallelism: {dp: 8}\n";
+  CHECK_THROWS_WITH(parse_workload(yaml, "w.yaml"), Catch::Contains("mla_up_proj needs multi-head latent attention"));
 }
