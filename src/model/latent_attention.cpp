@@ -19,14 +19,11 @@ namespace simgpt {
 //   dimensions, then concatenates query = [q_nope, q_pe] and key = [k_nope, k_pe expanded to every
 //   head] and makes the value contiguous for the core attention.
 Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s) {
-  const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
-  const double tp = static_cast<double>(s.tp);
-  const double local = s.sequence_parallel ? tokens / tp : tokens;
-  const double h = static_cast<double>(m.hidden), heads = static_cast<double>(m.heads) / tp;
+  const double local = s.sequence_parallel ? tokens / static_cast<double>(s.tp) : tokens;
+  const double h = static_cast<double>(m.hidden);
   const double q_lora = static_cast<double>(m.q_lora_rank), kv_lora = static_cast<double>(m.kv_lora_rank);
-  const double rope = static_cast<double>(m.qk_pos_emb_head_dim), qk = static_cast<double>(m.qk_head_width());
-  const double v = static_cast<double>(m.v_head_dim), nope = static_cast<double>(m.qk_head_dim);
+  const double rope = static_cast<double>(m.qk_pos_emb_head_dim);
   Kernels k;
   if (q_lora > 0)
     k.push_back(Kernel::gemm(local, q_lora, h));          // q down projection (duplicated)
