@@ -9,8 +9,10 @@ set -eu
 simgpt=${1:?usage: platforms/regenerate.sh SIMGPT [OUTPUT_DIR]}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${2:-$here}
-platform() { # FILE PRESET NODES
-  "$simgpt" platform --data "$here/.." --preset "$2" --nodes "$3" -o "$out/$1" > /dev/null
+platform() { # FILE PRESET NODES [OPTION ...]
+  file=$1 preset=$2 nodes=$3
+  shift 3
+  "$simgpt" platform --data "$here/.." --preset "$preset" --nodes "$nodes" "$@" -o "$out/$file" > /dev/null
 }
 platform p3_2xlarge_x2.xml p3.2xlarge 2      # the two-node transfer test
 platform p3_2xlarge_x12.xml p3.2xlarge 12    # seed 001 pipeline runs
@@ -33,3 +35,9 @@ for n in 1 2 8 32 128; do platform dgx_h100_x$n.yaml dgx-h100 $n; done
 for n in 1 8 16 32; do platform dgx_b200_x$n.yaml dgx-b200 $n; done
 for n in 1 8 32; do platform dgx_b300_x$n.yaml dgx-b300 $n; done
 for n in 1 2 4; do platform gb200_nvl72_x$n.yaml gb200-nvl72 $n; platform gb300_nvl72_x$n.yaml gb300-nvl72 $n; done
+# Their runs past one rack use 16 trays (64 GPUs) of each NVL72 rack (the launcher's Slurm segment,
+# Megatron-Bridge scripts/performance/utils/executors.py): a node of 64 GPUs and 64 NICs.
+for n in 2 4; do
+  platform gb200_nvl72_64_x$n.yaml gb200-nvl72 $n --gpus-per-node 64 --nics-per-node 64
+  platform gb300_nvl72_64_x$n.yaml gb300-nvl72 $n --gpus-per-node 64 --nics-per-node 64
+done

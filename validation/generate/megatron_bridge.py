@@ -46,6 +46,30 @@ SYSTEMS = {
     "DGX-H100": ("dgx-h100", 8), "DGX-B200": ("dgx-b200", 8), "DGX-B300": ("dgx-b300", 8),
     "DGX-GB200": ("gb200-nvl72", 72), "DGX-GB300": ("gb300-nvl72", 72),
 }
+GPUS_PER_TRAY = 4  # a GB200 / GB300 compute tray: 2 superchips, 4 GPUs (Slurm's node)
+
+
+def nvlink_domain(system, gpus):
+    """GPUs the run used on each NVLink domain. On NVL72 racks Megatron-Bridge's launcher asks Slurm
+    for a block of `segment` compute trays per rack (scripts/performance/utils/executors.py, at
+    v0.1.0rc4 to v0.6.0: with more than 18 trays, the largest divisor of the trays up to 18): 256
+    GPUs are 64 trays in 4 racks of 16 trays (64 GPUs) each, not the first 256 of 4 x 72."""
+    preset, per_node = SYSTEMS[system]
+    if per_node != 72 or gpus <= per_node:
+        return per_node
+    trays = gpus // GPUS_PER_TRAY
+    segment = next(s for s in range(18, 0, -1) if trays % s == 0)
+    return segment * GPUS_PER_TRAY
+
+
+def platform_of(system, gpus):
+    """The platform file of a table (platforms/regenerate.sh writes them) and its GPUs per node."""
+    preset, per_node = SYSTEMS[system]
+    domain = nvlink_domain(system, gpus)
+    nodes = math.ceil(gpus / domain)
+    name = preset.replace('-', '_') + (f"_{domain}" if domain != per_node else "")
+    return f"{name}_x{nodes}.yaml", domain
+
 
 # Model shapes (Megatron-Bridge's model providers), for the models simgpt can express. Vocabulary
 # 128256 (the performance drivers' cfg.tokenizer.vocab_size, configs/llama/llama3_llm_pretrain.py)
@@ -468,7 +492,7 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets += [("training.recompute", "selective"), ("training.recompute_modules", f'"{modules}"')]
         else:
             sets.append(("training.recompute", "none"))
-        if gpus % SYSTEMS[system][1]:
+        if gpus % platform_of(system, gpus)[1]:
             sets.append(("placement.gpus", gpus))
         family = "deepseek_v3" if shape_key == "deepseek_v3" else "llama"
         unmodelled = []
@@ -549,11 +573,13 @@ DESCRIPTION = """\
 
 
 def table_text(system, gpus, rows):
-    preset, per_node = SYSTEMS[system]
+    preset, _ = SYSTEMS[system]
+    platform, per_node = platform_of(system, gpus)
     nodes = math.ceil(gpus / per_node)
-    platform = f"{preset.replace('-', '_')}_x{nodes}.yaml"
     placement = (f", its first {gpus} GPUs of {nodes} rack(s) of 72 (placement.gpus)"
-                 if gpus % per_node else "")
+                 if gpus % per_node else
+                 f", {per_node} GPUs of each of {nodes} racks (the launcher's Slurm segment of "
+                 f"{per_node // GPUS_PER_TRAY} trays)" if per_node != SYSTEMS[system][1] else "")
     ident = f"megatron-bridge-{slug(system)}-{gpus}"
     shape = SHAPES["llama3_8b"]
     base = (f"  model: {{layers: {shape['layers']}, hidden: {shape['hidden']}, heads: {shape['heads']}, "
