@@ -206,9 +206,20 @@ void check_ranges(const Workload& w, const std::string& f) {
                                  "gradient sum and each updates all its weights (zero 0)",
                                  p.zero));
   check_enum(p.partition, Partition::listed, at("parallelism.partition"));
+  // Megatron-Core's pipeline layouts (pipeline_model_parallel_layout, or account_for_embedding_in_
+  // pipeline_split and account_for_loss_in_pipeline_split with one layer per stage) may leave the
+  // first stage only the embedding and the last only the output layer and loss
+  // (megatron/core/transformer/pipeline_parallel_layer_layout.py); every other stage holds a layer.
   if (p.partition == Partition::listed)
-    for (int64_t layers : p.stage_layers) // the partition's sum check counts on every stage holding a layer
-      check_int(layers, at("parallelism.partition"), 1);
+    for (size_t i = 0; i < p.stage_layers.size(); ++i) {
+      const bool end_stage = i == 0 || i + 1 == p.stage_layers.size();
+      if (p.stage_layers[i] < (end_stage ? 0 : 1))
+        throw InputError(at("parallelism.partition"),
+                         fmt::format("stage {} holds {} layers: only the first stage (the embedding's) and the last "
+                                     "(the loss's) may hold none",
+                                     i, p.stage_layers[i]));
+      check_int(p.stage_layers[i], at("parallelism.partition"), 0);
+    }
   if (w.placement.gpus)
     check_int(*w.placement.gpus, at("placement.gpus"), 1, &kMaxGpus);
   check_enum(w.placement.order, RankOrder::pp_tp_dp, at("placement.order"));
@@ -417,7 +428,7 @@ void check_consistency(const Workload& w, const std::string& f) {
                                    p.schedule == Schedule::interleaved ? " * chunks" : ""));
     int64_t sum = 0;
     for (int64_t n : p.stage_layers)
-      if (!checked_add(sum, n) || (sum += n) > m.layers) // every entry is >= 1: past layers is wrong already
+      if (!checked_add(sum, n) || (sum += n) > m.layers) // entries are >= 0: past layers is wrong already
         throw InputError(f + ": parallelism.partition",
                          fmt::format("the listed stages hold more than the model's {} layers", m.layers));
     if (sum != m.layers)

@@ -206,9 +206,9 @@ void read_partition(const YAML::Node& node, Workload& w, const std::string& wher
     item.erase(item.find_last_not_of(' ') + 1);
     int64_t value = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || value < 1)
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || value < 0)
       throw InputError(where, fmt::format("'{}' is not valid (expected uniform, balanced, or the layers of each "
-                                          "stage as positive integers, e.g. \"13,11\")",
+                                          "stage as whole numbers, e.g. \"13,11\")",
                                           echo(text)));
     p.stage_layers.push_back(value);
     if (comma == std::string::npos)

@@ -113,6 +113,25 @@ TEST_CASE("a balanced partition gives the LM head's stage fewer layers and short
   CHECK(balanced["step_time_s"].get<double>() < uniform["step_time_s"].get<double>());
 }
 
+TEST_CASE("a first stage of the embedding alone and a last of the loss alone run and hold no layer") {
+  // Megatron-Core's account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
+  // with a layer per stage leave the end stages only the embedding and the output layer.
+  const Overrides base{{"framework", "megatron"}, {"model.head", "lm"}, {"model.layers", "4"},
+                       {"parallelism.pp", "6"}, {"parallelism.schedule", "1f1b"}, {"training.global_batch", "12"},
+                       {"placement.gpus", "6"}, {"parallelism.partition", "0,1,1,1,1,0"}};
+  auto r = run("p3_16xlarge.xml", base);
+  REQUIRE(r["stages"].size() == 6);
+  CHECK(r["stages"][0]["layers"].get<int>() == 0);
+  CHECK(r["stages"][5]["layers"].get<int>() == 0);
+  CHECK(r["stages"][1]["layers"].get<int>() == 1);
+  // The end stages still compute (the embedding, the head and loss) and hold their weights.
+  CHECK(r["stages"][0]["compute_s"].get<double>() > 0);
+  CHECK(r["stages"][5]["compute_s"].get<double>() > 0);
+  CHECK(r["stages"][0]["memory_gib"]["weights"].get<double>() > 0);
+  // The embedding's lookup is far shorter than a layer's GEMMs.
+  CHECK(r["stages"][0]["compute_s"].get<double>() < r["stages"][1]["compute_s"].get<double>());
+}
+
 TEST_CASE("live tensors exclude the framework's context and allocator cache") {
   auto r = run("p3_16xlarge.xml", {{"framework", "megatron"}, {"parallelism.pp", "8"}, {"parallelism.schedule", "1f1b"}});
   const auto& m = r["stages"][static_cast<size_t>(r["peak_memory_stage"].get<int>())]["memory_gib"];

@@ -70,7 +70,7 @@ TEST_CASE("check_workload refuses out-of-range keys as the file's readers do") {
          w.parallelism.partition = Partition::listed;
          w.parallelism.stage_layers = {25, 0, 0, 0, 0, 0, 0, -1};
        },
-       {R::input, "parallelism.partition: 0 is out of range"}},
+       {R::input, "parallelism.partition: stage 1 holds 0 layers: only the first stage"}},
       {[](Workload& w) { w.placement.gpus = 0; }, {R::input, "placement.gpus"}},
       {[](Workload& w) { w.network.delay_s = -0.01; }, {R::input, "network.delay"}},
       {[](Workload& w) { w.network.delay_s = std::nan(""); }, {R::input, "network.delay"}},

@@ -69,7 +69,12 @@ TEST_CASE("a pipeline partition is uniform, balanced or a list that covers the m
              Catch::Contains("lists 2 stages but the plan has 3"));
   CHECK_THAT(error_of(kBase, {{"parallelism.partition", "12,x"}}),
              Catch::Contains("parallelism.partition") && Catch::Contains("uniform, balanced"));
-  CHECK_THAT(error_of(kBase, {{"parallelism.partition", "0,24"}}), Catch::Contains("positive integers"));
+  CHECK_THAT(error_of(kBase, {{"parallelism.partition", "-1,25"}}), Catch::Contains("whole numbers"));
+  // Megatron-Core's layouts may leave the first stage the embedding alone and the last the loss.
+  w = parse_workload(kBase, "w.yaml", {{"parallelism.pp", "4"}, {"parallelism.partition", "0,12,12,0"}});
+  CHECK(w.parallelism.stage_layers == std::vector<int64_t>{0, 12, 12, 0});
+  CHECK_THAT(error_of(kBase, {{"parallelism.pp", "3"}, {"parallelism.partition", "12,0,12"}}),
+             Catch::Contains("stage 1 holds 0 layers: only the first stage (the embedding's) and the last"));
 }
 
 TEST_CASE("an LM head is tied to the word embedding unless the model says otherwise") {
