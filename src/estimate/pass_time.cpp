@@ -196,7 +196,12 @@ double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
                  layer.tp_overlap_s[1][forward ? 0 : 1]);
   const double* parts = forward ? layer.moe_forward : layer.moe_backward;
   const double tokens = exchange(s, plan_.ep, ep_family_, CollectiveKind::all_to_all, layer.all_to_all_bytes);
-  return parts[0] + 2 * tokens + block(s, parts[1], plan_.activation_bytes) + parts[2];
+  // moe_a2a_overlap: each all-to-all beside its partner pass's computation (LayerCost::
+  // a2a_overlap_s; zeros without it), every pass taken as paired (the replay exposes the warm-up's
+  // and cool-down's lone passes).
+  const double* beside = layer.a2a_overlap_s[forward ? 0 : 1];
+  const double exposed = std::max(0.0, tokens - beside[0]) + std::max(0.0, tokens - beside[1]);
+  return parts[0] + exposed + block(s, parts[1], plan_.activation_bytes) + parts[2];
 }
 
 } // namespace simgpt

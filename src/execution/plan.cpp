@@ -102,11 +102,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
                              (profile.zero3_reshard_after_forward == Profile::Reshard::unless_pipelined && par.pp > 1);
   plan.overlap_param_gather = par.overlap_param_gather && par.zero >= 1 && par.zero <= 2;
   plan.tp_comm_overlap = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
+  plan.moe_a2a_overlap = par.moe_a2a_overlap && par.ep > 1;
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 
   const Shard shard{w.training.micro_batch, par.tp,  w.training.precision, par.sequence_parallel,
-                    par.ep,                 par.cp,  par.cp > 1 && par.cp_comm_type == CpCommType::p2p};
+                    par.ep,                 par.cp,  par.cp > 1 && par.cp_comm_type == CpCommType::p2p,
+                    par.moe_dispatcher};
   const ModelSpec model = context_local(w.model, par.cp); // this rank's part of each sequence
   const KernelForm form = cost.form(model, shard);
   plan.softmax_fp32 = form.softmax_fp32;
@@ -237,6 +239,20 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   Kernels moe_mlp;
   for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine})
     moe_mlp.insert(moe_mlp.end(), part->begin(), part->end());
+  // Megatron-Core's combined 1F1B (models/common/model_chunk_schedule_plan.py, TransformerLayer-
+  // SchedulePlan.run) issues a layer of the forward micro-batch f and one of the backward b on a
+  // computation and a communication stream: combine_bwd(b) beside f's attention, router and permute;
+  // dispatch(f) beside b's experts' data gradients; dispatch_bwd(b) beside b's experts' weight
+  // gradients (--delay-wgrad-compute) and f's experts; combine(f) beside b's attention backward. The
+  // partner's layer is taken to cost what this one does; a GEMM's data and weight gradients half
+  // of its backward each.
+  const auto a2a_overlap_windows = [](LayerCost& l) {
+    const double expert_grads = l.moe_backward[1] / 2;
+    l.a2a_overlap_s[0][0] = expert_grads;
+    l.a2a_overlap_s[0][1] = l.attention_backward + l.moe_backward[0];
+    l.a2a_overlap_s[1][1] = l.attention_forward + l.moe_forward[0];
+    l.a2a_overlap_s[1][0] = expert_grads + l.moe_forward[1];
+  };
   // The layers of one attention form (windowed or not): their dense and MoE layers' costs, and
   // their kernels in the ledger (the form's costs are kept when no layer has it: a plan's `layer`
   // is every layer's size).
@@ -259,6 +275,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
         moe_layer.moe_backward[i++] = cost.seconds(backward_of(*part));
       }
       moe_layer.all_to_all_bytes = all_to_all_bytes(model, shard);
+      if (plan.moe_a2a_overlap)
+        a2a_overlap_windows(moe_layer);
       moe_layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
       account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun);
       cost.account(selective_kernels(lm, attention, moe_mlp, true), moe_count * micro_batches, plan.kernels);

@@ -29,6 +29,9 @@ struct LayerCost {
   bool moe = false;
   double moe_forward[3] = {0, 0, 0}, moe_backward[3] = {0, 0, 0};
   double all_to_all_bytes = 0;
+  // parallelism.moe_a2a_overlap: the computation of the partner micro-batch each all-to-all runs
+  // beside, [0 forward, 1 backward][0 dispatch, 1 combine] (zeros without it).
+  double a2a_overlap_s[2][2] = {};
   double expert_grad_bytes = 0;
   // Context parallelism (cp > 1): the attention block's three parts in forward order (before the
   // core, the core, after it; attention_forward and attention_backward are their sums), and the
@@ -92,6 +95,7 @@ struct ExecutionPlan {
   // ZeRO 1-2 with the weights' all-gather in the forward (parallelism.overlap_param_gather).
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false; // parallelism.tp_comm_overlap, with tp > 1
+  bool moe_a2a_overlap = false; // parallelism.moe_a2a_overlap
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 

@@ -83,10 +83,17 @@ private:
       pass.groups.push_back(tp_group(plan_, s, d));
     const std::vector<PipelineStep> schedule =
         stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes);
-    for (const PipelineStep& step : schedule) {
+    for (size_t i = 0; i < schedule.size(); ++i) {
+      const PipelineStep& step = schedule[i];
       projection_.pass_begins(boost::num_vertices(out_.graph), schedule.size() * static_cast<size_t>(plan_.pp));
       pass.v = step.chunk * plan_.pp + s;
       pass.forward = step.pass == PipelineStep::Pass::forward;
+      // Megatron-Core's combined 1F1B runs a backward with the forward after it (combined_1f1b.py:
+      // B(k - 1) + F(k)); the warm-up's forwards, one more than 1F1B's, and the cool-down's
+      // backwards run alone.
+      const auto is = [&](size_t j, PipelineStep::Pass p) { return j < schedule.size() && schedule[j].pass == p; };
+      pass.paired = plan_.moe_a2a_overlap && (pass.forward ? i > 0 && is(i - 1, PipelineStep::Pass::backward)
+                                                           : is(i + 1, PipelineStep::Pass::forward));
       pass.micro_batch = step.micro_batch;
       pass.chunk = step.chunk;
       begin_pass(pass);
@@ -255,22 +262,29 @@ private:
       return;
     }
     const double* parts = forward ? layer.moe_forward : layer.moe_backward;
+    // moe_a2a_overlap: a pass paired with one of the other direction (Pass::paired) runs its
+    // all-to-alls beside that pass's computation (LayerCost::a2a_overlap_s); a lone one exposes them.
+    const double* beside = layer.a2a_overlap_s[forward ? 0 : 1];
+    const double first = pass.paired ? beside[forward ? 0 : 1] : 0, second = pass.paired ? beside[forward ? 1 : 0] : 0;
     run_all(pass, parts[forward ? 0 : 2], slot);
-    exchange_tokens(pass, layer.all_to_all_bytes);
+    exchange_tokens(pass, layer.all_to_all_bytes, first);
     block_all(pass, parts[1], slot);
-    exchange_tokens(pass, layer.all_to_all_bytes);
+    exchange_tokens(pass, layer.all_to_all_bytes, second);
     run_all(pass, parts[forward ? 2 : 0], slot);
   }
 
   // One all-to-all per expert-parallel group of the pass's stage: for each tensor rank, ep
   // consecutive data-parallel replicas (parallel_state.py's expert rank order, tp-ep-dp-pp).
-  void exchange_tokens(const Pass& pass, double bytes) { exchange(CommDimension::ep, pass, plan_.ep, bytes); }
+  void exchange_tokens(const Pass& pass, double bytes, double beside_s = 0) {
+    exchange(CommDimension::ep, pass, plan_.ep, bytes, beside_s);
+  }
 
-  // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank.
-  void exchange(CommDimension dimension, const Pass& pass, int size, double bytes) {
+  // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank,
+  // overlapped with `beside_s` of computation on another stream.
+  void exchange(CommDimension dimension, const Pass& pass, int size, double bytes, double beside_s = 0) {
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, 0, size);
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true);
       });
   }
 
@@ -313,16 +327,17 @@ private:
   // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
   // of its kind, measured, and a collective of a group that is not isolated block whole.
   // `spans`: the replicas the group spans (a tensor-parallel group one, an expert-parallel group
-  // ep), which say how many groups' alike collectives it stands for.
+  // ep), which say how many groups' alike collectives it stands for. `beside`: overlapped whole
+  // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM.
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                           double overlap_s = 0, int spans = 1) {
+                           double overlap_s = 0, int spans = 1, bool beside = false) {
     const int times = stand_ins_.group_weight(spans);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       collectives_.count(dimension, gpus, kind, bytes, times);
       // After the first like it, folded into the kernels around it (FoldedCollective).
       if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
         streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
-                      static_cast<int>(gpus.size()));
+                      beside ? 0 : static_cast<int>(gpus.size()));
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for.

@@ -116,6 +116,7 @@ struct FoldedCollective {
   double exit_latency_s = 0; // its step latencies after its flows (Task::seconds of an isolated_collective)
   // Overlapped with a GEMM of `overlap_s` in `chunks` pieces (tp_comm_overlap): the stream waits
   // for one chunk and for what the GEMM does not cover, max(t / chunks, t - overlap_s), not t.
+  // chunks 0: on a stream of its own beside that much computation (moe_a2a_overlap), max(0, t - overlap_s).
   double overlap_s = 0;
   int chunks = 1;
   int pieces_before = 0;       // the task's kernel pieces before it, on a traced stream (StepGraph::kernel_pieces)
@@ -175,7 +176,8 @@ double walk_task_parts(const TaskGraph& g, TaskId v, double start, std::span<con
     const double end = at + folded[i].kernels_before_s;
     kernels(at, end);
     const double whole = (flow_seconds.empty() ? 0 : flow_seconds[i]) + folded[i].exit_latency_s; // as an isolated collective's timer
-    at = end + (folded[i].overlap_s > 0 ? std::max(whole / folded[i].chunks, whole - folded[i].overlap_s) : whole);
+    const double floor = folded[i].chunks > 0 ? whole / folded[i].chunks : 0.0;
+    at = end + (folded[i].overlap_s > 0 ? std::max(floor, whole - folded[i].overlap_s) : whole);
     collective(i, end, at);
   }
   const double end = at + folded[i - 1].kernels_after_s;

@@ -334,9 +334,29 @@ double routed_tokens(const ModelSpec& m, const Shard& s) {
   return tokens * static_cast<double>(m.top_k) * kept;
 }
 
+double expected_destinations(int64_t experts, int64_t top_k, int64_t ep) {
+  // Top-k distinct experts drawn evenly from `experts`, experts / ep on each GPU: a GPU holds none
+  // of them with probability C(experts - experts/ep, k) / C(experts, k).
+  const double held = static_cast<double>(experts) / static_cast<double>(ep);
+  double none = 1;
+  for (int64_t i = 0; i < top_k; ++i)
+    none *= std::max(0.0, (static_cast<double>(experts) - held - static_cast<double>(i)) /
+                              (static_cast<double>(experts) - static_cast<double>(i)));
+  return static_cast<double>(ep) * (1 - none);
+}
+
 double all_to_all_bytes(const ModelSpec& m, const Shard& s) {
   const double local = s.sequence_parallel ? 1.0 / static_cast<double>(s.tp) : 1.0;
-  return routed_tokens(m, s) * local * static_cast<double>(m.hidden) * element_bytes(s.precision);
+  const double E = element_bytes(s.precision), h = static_cast<double>(m.hidden);
+  if (s.dispatcher == MoeDispatcher::alltoall)
+    return routed_tokens(m, s) * local * h * E;
+  // DeepEP and Hybrid-EP send a token once to each GPU holding any of its experts (DeepEP's
+  // get_dispatch_layout: is_token_in_rank per token and rank; Hybrid-EP's routing map per rank),
+  // in bf16 either way (Megatron-Core's fused_a2a.py passes no fp8 tensor; Hybrid-EP asserts
+  // not fp8_dispatch); the receiver expands it to its experts. A capacity factor drops copies as before.
+  const double kept = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
+  const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  return tokens * expected_destinations(m.experts, m.top_k, s.ep) * kept * local * h * E;
 }
 
 MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
@@ -353,7 +373,11 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   b.before_dispatch.push_back(Kernel::gemm(local, experts, h));
   b.before_dispatch.push_back(pass(local * experts, 2, 2, 4.0));
   // Permute: each token copied once per chosen expert, grouped by expert (moe_utils.py, permute).
-  b.before_dispatch.push_back(pass(local * top_k * h, 1, 1, E));
+  // Hybrid-EP permutes inside its dispatch kernel (Megatron-Core's dispatch_with_permute); DeepEP
+  // receives a token per GPU and Megatron permutes the received tokens to their experts after it
+  // (MoEFlexTokenDispatcher.get_permuted_hidden_states_by_experts): as many copies either way.
+  if (s.dispatcher != MoeDispatcher::hybridep)
+    b.before_dispatch.push_back(pass(local * top_k * h, 1, 1, E));
   // The experts this GPU holds, as one grouped GEMM per projection (megatron/core/transformer/moe/
   // experts.py, TEGroupedMLP): experts / ep problems of routed / (experts / ep) rows each.
   const double held = experts / static_cast<double>(s.ep);
@@ -380,8 +404,10 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
       b.experts.push_back(pass(rows * h, 2, 2, E));
     b.experts.push_back(pass(rows * held * h, 1, 1, E));
   }
-  // Unpermute: each copy scaled by its router probability and summed back into its token.
-  b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
+  // Unpermute: each copy scaled by its router probability and summed back into its token (in
+  // Hybrid-EP's combine kernel with the flex dispatcher's hybridep backend).
+  if (s.dispatcher != MoeDispatcher::hybridep)
+    b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
   if (m.shared_expert_ffn_hidden > 0) {
     // The shared expert: a dense MLP every token runs (megatron/core/transformer/moe/shared_experts.py).
     const double sf = static_cast<double>(m.shared_expert_ffn_hidden) / tp;

@@ -126,6 +126,7 @@ struct Shard {
   // Context parallelism's ring form (cp_comm_type p2p): the core runs as cp steps, each on a block
   // of keys, not as the one kernel it is costed as.
   bool cp_ring = false;
+  MoeDispatcher dispatcher = MoeDispatcher::alltoall; // how MoE layers' tokens reach their experts
 };
 
 // What one of cp context-parallel ranks computes of each sequence: seq_len / cp tokens, through
@@ -164,8 +165,11 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
 // group goes to top_k experts, an even share of them to each rank (balanced routing, what
 // Megatron's load-balancing loss aims at), bounded by the capacity factor when there is one.
 double routed_tokens(const ModelSpec& m, const Shard& s);
-// Bytes one GPU sends in one dispatch (or combine) all-to-all: its routed token copies' hidden
-// states, (ep - 1) / ep of them to other ranks.
+// GPUs of ep, each holding experts / ep of the experts, that a token's top_k experts (drawn evenly,
+// distinct) fall on, in expectation.
+double expected_destinations(int64_t experts, int64_t top_k, int64_t ep);
+// Bytes one GPU sends in one dispatch (or combine) all-to-all, (ep - 1) / ep of them to other
+// ranks: its routed token copies' hidden states (alltoall), or a copy per destination GPU (flex).
 double all_to_all_bytes(const ModelSpec& m, const Shard& s);
 // The layer at index i (from 0): its attention block and its MLP, dense or with experts.
 Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i);

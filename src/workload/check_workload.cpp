@@ -177,6 +177,7 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(p.ep, at("parallelism.ep"), 1, &kMaxGpus);
   check_int(p.cp, at("parallelism.cp"), 1, &kMaxGpus);
   check_enum(p.cp_comm_type, CpCommType::a2a_p2p, at("parallelism.cp_comm_type"));
+  check_enum(p.moe_dispatcher, MoeDispatcher::hybridep, at("parallelism.moe_dispatcher"));
   check_int(m.experts, at("model.experts"), 0, &kMaxExperts);
   check_int(m.top_k, at("model.top_k"), 1, &kMaxExperts);
   check_int(m.moe_ffn_hidden, at("model.moe_ffn_hidden"), 0, &kMaxFfnHidden);
@@ -503,6 +504,24 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": parallelism.sequence_parallel", "sequence parallelism needs tp > 1");
   // megatron/training/arguments.py: "Tensor parallel communication/GEMM overlap can happen only
   // when sequence parallelism is enabled".
+  // megatron/core/transformer/transformer_config.py (__post_init__): the expert-parallel overlap
+  // needs expert parallelism, no full recompute, at most one multi-token prediction layer, and with
+  // pipelining the interleaved schedule (combined_1f1b.py has no plain-1F1B form).
+  if (p.moe_a2a_overlap) {
+    if (!m.moe() || p.ep < 2)
+      throw InputError(f + ": parallelism.moe_a2a_overlap", "overlaps expert-parallel all-to-alls: needs a MoE model "
+                                                            "and parallelism.ep of at least 2");
+    if (w.training.recompute == Recompute::full)
+      throw InputError(f + ": parallelism.moe_a2a_overlap",
+                       "not with training.recompute full (Megatron-Core refuses it; use selective or none)");
+    if (p.pp > 1 && p.schedule != Schedule::interleaved)
+      throw InputError(f + ": parallelism.moe_a2a_overlap",
+                       "with pipelining needs the interleaved schedule (Megatron-Core's combined 1F1B)");
+    if (m.mtp_layers > 1)
+      throw InputError(f + ": parallelism.moe_a2a_overlap", "with at most one model.mtp_layers (Megatron-Core's limit)");
+  }
+  if (p.moe_dispatcher != MoeDispatcher::alltoall && !m.moe())
+    throw InputError(f + ": parallelism.moe_dispatcher", "dispatches a MoE layer's tokens: the model has no experts");
   if (p.tp_comm_overlap && !p.sequence_parallel)
     throw InputError(f + ": parallelism.tp_comm_overlap",
                      "overlaps sequence parallelism's collectives with the GEMMs: it needs tp > 1 and "

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -82,7 +83,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 27> kComputed{
+constexpr std::array<std::string_view, 35> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -94,12 +95,18 @@ constexpr std::array<std::string_view, 27> kComputed{
     "multi_latent_attention",  kLatentDims[0], kLatentDims[1], kLatentDims[2], kLatentDims[3], kLatentDims[4],
     "qk_layernorm",            "window_size",
     "window_attn_skip_freq",   "fp4_format",
-    "fp4_recipe",
+    "fp4_recipe",              "moe_flex_dispatcher_backend",
+    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute",
+    "moe_layer_freq",          "moe_grouped_gemm",
+    "moe_permute_fusion",      "moe_router_dtype",
+    "expert_tensor_parallel_size",
 };
 
 // Flags among kComputed.
-constexpr std::array<std::string_view, 3> kComputedFlags{"group_query_attention", "multi_latent_attention",
-                                                         "qk_layernorm"};
+constexpr std::array<std::string_view, 7> kComputedFlags{"group_query_attention", "multi_latent_attention",
+                                                         "qk_layernorm", "overlap_moe_expert_parallel_comm",
+                                                         "delay_wgrad_compute", "moe_grouped_gemm",
+                                                         "moe_permute_fusion"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -296,6 +303,39 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   } else if (args.contains("fp4_recipe")) {
     notes.push_back("fp4_recipe: Megatron uses it only with --fp4-format");
   }
+  // --moe-layer-freq (megatron/training/arguments.py, moe_freq_type): an integer N (every N-th layer
+  // MoE) or a Python list pattern; simgpt's MoE models run dense layers first, then MoE ones
+  // (model.dense_layers), so "1" and "([0]*K+[1]*M)" with K + M layers map.
+  if (args.contains("moe_layer_freq")) {
+    std::string f = args["moe_layer_freq"];
+    f.erase(std::remove(f.begin(), f.end(), ' '), f.end());
+    int64_t dense = -1, moe = -1;
+    if (f == "1")
+      dense = 0;
+    else if (std::sscanf(f.c_str(), "([0]*%ld+[1]*%ld)", &dense, &moe) != 2 &&
+             std::sscanf(f.c_str(), "[0]*%ld+[1]*%ld", &dense, &moe) != 2)
+      dense = -1;
+    const int64_t layers = args.contains("num_layers") ? positive(args["num_layers"], at("num_layers")) : -1;
+    if (dense >= 0 && (moe < 0 || dense + moe == layers))
+      tree.set("model", "dense_layers", std::to_string(dense), "moe_layer_freq");
+    else
+      notes.push_back(fmt::format("moe_layer_freq {}: simgpt's MoE models run their dense layers first, then MoE "
+                                  "ones (1, or ([0]*K+[1]*M) over all layers)",
+                                  echo(args["moe_layer_freq"])));
+  }
+  // --moe-grouped-gemm and --moe-permute-fusion are how simgpt prices the experts (one grouped GEMM
+  // per projection, TEGroupedMLP) and the permutation (one pass each way, TE's fused permute);
+  // --moe-router-dtype fp32: the router's softmax and top-k are on fp32 scores in simgpt already.
+  if (args.contains("moe_router_dtype") && args["moe_router_dtype"] != "fp32" && args["moe_router_dtype"] != "fp64")
+    notes.push_back(fmt::format("moe_router_dtype {}: simgpt's router works on fp32 scores",
+                                echo(args["moe_router_dtype"])));
+  // Expert tensor parallelism other than tp is not modelled: the experts split as the dense layers.
+  if (args.contains("expert_tensor_parallel_size")) {
+    const std::string tp = args.contains("tensor_model_parallel_size") ? args["tensor_model_parallel_size"] : "1";
+    if (args["expert_tensor_parallel_size"] != tp)
+      notes.push_back(fmt::format("expert_tensor_parallel_size {}: simgpt splits the experts over tp ({})",
+                                  echo(args["expert_tensor_parallel_size"]), echo(tp)));
+  }
   if (args.contains("window_attn_skip_freq")) {
     if (!args.contains("window_size"))
       notes.push_back("window_attn_skip_freq: Megatron uses it only with --window-size");
@@ -316,12 +356,27 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
     notes.push_back("recompute_method/recompute_num_layers: simgpt checkpoints every layer (uniform, 1 layer)");
   // megatron/training/training.py get_megatron_optimizer: --optimizer sgd keeps a momentum buffer
   // unless --sgd-momentum is 0 (its default is 0.9).
-  // megatron/core/transformer/moe/token_dispatcher.py: the alltoall dispatcher is what simgpt's
-  // MoE layers run (a dispatch and a combine all-to-all over the expert-parallel group); the
-  // allgather and flex (DeepEP, HybridEP) dispatchers move tokens otherwise.
-  if (args.contains("moe_token_dispatcher_type") && args["moe_token_dispatcher_type"] != "alltoall")
-    notes.push_back(fmt::format("moe_token_dispatcher_type {}: simgpt runs the alltoall dispatcher",
-                                echo(args["moe_token_dispatcher_type"])));
+  // megatron/core/transformer/moe/token_dispatcher.py: alltoall, or flex with its backend
+  // (--moe-flex-dispatcher-backend, transformer_config.py: deepep by default). The allgather
+  // dispatcher and the ncclep backend move tokens otherwise: simgpt runs alltoall for them.
+  if (args.contains("moe_token_dispatcher_type")) {
+    const std::string& type = args["moe_token_dispatcher_type"];
+    const std::string backend = args.contains("moe_flex_dispatcher_backend") ? args["moe_flex_dispatcher_backend"] : "deepep";
+    if (type == "flex" && (backend == "deepep" || backend == "hybridep"))
+      tree.set("parallelism", "moe_dispatcher", backend, "moe_flex_dispatcher_backend");
+    else if (type == "flex")
+      notes.push_back(fmt::format("moe_flex_dispatcher_backend {}: simgpt runs the alltoall dispatcher", echo(backend)));
+    else if (type != "alltoall")
+      notes.push_back(fmt::format("moe_token_dispatcher_type {}: simgpt runs the alltoall dispatcher", echo(type)));
+  }
+  // --overlap-moe-expert-parallel-comm (transformer_config.py): the combined 1F1B schedule, taken
+  // with --delay-wgrad-compute, which Megatron-Bridge's moe_a2a_overlap always sets with it.
+  if (args.contains("overlap_moe_expert_parallel_comm")) {
+    tree.set("parallelism", "moe_a2a_overlap", "true", "overlap_moe_expert_parallel_comm");
+    if (!args.contains("delay_wgrad_compute"))
+      notes.push_back("overlap_moe_expert_parallel_comm without delay_wgrad_compute: simgpt runs the experts' weight "
+                      "gradients beside the dispatch's backward all-to-all as if delayed");
+  }
   if (args.contains("optimizer")) {
     std::string optimizer = choose(args["optimizer"], at("optimizer"), {{"adam", "adam"}, {"sgd", "sgd_momentum"}});
     if (optimizer == "sgd_momentum" && args.contains("sgd_momentum") &&

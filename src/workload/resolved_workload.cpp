@@ -103,6 +103,10 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   par["pp"] = p.pp;
   if (m.moe())
     par["ep"] = p.ep;
+  if (p.moe_dispatcher != MoeDispatcher::alltoall) // written only when set
+    par["moe_dispatcher"] = name_of(p.moe_dispatcher);
+  if (p.moe_a2a_overlap)
+    par["moe_a2a_overlap"] = true;
   if (p.cp > 1) {
     par["cp"] = p.cp;
     par["cp_comm_type"] = name_of(p.cp_comm_type);

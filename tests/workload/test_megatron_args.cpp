@@ -309,8 +309,23 @@ TEST_CASE("Megatron-core's recompute modules and token dispatcher") {
              Catch::Contains("'moe' is a Megatron-core recompute module simgpt does not model"));
   CHECK_THAT(refusal(base + "recompute_granularity: full\nrecompute_modules: mlp\n"),
              Catch::Contains("applies only with training.recompute selective"));
-  CHECK_THAT(refusal(base + "moe_token_dispatcher_type: flex\n"),
-             Catch::Contains("moe_token_dispatcher_type flex: simgpt runs the alltoall dispatcher"));
+  CHECK_THAT(refusal(base + "moe_token_dispatcher_type: allgather\n"),
+             Catch::Contains("moe_token_dispatcher_type allgather: simgpt runs the alltoall dispatcher"));
+  // flex with its backend (deepep unless --moe-flex-dispatcher-backend says), and the
+  // expert-parallel overlap (--overlap-moe-expert-parallel-comm).
+  const std::string moe = "model: {layers: 4, hidden: 1024, heads: 16, seq_len: 1024, vocab: 50257}\n"
+                          "training: {global_batch: 8}\nparallelism: {dp: 4}\nnum_experts: 8\nmoe_router_topk: 2\n"
+                          "expert_model_parallel_size: 4\nmoe_token_dispatcher_type: flex\n";
+  CHECK(parse_workload(moe, "w.yaml").parallelism.moe_dispatcher == MoeDispatcher::deepep);
+  const Workload hybrid = parse_workload(moe + "moe_flex_dispatcher_backend: hybridep\n"
+                                               "overlap_moe_expert_parallel_comm: true\ndelay_wgrad_compute: true\n",
+                                         "w.yaml");
+  CHECK(hybrid.parallelism.moe_dispatcher == MoeDispatcher::hybridep);
+  CHECK(hybrid.parallelism.moe_a2a_overlap);
+  CHECK_THAT(refusal(moe + "moe_flex_dispatcher_backend: ncclep\n"),
+             Catch::Contains("moe_flex_dispatcher_backend ncclep: simgpt runs the alltoall dispatcher"));
+  CHECK_THAT(refusal(moe + "overlap_moe_expert_parallel_comm: true\n"),
+             Catch::Contains("without delay_wgrad_compute"));
   const ImportedWorkload imported =
       import_megatron({"torchrun", "--nproc-per-node", "8", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size",
                        "1024", "--num-attention-heads", "8", "--seq-length", "1024", "--vocab-size", "32000", "--bf16",
@@ -322,4 +337,48 @@ TEST_CASE("Megatron-core's recompute modules and token dispatcher") {
                                       Catch::Contains("overlap_param_gather: true") &&
                                       Catch::Contains("collectives.dp_overlap: \"true\""));
   CHECK(imported.ignored.empty());
+}
+
+TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's recipes run them import whole") {
+  // DeepSeek-V3 (Megatron-Bridge's deepseek_v3 recipe and its GB200 preset: the flex dispatcher's
+  // hybridep backend, the expert-parallel overlap, MXFP8, latent attention's and the experts'
+  // recompute modules, one multi-token prediction layer), pp 1 for a plain split of its 61 layers.
+  const ImportedWorkload deepseek = import_megatron(
+      {"torchrun", "--nproc-per-node", "4", "--nnodes", "64", "pretrain_gpt.py", "--num-layers", "61",
+       "--hidden-size", "7168", "--ffn-hidden-size", "18432", "--num-attention-heads", "128",
+       "--multi-latent-attention", "--q-lora-rank", "1536", "--kv-lora-rank", "512", "--qk-head-dim", "128",
+       "--qk-pos-emb-head-dim", "64", "--v-head-dim", "128", "--qk-layernorm", "--normalization", "RMSNorm",
+       "--swiglu", "--position-embedding-type", "rope", "--untie-embeddings-and-output-weights",
+       "--disable-bias-linear", "--num-experts", "256", "--moe-router-topk", "8", "--moe-ffn-hidden-size", "2048",
+       "--moe-shared-expert-intermediate-size", "2048", "--moe-layer-freq", "([0]*3+[1]*58)", "--moe-grouped-gemm",
+       "--moe-permute-fusion", "--moe-router-dtype", "fp32", "--moe-token-dispatcher-type", "flex",
+       "--moe-flex-dispatcher-backend", "hybridep", "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute",
+       "--mtp-num-layers", "1", "--recompute-granularity", "selective", "--recompute-modules", "mla_up_proj",
+       "moe_act", "--bf16", "--fp8-format", "e4m3", "--fp8-recipe", "mxfp8", "--use-distributed-optimizer",
+       "--overlap-grad-reduce", "--overlap-param-gather", "--tensor-model-parallel-size", "1",
+       "--expert-model-parallel-size", "64", "--expert-tensor-parallel-size", "1", "--seq-length", "4096",
+       "--global-batch-size", "2048", "--micro-batch-size", "1", "--vocab-size", "129280"},
+      std::nullopt);
+  CHECK(deepseek.ignored.empty());
+  const std::string d = body(deepseek.yaml);
+  CHECK_THAT(d, Catch::Contains("moe_dispatcher: \"hybridep\"") && Catch::Contains("moe_a2a_overlap: true") &&
+                    Catch::Contains("dense_layers: 3") && Catch::Contains("fp8_recipe: \"mxfp8\"") &&
+                    Catch::Contains("recompute_modules: \"moe_act,mla_up_proj\"") &&
+                    Catch::Contains("mtp_layers: 1"));
+  // Llama 3 70B (llama3_70b_pretrain_config with its H100 preset: tp 4, pp 4, vp 5, TP communication
+  // overlap, fp8 current scaling).
+  const ImportedWorkload llama = import_megatron(
+      {"torchrun", "--nproc-per-node", "8", "--nnodes", "8", "pretrain_gpt.py", "--num-layers", "80",
+       "--hidden-size", "8192", "--ffn-hidden-size", "28672", "--num-attention-heads", "64",
+       "--group-query-attention", "--num-query-groups", "8", "--normalization", "RMSNorm", "--swiglu",
+       "--position-embedding-type", "rope", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
+       "--bf16", "--fp8-format", "hybrid", "--fp8-recipe", "tensorwise", "--use-distributed-optimizer",
+       "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap", "--sequence-parallel",
+       "--tensor-model-parallel-size", "4", "--pipeline-model-parallel-size", "4",
+       "--num-layers-per-virtual-pipeline-stage", "4", "--recompute-granularity", "selective",
+       "--recompute-modules", "core_attn", "--seq-length", "8192", "--global-batch-size", "128",
+       "--micro-batch-size", "1", "--vocab-size", "128256"},
+      std::nullopt);
+  CHECK(llama.ignored.empty());
+  CHECK_THAT(body(llama.yaml), Catch::Contains("tp_comm_overlap: true") && Catch::Contains("fp8_recipe: \"tensorwise\""));
 }

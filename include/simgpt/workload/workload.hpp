@@ -109,6 +109,16 @@ inline constexpr EnumName<Position> kPositionNames[] = {
     {Position::learned, "learned"}, {Position::rope, "rope"}, {Position::yarn, "yarn"}};
 constexpr std::span<const EnumName<Position>> enum_names(Position) { return kPositionNames; }
 
+// How a MoE layer's tokens reach their experts (Megatron-Core's --moe-token-dispatcher-type and
+// --moe-flex-dispatcher-backend, megatron/core/transformer/moe/token_dispatcher.py): alltoall
+// permutes a copy of each token per chosen expert and exchanges them with NCCL's all-to-all;
+// flex's deepep (DeepEP's normal kernels) and hybridep (NVIDIA's Hybrid-EP) send a token once to
+// each GPU holding one of its experts, hybridep permuting inside its kernels.
+enum class MoeDispatcher { alltoall, deepep, hybridep };
+inline constexpr EnumName<MoeDispatcher> kMoeDispatcherNames[] = {
+    {MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}, {MoeDispatcher::hybridep, "hybridep"}};
+constexpr std::span<const EnumName<MoeDispatcher>> enum_names(MoeDispatcher) { return kMoeDispatcherNames; }
+
 enum class Schedule { gpipe, one_f_one_b, interleaved };
 inline constexpr EnumName<Schedule> kScheduleNames[] = {
     {Schedule::gpipe, "gpipe"}, {Schedule::one_f_one_b, "1f1b"}, {Schedule::interleaved, "interleaved"}};
@@ -299,6 +309,11 @@ struct ParallelismSpec {
   // the GEMM beside them (TransformerEngine's userbuffers, Megatron's --tp-comm-overlap; PyTorch's
   // async tensor parallelism, torchtitan's enable_async_tensor_parallel).
   bool tp_comm_overlap = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  // Megatron-Core's --overlap-moe-expert-parallel-comm with --delay-wgrad-compute (the "combined
+  // 1F1B" schedule): one micro-batch's forward runs beside another's backward, each's expert
+  // all-to-alls on a second stream under the other's computation.
+  bool moe_a2a_overlap = false;
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
   Partition partition = Partition::framework;
   std::vector<int64_t> stage_layers; // layers per (virtual) stage when partition is listed

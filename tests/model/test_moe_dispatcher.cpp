@@ -1,0 +1,123 @@
+// The MoE token dispatchers (parallelism.moe_dispatcher) and the expert-parallel overlap
+// (parallelism.moe_a2a_overlap): the bytes each sends, the kernels each leaves to Megatron, and
+// what the overlap hides on a replayed step.
+#include "support/isolate.hpp"
+#include "model/model.hpp"
+#include "report/report_json.hpp"
+#include "simgpt/core/error.hpp"
+#include "simgpt/simulate.hpp"
+#include "simgpt/workload/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace simgpt;
+
+namespace {
+
+// Qwen3-30B-A3B's experts: 128 of them, 8 a token, over 8 GPUs.
+ModelSpec qwen3_moe() {
+  ModelSpec m{.layers = 48, .hidden = 2048, .heads = 32, .seq_len = 4096, .vocab = 151936, .ffn_hidden = 6144};
+  m.experts = 128;
+  m.top_k = 8;
+  m.moe_ffn_hidden = 768;
+  return m;
+}
+
+size_t memory_passes(const Kernels& ks) {
+  size_t n = 0;
+  for (const Kernel& k : ks)
+    n += k.kind == Kernel::Kind::memory;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("the flex dispatchers send a token once to each GPU holding one of its experts") {
+  // A GPU holds none of a token's 8 experts with probability C(112, 8) / C(128, 8).
+  double none = 1;
+  for (int i = 0; i < 8; ++i)
+    none *= (112.0 - i) / (128.0 - i);
+  CHECK(expected_destinations(128, 8, 8) == Approx(8 * (1 - none)));
+  CHECK(expected_destinations(128, 8, 8) == Approx(5.30).epsilon(0.01));
+  CHECK(expected_destinations(128, 8, 1) == Approx(1));   // one GPU holds them all
+  CHECK(expected_destinations(8, 2, 8) == Approx(2));     // an expert a GPU: every copy to its own GPU
+  const ModelSpec m = qwen3_moe();
+  Shard s{.micro_batch = 4, .precision = Precision::bf16, .ep = 8};
+  const double alltoall = all_to_all_bytes(m, s);
+  CHECK(alltoall == Approx(4.0 * 4096 * 8 * 2048 * 2)); // a copy per chosen expert, bf16
+  for (MoeDispatcher d : {MoeDispatcher::deepep, MoeDispatcher::hybridep}) {
+    s.dispatcher = d;
+    CHECK(all_to_all_bytes(m, s) == Approx(alltoall * expected_destinations(128, 8, 8) / 8));
+  }
+}
+
+TEST_CASE("hybridep permutes inside its kernels; deepep and alltoall leave the permutation to Megatron") {
+  const ModelSpec m = qwen3_moe();
+  Shard s{.micro_batch = 4, .precision = Precision::bf16, .ep = 8};
+  const MoeBlock alltoall = moe_block_forward(m, s, KernelForm{});
+  s.dispatcher = MoeDispatcher::deepep;
+  const MoeBlock deepep = moe_block_forward(m, s, KernelForm{});
+  s.dispatcher = MoeDispatcher::hybridep;
+  const MoeBlock hybridep = moe_block_forward(m, s, KernelForm{});
+  CHECK(memory_passes(deepep.before_dispatch) == memory_passes(alltoall.before_dispatch));
+  CHECK(memory_passes(hybridep.before_dispatch) + 1 == memory_passes(alltoall.before_dispatch));
+  CHECK(memory_passes(hybridep.after_combine) + 1 == memory_passes(alltoall.after_combine));
+  CHECK(hybridep.experts.size() == alltoall.experts.size());
+}
+
+namespace {
+
+nlohmann::ordered_json run_mixtral(const Overrides& extra) {
+  const DataPaths data = default_data_paths();
+  Overrides o{{"model.layers", "4"}, {"parallelism.pp", "1"}, {"parallelism.dp", "8"}, {"parallelism.ep", "8"},
+              {"placement.gpus", "8"}, {"training.global_batch", "64"}, {"model.seq_len", "2048"}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return run_isolated([&] {
+    Workload w = load_workload(data.find("workloads/mixtral_8x7b.yaml"), o);
+    return report_json(simulate(data.find("platforms/dgx_h100_x1.yaml"), w, data));
+  });
+}
+
+double ep_exposed(const nlohmann::ordered_json& r) { return r["communication"]["ep"]["exposed_s"].get<double>(); }
+
+} // namespace
+
+TEST_CASE("the expert-parallel overlap hides the all-to-alls of paired passes, not of lone ones") {
+  const auto plain = run_mixtral({});
+  const auto overlapped = run_mixtral({{"parallelism.moe_a2a_overlap", "true"}});
+  REQUIRE(ep_exposed(plain) > 0);
+  // 8 micro-batches: 7 backwards run with the forward after them, the first forward and the last
+  // backward alone. Mixtral's experts and attention outlast its all-to-alls on NVLink: what stays
+  // exposed is about the two lone passes' (2 of the 16 passes' all-to-alls), and the step shortens.
+  CHECK(ep_exposed(overlapped) < ep_exposed(plain) * 0.3);
+  CHECK(ep_exposed(overlapped) > 0);
+  CHECK(overlapped["step_time_s"].get<double>() < plain["step_time_s"].get<double>());
+  // One micro-batch: no pass has a partner, nothing is hidden.
+  const Overrides one{{"training.global_batch", "8"}};
+  const auto single = run_mixtral(one);
+  Overrides one_overlapped = one;
+  one_overlapped.emplace_back("parallelism.moe_a2a_overlap", "true");
+  CHECK(run_mixtral(one_overlapped)["step_time_s"].get<double>() == Approx(single["step_time_s"].get<double>()));
+}
+
+TEST_CASE("the expert-parallel overlap is refused where Megatron-Core refuses it") {
+  const DataPaths data = default_data_paths();
+  const auto refusal = [&](const Overrides& o) -> std::string {
+    try {
+      load_workload(data.find("workloads/mixtral_8x7b.yaml"), o);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(refusal({{"parallelism.moe_a2a_overlap", "true"}, {"parallelism.ep", "1"}}),
+             Catch::Contains("parallelism.moe_a2a_overlap") && Catch::Contains("ep of at least 2"));
+  CHECK_THAT(refusal({{"parallelism.moe_a2a_overlap", "true"}}), // the workload's pp 4 with 1F1B
+             Catch::Contains("needs the interleaved schedule"));
+  CHECK_THAT(refusal({{"parallelism.moe_a2a_overlap", "true"}, {"parallelism.pp", "1"}, {"training.recompute", "full"}}),
+             Catch::Contains("not with training.recompute full"));
+  CHECK_THAT(refusal({{"parallelism.moe_dispatcher", "nccl"}}),
+             Catch::Contains("parallelism.moe_dispatcher") && Catch::Contains("hybridep"));
+}
