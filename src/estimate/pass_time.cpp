@@ -200,7 +200,10 @@ double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
   // a2a_overlap_s; zeros without it), every pass taken as paired (the replay exposes the warm-up's
   // and cool-down's lone passes).
   const double* beside = layer.a2a_overlap_s[forward ? 0 : 1];
-  const double exposed = std::max(0.0, tokens - beside[0]) + std::max(0.0, tokens - beside[1]);
+  const double exposed = beside[0] + beside[1] > 0
+                             ? std::max(tokens * plan_.a2a_sm_share, tokens - beside[0]) +
+                                   std::max(tokens * plan_.a2a_sm_share, tokens - beside[1])
+                             : 2 * tokens;
   return parts[0] + exposed + block(s, parts[1], plan_.activation_bytes) + parts[2];
 }
 

@@ -103,6 +103,12 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.overlap_param_gather = par.overlap_param_gather && par.zero >= 1 && par.zero <= 2;
   plan.tp_comm_overlap = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   plan.moe_a2a_overlap = par.moe_a2a_overlap && par.ep > 1;
+  if (plan.moe_a2a_overlap && cost.gpu().sms > 0) {
+    const int held = par.moe_dispatcher == MoeDispatcher::deepep     ? profile.deepep_sms
+                     : par.moe_dispatcher == MoeDispatcher::hybridep ? profile.hybridep_sms
+                                                                     : 0;
+    plan.a2a_sm_share = std::min(1.0, static_cast<double>(held) / cost.gpu().sms);
+  }
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 

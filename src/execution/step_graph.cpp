@@ -337,7 +337,7 @@ private:
       // After the first like it, folded into the kernels around it (FoldedCollective).
       if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
         streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
-                      beside ? 0 : static_cast<int>(gpus.size()));
+                      beside ? 0 : static_cast<int>(gpus.size()), beside ? plan_.a2a_sm_share : 0);
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for.

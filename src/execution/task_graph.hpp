@@ -116,9 +116,12 @@ struct FoldedCollective {
   double exit_latency_s = 0; // its step latencies after its flows (Task::seconds of an isolated_collective)
   // Overlapped with a GEMM of `overlap_s` in `chunks` pieces (tp_comm_overlap): the stream waits
   // for one chunk and for what the GEMM does not cover, max(t / chunks, t - overlap_s), not t.
-  // chunks 0: on a stream of its own beside that much computation (moe_a2a_overlap), max(0, t - overlap_s).
+  // chunks 0: on a stream of its own beside that much computation (moe_a2a_overlap), the computation
+  // slowed by the SMs the collective's kernel holds (a share s of them) while it runs:
+  // max(s t, t - overlap_s).
   double overlap_s = 0;
   int chunks = 1;
+  double beside_share = 0; // chunks 0: the share of the GPU's SMs the collective's kernel takes from the computation
   int pieces_before = 0;       // the task's kernel pieces before it, on a traced stream (StepGraph::kernel_pieces)
 };
 
@@ -176,7 +179,7 @@ double walk_task_parts(const TaskGraph& g, TaskId v, double start, std::span<con
     const double end = at + folded[i].kernels_before_s;
     kernels(at, end);
     const double whole = (flow_seconds.empty() ? 0 : flow_seconds[i]) + folded[i].exit_latency_s; // as an isolated collective's timer
-    const double floor = folded[i].chunks > 0 ? whole / folded[i].chunks : 0.0;
+    const double floor = folded[i].chunks > 0 ? whole / folded[i].chunks : whole * folded[i].beside_share;
     at = end + (folded[i].overlap_s > 0 ? std::max(floor, whole - folded[i].overlap_s) : whole);
     collective(i, end, at);
   }

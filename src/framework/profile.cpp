@@ -200,7 +200,9 @@ const YamlSection<Profile> kCollectivesSection = {
      {"library", [](const YamlReader& c, const char* key, Profile& p) { p.nccl.library = c.text(key); }},
      flag_field("dp_overlap", &Profile::dp_overlap),
      quantity_field("dp_bucket", &Profile::dp_bucket_bytes, parse_bytes),
-     flag_field("dp_per_tensor", &Profile::dp_per_tensor)}};
+     flag_field("dp_per_tensor", &Profile::dp_per_tensor),
+     number_field("deepep_sms", &Profile::deepep_sms, 0, 1024),
+     number_field("hybridep_sms", &Profile::hybridep_sms, 0, 1024)}};
 
 const YamlSection<Profile> kZero3Section = {
     {number_field("prefetch_bucket", &Profile::zero3_prefetch_bucket_elements, 0, 1e15),

@@ -53,7 +53,7 @@ TEST_CASE("the flex dispatchers send a token once to each GPU holding one of its
   }
 }
 
-TEST_CASE("hybridep permutes inside its kernels; deepep and alltoall leave the permutation to Megatron") {
+TEST_CASE("hybridep permutes inside its kernels, deepep and alltoall leave the permutation to Megatron") {
   const ModelSpec m = qwen3_moe();
   Shard s{.micro_batch = 4, .precision = Precision::bf16, .ep = 8};
   const MoeBlock alltoall = moe_block_forward(m, s, KernelForm{});
@@ -100,6 +100,21 @@ TEST_CASE("the expert-parallel overlap hides the all-to-alls of paired passes, n
   Overrides one_overlapped = one;
   one_overlapped.emplace_back("parallelism.moe_a2a_overlap", "true");
   CHECK(run_mixtral(one_overlapped)["step_time_s"].get<double>() == Approx(single["step_time_s"].get<double>()));
+}
+
+TEST_CASE("an overlapped flex all-to-all slows the computation beside it by the SMs its kernels hold") {
+  const Overrides hybrid{{"parallelism.moe_dispatcher", "hybridep"}, {"parallelism.moe_a2a_overlap", "true"}};
+  Overrides free_sms = hybrid;
+  free_sms.emplace_back("framework_options.collectives.hybridep_sms", "0");
+  const auto held = run_mixtral(hybrid), free = run_mixtral(free_sms);
+  // Hidden all-to-alls still cost 32 of the H100's 132 SMs for their time: the step is longer.
+  CHECK(held["step_time_s"].get<double>() > free["step_time_s"].get<double>());
+  // Without the overlap the SMs matter not: the all-to-alls block the stream whole either way.
+  const auto plain = run_mixtral({{"parallelism.moe_dispatcher", "hybridep"}});
+  const auto plain_free = run_mixtral({{"parallelism.moe_dispatcher", "hybridep"},
+                                       {"framework_options.collectives.hybridep_sms", "0"}});
+  CHECK(plain["step_time_s"].get<double>() == plain_free["step_time_s"].get<double>());
+  CHECK(held["step_time_s"].get<double>() < plain["step_time_s"].get<double>());
 }
 
 TEST_CASE("the expert-parallel overlap is refused where Megatron-Core refuses it") {

@@ -18,6 +18,7 @@ PRESETS below, each citing tag:path); rows simgpt cannot express carry `flags: [
 the reason. The output is deterministic; ctest (`megatron_bridge_tables`) checks that the committed
 tables are what this script writes.
 """
+import csv
 import math
 import os
 import re
@@ -197,8 +198,8 @@ for _release, _tag in RELEASES.items():
 # per-GPU perf recipes (26.08). Every one sets expert_tensor_parallel_size 1; what else a preset sets
 # beyond the printed parallelism (the flex dispatcher's backend, CUDA graph scopes, moe_a2a_overlap) is
 # not modelled.
-QWEN3_UNMODELLED = ["what the preset sets beyond the printed parallelism (moe_flex_dispatcher_backend, "
-                    "cuda_graph_scope, moe_a2a_overlap where set)"]
+QWEN3_UNMODELLED = ["what the preset sets beyond the printed parallelism and its MoE dispatcher (cuda_graph_scope "
+                    "where set)"]
 for _release, _tag in RELEASES.items():
     for _shape, _size in (("qwen3_30b_a3b", "30b_a3b"), ("qwen3_235b_a22b", "235b_a22b")):
         if _release == "25.09":
@@ -222,7 +223,7 @@ GPT_OSS_WINDOW = {"v0.2.0": 129, "v0.3.0": 129, "v0.3.1": 129}
 # per-GPU src/megatron/bridge/perf_recipes/gpt_oss/<gpu>/gpt_oss.py at v0.6.0.
 GPT_OSS_GRAPHS = "cuda_graph_impl transformer_engine (attn, moe_router, moe_preprocess)"
 GPT_OSS_FULL = ("cuda_graph_scope full_iteration with moe_expert_rank_capacity_factor 1.5 (expert inputs padded "
-                "to 1.5x), moe_flex_dispatcher_backend hybridep with moe_a2a_overlap, the TransformerEngine op "
+                "to 1.5x), the TransformerEngine op "
                 "fuser's grouped MLP, fp8 dot-product attention")
 GPT_OSS_PRESETS = {}
 for _release, _tag in RELEASES.items():
@@ -241,13 +242,6 @@ for _release, _tag in RELEASES.items():
             _modules = "layernorm,moe_act"
         if _gpu in ("B300", "GB300"):
             _unmodelled.append(GPT_OSS_GRAPHS)
-        if _tag == "v0.4.0" and _gpu in ("GB200", "B200", "B300"):
-            _unmodelled.append("moe_flex_dispatcher_backend hybridep" +
-                               (" with moe_a2a_overlap" if _gpu == "GB200" else ""))
-        elif _tag not in ("v0.2.0", "v0.3.0", "v0.3.1") and _gpu == "B300":
-            _unmodelled.append("moe_flex_dispatcher_backend hybridep")
-        elif _tag not in ("v0.2.0", "v0.3.0", "v0.3.1") and _gpu == "GB200":
-            _unmodelled.append("moe_a2a_overlap")
         PRESETS[("gpt_oss_120b", _gpu, _release)] = (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
                                                      _unmodelled)
         GPT_OSS_PRESETS[(_gpu, _release, "bf16")] = _modules
@@ -263,7 +257,7 @@ for _release, _tag in RELEASES.items():
 # DeepSeek-V3's presets from 26.02 (v0.3.0 to v0.5.1: scripts/performance/configs/deepseek/
 # deepseek_workload_base_configs.py; v0.6.0: the per-GPU perf recipes): the flex dispatcher, CUDA
 # graphs, recompute modules and pipeline layouts they set, which simgpt does not model.
-DEEPSEEK_UNMODELLED = ["moe_token_dispatcher_type flex (hybridep or deepep)", "the preset's CUDA graphs and "
+DEEPSEEK_UNMODELLED = ["the preset's CUDA graphs and "
                        "recompute_modules (mla_up_proj, mlp, moe_act or layernorm)", "its "
                        "pipeline_model_parallel_layout (Et*4|(t*4|)*14tmL and the like: split balanced here)"]
 for _release, _tag in RELEASES.items():
@@ -274,6 +268,60 @@ for _release, _tag in RELEASES.items():
     for _gpu in ("H100", "B200", "GB200", "B300", "GB300"):
         PRESETS.setdefault(("deepseek_v3", _gpu, _release), (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
                                                              DEEPSEEK_UNMODELLED))
+
+# The MoE presets' dispatcher backend and moe_a2a_overlap from v0.2.0 to v0.5.1
+# (megatron_bridge_moe_presets.py writes the file from the repository's workload base configs).
+MOE_PRESETS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "megatron_bridge_moe_presets.csv")
+MOE_FAMILIES = {"deepseek_v3": "DEEPSEEK_V3", "qwen3_235b_a22b": "QWEN3_235B_A22B", "qwen3_30b_a3b": "QWEN3_30B_A3B",
+                "gpt_oss_120b": "GPT_OSS_120B"}
+PRECISION_TOKENS = {None: "BF16", "tensorwise": "FP8_CS", "mxfp8": "FP8_MX", "nvfp4": "NVFP4"}
+
+
+def load_moe_presets():
+    with open(MOE_PRESETS_FILE) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+MOE_PRESETS = load_moe_presets()
+
+
+def flex_backend_applies(backend, gpu, tag):
+    """Whether Megatron-Bridge's apply_flex_dispatcher_backend sets the flex dispatcher on this GPU
+    (src/megatron/bridge/training/flex_dispatcher_backend.py): deepep on compute capability 8 or 9
+    or a GPU named NVIDIA B200 / B300, not GB200 or GB300; hybridep on GB200 and GB300 only at
+    v0.2.0, on capability 8 to 10 from v0.3.0. Otherwise it logs and skips: the providers' alltoall."""
+    if backend == "deepep":
+        return gpu in ("H100", "B200", "B300")
+    if backend == "hybridep":
+        return gpu in ("GB200", "GB300") if tag == "v0.2.0" else True
+    return False
+
+
+def moe_preset(shape_key, gpu, recipe, tag, run_shape):
+    """(dispatcher, a2a_overlap, config) of the row's preset, or (None, None, why) where the presets
+    file does not say: the preset whose GPUs, parallelism and batch are the printed ones (the global
+    batch and VP dropped from the match if none has them)."""
+    family = MOE_FAMILIES.get(shape_key)
+    token = PRECISION_TOKENS.get(recipe)
+    rows = [r for r in MOE_PRESETS if r["tag"] == tag and r["config"].startswith(family + "_")
+            and f"_{gpu}_" in r["config"] and f"_{token}_" in r["config"] + "_"] if family and token else []
+    if not rows:
+        return None, None, f"no {family} {gpu} {token} preset at {tag} in the presets file"
+    keys = ["num_gpus", "tp", "pp", "ep", "global_batch", "micro_batch", "vp"]
+    for used in (keys, keys[:6], keys[:5], keys[:4]):
+        matched = [r for r in rows if all(int(r[k]) == run_shape[k] for k in used)]
+        if matched:
+            break
+    if not matched:
+        return None, None, f"no {family} {gpu} {token} preset at {tag} with the printed parallelism"
+    settings = {(r["backend"], r["a2a_overlap"]) for r in matched}
+    if len(settings) > 1:
+        return None, None, ("the printed parallelism matches presets that differ in the dispatcher: "
+                            + ", ".join(sorted(r["config"] for r in matched)))
+    backend, overlap = settings.pop()
+    dispatcher = backend if flex_backend_applies(backend, gpu, tag) else "alltoall"
+    return dispatcher, overlap == "True", matched[0]["config"]
+
 
 VOCAB_DIVISIBLE_BY = 128
 # Where DeepSeek-V3's recipe sets mtp_num_layers 1 (v0.6.0 moved the recipes into per-GPU folders).
@@ -515,6 +563,21 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if preset is None:
             fail(f"{name}: {container} {model_name} {system}", "no preset recorded")
         unmodelled += preset[1] + unmodelled_nvfp4
+        if shape_key in MOE_FAMILIES:
+            dispatcher, overlap, config = moe_preset(shape_key, gpu, recipe, tag, {
+                "num_gpus": gpus, "tp": tp, "pp": pp, "ep": ep, "global_batch": gbs, "micro_batch": mbs,
+                "vp": vp if vp > 1 else 1})
+            if dispatcher is None:
+                unmodelled.append(f"the preset's MoE dispatcher and moe_a2a_overlap ({config}): alltoall, no overlap")
+            else:
+                if dispatcher != "alltoall":
+                    sets.append(("parallelism.moe_dispatcher", dispatcher))
+                if overlap and pp > 1 and vp <= 1:
+                    unmodelled.append("moe_a2a_overlap with pp > 1 and no VP (simgpt's needs the interleaved schedule)")
+                elif overlap:
+                    sets.append(("parallelism.moe_a2a_overlap", "true"))
+                notes.append(f"MoE dispatcher {dispatcher}" + (", moe_a2a_overlap" if overlap else "") +
+                             f" ({config}; megatron_bridge_moe_presets.csv)")
         if family == "deepseek_v3":
             unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
                               "recomputes the attention core only: run with none)")

@@ -132,6 +132,9 @@ struct Profile {
   // One data-parallel collective per parameter tensor, in the module's order, instead of one per
   // bucket (or one for the whole stage): every call pays the library's latency.
   bool dp_per_tensor = false;
+  // The SMs the flex dispatchers' kernels hold while they run (DeepEP's and Hybrid-EP's): taken
+  // from the computation that runs beside an overlapped all-to-all (parallelism.moe_a2a_overlap).
+  int deepep_sms = 0, hybridep_sms = 0;
 
   // ZeRO-3 (FSDP): how many units (layers) ahead the weight all-gathers are issued, on the
   // data-parallel NCCL stream, while the current unit computes; 0: each gather blocks the compute

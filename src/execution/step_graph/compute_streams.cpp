@@ -105,7 +105,8 @@ void ComputeStreams::measures(int gpu, TaskId task, double bytes) {
   measured_[static_cast<size_t>(stream(gpu))].push_back({t.peer, *t.collective, bytes, task});
 }
 
-void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s, double overlap_s, int chunks) {
+void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s, double overlap_s, int chunks,
+                          double beside_share) {
   Pending& p = pending_[static_cast<size_t>(stream(gpu))];
   if (!p.folded.empty())
     p.folded.back().kernels_after_s = p.since_fold;
@@ -114,6 +115,7 @@ void ComputeStreams::fold(int gpu, TaskId measured, double exit_latency_s, doubl
                       .exit_latency_s = exit_latency_s,
                       .overlap_s = overlap_s,
                       .chunks = chunks,
+                      .beside_share = beside_share,
                       .pieces_before = static_cast<int>(p.pieces.size())});
   p.since_fold = 0;
 }

@@ -93,7 +93,9 @@ public:
   // Folds a collective like `measured` into the stream's pending task, after its kernels so far.
   // Overlapped with `overlap_s` of GEMM in `chunks` pieces, it holds the stream only for what that
   // does not cover (FoldedCollective::overlap_s).
-  void fold(int gpu, TaskId measured, double exit_latency_s, double overlap_s = 0, int chunks = 1);
+  // chunks 0: beside the computation from a stream of its own, taking `beside_share` of its SMs.
+  void fold(int gpu, TaskId measured, double exit_latency_s, double overlap_s = 0, int chunks = 1,
+            double beside_share = 0);
 
   // Appends a task to the GPU's stream after its tail and whatever it was told to wait for.
   void append(int gpu, TaskId id);
