@@ -2,6 +2,7 @@
 
 #include "execution/step_graph/parallel_groups.hpp"
 #include "execution/step_graph/zero_gathers.hpp"
+#include "execution/task_graph.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <algorithm>
@@ -143,7 +144,7 @@ double PassTimes::block(int s, double seconds, double gathered_bytes, const doub
   // tp_comm_overlap: each collective holds the stream for one of its tp chunks and what the GEMM
   // beside it does not cover (FoldedCollective::overlap_s).
   const auto exposed = [&](double whole, int i) {
-    return overlap_s && overlap_s[i] > 0 ? std::max(whole / plan_.tp, whole - overlap_s[i]) : whole;
+    return overlap_s ? overlapped_hold_s(whole, overlap_s[i], whole / plan_.tp) : whole;
   };
   double t = seconds;
   if (plan_.sequence_parallel && gathered_bytes > 0)
@@ -200,10 +201,8 @@ double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
   // a2a_overlap_s; zeros without it), every pass taken as paired (the replay exposes the warm-up's
   // and cool-down's lone passes).
   const double* beside = layer.a2a_overlap_s[forward ? 0 : 1];
-  const double exposed = beside[0] + beside[1] > 0
-                             ? std::max(tokens * plan_.a2a_sm_share, tokens - beside[0]) +
-                                   std::max(tokens * plan_.a2a_sm_share, tokens - beside[1])
-                             : 2 * tokens;
+  const double floor = tokens * plan_.a2a_sm_share;
+  const double exposed = overlapped_hold_s(tokens, beside[0], floor) + overlapped_hold_s(tokens, beside[1], floor);
   return parts[0] + exposed + block(s, parts[1], plan_.activation_bytes) + parts[2];
 }
 

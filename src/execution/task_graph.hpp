@@ -6,6 +6,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -125,6 +126,13 @@ struct FoldedCollective {
   int pieces_before = 0;       // the task's kernel pieces before it, on a traced stream (StepGraph::kernel_pieces)
 };
 
+// The seconds a collective of `whole` seconds holds its stream when it overlaps `overlap_s` of
+// computation: what the computation does not cover, and at least `floor` (tp_comm_overlap: one of
+// its chunks; moe_a2a_overlap: what the SMs it takes cost the computation); whole without overlap.
+inline double overlapped_hold_s(double whole, double overlap_s, double floor) {
+  return overlap_s > 0 ? std::max(floor, whole - overlap_s) : whole;
+}
+
 // The graph's own data: its collectives folded into compute tasks, by task, in the order they run.
 struct FoldedCollectives {
   std::vector<FoldedCollective> folded;
@@ -180,7 +188,7 @@ double walk_task_parts(const TaskGraph& g, TaskId v, double start, std::span<con
     kernels(at, end);
     const double whole = (flow_seconds.empty() ? 0 : flow_seconds[i]) + folded[i].exit_latency_s; // as an isolated collective's timer
     const double floor = folded[i].chunks > 0 ? whole / folded[i].chunks : whole * folded[i].beside_share;
-    at = end + (folded[i].overlap_s > 0 ? std::max(floor, whole - folded[i].overlap_s) : whole);
+    at = end + overlapped_hold_s(whole, folded[i].overlap_s, floor);
     collective(i, end, at);
   }
   const double end = at + folded[i - 1].kernels_after_s;

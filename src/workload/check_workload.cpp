@@ -219,7 +219,6 @@ void check_ranges(const Workload& w, const std::string& f) {
                          fmt::format("stage {} holds {} layers: only the first stage (the embedding's) and the last "
                                      "(the loss's) may hold none",
                                      i, p.stage_layers[i]));
-      check_int(p.stage_layers[i], at("parallelism.partition"), 0);
     }
   if (w.placement.gpus)
     check_int(*w.placement.gpus, at("placement.gpus"), 1, &kMaxGpus);

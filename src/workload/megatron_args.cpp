@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -309,12 +308,17 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   if (args.contains("moe_layer_freq")) {
     std::string f = args["moe_layer_freq"];
     f.erase(std::remove(f.begin(), f.end(), ' '), f.end());
-    int64_t dense = -1, moe = -1;
-    if (f == "1")
-      dense = 0;
-    else if (std::sscanf(f.c_str(), "([0]*%ld+[1]*%ld)", &dense, &moe) != 2 &&
-             std::sscanf(f.c_str(), "[0]*%ld+[1]*%ld", &dense, &moe) != 2)
-      dense = -1;
+    if (f.size() > 1 && f.front() == '(' && f.back() == ')')
+      f = f.substr(1, f.size() - 2);
+    // "[0]*K+[1]*M", whole: K dense layers, then M MoE ones.
+    int64_t dense = f == "1" ? 0 : -1, moe = -1;
+    constexpr std::string_view zeros = "[0]*", ones = "+[1]*";
+    if (const size_t plus = f.find(ones); f.starts_with(zeros) && plus != std::string::npos) {
+      const std::optional<int64_t> k = Tree::parse_integer(f.substr(zeros.size(), plus - zeros.size()));
+      const std::optional<int64_t> n = Tree::parse_integer(f.substr(plus + ones.size()));
+      if (k && n && *k >= 0 && *n >= 0)
+        dense = *k, moe = *n;
+    }
     const int64_t layers = args.contains("num_layers") ? positive(args["num_layers"], at("num_layers")) : -1;
     if (dense >= 0 && (moe < 0 || dense + moe == layers))
       tree.set("model", "dense_layers", std::to_string(dense), "moe_layer_freq");

@@ -326,6 +326,10 @@ TEST_CASE("Megatron-core's recompute modules and token dispatcher") {
              Catch::Contains("moe_flex_dispatcher_backend ncclep: simgpt runs the alltoall dispatcher"));
   CHECK_THAT(refusal(moe + "overlap_moe_expert_parallel_comm: true\n"),
              Catch::Contains("without delay_wgrad_compute"));
+  // --moe-layer-freq: K dense layers first, then MoE ones, written whole; anything else is listed.
+  CHECK(parse_workload(moe + "moe_layer_freq: \"([0]*1+[1]*3)\"\nnum_layers: 4\n", "w.yaml").model.dense_layers == 1);
+  CHECK_THAT(refusal(moe + "moe_layer_freq: \"([0]*1+[1]*3)*2\"\nnum_layers: 4\n"),
+             Catch::Contains("moe_layer_freq ([0]*1+[1]*3)*2"));
   const ImportedWorkload imported =
       import_megatron({"torchrun", "--nproc-per-node", "8", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size",
                        "1024", "--num-attention-heads", "8", "--seq-length", "1024", "--vocab-size", "32000", "--bf16",

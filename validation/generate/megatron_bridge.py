@@ -55,7 +55,7 @@ def nvlink_domain(system, gpus):
     for a block of `segment` compute trays per rack (scripts/performance/utils/executors.py, at
     v0.1.0rc4 to v0.6.0: with more than 18 trays, the largest divisor of the trays up to 18): 256
     GPUs are 64 trays in 4 racks of 16 trays (64 GPUs) each, not the first 256 of 4 x 72."""
-    preset, per_node = SYSTEMS[system]
+    per_node = SYSTEMS[system][1]
     if per_node != 72 or gpus <= per_node:
         return per_node
     trays = gpus // GPUS_PER_TRAY
