@@ -20,6 +20,8 @@ ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, P
   gemm_eff_ = gpu.gemm_efficiency.at(precision);
   if (auto u = gpu.unaligned_gemm_efficiency.find(precision); u != gpu.unaligned_gemm_efficiency.end())
     unaligned_eff_ = u->second;
+  if (auto g = gpu.grouped_gemm_efficiency.find(precision); g != gpu.grouped_gemm_efficiency.end())
+    grouped_eff_ = g->second;
 }
 
 ComputeCostModel::ComputeCostModel(const GpuSpec& gpu, const Profile& profile, const TrainingSpec& training,
@@ -65,6 +67,19 @@ bool ComputeCostModel::unaligned(const Kernel& k) const {
   return false;
 }
 
+// The fraction of the peak a large GEMM of its precision reaches, a grouped GEMM's its own where
+// the catalog measures it (grouped_gemm_efficiency).
+double ComputeCostModel::peak_fraction(const Kernel& k) const {
+  if (k.grouped) {
+    const double grouped = k.fp4   ? gpu_.fp4_grouped_gemm_efficiency
+                           : k.fp8 ? gpu_.fp8_grouped_gemm_efficiency
+                                   : grouped_eff_;
+    if (grouped > 0)
+      return grouped;
+  }
+  return k.fp4 ? gpu_.fp4_gemm_efficiency : k.fp8 ? gpu_.fp8_gemm_efficiency : gemm_eff_;
+}
+
 double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
   if (unaligned(k)) {
     const double measured = k.fp8 ? gpu_.fp8_unaligned_gemm_efficiency : unaligned_eff_;
@@ -81,8 +96,7 @@ double ComputeCostModel::gemm_efficiency(const Kernel& k) const {
   // A tile's prologue and epilogue (loading the first operands, writing C) cost about as much
   // as a quarter tile of reduction steps.
   const double k_eff = k.k / (k.k + tile / 4);
-  const double peak_fraction = k.fp4 ? gpu_.fp4_gemm_efficiency : k.fp8 ? gpu_.fp8_gemm_efficiency : gemm_eff_;
-  return peak_fraction * wave_eff * pad_eff * k_eff;
+  return peak_fraction(k) * wave_eff * pad_eff * k_eff;
 }
 
 KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {

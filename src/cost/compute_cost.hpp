@@ -48,6 +48,7 @@ public:
   // their host time, the host bounds the stream.
   double seconds(const Kernels& ks) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
+  double peak_fraction(const Kernel& k) const;   // gemm_efficiency before its shape's quantisation
   // Whether a dimension of the GEMM is not a whole number of 16-byte vectors.
   bool unaligned(const Kernel& k) const;
   // A FlashAttention kernel's fraction of peak: the large-GEMM path with its tiling.
@@ -69,6 +70,7 @@ private:
   double peak_ = 0;
   double gemm_eff_ = 0;
   double unaligned_eff_ = 0; // the GPU's measured figure for unaligned GEMMs at this precision; 0: none
+  double grouped_eff_ = 0;   // and for grouped GEMMs; 0: none
   Fp8Format fp8_ = Fp8Format::none;
   Fp8Recipe fp8_recipe_ = Fp8Recipe::delayed;
 };

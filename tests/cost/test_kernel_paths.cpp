@@ -63,3 +63,28 @@ TEST_CASE("a masked fill with a broadcast mask runs at the GPU's strided figure,
   const ComputeCostModel a100(catalog.at("A100-SXM4-80GB", "test"), profile, Precision::bf16, "test");
   CHECK(a100.kernel_seconds(fill) == a100.kernel_seconds(copy));
 }
+
+TEST_CASE("a grouped GEMM runs at the GPU's grouped figure where the catalog measures one, as a GEMM elsewhere") {
+  const GpuCatalog catalog = load_catalog(default_data_paths());
+  const Profile profile;
+  const GpuSpec& b200 = catalog.at("B200-SXM-180GB", "test");
+  REQUIRE(b200.grouped_gemm_efficiency.contains(Precision::bf16));
+  const ComputeCostModel blackwell(b200, profile, Precision::bf16, "test");
+  // 32 experts of Qwen3-30B-A3B's FC1 (2 x 768 wide, hidden 2048), 1,024 tokens each: no table row.
+  Kernel experts = Kernel::gemm(1024, 1536, 2048, 32), dense = experts;
+  experts.grouped = true;
+  const double grouped = b200.grouped_gemm_efficiency.at(Precision::bf16);
+  const double ratio = grouped / b200.gemm_efficiency.at(Precision::bf16);
+  CHECK(blackwell.peak_fraction(experts) == grouped);
+  CHECK(blackwell.gemm_efficiency(experts) == Approx(ratio * blackwell.gemm_efficiency(dense)));
+  CHECK(blackwell.kernel_seconds(experts) > blackwell.kernel_seconds(dense));
+  // fp8 GEMMs take the fp8 figure beside it.
+  Kernel fp8 = experts;
+  fp8.fp8 = true;
+  CHECK(blackwell.peak_fraction(fp8) == b200.fp8_grouped_gemm_efficiency);
+  // H100 has no grouped figure: a grouped GEMM is priced as the same problems run one by one.
+  const GpuSpec& h100 = catalog.at("H100-SXM5-80GB", "test");
+  REQUIRE_FALSE(h100.grouped_gemm_efficiency.contains(Precision::bf16));
+  const ComputeCostModel hopper(h100, profile, Precision::bf16, "test");
+  CHECK(hopper.gemm_efficiency(experts) == hopper.gemm_efficiency(dense));
+}

@@ -30,6 +30,11 @@ struct GpuSpec {
   std::map<Precision, double> gemm_efficiency; // large-GEMM fraction of peak
   double fp8_gemm_efficiency = 0;              // the same for fp8 GEMMs (gemm_efficiency.fp8)
   double fp4_gemm_efficiency = 0;              // and for fp4 GEMMs (gemm_efficiency.fp4)
+  // What a grouped GEMM (the experts' FFNs: one kernel launch per group, or one grouped kernel,
+  // over many small problems) reaches, measured where given (catalog key grouped_gemm_efficiency,
+  // its fp8 and fp4 beside); a precision absent here is priced as a GEMM (gemm_efficiency).
+  std::map<Precision, double> grouped_gemm_efficiency;
+  double fp8_grouped_gemm_efficiency = 0, fp4_grouped_gemm_efficiency = 0;
   // What a GEMM reaches when one of its dimensions is not a whole number of 16-byte vectors (an
   // odd vocabulary): cuBLAS then runs a kernel that loads one element at a time. Measured where
   // given (catalog key unaligned_gemm_efficiency); a precision absent here is not penalised.

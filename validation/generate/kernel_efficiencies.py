@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Prints the GEMM and grouped-GEMM efficiencies a measured kernel table implies under simgpt's own
+GEMM model, the figures platforms/gpus.yaml takes for shapes no table holds.
+
+    validation/generate/kernel_efficiencies.py GPU [--check]
+
+GPU is a catalog name with a table in platforms/kernels (e.g. B200-SXM-180GB). For each row of the
+table's `gemm` and `grouped_gemm` kinds (each precision apart), the efficiency e is the one with
+which simgpt's fallback would price that row at its measured time (src/cost/compute_cost.cpp,
+gemm_efficiency and priced_seconds):
+
+    time - gap = 2 m n k groups / (peak x e x waves x padding x k / (k + tile / 4))
+
+waves = tiles / (ceil(tiles / sms) x sms) with tiles = ceil(m / tile) ceil(n / tile) groups, padding
+= m n / (ceil(m / tile) tile ceil(n / tile) tile); peak, sms, tile (gemm_tile) and the gap
+(kernel_launch, taken off a `back_to_back` row, whose time includes the gap to the next kernel,
+not off an `isolated` one) are the catalog's. Rows that the model would price by their operands'
+HBM traffic (the operands' bytes at memory_bandwidth x memory_efficiency take longer than the
+measured time) say nothing of the tensor cores and are left out. The figure printed per kind and
+precision is the median over its rows, rounded to two decimals, with its rows' count, 10th and
+90th percentiles: catalog precision of a figure that varies by shape by more than that.
+
+--check compares the figures with the GPU's catalog entry (gemm_efficiency and
+grouped_gemm_efficiency at each precision the table measures) and exits 1 where one differs; ctest
+(`kernel_efficiencies`) runs it for every GPU with a table.
+"""
+import math
+import os
+import statistics
+import sys
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CATALOG = os.path.join(ROOT, "platforms", "gpus.yaml")
+TABLES = os.path.join(ROOT, "platforms", "kernels")
+ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1}
+UNITS = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+
+
+def fail(message):
+    sys.exit(f"kernel_efficiencies.py: {message}")
+
+
+def quantity(text, unit):
+    """'8000GBps' -> 8e12, '4us' -> 4e-6 (the catalog's spellings of these two keys)."""
+    text = str(text).strip()
+    if unit == "s":
+        for suffix, scale in (("us", 1e-6), ("ms", 1e-3), ("ns", 1e-9), ("s", 1.0)):
+            if text.endswith(suffix):
+                return float(text[: -len(suffix)]) * scale
+    if unit == "Bps" and text.endswith("Bps"):
+        number = text[:-3]
+        prefix = number[-1].lower() if number[-1].isalpha() else ""
+        return float(number[: len(number) - len(prefix)]) * UNITS[prefix]
+    fail(f"{CATALOG}: cannot read {text!r} as {unit}")
+
+
+def shape_factor(m, n, k, groups, tile, sms):
+    tiles_m, tiles_n = math.ceil(m / tile), math.ceil(n / tile)
+    tiles = tiles_m * tiles_n * groups
+    waves = tiles / (math.ceil(tiles / sms) * sms)
+    padding = m * n / (tiles_m * tile * tiles_n * tile)
+    return waves * padding * k / (k + tile / 4)
+
+
+def implied(gpu_name):
+    with open(CATALOG) as f:
+        catalog = yaml.safe_load(f)
+    if gpu_name not in catalog:
+        fail(f"{gpu_name} is not in {CATALOG}")
+    gpu = catalog[gpu_name]
+    path = os.path.join(TABLES, gpu_name + ".yaml")
+    if not os.path.isfile(path):
+        fail(f"{path}: no kernel table for {gpu_name}")
+    with open(path) as f:
+        table = yaml.safe_load(f)
+    timing = table.get("timing", "back_to_back")
+    gap = quantity(gpu["kernel_launch"], "s")
+    stream = quantity(gpu["memory_bandwidth"], "Bps") * gpu["memory_efficiency"]
+    tile, sms = gpu["gemm_tile"], gpu["sms"]
+    figures = {}
+    for kind, count in (("gemm", "batch"), ("grouped_gemm", "groups")):
+        kind_timing = timing if isinstance(timing, str) else timing.get(kind, "back_to_back")
+        by_precision = {}
+        for row in table.get(kind) or []:
+            precision = row["precision"]
+            peak = gpu["peak_tflops"][precision] * 1e12
+            m, n, k, g = row["m"], row["n"], row["k"], row[count]
+            seconds = row["us"] * 1e-6 - (gap if kind_timing == "back_to_back" else 0)
+            E = ELEMENT_BYTES[precision]
+            if (m * k + k * n + m * n) * g * E / stream >= seconds:
+                continue
+            e = 2 * m * n * k * g / (peak * shape_factor(m, n, k, g, tile, sms) * seconds)
+            by_precision.setdefault(precision, []).append(e)
+        for precision, values in sorted(by_precision.items()):
+            values.sort()
+            figures[(kind, precision)] = (round(statistics.median(values), 2), len(values),
+                                          values[len(values) // 10], values[(len(values) * 9) // 10])
+    return gpu, figures
+
+
+def main(argv):
+    args = [a for a in argv if a != "--check"]
+    if len(args) != 1:
+        fail("usage: validation/generate/kernel_efficiencies.py GPU [--check]")
+    gpu, figures = implied(args[0])
+    status = 0
+    for (kind, precision), (median, rows, low, high) in figures.items():
+        key = f"{kind}_efficiency"
+        print(f"{args[0]} {key}.{precision}: {median:.2f} (median of {rows} rows; 10th-90th percentile "
+              f"{low:.3f}-{high:.3f})")
+        if "--check" in argv:
+            have = (gpu.get(key) or {}).get(precision)
+            if have != median:
+                print(f"FAIL: platforms/gpus.yaml {args[0]}.{key}.{precision} is {have}, the table implies {median:.2f}")
+                status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
