@@ -195,9 +195,16 @@ private:
       return;
     }
     const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
-    for (const std::vector<int>& group : pass.groups)
-      begin_block(group, gathered, overlap[0]);
-    run_all(pass, parts[forward ? 0 : 2], slot);
+    const double before = parts[forward ? 0 : 2], after = parts[forward ? 2 : 0];
+    for (const std::vector<int>& group : pass.groups) {
+      const double gemm = beside(group, overlap[0]) ? std::min(overlap[0], before) : 0;
+      if (gemm > 0)
+        gather_beside(group, gathered, gemm, slot);
+      else
+        begin_block(group, gathered, overlap[0]);
+      for (int gpu : group)
+        streams_.run(gpu, before - gemm, slot);
+    }
     if (plan_.cp_comm_type == CpCommType::p2p) {
       ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
     } else {
@@ -205,9 +212,15 @@ private:
       run_all(pass, parts[1], slot);
       exchange_context(pass, forward ? layer.context_out_bytes : layer.context_in_bytes);
     }
-    run_all(pass, parts[forward ? 2 : 0], slot);
-    for (const std::vector<int>& group : pass.groups)
-      end_block(group, overlap[1]);
+    for (const std::vector<int>& group : pass.groups) {
+      const double gemm = beside(group, overlap[1]) ? std::min(overlap[1], after) : 0;
+      for (int gpu : group)
+        streams_.run(gpu, after - gemm, slot);
+      if (gemm > 0)
+        scatter_beside(group, gemm, slot);
+      else
+        end_block(group, overlap[1]);
+    }
   }
 
   // Ring attention (Megatron's cp_comm_type p2p; TransformerEngine's AttnFuncWithCPAndKVP2P): cp
@@ -304,11 +317,77 @@ private:
   // `overlap_s` (tp_comm_overlap): the GEMM seconds the gather and the reduce-scatter run beside.
   void block(const std::vector<int>& group, double seconds, const Slot& slot, double gathered_bytes,
              const double* overlap_s = nullptr) {
-    if (gathered_bytes > 0)
+    const double gather_gemm = gathered_bytes > 0 && overlap_s && beside(group, overlap_s[0]) ? std::min(overlap_s[0], seconds) : 0;
+    const double scatter_gemm = overlap_s && beside(group, overlap_s[1]) ? std::min(overlap_s[1], seconds - gather_gemm) : 0;
+    if (gather_gemm > 0)
+      gather_beside(group, gathered_bytes, gather_gemm, slot);
+    else if (gathered_bytes > 0)
       begin_block(group, gathered_bytes, overlap_s ? overlap_s[0] : 0);
     for (int gpu : group)
-      streams_.run(gpu, seconds, slot);
-    end_block(group, overlap_s ? overlap_s[1] : 0);
+      streams_.run(gpu, seconds - gather_gemm - scatter_gemm, slot);
+    if (scatter_gemm > 0)
+      scatter_beside(group, scatter_gemm, slot);
+    else
+      end_block(group, overlap_s ? overlap_s[1] : 0);
+  }
+
+  // tp_comm_overlap on a group whose links carry other traffic too (data-parallel, pipeline or
+  // other groups' flows), where its collectives cannot be folded: each runs its flows beside the
+  // GEMM it overlaps, as TransformerEngine's userbuffers run the exchange of one chunk beside the
+  // GEMM of the one before (transformer_engine/pytorch/module/base.py, initialize_ub; the ring
+  // exchange of CommOverlapP2P). The all-gather's first of tp chunks comes before the GEMM (the
+  // GEMM starts on a chunk it holds), the rest beside it; the reduce-scatter's last chunk after
+  // it. So the block holds its stream for max(t / tp + W, t) at the gather and max(W + t / tp, t)
+  // at the reduce-scatter, W the GEMM's seconds: what a folded collective holds
+  // (FoldedCollective::overlap_s), with flows that share the links.
+  bool beside(const std::vector<int>& group, double overlap_s) const {
+    return overlap_s > 0 && group.size() > 1 && plan_.sequence_parallel && !stand_ins_.isolated_index.contains(group);
+  }
+
+  // The all-gather before a block, `gemm_s` of the block's first GEMM beside all of it but its
+  // first chunk.
+  void gather_beside(const std::vector<int>& group, double bytes, double gemm_s, const Slot& slot) {
+    const auto [first, rest] =
+        split_collective(group, CollectiveKind::allgather, bytes, bytes / static_cast<double>(group.size()));
+    for (int gpu : group)
+      streams_.tail(gpu) = first.exit;
+    for (int gpu : group) {
+      streams_.run(gpu, gemm_s, slot);
+      streams_.flush(gpu);
+      streams_.wait_for(gpu, rest.exit);
+    }
+  }
+
+  // The reduce-scatter after a block, `gemm_s` of the block's last GEMM beside all of it but its
+  // last chunk.
+  void scatter_beside(const std::vector<int>& group, double gemm_s, const Slot& slot) {
+    const double bytes = plan_.activation_bytes;
+    const auto [first, last] = split_collective(group, CollectiveKind::reduce_scatter, bytes,
+                                                bytes - bytes / static_cast<double>(group.size()));
+    for (int gpu : group) {
+      streams_.run(gpu, gemm_s, slot);
+      boost::add_edge(streams_.flush(gpu), last.entry, out_.graph);
+    }
+    for (int gpu : group)
+      streams_.tail(gpu) = last.exit;
+  }
+
+  // A tensor-parallel collective of `bytes` as two after the streams' tails, the first of
+  // `first_bytes`, the second after it; counted once, whole.
+  std::pair<CollectiveTasks, CollectiveTasks> split_collective(const std::vector<int>& group, CollectiveKind kind,
+                                                               double bytes, double first_bytes) {
+    for (int gpu : group)
+      streams_.flush(gpu);
+    const int times = stand_ins_.group_weight(1);
+    const CollectiveTasks first =
+        collectives_.add(CommDimension::tp, group, kind, first_bytes, CollectiveAlgorithm::ring, times, false);
+    const CollectiveTasks second =
+        collectives_.add(CommDimension::tp, group, kind, bytes - first_bytes, CollectiveAlgorithm::ring, times, false);
+    collectives_.count(CommDimension::tp, group, kind, bytes, times);
+    for (int gpu : group)
+      boost::add_edge(*streams_.tail(gpu), first.entry, out_.graph);
+    boost::add_edge(first.exit, second.entry, out_.graph);
+    return {first, second};
   }
 
   void begin_block(const std::vector<int>& group, double gathered_bytes, double overlap_s = 0) {
@@ -325,7 +404,8 @@ private:
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream
   // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
-  // of its kind, measured, and a collective of a group that is not isolated block whole.
+  // of its kind, measured, and a collective of a group that is not isolated block whole (block() runs
+  // those beside their GEMMs instead: gather_beside, scatter_beside).
   // `spans`: the replicas the group spans (a tensor-parallel group one, an expert-parallel group
   // ep), which say how many groups' alike collectives it stands for. `beside`: overlapped whole
   // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM.

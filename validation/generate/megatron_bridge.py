@@ -555,8 +555,6 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             unmodelled_nvfp4 = []
         if tp > 1 and family == "llama" and recipe != "nvfp4":  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
             sets.append(("parallelism.tp_comm_overlap", "true"))
-            unmodelled.append("tp_comm_overlap where the tensor-parallel group shares links with data-parallel "
-                              "or pipeline traffic (simgpt overlaps isolated groups' collectives only)")
         gpu = system.replace("DGX-", "")
         preset = (PRESETS.get((shape_key, gpu + "-" + (recipe or ""), container)) or PRESETS.get((shape_key, gpu, container))
                   or PRESETS.get((shape_key, "*", container)))

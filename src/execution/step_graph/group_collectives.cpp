@@ -32,12 +32,13 @@ void GroupCollectives::count(CommDimension dimension, const std::vector<int>& gp
 }
 
 CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
-                                      double bytes, CollectiveAlgorithm algorithm, int times) {
+                                      double bytes, CollectiveAlgorithm algorithm, int times, bool counted) {
   check_task_limit(out_.graph, max_tasks_);
   if (algorithm == CollectiveAlgorithm::ring && whole_)
     if (auto whole = whole_->find(gpus); whole != whole_->end()) {
       const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second);
-      count(dimension, gpus, kind, bytes, times);
+      if (counted)
+        count(dimension, gpus, kind, bytes, times);
       return {id, id};
     }
   const GroupRings& group = rings(gpus);
@@ -46,7 +47,8 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
                                      timing(gpus, kind, bytes));
   for (TaskId v = first; v < boost::num_vertices(out_.graph); ++v) // its entry, flows, joins and exit
     out_.graph[v].dimension = dimension;
-  count(dimension, gpus, kind, bytes, times);
+  if (counted)
+    count(dimension, gpus, kind, bytes, times);
   return c;
 }
 

@@ -47,9 +47,10 @@ public:
 
   // Adds a collective over the group's rings to the graph, its tasks marked with the dimension it
   // serves, and counts it: entry, flows and exit, or for a group replayed whole with the ring
-  // algorithm one task (Task::Kind::isolated_collective, its entry and exit).
+  // algorithm one task (Task::Kind::isolated_collective, its entry and exit). `counted` false: a
+  // part of a collective that the caller counts whole.
   CollectiveTasks add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                      CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1);
+                      CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1, bool counted = true);
 };
 
 } // namespace simgpt::step_graph
