@@ -101,6 +101,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.zero3_keep_gathered = profile.zero3_reshard_after_forward == Profile::Reshard::never ||
                              (profile.zero3_reshard_after_forward == Profile::Reshard::unless_pipelined && par.pp > 1);
   plan.overlap_param_gather = par.overlap_param_gather && par.zero >= 1 && par.zero <= 2;
+  plan.align_param_gather = plan.overlap_param_gather && par.align_param_gather &&
+                            par.schedule == Schedule::interleaved && par.pp > 1;
   plan.tp_comm_overlap = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   plan.moe_a2a_overlap = par.moe_a2a_overlap && par.ep > 1;
   if (plan.moe_a2a_overlap && cost.gpu().sms > 0) {

@@ -94,6 +94,9 @@ struct ExecutionPlan {
   bool zero3_keep_gathered = false;
   // ZeRO 1-2 with the weights' all-gather in the forward (parallelism.overlap_param_gather).
   bool overlap_param_gather = false;
+  // overlap_param_gather's all-gathers issued a model chunk at a time at aligned points of the
+  // interleaved schedule (parallelism.align_param_gather; Megatron uses it there only).
+  bool align_param_gather = false;
   bool tp_comm_overlap = false; // parallelism.tp_comm_overlap, with tp > 1
   bool moe_a2a_overlap = false; // parallelism.moe_a2a_overlap
   double a2a_sm_share = 0;      // with it: the SMs the flex dispatcher's kernels hold, a share of the GPU's

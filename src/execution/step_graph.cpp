@@ -79,6 +79,7 @@ private:
   void build_stage(int s) {
     Pass pass;
     pass.s = s;
+    gathers_.begin_stage(s);
     for (int d = 0; d < stand_ins_.replicas; ++d)
       pass.groups.push_back(tp_group(plan_, s, d));
     const std::vector<PipelineStep> schedule =

@@ -530,6 +530,12 @@ void check_consistency(const Workload& w, const std::string& f) {
   if (p.overlap_param_gather && (p.zero < 1 || p.zero > 2))
     throw InputError(f + ": parallelism.overlap_param_gather",
                      "overlaps the sharded optimizer's weight all-gather: it needs parallelism.zero 1 or 2");
+  // Megatron-LM's schedules use --align-param-gather's param_sync_func only with
+  // --overlap-param-gather (megatron/training/training.py).
+  if (p.align_param_gather && !p.overlap_param_gather)
+    throw InputError(f + ": parallelism.align_param_gather",
+                     "aligns overlap_param_gather's all-gathers across pipeline ranks: it needs "
+                     "parallelism.overlap_param_gather true");
   check_experts(w, f);
   check_context(w, f);
   if (!p.dp_from_platform && w.placement.gpus && *w.placement.gpus != w.gpus())

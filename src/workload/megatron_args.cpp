@@ -25,7 +25,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 38> kDirect{{
+constexpr std::array<Direct, 39> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -50,6 +50,7 @@ constexpr std::array<Direct, 38> kDirect{{
     // data-parallel ranks (Megatron-LM docs/distrib_optimizer.md): ZeRO's stage 1.
     {"use_distributed_optimizer", "parallelism", "zero", "1"},
     {"overlap_param_gather", "parallelism", "overlap_param_gather", "true"},
+    {"align_param_gather", "parallelism", "align_param_gather", "true"},
     {"tp_comm_overlap", "parallelism", "tp_comm_overlap", "true"},
     // megatron/training/arguments.py: --recompute-modules, nargs='*' (the words after it).
     {"recompute_modules", "training", "recompute_modules", ""},

@@ -117,6 +117,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   par["zero"] = p.zero;
   if (p.overlap_param_gather) // written only when set: a plan without it resolves as before
     par["overlap_param_gather"] = true;
+  if (p.align_param_gather) // written only when set
+    par["align_param_gather"] = true;
   par["sequence_parallel"] = p.sequence_parallel;
   if (p.tp_comm_overlap) // written only when set
     par["tp_comm_overlap"] = true;

@@ -300,6 +300,8 @@ const std::map<std::string, Section>& schema() {
          }},
         {"sequence_parallel",
          [](auto& n, Workload& w, auto& at) { w.parallelism.sequence_parallel = read_bool(n, at); }},
+        {"align_param_gather",
+         [](auto& n, Workload& w, auto& at) { w.parallelism.align_param_gather = read_bool(n, at); }},
         {"overlap_param_gather",
          [](auto& n, Workload& w, auto& at) { w.parallelism.overlap_param_gather = read_bool(n, at); }},
         {"tp_comm_overlap", [](auto& n, Workload& w, auto& at) { w.parallelism.tp_comm_overlap = read_bool(n, at); }},

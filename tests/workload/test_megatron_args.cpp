@@ -296,6 +296,13 @@ TEST_CASE("Megatron's gradient-reduce and param-gather overlap flags set what si
   // Megatron-LM: --overlap-param-gather only with the distributed optimizer.
   CHECK_THAT(refusal(base + "overlap_param_gather: true\n"),
              Catch::Contains("w.yaml: overlap_param_gather: ") && Catch::Contains("needs parallelism.zero 1 or 2"));
+  // --align-param-gather: overlap_param_gather's gathers issued a chunk at a time; only with it.
+  CHECK(parse_workload(base + "use_distributed_optimizer: true\noverlap_param_gather: true\nalign_param_gather: true\n",
+                       "w.yaml")
+            .parallelism.align_param_gather);
+  CHECK_THAT(refusal(base + "use_distributed_optimizer: true\nalign_param_gather: true\n"),
+             Catch::Contains("w.yaml: align_param_gather: ") &&
+                 Catch::Contains("needs parallelism.overlap_param_gather true"));
 }
 
 TEST_CASE("Megatron-core's recompute modules and token dispatcher") {

@@ -526,6 +526,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         sets.append(("parallelism.sequence_parallel", "true" if tp > 1 else "false"))
         if zero and not (shape_key == "deepseek_v3" and recipe == "mxfp8"):
             sets.append(("parallelism.overlap_param_gather", "true"))
+            # src/megatron/bridge/training/comm_overlap.py (v0.1.0rc4 to v0.6.0),
+            # _get_optimizer_overlap_cfgs: with data_parallel_size > 1, pp > 1 and vp > 1,
+            # align_param_gather True.
+            if dp > 1 and pp > 1 and (vp or 1) > 1:
+                sets.append(("parallelism.align_param_gather", "true"))
         sets.append(("framework_options.collectives.dp_overlap", "true"))
         # Every performance config sets grad_reduce_in_fp32 False (RECIPES; v0.1.0rc4's YAMLs, the
         # <family>_llm_pretrain.py configs from v0.2.0, v0.6.0:src/megatron/bridge/perf_recipes/_common.py):
@@ -621,7 +626,8 @@ DESCRIPTION = """\
   pages' footnote), as simgpt routes. Settings from Megatron-Bridge at each container's tag (25.09
   v0.1.0rc4, 25.11 v0.2.0, 26.02 v0.3.0, 26.02.01 v0.3.1, 26.04 v0.4.0, 26.04.01 v0.4.2, 26.06 v0.5.0,
   26.06.01 v0.5.1, 26.08 v0.6.0): the recipes' distributed optimizer (zero 1) with overlap_grad_reduce
-  (collectives.dp_overlap) and overlap_param_gather, gradients kept and reduced in bf16
+  (collectives.dp_overlap) and overlap_param_gather (aligned across pipeline ranks, align_param_gather, where
+  dp, pp and VP are above 1: training/comm_overlap.py), gradients kept and reduced in bf16
   (grad_reduce_in_fp32 false), sequence parallelism with tp > 1, the interleaved
   schedule with VP chunks, context parallelism's p2p ring, bf16 with TransformerEngine fp8 current
   scaling (FP8, FP8-CS), MXFP8 (MXFP8, FP8-MX) or NVFP4, no recompute unless the row's preset sets modules;

@@ -304,6 +304,11 @@ struct ParallelismSpec {
   // layer as the next step's forward reaches them, overlapped with it, instead of after the update
   // (Megatron-LM's --overlap-param-gather).
   bool overlap_param_gather = false;
+  // With overlap_param_gather under the interleaved schedule: each model chunk's all-gathers issued
+  // together, ahead of the chunk's first forward at the same point on every pipeline rank
+  // (Megatron-LM's --align-param-gather: chunks 0 and 1 at the step's start, chunk c when the
+  // rank's forward reaches virtual micro-batch (c - 1) x pp - its pipeline rank).
+  bool align_param_gather = false;
   bool sequence_parallel = false;
   // Sequence parallelism's all-gathers and reduce-scatters split into tp chunks and overlapped with
   // the GEMM beside them (TransformerEngine's userbuffers, Megatron's --tp-comm-overlap; PyTorch's

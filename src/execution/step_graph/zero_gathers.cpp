@@ -7,9 +7,7 @@
 
 namespace simgpt::step_graph {
 
-void ZeroGathers::begin_pass(int s, int v, bool forward) {
-  if (!gathers_weights(plan_))
-    return;
+std::vector<double> ZeroGathers::units(int v, bool forward) const {
   const StageCost& c = plan_.stages[static_cast<size_t>(v)];
   const int V = plan_.pp * plan_.chunks;
   std::vector<double> units;
@@ -23,7 +21,37 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
   units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
   if (!forward)
     std::reverse(units.begin(), units.end());
-  pass_ = {s, std::move(units), {}, 0, false};
+  return units;
+}
+
+void ZeroGathers::begin_stage(int s) {
+  forwards_ = 0;
+  if (!plan_.align_param_gather || !gathers_weights(plan_))
+    return;
+  issued_.assign(static_cast<size_t>(plan_.pp * plan_.chunks), {});
+  for (int chunk = 0; chunk < std::min(2, plan_.chunks); ++chunk)
+    issue_chunk(s, chunk * plan_.pp + s);
+}
+
+void ZeroGathers::issue_chunk(int s, int v) {
+  if (static_cast<size_t>(v) < gathered_.size() && gathered_[static_cast<size_t>(v)])
+    return; // its first forward has run already and gathered them itself
+  for (double bytes : units(v, true))
+    issued_[static_cast<size_t>(v)].push_back(gather(s, bytes));
+}
+
+void ZeroGathers::begin_pass(int s, int v, bool forward) {
+  if (!gathers_weights(plan_))
+    return;
+  const int V = plan_.pp * plan_.chunks;
+  if (forward && plan_.align_param_gather) {
+    // Megatron-Core's is_first_microbatch_for_model_chunk with pp micro-batches a chunk's group.
+    const int aligned = forwards_++ + s;
+    const int chunk = aligned / plan_.pp + 1;
+    if (aligned % plan_.pp == 0 && chunk >= 2 && chunk < plan_.chunks && aligned < plan_.micro_batches * plan_.chunks)
+      issue_chunk(s, chunk * plan_.pp + s);
+  }
+  pass_ = {s, units(v, forward), {}, 0, false};
   if (keeps_gathered(plan_)) {
     // FSDP2 with reshard_after_forward=False keeps what a forward gathered for its backward, and
     // torch.distributed.pipelining runs every micro-batch's backward but the last without
@@ -33,6 +61,8 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
     pass_.held = gathered_[static_cast<size_t>(v)];
     gathered_[static_cast<size_t>(v)] = true;
   }
+  if (!pass_.held && !issued_.empty() && !issued_[static_cast<size_t>(v)].empty())
+    pass_.done = std::move(issued_[static_cast<size_t>(v)]); // issued ahead: the pass only waits
 }
 
 void ZeroGathers::use_weights(double bytes) {
@@ -53,14 +83,18 @@ void ZeroGathers::use_weights(double bytes) {
 
 void ZeroGathers::issue_gather() {
   GatherPass& p = pass_;
+  p.done.push_back(gather(p.stage, p.bytes[p.done.size()]));
+}
+
+std::vector<TaskId> ZeroGathers::gather(int s, double bytes) {
   std::vector<TaskId> exits;
   for (int t = 0; t < plan_.tp; ++t) {
     if (stand_ins_.stands_in(t)) {
       exits.push_back(exits.front());
       continue;
     }
-    const std::vector<int> members = dp_group(plan_, p.stage, t);
-    CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::allgather, p.bytes[p.done.size()],
+    const std::vector<int> members = dp_group(plan_, s, t);
+    CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::allgather, bytes,
                                          CollectiveAlgorithm::ring, stand_ins_.rank_weight());
     for (int gpu : members) {
       boost::add_edge(streams_.flush(gpu), c.entry, graph_);
@@ -68,7 +102,7 @@ void ZeroGathers::issue_gather() {
     }
     exits.push_back(c.exit);
   }
-  p.done.push_back(std::move(exits));
+  return exits;
 }
 
 } // namespace simgpt::step_graph

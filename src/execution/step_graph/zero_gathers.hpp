@@ -43,6 +43,10 @@ class ZeroGathers {
   TaskGraph& graph_;
   GatherPass pass_;
   std::vector<bool> gathered_; // per virtual stage: kept gathered (ExecutionPlan::zero3_keep_gathered)
+  // align_param_gather: per virtual stage, its units' gathers issued ahead of its first forward
+  // (per unit, per tensor rank: the gather's exit); empty where none were.
+  std::vector<std::vector<std::vector<TaskId>>> issued_;
+  int forwards_ = 0; // the stage's forward passes begun so far
 
 public:
   ZeroGathers(const ExecutionPlan& plan, const StandIns& stand_ins, ComputeStreams& streams,
@@ -50,8 +54,15 @@ public:
       : plan_(plan), stand_ins_(stand_ins), streams_(streams), dp_streams_(dp_streams), collectives_(collectives),
         graph_(graph) {}
 
+  // Stage s's schedule begins. Under align_param_gather the all-gathers of its first two model
+  // chunks are issued now, each chunk's at once (Megatron-Core's forward_backward_pipelining_with_
+  // interleaving: param_sync_func of chunks 0 and 1 before the first micro-batch).
+  void begin_stage(int s);
+
   // A pass on virtual stage v of stage s lists its units' bytes in order of use: reversed in the
-  // backward.
+  // backward. Under align_param_gather, the forward that brings the rank to virtual micro-batch
+  // (c - 1) x pp first issues chunk c's all-gathers (c from 2; Megatron launches them "at the same
+  // time across the pipeline-parallel group": the rank's forward index plus its pipeline rank).
   void begin_pass(int s, int v, bool forward);
 
   // Before the next unit's compute: its gather must be done; the gathers of the next
@@ -71,6 +82,12 @@ private:
   // compute stream reached this point (what the CPU has issued, and FSDP's rate limiter) and
   // after the collectives issued before it on that stream.
   void issue_gather();
+  // Issues one unit's gather of `bytes` on stage s's data-parallel groups: per tensor rank, its exit.
+  std::vector<TaskId> gather(int s, double bytes);
+  // Virtual stage v's units with weights, in the order a forward (or, reversed, a backward) uses them.
+  std::vector<double> units(int v, bool forward) const;
+  // align_param_gather: issues all of virtual stage v's gathers now.
+  void issue_chunk(int s, int v);
 };
 
 } // namespace simgpt::step_graph
