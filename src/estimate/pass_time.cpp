@@ -99,7 +99,10 @@ double PassTimes::forward(int v) {
   }
   if (v == plan_.pp * plan_.chunks - 1)
     units.push_back({c.head_forward, c.head_bytes});
-  const std::vector<double> ends = unit_ends(s, units);
+  // Weights kept gathered (ZeRO 1-2 under overlap_param_gather, FSDP without resharding) are
+  // gathered by a chunk's first forward only, the next units' ahead of their use: the closed form
+  // prices every pass as one that finds them gathered, as the backward does.
+  const std::vector<double> ends = unit_ends(s, units, !step_graph::keeps_gathered(plan_));
   return profile_.microbatch_overhead_s + (ends.empty() ? 0 : ends.back());
 }
 
