@@ -220,6 +220,22 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     if (plan.cp > 1)
       split_attention(l, attention, cost, lm, shard);
+    if (plan.tp_comm_overlap && profile.tp_overlap_sms > 0 && cost.gpu().sms > profile.tp_overlap_sms) {
+      // The GEMM beside a reduce-scatter runs on the SMs its overlap kernels leave it
+      // (profiles' collectives.tp_overlap_sms): longer by that share, and so is its block.
+      const double slower = static_cast<double>(profile.tp_overlap_sms) / (cost.gpu().sms - profile.tp_overlap_sms);
+      double* block_seconds[2][2] = {{&l.attention_forward, &l.attention_backward}, {&l.mlp_forward, &l.mlp_backward}};
+      for (int b = 0; b < 2; ++b)
+        for (int pass = 0; pass < 2; ++pass) {
+          const double extra = l.tp_overlap_s[b][pass][1] * slower;
+          l.tp_overlap_s[b][pass][1] += extra;
+          *block_seconds[b][pass] += extra;
+          // Under context parallelism the attention block runs in parts: the reduce-scatter's GEMM
+          // is in the forward's last part and the backward's first (split_attention).
+          if (b == 0 && plan.cp > 1)
+            (pass == 0 ? l.attention_parts_forward[2] : l.attention_parts_backward[0]) += extra;
+        }
+    }
     if (model.latent_attention)
       l.attention_gather_bytes =
           static_cast<double>(w.training.micro_batch * model.seq_len) * latent_gathered_width(model) * E;

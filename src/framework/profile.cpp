@@ -202,7 +202,8 @@ const YamlSection<Profile> kCollectivesSection = {
      quantity_field("dp_bucket", &Profile::dp_bucket_bytes, parse_bytes),
      flag_field("dp_per_tensor", &Profile::dp_per_tensor),
      number_field("deepep_sms", &Profile::deepep_sms, 0, 1024),
-     number_field("hybridep_sms", &Profile::hybridep_sms, 0, 1024)}};
+     number_field("hybridep_sms", &Profile::hybridep_sms, 0, 1024),
+     number_field("tp_overlap_sms", &Profile::tp_overlap_sms, 0, 1024)}};
 
 const YamlSection<Profile> kZero3Section = {
     {number_field("prefetch_bucket", &Profile::zero3_prefetch_bucket_elements, 0, 1e15),

@@ -135,6 +135,10 @@ struct Profile {
   // The SMs the flex dispatchers' kernels hold while they run (DeepEP's and Hybrid-EP's): taken
   // from the computation that runs beside an overlapped all-to-all (parallelism.moe_a2a_overlap).
   int deepep_sms = 0, hybridep_sms = 0;
+  // tp_comm_overlap: the SMs a reduce-scatter's overlap kernels hold (TransformerEngine's
+  // userbuffers "pipeline" and "bulk" methods), which the GEMM beside it gives up; the all-gathers'
+  // ring exchange runs on copy engines and holds none.
+  int tp_overlap_sms = 0;
 
   // ZeRO-3 (FSDP): how many units (layers) ahead the weight all-gathers are issued, on the
   // data-parallel NCCL stream, while the current unit computes; 0: each gather blocks the compute
