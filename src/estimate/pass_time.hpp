@@ -43,8 +43,9 @@ public:
 
 private:
   // When each unit of a pass on stage s ends, from the pass's start: one after another, each after
-  // its ZeRO-3 gather (execution/step_graph/zero_gathers.hpp).
-  std::vector<double> unit_ends(int s, const std::vector<Unit>& units, bool gathers = true);
+  // its ZeRO-3 gather (execution/step_graph/zero_gathers.hpp); `gathers` false where the pass finds
+  // the weights gathered already (kept from an earlier pass).
+  std::vector<double> unit_ends(int s, const std::vector<Unit>& units, bool gathers);
   double attention(int s, const LayerCost& layer, bool forward);
   double mlp(int s, const LayerCost& layer, bool forward);
   double block(int s, double seconds, double gathered_bytes, const double* overlap_s = nullptr);

@@ -196,16 +196,8 @@ private:
       return;
     }
     const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
-    const double before = parts[forward ? 0 : 2], after = parts[forward ? 2 : 0];
-    for (const std::vector<int>& group : pass.groups) {
-      const double gemm = beside(group, overlap[0]) ? std::min(overlap[0], before) : 0;
-      if (gemm > 0)
-        gather_beside(group, gathered, gemm, slot);
-      else
-        begin_block(group, gathered, overlap[0]);
-      for (int gpu : group)
-        streams_.run(gpu, before - gemm, slot);
-    }
+    for (const std::vector<int>& group : pass.groups)
+      gather_then_run(group, gathered, overlap[0], parts[forward ? 0 : 2], slot);
     if (plan_.cp_comm_type == CpCommType::p2p) {
       ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
     } else {
@@ -213,15 +205,8 @@ private:
       run_all(pass, parts[1], slot);
       exchange_context(pass, forward ? layer.context_out_bytes : layer.context_in_bytes);
     }
-    for (const std::vector<int>& group : pass.groups) {
-      const double gemm = beside(group, overlap[1]) ? std::min(overlap[1], after) : 0;
-      for (int gpu : group)
-        streams_.run(gpu, after - gemm, slot);
-      if (gemm > 0)
-        scatter_beside(group, gemm, slot);
-      else
-        end_block(group, overlap[1]);
-    }
+    for (const std::vector<int>& group : pass.groups)
+      run_then_scatter(group, overlap[1], parts[forward ? 2 : 0], slot);
   }
 
   // Ring attention (Megatron's cp_comm_type p2p; TransformerEngine's AttnFuncWithCPAndKVP2P): cp
@@ -318,18 +303,38 @@ private:
   // `overlap_s` (tp_comm_overlap): the GEMM seconds the gather and the reduce-scatter run beside.
   void block(const std::vector<int>& group, double seconds, const Slot& slot, double gathered_bytes,
              const double* overlap_s = nullptr) {
-    const double gather_gemm = gathered_bytes > 0 && overlap_s && beside(group, overlap_s[0]) ? std::min(overlap_s[0], seconds) : 0;
-    const double scatter_gemm = overlap_s && beside(group, overlap_s[1]) ? std::min(overlap_s[1], seconds - gather_gemm) : 0;
-    if (gather_gemm > 0)
-      gather_beside(group, gathered_bytes, gather_gemm, slot);
+    const double gather_overlap = overlap_s ? overlap_s[0] : 0, scatter_overlap = overlap_s ? overlap_s[1] : 0;
+    // The reduce-scatter's GEMM is the block's last, after the gather's first.
+    const double gather_gemm = gathered_bytes > 0 && beside(group, gather_overlap) ? std::min(gather_overlap, seconds) : 0;
+    const double scatter_gemm = beside(group, scatter_overlap) ? std::min(scatter_overlap, seconds - gather_gemm) : 0;
+    gather_then_run(group, gathered_bytes, gather_overlap, seconds - scatter_gemm, slot);
+    run_then_scatter(group, scatter_overlap, scatter_gemm, slot);
+  }
+
+  // A block's all-gather of `gathered_bytes` (none for 0), then `seconds` of its kernels: their
+  // first `overlap_s` (its GEMM) beside the gather where the group's links carry other traffic
+  // (gather_beside), else after it, folded or whole (begin_block).
+  void gather_then_run(const std::vector<int>& group, double gathered_bytes, double overlap_s, double seconds,
+                       const Slot& slot) {
+    const double gemm = gathered_bytes > 0 && beside(group, overlap_s) ? std::min(overlap_s, seconds) : 0;
+    if (gemm > 0)
+      gather_beside(group, gathered_bytes, gemm, slot);
     else if (gathered_bytes > 0)
-      begin_block(group, gathered_bytes, overlap_s ? overlap_s[0] : 0);
+      begin_block(group, gathered_bytes, overlap_s);
     for (int gpu : group)
-      streams_.run(gpu, seconds - gather_gemm - scatter_gemm, slot);
-    if (scatter_gemm > 0)
-      scatter_beside(group, scatter_gemm, slot);
+      streams_.run(gpu, seconds - gemm, slot);
+  }
+
+  // A block's last `seconds` of kernels, then its reduce-scatter (all-reduce without sequence
+  // parallelism): the last `overlap_s` (its GEMM) beside it as gather_then_run's are.
+  void run_then_scatter(const std::vector<int>& group, double overlap_s, double seconds, const Slot& slot) {
+    const double gemm = beside(group, overlap_s) ? std::min(overlap_s, seconds) : 0;
+    for (int gpu : group)
+      streams_.run(gpu, seconds - gemm, slot);
+    if (gemm > 0)
+      scatter_beside(group, gemm, slot);
     else
-      end_block(group, overlap_s ? overlap_s[1] : 0);
+      end_block(group, overlap_s);
   }
 
   // tp_comm_overlap on a group whose links carry other traffic too (data-parallel, pipeline or
