@@ -269,7 +269,7 @@ for _release, _tag in RELEASES.items():
         PRESETS.setdefault(("deepseek_v3", _gpu, _release), (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
                                                              DEEPSEEK_UNMODELLED))
 
-# The MoE presets' dispatcher backend and moe_a2a_overlap from v0.2.0 to v0.5.1
+# The MoE presets' dispatcher backend and moe_a2a_overlap from v0.2.0 to v0.6.0
 # (megatron_bridge_moe_presets.py writes the file from the repository's workload base configs).
 MOE_PRESETS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "megatron_bridge_moe_presets.csv")
 MOE_FAMILIES = {"deepseek_v3": "DEEPSEEK_V3", "qwen3_235b_a22b": "QWEN3_235B_A22B", "qwen3_30b_a3b": "QWEN3_30B_A3B",

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes megatron_bridge_moe_presets.csv: the MoE settings of Megatron-Bridge's performance presets
 (scripts/performance/configs/<family>/*workload_base_configs.py, each a WorkloadBaseConfig of
-scripts/performance/utils/utils.py) at the releases whose containers the measured rows ran (v0.2.0
-to v0.5.1): per preset its GPUs, parallelism and batch, the flex dispatcher's backend
+scripts/performance/utils/utils.py, v0.2.0 to v0.5.1; from v0.6.0 the per-GPU recipe functions of
+src/megatron/bridge/perf_recipes/<family>/<gpu>/*.py) at the releases whose containers the measured
+rows ran: per preset its GPUs, parallelism and batch, the flex dispatcher's backend
 (moe_flex_dispatcher_backend; none: the providers' alltoall) and moe_a2a_overlap.
 megatron_bridge.py reads the file to set each MoE row's parallelism.moe_dispatcher and
 parallelism.moe_a2a_overlap.
@@ -11,15 +12,21 @@ parallelism.moe_a2a_overlap.
 
 The repository is read with `git show TAG:PATH` (a bare clone will do); the presets are evaluated
 with a stand-in for the headnode's utils.utils module, whose WorkloadBaseConfig is the release's own
-dataclass. The output is sorted and deterministic."""
+dataclass. The v0.6.0 recipe functions import all of Megatron-Bridge and Megatron-Core, so they are
+read, not run: recipe_state.py follows their assignments to the config (recipe_state.py says how).
+The output is sorted and deterministic."""
 import ast
 import csv
 import os
+import re
 import subprocess
 import sys
 import types
 
+import recipe_state
+
 TAGS = ["v0.2.0", "v0.3.0", "v0.3.1", "v0.4.0", "v0.4.2", "v0.5.0", "v0.5.1"]
+RECIPE_TAGS = ["v0.6.0"]
 FAMILIES = ("deepseek", "qwen", "gpt_oss")
 FIELDS = ["tag", "config", "num_gpus", "tp", "pp", "vp", "ep", "global_batch", "micro_batch", "backend", "a2a_overlap"]
 
@@ -65,11 +72,47 @@ def presets(repo, tag):
                        "a2a_overlap": bool(getattr(value, "moe_a2a_overlap", False))}
 
 
+# A v0.6.0 recipe function's name: <model>_pretrain_<N>gpu_<gpu>_<precision>[_<variant>]_config.
+RECIPE_NAME = re.compile(r"^(?P<model>[a-z0-9_]+)_pretrain_(?P<gpus>[0-9]+)gpu_(?P<gpu>[a-z0-9]+)_"
+                         r"(?P<precision>bf16|fp8cs|fp8mx|fp8sc|nvfp4)(?P<variant>_[a-z0-9_]+)?_config$")
+# The presets file's precision tokens (the v0.2.0 to v0.5.1 configs' names: ..._FP8_CS_..., ...).
+PRECISION_NAMES = {"bf16": "BF16", "fp8cs": "FP8_CS", "fp8mx": "FP8_MX", "fp8sc": "FP8_SC", "nvfp4": "NVFP4"}
+
+
+def recipe_presets(repo, tag):
+    """The per-GPU recipe functions of src/megatron/bridge/perf_recipes/<family>/<gpu>/ at TAG, one row
+    each, named as the earlier presets are (QWEN3_30B_A3B_PRETRAIN_8GPU_GB200_FP8_MX_CONFIG)."""
+    reader = recipe_state.Reader(lambda path: show(repo, tag, path))
+    files = subprocess.run(["git", "-C", repo, "ls-tree", "-r", "--name-only", tag,
+                            "src/megatron/bridge/perf_recipes"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    for path in sorted(files):
+        parts = path.split("/")
+        if len(parts) != 7 or parts[4] not in FAMILIES or parts[6] == "__init__.py":
+            continue
+        for name in reader.functions(path):
+            match = RECIPE_NAME.match(name)
+            if not match or match["variant"]:  # development variants (_dev, _large_scale) ran no row
+                continue
+            state = reader.call(path, name)
+            model, train, overlap = state.section("model"), state.section("train"), state.section("comm_overlap")
+            flex = model.get("moe_token_dispatcher_type") == "flex"
+            label = name.upper().replace(match["precision"].upper(), PRECISION_NAMES[match["precision"]], 1)
+            yield {"tag": tag, "config": label, "num_gpus": int(match["gpus"]),
+                   "tp": model["tensor_model_parallel_size"], "pp": model["pipeline_model_parallel_size"],
+                   "vp": model.get("virtual_pipeline_model_parallel_size") or 1,
+                   "ep": model["expert_model_parallel_size"], "global_batch": train["global_batch_size"],
+                   "micro_batch": train["micro_batch_size"],
+                   "backend": (model.get("moe_flex_dispatcher_backend") or "none") if flex else "none",
+                   "a2a_overlap": bool(overlap.get("overlap_moe_expert_parallel_comm", False))}
+
+
 def main():
     repo = sys.argv[1]
     output = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                  "megatron_bridge_moe_presets.csv")
     rows = [row for tag in TAGS for row in presets(repo, tag)]
+    rows += [row for tag in RECIPE_TAGS for row in recipe_presets(repo, tag)]
     temporary = output + ".tmp"
     with open(temporary, "w", newline="") as f:
         f.write("# Written by validation/generate/megatron_bridge_moe_presets.py from NVIDIA-NeMo/Megatron-Bridge's\n"
