@@ -152,7 +152,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     // backward (megatron/core/transformer/multi_latent_attention.py, qkv_up_proj_and_rope_apply
     // under CheckpointWithoutOutput; its output's storage freed after the core's forward).
     if (tr.recomputes(RecomputeModule::mla_up_proj) && lm.latent_attention) {
-      const Kernels up = latent_up_forward(lm, shard);
+      const Kernels up = latent_up_forward(lm, shard, form);
       k.insert(k.end(), up.begin(), up.end());
     }
     if (tr.recomputes(RecomputeModule::layernorm))

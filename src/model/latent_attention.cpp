@@ -1,5 +1,7 @@
 #include "model/latent_attention.hpp"
 
+#include "model/fp8.hpp"
+
 namespace simgpt {
 
 // megatron/core/transformer/multi_latent_attention.py (NVIDIA/Megatron-LM d98e8a6), MLASelfAttention
@@ -18,7 +20,11 @@ namespace simgpt {
 // - qkv_up_proj_and_rope_apply rotates the queries' and the shared key's qk_pos_emb_head_dim
 //   dimensions, then concatenates query = [q_nope, q_pe] and key = [k_nope, k_pe expanded to every
 //   head] and makes the value contiguous for the core attention.
-Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s) {
+// All four projections are TransformerEngine modules, so under fp8 (or fp4) training they run as
+// every other TE linear does inside te.fp8_autocast: inputs cast, fp8 GEMMs (add_linear);
+// multi_latent_attention.py exempts none of them.
+Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
   const double local = s.sequence_parallel ? tokens / static_cast<double>(s.tp) : tokens;
   const double h = static_cast<double>(m.hidden);
@@ -26,9 +32,9 @@ Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s) {
   const double rope = static_cast<double>(m.qk_pos_emb_head_dim);
   Kernels k;
   if (q_lora > 0)
-    k.push_back(Kernel::gemm(local, q_lora, h));          // q down projection (duplicated)
-  k.push_back(Kernel::gemm(local, kv_lora + rope, h));    // kv down projection (duplicated)
-  const Kernels up = latent_up_forward(m, s);
+    add_linear(k, form, E, local, q_lora, h, 1, local, local);       // q down projection (duplicated)
+  add_linear(k, form, E, local, kv_lora + rope, h, 1, local, local); // kv down projection (duplicated)
+  const Kernels up = latent_up_forward(m, s, form);
   k.insert(k.end(), up.begin(), up.end());
   return k;
 }
@@ -36,7 +42,9 @@ Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s) {
 // From the latents on: their norms, the up projections, the rotation and the assembly (what
 // Megatron-core's mla_up_proj recompute module reruns, multi_latent_attention.py:
 // qkv_up_proj_and_rope_apply under CheckpointWithoutOutput).
-Kernels latent_up_forward(const ModelSpec& m, const Shard& s) {
+// Under sequence parallelism the up projections gather the latents (TE casts them first, so this
+// rank casts its own share) and their output gradients are the whole sequence's for its heads.
+Kernels latent_up_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
   const double tp = static_cast<double>(s.tp);
@@ -49,8 +57,8 @@ Kernels latent_up_forward(const ModelSpec& m, const Shard& s) {
   if (q_lora > 0)
     k.push_back(Kernel::memory(2 * local * q_lora * E));  // q latent RMSNorm
   k.push_back(Kernel::memory(2 * local * kv_lora * E));   // kv latent RMSNorm
-  k.push_back(Kernel::gemm(tokens, heads * qk, q_lora > 0 ? q_lora : h)); // q up (column parallel)
-  k.push_back(Kernel::gemm(tokens, heads * (nope + v), kv_lora));       // kv up (column parallel)
+  add_linear(k, form, E, tokens, heads * qk, q_lora > 0 ? q_lora : h, 1, local, tokens); // q up (column parallel)
+  add_linear(k, form, E, tokens, heads * (nope + v), kv_lora, 1, local, tokens);       // kv up (column parallel)
   k.push_back(Kernel::memory(2 * tokens * (heads + 1) * rope * E));     // rotate q_pe and k_pe
   k.push_back(Kernel::memory(2 * tokens * heads * (2 * qk + v) * E));   // query, key, value assembled
   return k;

@@ -7,9 +7,9 @@
 namespace simgpt {
 
 // The kernels between an MLA block's input norm and its core attention, on one GPU.
-Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s);
+Kernels latent_qkv_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 // Its kernels from the latents' norms on (the up projections, rotation and assembly of Q, K, V).
-Kernels latent_up_forward(const ModelSpec& m, const Shard& s);
+Kernels latent_up_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 
 // The weights of those projections and latent norms on one tensor-parallel rank (the output
 // projection and the input norm are the attention block's, counted with it).

@@ -216,7 +216,7 @@ Kernels attention_block_forward(const ModelSpec& m, const Shard& s, const Kernel
   if (m.latent_attention) {
     // Down projections, latent norms, up projections and rotary dimensions (latent_attention.cpp);
     // MLA rotates its own qk_pos_emb_head_dim dimensions whatever model.position says.
-    const Kernels qkv = latent_qkv_forward(m, s);
+    const Kernels qkv = latent_qkv_forward(m, s, form);
     k.insert(k.end(), qkv.begin(), qkv.end());
   } else {
     // Queries, keys and values: q_hidden + 2 kv_hidden wide (3h without grouped-query attention or

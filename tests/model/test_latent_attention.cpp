@@ -1,5 +1,6 @@
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1) as Megatron-LM runs it:
 // parameters and FLOPs of DeepSeek's published models, and its tensor-parallel split.
+#include "model/fp8.hpp"
 #include "model/latent_attention.hpp"
 #include "model/model.hpp"
 #include "simgpt/memory/memory.hpp"
@@ -162,6 +163,48 @@ TEST_CASE("MLA's down projections and latent norms are duplicated over tensor ra
         Approx(2 * tokens * (2048.0 * 16 * 192 + 2048 * 576 + 512 * 16 * 256 + 16 * 128 * 2048)));
 }
 
+TEST_CASE("Under fp8 MLA's four projections are fp8 GEMMs after their inputs' casts, as every TE linear") {
+  const ModelSpec m = deepseek(kV3, 4096, 1).model;
+  const Shard sp8{1, 8, Precision::bf16, true};
+  KernelForm fp8;
+  fp8.fp8 = true;
+  const auto gemms = [](const Kernels& ks, bool fp8_only) {
+    int n = 0;
+    for (const Kernel& k : ks)
+      n += k.kind == Kernel::Kind::gemm && (!fp8_only || k.fp8);
+    return n;
+  };
+  const auto casts = [](const Kernels& ks) {
+    int n = 0;
+    for (const Kernel& k : ks)
+      n += k.kind == Kernel::Kind::quantize;
+    return n;
+  };
+  // multi_latent_attention.py: linear_q_down_proj, linear_kv_down_proj (TELinear), linear_q_up_proj
+  // and linear_kv_up_proj (TELayerNormColumnParallelLinear) inside te.fp8_autocast.
+  const Kernels qkv = latent_qkv_forward(m, sp8, fp8);
+  CHECK(gemms(qkv, false) == 4);
+  CHECK(gemms(qkv, true) == 4);
+  CHECK(casts(qkv) == 4); // delayed scaling: one cast kernel per input
+  CHECK(sum_flops(qkv) == Approx(sum_flops(latent_qkv_forward(m, sp8, {}))));
+  // In 16-bit training none is fp8 and nothing is cast.
+  CHECK(gemms(latent_qkv_forward(m, sp8, {}), true) == 0);
+  CHECK(casts(latent_qkv_forward(m, sp8, {})) == 0);
+  // The up projections cast this rank's share of the latents before the sequence-parallel gather:
+  // the q latent's cast reads tokens / 8 x 1536 16-bit values.
+  const Kernels up = latent_up_forward(m, sp8, fp8);
+  REQUIRE(casts(up) == 2);
+  for (const Kernel& k : up)
+    if (k.kind == Kernel::Kind::quantize) {
+      CHECK(k.bytes == Approx(4096.0 / 8 * 1536 * (2 + 1))); // read 2 bytes, write 1 (no transpose in this form)
+      break;
+    }
+  // TE keeps an fp8 copy of their weights too.
+  const double mla_weights = 7168.0 * 1536 + 7168.0 * 576 + (1536.0 * 128 * 192 + 512.0 * 128 * 256) / 8;
+  const double without = 128.0 * 128 * 7168 / 8 + 3 * 7168.0 * 18432 / 8; // output projection, dense MLP
+  CHECK(layer_fp8_weight_elements(m, 8, 1, 0) == Approx(mla_weights + without));
+}
+
 TEST_CASE("FlashAttention under MLA reads queries and keys of 192 dimensions and values of 128") {
   ModelSpec m = deepseek(kV3, 4096, 1).model;
   m.attention = Attention::flash;
@@ -187,7 +230,7 @@ TEST_CASE("mla_up_proj reruns the latents' norms, up projections and rotation an
         Approx(tokens * 2 * (n * (192 + 192 + 128) / 8 + (1536 + 512))));
   // Its rerun is the up part of the latent block: the two up GEMMs' FLOPs.
   const Shard s{1, 8, Precision::bf16};
-  const double up = sum_flops(latent_up_forward(m, s));
+  const double up = sum_flops(latent_up_forward(m, s, {}));
   CHECK(up == Approx(2 * tokens * (n / 8) * (192 * 1536 + 256 * 512)));
   // Named in a workload; refused without latent attention.
   const char* yaml = "model: {layers: 4, hidden: 1024, heads: 16, seq_len: 1024, vocab: 1000}\n"
