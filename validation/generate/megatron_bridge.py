@@ -25,6 +25,7 @@ import re
 import sys
 
 import table_yaml
+from megatron_bridge_moe_presets import DEEPSEEK_V3_H100_LAYOUT, DEEPSEEK_V3_LAYOUTS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -256,10 +257,9 @@ for _release, _tag in RELEASES.items():
 
 # DeepSeek-V3's presets from 26.02 (v0.3.0 to v0.5.1: scripts/performance/configs/deepseek/
 # deepseek_workload_base_configs.py; v0.6.0: the per-GPU perf recipes): the flex dispatcher, CUDA
-# graphs, recompute modules and pipeline layouts they set, which simgpt does not model.
+# graphs and recompute modules they set, which simgpt does not model (their pipeline layouts: preset_layout).
 DEEPSEEK_UNMODELLED = ["the preset's CUDA graphs and "
-                       "recompute_modules (mla_up_proj, mlp, moe_act or layernorm)", "its "
-                       "pipeline_model_parallel_layout (Et*4|(t*4|)*14tmL and the like: split balanced here)"]
+                       "recompute_modules (mla_up_proj, mlp, moe_act or layernorm)"]
 for _release, _tag in RELEASES.items():
     _path = ("src/megatron/bridge/perf_recipes/deepseek/<gpu>/deepseek_v3.py" if _tag == "v0.6.0"
              else "scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml" if _tag == "v0.1.0rc4"
@@ -321,6 +321,37 @@ def moe_preset(shape_key, gpu, recipe, tag, run_shape):
     backend, overlap = settings.pop()
     dispatcher = backend if flex_backend_applies(backend, gpu, tag) else "alltoall"
     return dispatcher, overlap == "True", matched[0]["config"]
+
+
+def preset_layout(shape_key, gpu, recipe, tag, run_shape):
+    """(pipeline layout, config) of the row's preset (megatron_bridge_moe_presets.csv's pp_layout,
+    the layout the preset names or the recipe's map gives it), or (None, None) where no preset
+    matches or the matching ones differ."""
+    family = MOE_FAMILIES.get(shape_key)
+    token = PRECISION_TOKENS.get(recipe)
+    rows = [r for r in MOE_PRESETS if r["tag"] == tag and r["config"].startswith(family + "_")
+            and f"_{gpu}_" in r["config"] and f"_{token}_" in r["config"] + "_"] if family and token else []
+    keys = ["num_gpus", "tp", "pp", "ep", "global_batch", "micro_batch", "vp"]
+    for used in (keys, keys[:6], keys[:5], keys[:4]):
+        matched = [r for r in rows if all(int(r[k]) == run_shape[k] for k in used)]
+        if matched:
+            break
+    layouts = {r["pp_layout"] for r in matched}
+    if len(layouts) != 1:
+        return None, None
+    return layouts.pop(), matched[0]["config"]
+
+
+def layout_stages(layout):
+    """Decoder layers per virtual pipeline stage of a Megatron-Core layout string
+    (pipeline_model_parallel_layout: E embedding, t decoder layer, m MTP, L loss, | between stages,
+    X*n and (...)*n repeated; megatron/core/transformer/pipeline_parallel_layer_layout.py)."""
+    text = layout
+    group = re.compile(r"\(([^()]*)\)\*(\d+)")
+    while group.search(text):
+        text = group.sub(lambda g: g.group(1) * int(g.group(2)), text)
+    text = re.sub(r"([EtmL])\*(\d+)", lambda g: g.group(1) * int(g.group(2)), text)
+    return [stage.count("t") for stage in text.split("|")]
 
 
 VOCAB_DIVISIBLE_BY = 128
@@ -584,7 +615,26 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if family == "deepseek_v3":
             unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
                               "recomputes the attention core only: run with none)")
-            unmodelled.append("MLA projections in fp8 (simgpt keeps them 16-bit)" if recipe else "")
+            if pp > 1:
+                # The run's pipeline layout: the preset's (named, or the recipe's map's), else the
+                # recipe's map from (pp, vp) (megatron_bridge_moe_presets.py, DEEPSEEK_V3_LAYOUTS;
+                # H100's own at v0.1.0rc4 and v0.2.0), as decoder layers per virtual stage: the
+                # embedding in the first, the MTP layer and the loss in the last (simgpt's place).
+                layout, source = preset_layout(shape_key, gpu, recipe, tag, {
+                    "num_gpus": gpus, "tp": tp, "pp": pp, "ep": ep, "global_batch": gbs, "micro_batch": mbs,
+                    "vp": vp if vp > 1 else 1})
+                if layout is None:
+                    layout = (DEEPSEEK_V3_H100_LAYOUT if gpu == "H100" and tag in ("v0.1.0rc4", "v0.2.0")
+                              else DEEPSEEK_V3_LAYOUTS.get((pp, vp if vp > 1 else 1), ""))
+                    source = "the recipe's map_pp_vp_to_layout / layout_map"
+                stages = layout_stages(layout) if layout else []
+                if len(stages) == pp * (vp if vp > 1 else 1) and sum(stages) == shape["layers"]:
+                    sets = [kv for kv in sets if kv[0] != "parallelism.partition"]
+                    sets.append(("parallelism.partition", '"' + ",".join(map(str, stages)) + '"'))
+                    notes = [n for n in notes if "split balanced (the run's layout not resolved)" not in n]
+                    notes.append(f"pipeline layout {layout} ({source})")
+                else:
+                    unmodelled.append("the run's pipeline layout (none resolved: split balanced here)")
         unmodelled = [u for u in unmodelled if u]
         notes.append(f"{REPO} {preset[0]}")
         if unmodelled:

@@ -28,7 +28,30 @@ import recipe_state
 TAGS = ["v0.2.0", "v0.3.0", "v0.3.1", "v0.4.0", "v0.4.2", "v0.5.0", "v0.5.1"]
 RECIPE_TAGS = ["v0.6.0"]
 FAMILIES = ("deepseek", "qwen", "gpt_oss")
-FIELDS = ["tag", "config", "num_gpus", "tp", "pp", "vp", "ep", "global_batch", "micro_batch", "backend", "a2a_overlap"]
+FIELDS = ["tag", "config", "num_gpus", "tp", "pp", "vp", "ep", "global_batch", "micro_batch", "backend", "a2a_overlap",
+          "pp_layout"]
+
+# DeepSeek-V3's pipeline layout when a preset names none: the recipe's map from (pp, vp)
+# (src/megatron/bridge/recipes/deepseek/deepseek_v3.py, map_pp_vp_to_layout at v0.1.0rc4,
+# set_deepseek_v3_pipeline_model_parallel_layout's layout_map from v0.3.0, the same entries at every
+# tag to v0.6.0), written in Megatron-Core's layout notation (E embedding, t decoder layer, m the
+# multi-token-prediction layers, L the loss, | between virtual stages; pipeline_model_parallel_layout).
+# Other (pp, vp) have no layout: Megatron-Core's even split.
+DEEPSEEK_V3_LAYOUTS = {
+    (4, 1): "Et*16|t*16|t*16|t*13mL",
+    (8, 1): "Et*8|(t*8|)*6t*5mL", (4, 2): "Et*8|(t*8|)*6t*5mL",
+    (16, 1): "Et*4|(t*4|)*14tmL", (8, 2): "Et*4|(t*4|)*14tmL", (4, 4): "Et*4|(t*4|)*14tmL",
+}
+# v0.1.0rc4 (scripts/performance/run_script.py) and v0.2.0 (scripts/performance/configs/deepseek/
+# deepseek_llm_pretrain.py, deepseek_v3_h100_config) pass H100's own layout to the recipe.
+DEEPSEEK_V3_H100_LAYOUT = "Et|(tt|)*30mL"
+
+
+def deepseek_layout(name, pp, vp, given=None):
+    """The pipeline layout a DeepSeek-V3 preset runs: the one it names, else the recipe's map's."""
+    if not name.startswith("DEEPSEEK_V3"):
+        return ""
+    return given or DEEPSEEK_V3_LAYOUTS.get((pp, vp), "")
 
 
 def show(repo, tag, path):
@@ -63,13 +86,16 @@ def presets(repo, tag):
         exec(show(repo, tag, path), scope)
         for name, value in sorted(scope.items()):
             if isinstance(value, config) and not name.startswith("BASE"):
+                pp, vp = value.pipeline_model_parallel_size, value.virtual_pipeline_model_parallel_size or 1
+                given = getattr(value, "pp_layout", None) or (
+                    DEEPSEEK_V3_H100_LAYOUT if tag == "v0.2.0" and "_H100_" in name else None)
                 yield {"tag": tag, "config": name, "num_gpus": value.num_gpus,
-                       "tp": value.tensor_model_parallel_size, "pp": value.pipeline_model_parallel_size,
-                       "vp": value.virtual_pipeline_model_parallel_size or 1,
+                       "tp": value.tensor_model_parallel_size, "pp": pp, "vp": vp,
                        "ep": value.expert_model_parallel_size, "global_batch": value.global_batch_size,
                        "micro_batch": value.micro_batch_size,
                        "backend": value.moe_flex_dispatcher_backend or "none",
-                       "a2a_overlap": bool(getattr(value, "moe_a2a_overlap", False))}
+                       "a2a_overlap": bool(getattr(value, "moe_a2a_overlap", False)),
+                       "pp_layout": deepseek_layout(name, pp, vp, given)}
 
 
 # A v0.6.0 recipe function's name: <model>_pretrain_<N>gpu_<gpu>_<precision>[_<variant>]_config.
@@ -82,7 +108,20 @@ PRECISION_NAMES = {"bf16": "BF16", "fp8cs": "FP8_CS", "fp8mx": "FP8_MX", "fp8sc"
 def recipe_presets(repo, tag):
     """The per-GPU recipe functions of src/megatron/bridge/perf_recipes/<family>/<gpu>/ at TAG, one row
     each, named as the earlier presets are (QWEN3_30B_A3B_PRETRAIN_8GPU_GB200_FP8_MX_CONFIG)."""
-    reader = recipe_state.Reader(lambda path: show(repo, tag, path))
+    def set_layout(args, kwargs):
+        # set_deepseek_v3_pipeline_model_parallel_layout(model_cfg, layout=None): the layout given,
+        # else the map's entry for the pp and vp the config holds when it is called.
+        if not args or not isinstance(args[0], recipe_state.SectionRef):
+            return
+        model = args[0].config.section(args[0].name)
+        given = args[1] if len(args) > 1 else kwargs.get("layout")
+        pp = model.get("pipeline_model_parallel_size")
+        vp = model.get("virtual_pipeline_model_parallel_size") or 1
+        model["pipeline_model_parallel_layout"] = (given if isinstance(given, str) else
+                                                   DEEPSEEK_V3_LAYOUTS.get((pp, vp), ""))
+
+    reader = recipe_state.Reader(lambda path: show(repo, tag, path),
+                                 {"set_deepseek_v3_pipeline_model_parallel_layout": set_layout})
     files = subprocess.run(["git", "-C", repo, "ls-tree", "-r", "--name-only", tag,
                             "src/megatron/bridge/perf_recipes"], capture_output=True, text=True,
                            check=True).stdout.split()
@@ -104,7 +143,9 @@ def recipe_presets(repo, tag):
                    "ep": model["expert_model_parallel_size"], "global_batch": train["global_batch_size"],
                    "micro_batch": train["micro_batch_size"],
                    "backend": (model.get("moe_flex_dispatcher_backend") or "none") if flex else "none",
-                   "a2a_overlap": bool(overlap.get("overlap_moe_expert_parallel_comm", False))}
+                   "a2a_overlap": bool(overlap.get("overlap_moe_expert_parallel_comm", False)),
+                   "pp_layout": (model.get("pipeline_model_parallel_layout") or "")
+                   if name.startswith("deepseek_v3") else ""}
 
 
 def main():

@@ -14,6 +14,8 @@ a function's statements in order:
   follow, such as ConfigContainer(...), starts empty);
 - apply_flex_dispatcher_backend(cfg.model, backend) sets the flex dispatcher with that backend (its
   GPU check, src/megatron/bridge/training/flex_dispatcher_backend.py, is left to the caller);
+- a function the caller handles itself (Reader's `handlers`: name -> f(args, kwargs)) is not
+  followed but handed its evaluated arguments;
 - an `if` (or loop, with, try) that would assign one of the fields a caller reads (FIELDS) is an
   error, so a value it reports is never a guess; other statements (environment variables, logging) are skipped.
 
@@ -61,8 +63,9 @@ def assigns_field(node):
 
 
 class Reader:
-    def __init__(self, show):
+    def __init__(self, show, handlers=None):
         self.show = show  # path -> source text, or raises
+        self.handlers = handlers or {}
         self.modules = {}
 
     def module(self, path):
@@ -173,6 +176,9 @@ class Reader:
             if not isinstance(node.func, ast.Name):
                 return UNKNOWN
             name = node.func.id
+            if name in self.handlers:
+                self.handlers[name](args, kwargs)
+                return None
             if name == "apply_flex_dispatcher_backend" and args and isinstance(args[0], SectionRef):
                 backend = args[1] if len(args) > 1 else kwargs.get("moe_flex_dispatcher_backend")
                 if backend in ("deepep", "hybridep"):
