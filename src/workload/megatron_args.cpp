@@ -2,6 +2,7 @@
 
 #include "simgpt/core/error.hpp"
 #include "core/checked_int.hpp"
+#include "workload/pipeline_layout.hpp"
 #include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
@@ -25,14 +26,12 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 39> kDirect{{
+constexpr std::array<Direct, 38> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
     {"seq_length", "model", "seq_len", ""},
     {"ffn_hidden_size", "model", "ffn_hidden", ""},
-    // megatron/training/arguments.py: --kv-channels, each head's width (default hidden / heads).
-    {"kv_channels", "model", "head_dim", ""},
     {"micro_batch_size", "training", "micro_batch", ""},
     {"global_batch_size", "training", "global_batch", ""},
     {"tensor_model_parallel_size", "parallelism", "tp", ""},
@@ -83,7 +82,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 35> kComputed{
+constexpr std::array<std::string_view, 37> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -99,7 +98,8 @@ constexpr std::array<std::string_view, 35> kComputed{
     "overlap_moe_expert_parallel_comm", "delay_wgrad_compute",
     "moe_layer_freq",          "moe_grouped_gemm",
     "moe_permute_fusion",      "moe_router_dtype",
-    "expert_tensor_parallel_size",
+    "expert_tensor_parallel_size", "kv_channels",
+    "pipeline_model_parallel_layout",
 };
 
 // Flags among kComputed.
@@ -407,6 +407,12 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   // simgpt always counts there.
   if (given(args, "qk_layernorm") && !given(args, "multi_latent_attention"))
     tree.set("model", "qk_layernorm", "true", "qk_layernorm");
+  // megatron/training/arguments.py: --kv-channels, each head's width (default hidden / heads).
+  // MLATransformerConfig takes its heads' widths from qk_head_dim, qk_pos_emb_head_dim and
+  // v_head_dim instead (megatron/core/transformer/multi_latent_attention.py reads no kv_channels),
+  // so under latent attention it changes nothing, in Megatron as here.
+  if (args.contains("kv_channels") && !given(args, "multi_latent_attention"))
+    tree.set("model", "head_dim", args["kv_channels"], "kv_channels");
   for (const std::string_view dim : kLatentDims) {
     const std::string name(dim);
     if (!args.contains(name))
@@ -462,6 +468,45 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   if (args.contains("num_virtual_stages_per_pipeline_rank")) {
     tree.set("parallelism", "schedule", "interleaved", "num_virtual_stages_per_pipeline_rank");
     tree.set("parallelism", "chunks", args["num_virtual_stages_per_pipeline_rank"], "num_virtual_stages_per_pipeline_rank");
+  }
+  // --pipeline-model-parallel-layout (megatron/core/transformer/pipeline_parallel_layer_layout.py):
+  // the layers of each virtual stage, pp x VP of them in model order (VP from their count), the
+  // embedding first and the loss last: parallelism.partition's decoder layers per stage, the
+  // embedding's and the loss's stages included (simgpt's first and last), and the interleaved
+  // schedule when VP > 1. simgpt runs MTP layers on the last stage, as such layouts put them.
+  if (args.contains("pipeline_model_parallel_layout")) {
+    const std::string name = "pipeline_model_parallel_layout";
+    const std::string& layout = args[name];
+    const std::vector<LayoutStage> stages = parse_pipeline_layout(layout, at(name), kMaxLayers.max);
+    const int64_t pp = tree.integer("parallelism", "pp").value_or(1);
+    const auto n = static_cast<int64_t>(stages.size());
+    if (n % pp != 0)
+      throw InputError(at(name), fmt::format("'{}' has {} stages, not a multiple of --pipeline-model-parallel-size {}",
+                                             echo(layout), n, pp));
+    int64_t decoder = 0, mtp = 0, embedding = 0, loss = 0;
+    for (const LayoutStage& stage : stages)
+      decoder += stage.decoder, mtp += stage.mtp, embedding += stage.embedding, loss += stage.loss;
+    if (embedding != 1 || loss != 1 || stages.front().embedding != 1 || stages.back().loss != 1)
+      throw InputError(at(name), fmt::format("'{}': the embedding (E) must come once, in the first stage, and the "
+                                             "loss (L) once, in the last",
+                                             echo(layout)));
+    if (const std::optional<int64_t> layers = tree.integer("model", "layers"); layers && *layers != decoder)
+      throw InputError(at(name), fmt::format("'{}' holds {} decoder layers (t) but --num-layers is {}", echo(layout),
+                                             decoder, *layers));
+    const std::optional<int64_t> mtp_layers = tree.integer("model", "mtp_layers");
+    if (mtp != mtp_layers.value_or(0))
+      throw InputError(at(name), fmt::format("'{}' holds {} MTP layers (m) but --mtp-num-layers is {}", echo(layout),
+                                             mtp, mtp_layers.value_or(0)));
+    if (mtp > 0 && stages.back().mtp != mtp)
+      notes.push_back(name + ": MTP layers off the last stage; simgpt runs them on the last");
+    std::string partition;
+    for (const LayoutStage& stage : stages)
+      partition += (partition.empty() ? "" : ",") + std::to_string(stage.decoder);
+    if (n / pp > 1) {
+      tree.set("parallelism", "schedule", "interleaved", name);
+      tree.set("parallelism", "chunks", std::to_string(n / pp), name);
+    }
+    tree.set("parallelism", "partition", partition, name);
   }
   return {notes, tree.setters()};
 }

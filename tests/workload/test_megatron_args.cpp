@@ -353,7 +353,8 @@ TEST_CASE("Megatron-core's recompute modules and token dispatcher") {
 TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's recipes run them import whole") {
   // DeepSeek-V3 (Megatron-Bridge's deepseek_v3 recipe and its GB200 preset: the flex dispatcher's
   // hybridep backend, the expert-parallel overlap, MXFP8, latent attention's and the experts'
-  // recompute modules, one multi-token prediction layer), pp 1 for a plain split of its 61 layers.
+  // recompute modules, one multi-token prediction layer), pp 1 for a plain split of its 61 layers;
+  // --kv-channels, which Megatron's own DeepSeek-V3 configurations pass, means nothing under MLA.
   const ImportedWorkload deepseek = import_megatron(
       {"torchrun", "--nproc-per-node", "4", "--nnodes", "64", "pretrain_gpt.py", "--num-layers", "61",
        "--hidden-size", "7168", "--ffn-hidden-size", "18432", "--num-attention-heads", "128",
@@ -362,6 +363,7 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
        "--swiglu", "--position-embedding-type", "rope", "--untie-embeddings-and-output-weights",
        "--disable-bias-linear", "--num-experts", "256", "--moe-router-topk", "8", "--moe-ffn-hidden-size", "2048",
        "--moe-shared-expert-intermediate-size", "2048", "--moe-layer-freq", "([0]*3+[1]*58)", "--moe-grouped-gemm",
+       "--kv-channels", "128",
        "--moe-permute-fusion", "--moe-router-dtype", "fp32", "--moe-token-dispatcher-type", "flex",
        "--moe-flex-dispatcher-backend", "hybridep", "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute",
        "--mtp-num-layers", "1", "--recompute-granularity", "selective", "--recompute-modules", "mla_up_proj",
@@ -376,6 +378,7 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
                     Catch::Contains("dense_layers: 3") && Catch::Contains("fp8_recipe: \"mxfp8\"") &&
                     Catch::Contains("recompute_modules: \"moe_act,mla_up_proj\"") &&
                     Catch::Contains("mtp_layers: 1"));
+  CHECK_THAT(d, !Catch::Contains("\n  head_dim:"));
   // Llama 3 70B (llama3_70b_pretrain_config with its H100 preset: tp 4, pp 4, vp 5, TP communication
   // overlap, fp8 current scaling).
   const ImportedWorkload llama = import_megatron(
@@ -392,4 +395,48 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
       std::nullopt);
   CHECK(llama.ignored.empty());
   CHECK_THAT(body(llama.yaml), Catch::Contains("tp_comm_overlap: true") && Catch::Contains("fp8_recipe: \"tensorwise\""));
+}
+
+TEST_CASE("--pipeline-model-parallel-layout sets the layers of each pipeline stage, and VP from their count") {
+  const auto import_layout = [](const std::string& pp, const std::string& layout, const std::string& layers,
+                                const std::string& mtp) {
+    return import_megatron({"pretrain_gpt.py", "--num-layers", layers, "--hidden-size", "1024", "--num-attention-heads",
+                            "16", "--seq-length", "1024", "--vocab-size", "1000", "--micro-batch-size", "1",
+                            "--global-batch-size", "64", "--pipeline-model-parallel-size", pp, "--mtp-num-layers", mtp,
+                            "--pipeline-model-parallel-layout", layout},
+                           64);
+  };
+  // Megatron-Bridge's DeepSeek-V3 layout for pp 16 (set_deepseek_v3_pipeline_model_parallel_layout):
+  // the embedding and 4 layers, 14 stages of 4, then 1 layer, the MTP layer and the loss.
+  const std::string pp16 = body(import_layout("16", "Et*4|(t*4|)*14tmL", "61", "1").yaml);
+  CHECK_THAT(pp16, Catch::Contains("partition: \"4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,1\"") &&
+                       Catch::Contains("schedule: \"1f1b\""));
+  // The same 16 stages over pp 8: VP 2, the interleaved schedule, stages in model order.
+  const std::string pp8 = body(import_layout("8", "Et*4|(t*4|)*14tmL", "61", "1").yaml);
+  CHECK_THAT(pp8, Catch::Contains("schedule: \"interleaved\"") && Catch::Contains("chunks: 2") &&
+                      Catch::Contains("partition: \"4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,1\""));
+  // H100's: the embedding and 1 layer, 30 stages of 2, the MTP layer and the loss alone; commas
+  // are cosmetic.
+  const std::string h100 = body(import_layout("8", "Et|(tt|)*30,mL", "61", "1").yaml);
+  CHECK_THAT(h100, Catch::Contains("chunks: 4") && Catch::Contains("partition: \"1,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,"
+                                                                    "2,2,2,2,2,2,2,2,2,2,2,2,2,0\""));
+  const auto refused = [&](const std::string& pp, const std::string& layout, const std::string& layers,
+                           const std::string& mtp) {
+    try {
+      import_layout(pp, layout, layers, mtp);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(refused("16", "Et*4|(t*4|)*14tmL", "60", "1"), Catch::Contains("holds 61 decoder layers (t) but --num-layers is 60"));
+  CHECK_THAT(refused("16", "Et*4|(t*4|)*14tmL", "61", "0"), Catch::Contains("holds 1 MTP layers (m) but --mtp-num-layers is 0"));
+  CHECK_THAT(refused("5", "Et*4|(t*4|)*14tmL", "61", "1"), Catch::Contains("has 16 stages, not a multiple of --pipeline-model-parallel-size 5"));
+  CHECK_THAT(refused("2", "t*4E|t*4L", "8", "0"), Catch::Contains("must begin with the embedding (E) and end with the loss (L)"));
+  CHECK_THAT(refused("2", "Et*4E|t*4L", "8", "0"), Catch::Contains("the embedding (E) must come once, in the first stage"));
+  CHECK_THAT(refused("2", "Et*4|x*4L", "8", "0"), Catch::Contains("'x' is not a layer Megatron knows"));
+  CHECK_THAT(refused("2", "Et*4|(t*4L", "8", "0"), Catch::Contains("a group needs its closing ')' and a count"));
+  CHECK_THAT(refused("2", "Et*|t*4L", "8", "0"), Catch::Contains("'*' needs a count after it"));
+  CHECK_THAT(refused("2", "Et*4|t*99999999999L", "8", "0"), Catch::Contains("unrolls to more than"));
+  CHECK(refused("2", "Et*4|t*4L", "8", "0").empty()); // a valid layout is taken
 }
