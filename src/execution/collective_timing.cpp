@@ -84,8 +84,21 @@ CollectiveTiming collective_timing(const Profile& profile, const Topology& topol
   return timing;
 }
 
+std::vector<Ring> library_rings(std::vector<Ring> rings, const NcclTuning& library) {
+  const auto most = static_cast<size_t>(library.ring_channels);
+  if (most == 0 || rings.size() <= most)
+    return rings;
+  rings.resize(most);
+  double kept = 0;
+  for (const Ring& r : rings)
+    kept += r.share;
+  for (Ring& r : rings)
+    r.share /= kept;
+  return rings;
+}
+
 GroupRings group_rings(const Profile& profile, const Topology& topology, const std::vector<int>& gpus) {
-  GroupRings group{topology.rings(gpus), 0};
+  GroupRings group{library_rings(topology.rings(gpus), profile.nccl), 0};
   for (const Ring& r : group.rings)
     for (size_t i = 0; i < r.gpus.size(); ++i)
       group.step_latency = std::max(group.step_latency, topology.route_latency(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));

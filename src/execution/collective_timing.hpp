@@ -30,6 +30,11 @@ struct GroupRings {
 };
 GroupRings group_rings(const Profile& profile, const Topology& topology, const std::vector<int>& gpus);
 
+// The first `library.ring_channels` of `rings` (all where it is 0 or they are fewer), their
+// shares scaled to sum to 1 again: the rings the collective library runs (its ring search stops
+// at that many; NcclTuning::ring_channels).
+std::vector<Ring> library_rings(std::vector<Ring> rings, const NcclTuning& library);
+
 CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
                                    CollectiveKind kind, double bytes);
 

@@ -121,7 +121,7 @@ NcclTuning load_nccl_tuning(const std::vector<std::string>& dirs, const std::str
   const std::string path = *dir + "/collectives/" + library + ".yaml";
   const YamlReader r = YamlReader::file(path);
   r.only({"source", "base_latency", "hop_latency", "net_overhead", "simple_net_posts", "ring_plateau", "bandwidth",
-          "ll_max_bandwidth", "tree_correction", "nvlink"});
+          "ll_max_bandwidth", "tree_correction", "nvlink", "ring_channels"});
   NcclTuning t;
   t.library = library;
   t.file = path;
@@ -146,6 +146,10 @@ NcclTuning load_nccl_tuning(const std::vector<std::string>& dirs, const std::str
   if (nccl_rate > link_rate)
     throw InputError(nvlink.where("nccl_rate"), "is above the link's own rate (nvlink.link_rate)");
   t.nvlink_share = nccl_rate / link_rate;
+  const double channels = r.number("ring_channels", 1, 64);
+  if (channels != static_cast<int>(channels))
+    throw InputError(r.where("ring_channels"), "expected a whole number of rings from 1 to 64");
+  t.ring_channels = static_cast<int>(channels);
   return t;
 }
 

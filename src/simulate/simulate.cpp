@@ -98,7 +98,7 @@ double simulate_collective(const Platform& platform, const std::string& collecti
   // What a step's collective over the group is (step_graph/group_collectives): NCCL's rings over
   // its links, with the latency and protocol of the profile's collective library.
   const ClusterTopology topology(cluster);
-  const std::vector<Ring> rings = cluster.rings(members);
+  const std::vector<Ring> rings = library_rings(cluster.rings(members), profile.nccl);
   TaskGraph g;
   add_collective(g, *kind, CollectiveAlgorithm::ring, rings, bytes, 0,
                  collective_timing(profile, topology, rings, *kind, bytes));

@@ -1,6 +1,7 @@
 // NCCL's tuning model (execution/nccl_model) with the constants of profiles/collectives/
 // nccl-2.18.3.yaml: latencies worked out by hand from NCCL 2.18.3's tuning.cc tables, and the
 // protocol its predicted times pick at small and large sizes.
+#include "execution/collective_timing.hpp"
 #include "execution/nccl_model.hpp"
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/simulate.hpp"
@@ -147,4 +148,33 @@ TEST_CASE("NCCL chooses from its tables and the detected link speed, and the wir
   for (double bytes = 1024; bytes < 1e9; bytes *= 2)
     differs = differs || choose_nccl(t, seen, bytes).algorithm != choose_nccl(t, netem, bytes).algorithm;
   CHECK(differs);
+}
+
+TEST_CASE("NCCL 2.18.3 runs a collective over at most 16 distinct rings, the shares of those it keeps rescaled") {
+  const NcclTuning t = tuning();
+  // src/init.cc: ringGraph.maxChannels = MAXCHANNELS/2, MAXCHANNELS 32.
+  CHECK(t.ring_channels == 16);
+  // Rails over two nodes of 64 GPUs (an NVL72 rack's trays as one node): one ring per member.
+  std::vector<Ring> rails;
+  for (int c = 0; c < 64; ++c) {
+    Ring r{{}, 1.0 / 64};
+    for (int node = 0; node < 2; ++node)
+      for (int k = 0; k < 64; ++k)
+        r.gpus.push_back(node * 64 + (c + k) % 64);
+    rails.push_back(r);
+  }
+  const std::vector<Ring> kept = library_rings(rails, t);
+  REQUIRE(kept.size() == 16);
+  double shares = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    CHECK(kept[i].gpus == rails[i].gpus);
+    CHECK(kept[i].share == Approx(1.0 / 16));
+    shares += kept[i].share;
+  }
+  CHECK(shares == Approx(1.0));
+  // Fewer rings than that (a DGX's 8 rails), or no bound: all of them, unchanged.
+  const std::vector<Ring> eight(rails.begin(), rails.begin() + 8);
+  CHECK(library_rings(eight, t).size() == 8);
+  CHECK(library_rings(eight, t)[3].share == Approx(1.0 / 64));
+  CHECK(library_rings(rails, NcclTuning{}).size() == 64);
 }

@@ -55,6 +55,9 @@ struct NcclTuning {
   // The part of an NVLink's rate NCCL's copies reach (topo.h: NCCL counts 20 GB/s of each link's
   // 25 GB/s a direction); flows over NVLink-only routes carry their bytes at this fraction.
   double nvlink_share = 1;
+  // The most distinct rings a collective runs over (the ring graph search's maxChannels; its
+  // channels beyond are copies of them over the same GPUs); 0: no bound.
+  int ring_channels = 0;
 
   bool loaded() const { return !library.empty(); }
 };
