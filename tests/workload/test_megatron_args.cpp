@@ -397,7 +397,7 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
   CHECK_THAT(body(llama.yaml), Catch::Contains("tp_comm_overlap: true") && Catch::Contains("fp8_recipe: \"tensorwise\""));
 }
 
-TEST_CASE("--pipeline-model-parallel-layout sets the layers of each pipeline stage, and VP from their count") {
+TEST_CASE("Megatron's pipeline layout flag sets the layers of each pipeline stage, and VP from their count") {
   const auto import_layout = [](const std::string& pp, const std::string& layout, const std::string& layers,
                                 const std::string& mtp) {
     return import_megatron({"pretrain_gpt.py", "--num-layers", layers, "--hidden-size", "1024", "--num-attention-heads",
