@@ -489,15 +489,17 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if tp > 1:
             reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the presets' etp 1): simgpt keeps "
                            f"expert tensor parallelism at tp")
-        if "tokendrop" in model_name:
-            notes.append("token-dropping routing (the heading's \\\"tokendrop\\\"): capacity factor not stated; run "
-                         "dropless")
     if isinstance(shape_key, str) and shape_key.startswith("qwen3") and tp > 1:
         reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the Qwen3 presets' etp 1): simgpt keeps "
                        f"expert tensor parallelism at tp")
     dp = gpus // (tp * pp * cp)
     if dp * tp * pp * cp != gpus:
         fail(f"{name}: {container} {heading[1]} row {index}", "tp x pp x cp does not divide the GPUs")
+    if ep > 1 and gpus % (pp * ep) != 0:
+        # megatron/core/parallel_state.py (initialize_model_parallel): the expert ranks are
+        # expert_tensor x expert x expert_data x pipeline, so pp x ep x etp must divide the world.
+        reasons.append(f"the printed parallelism cannot run: PP {pp} x EP {ep} does not divide the {gpus} GPUs "
+                       f"(Megatron-Core's expert groups, parallel_state.initialize_model_parallel)")
     if fsdp and recipe:
         reasons.append(f"{printed} with Megatron FSDP ({fsdp}): simgpt refuses fp8 under ZeRO-3 with "
                        f"TransformerEngine's cached weights")
@@ -520,6 +522,14 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if "experts" in shape:
             sets += [(f"model.{k}", shape[k]) for k in ("dense_layers", "experts", "top_k", "moe_ffn_hidden",
                                                         "shared_expert_ffn_hidden")]
+            if "tokendrop" in model_name:
+                # The heading's "tokendrop": scripts/performance/run_script.py (v0.1.0rc4) calls
+                # apply_moe_token_drop with its defaults (src/megatron/bridge/training/utils/
+                # moe_token_drop.py): capacity factor 1.0, each expert's input padded to capacity.
+                sets.append(("model.capacity_factor", 1.0))
+                notes.append("token dropping (the heading's \\\"tokendrop\\\"): capacity factor 1.0, padded to capacity "
+                             "(v0.1.0rc4:src/megatron/bridge/training/utils/moe_token_drop.py, apply_moe_token_drop's "
+                             "defaults, as scripts/performance/run_script.py calls it)")
         if "q_lora_rank" in shape:
             sets.append(("model.latent_attention", "true"))
             sets += [(f"model.{k}", shape[k]) for k in ("q_lora_rank", "kv_lora_rank", "qk_head_dim",
