@@ -367,6 +367,21 @@ def slug(text):
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+# The pages' footnotes by marker ([^name]: text), read by main before the rows.
+FOOTNOTES = {}
+
+
+def read_footnotes(path):
+    """{marker: text} of a summary file's footnote definitions, markdown links reduced to their text."""
+    notes = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\[\^([^\]]+)\]:\s*(.*)", line.rstrip("\n"))
+            if m:
+                notes[m.group(1)] = re.sub(r"\[([^\]]*)\]\(([^)]*)\)", r"\1 (\2)", m.group(2)).strip()
+    return notes
+
+
 def parse(path, name):
     """[(container, task, heading, row index, {header: cell})] of every table of one summary file."""
     rows, container, task, heading, header, index = [], None, None, None, None, 0
@@ -471,6 +486,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
     reasons, notes = [], []
     if refusal:
         reasons.append(refusal)
+    # A run the page itself footnotes as a performance regression measures the bug, not the stack.
+    for marker in re.findall(r"\[\^([^\]]+)\]", " ".join(run.values())):
+        if "regression" in FOOTNOTES.get(marker, "").lower():
+            reasons.append(f"the page footnotes this run as a known performance regression: "
+                           f"{FOOTNOTES[marker]}")
     if not isinstance(shape_key, str):
         pass
     elif isinstance(MODELS[base], str) and MODELS[base] not in SHAPES:
@@ -695,8 +715,9 @@ DESCRIPTION = """\
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
   the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, DeepSeek-V4,
   Muon, block-scaled fp8 on H100,
-  fp8 under Megatron FSDP, expert tensor parallelism other than tp) are kept, flagged
-  not_reproducible with the reason."""
+  fp8 under Megatron FSDP, expert tensor parallelism other than tp), a printed parallelism
+  Megatron-Core cannot build, and runs the page footnotes as a known performance regression are
+  kept, flagged not_reproducible with the reason."""
 
 
 def table_text(system, gpus, rows):
@@ -746,6 +767,8 @@ def main():
     source = sys.argv[1] if len(sys.argv) > 1 else SOURCE
     output = sys.argv[2] if len(sys.argv) > 2 else OUTPUT
     tables = {}
+    for name in FILES:
+        FOOTNOTES.update(read_footnotes(os.path.join(source, name)))
     for name in FILES:
         for container, task, heading, index, cells in parse(os.path.join(source, name), name):
             if container not in RELEASES:
