@@ -297,21 +297,30 @@ def flex_backend_applies(backend, gpu, tag):
     return False
 
 
-def moe_preset(shape_key, gpu, recipe, tag, run_shape):
-    """(dispatcher, a2a_overlap, config) of the row's preset, or (None, None, why) where the presets
-    file does not say: the preset whose GPUs, parallelism and batch are the printed ones (the global
-    batch and VP dropped from the match if none has them)."""
+def matching_presets(shape_key, gpu, recipe, tag, run_shape):
+    """(the presets of the row's family, GPU, precision and tag; those of them whose GPUs,
+    parallelism and batch are the printed ones, the global batch and VP dropped from the match if
+    none has them)."""
     family = MOE_FAMILIES.get(shape_key)
     token = PRECISION_TOKENS.get(recipe)
     rows = [r for r in MOE_PRESETS if r["tag"] == tag and r["config"].startswith(family + "_")
             and f"_{gpu}_" in r["config"] and f"_{token}_" in r["config"] + "_"] if family and token else []
-    if not rows:
-        return None, None, f"no {family} {gpu} {token} preset at {tag} in the presets file"
     keys = ["num_gpus", "tp", "pp", "ep", "global_batch", "micro_batch", "vp"]
+    matched = []
     for used in (keys, keys[:6], keys[:5], keys[:4]):
         matched = [r for r in rows if all(int(r[k]) == run_shape[k] for k in used)]
         if matched:
             break
+    return rows, matched
+
+
+def moe_preset(shape_key, gpu, recipe, tag, run_shape):
+    """(dispatcher, a2a_overlap, config) of the row's preset, or (None, None, why) where the presets
+    file does not say (matching_presets)."""
+    family, token = MOE_FAMILIES.get(shape_key), PRECISION_TOKENS.get(recipe)
+    rows, matched = matching_presets(shape_key, gpu, recipe, tag, run_shape)
+    if not rows:
+        return None, None, f"no {family} {gpu} {token} preset at {tag} in the presets file"
     if not matched:
         return None, None, f"no {family} {gpu} {token} preset at {tag} with the printed parallelism"
     settings = {(r["backend"], r["a2a_overlap"]) for r in matched}
@@ -327,15 +336,7 @@ def preset_layout(shape_key, gpu, recipe, tag, run_shape):
     """(pipeline layout, config) of the row's preset (megatron_bridge_moe_presets.csv's pp_layout,
     the layout the preset names or the recipe's map gives it), or (None, None) where no preset
     matches or the matching ones differ."""
-    family = MOE_FAMILIES.get(shape_key)
-    token = PRECISION_TOKENS.get(recipe)
-    rows = [r for r in MOE_PRESETS if r["tag"] == tag and r["config"].startswith(family + "_")
-            and f"_{gpu}_" in r["config"] and f"_{token}_" in r["config"] + "_"] if family and token else []
-    keys = ["num_gpus", "tp", "pp", "ep", "global_batch", "micro_batch", "vp"]
-    for used in (keys, keys[:6], keys[:5], keys[:4]):
-        matched = [r for r in rows if all(int(r[k]) == run_shape[k] for k in used)]
-        if matched:
-            break
+    _, matched = matching_presets(shape_key, gpu, recipe, tag, run_shape)
     layouts = {r["pp_layout"] for r in matched}
     if len(layouts) != 1:
         return None, None
