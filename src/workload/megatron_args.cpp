@@ -486,7 +486,8 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
     int64_t decoder = 0, mtp = 0, embedding = 0, loss = 0;
     for (const LayoutStage& stage : stages)
       decoder += stage.decoder, mtp += stage.mtp, embedding += stage.embedding, loss += stage.loss;
-    if (embedding != 1 || loss != 1 || stages.front().embedding != 1 || stages.back().loss != 1)
+    // parse_pipeline_layout has the layout begin with E and end with L: once each puts them there.
+    if (embedding != 1 || loss != 1)
       throw InputError(at(name), fmt::format("'{}': the embedding (E) must come once, in the first stage, and the "
                                              "loss (L) once, in the last",
                                              echo(layout)));

@@ -50,7 +50,7 @@ std::vector<LayoutStage> parse_pipeline_layout(std::string_view layout, const st
     size_t after = close == std::string::npos ? close : close + 1;
     const int64_t n = close == std::string::npos || close == i + 1 ? -1 : count_at(text, after);
     if (n < 0)
-      throw InputError(where, fmt::format("'{}': a group needs its closing ')' and a count, as (tt|)*30", layout));
+      throw InputError(where, fmt::format("'{}': a group needs its closing ')' and a count, as (tt|)*30", echo(layout)));
     repeat(unrolled, std::string_view(text).substr(i + 1, close - i - 1), n, limit, where);
     i = after;
   }
@@ -59,17 +59,17 @@ std::vector<LayoutStage> parse_pipeline_layout(std::string_view layout, const st
   for (size_t i = 0; i < unrolled.size();) {
     const char c = unrolled[i++];
     if (c == '*')
-      throw InputError(where, fmt::format("'{}': '*' repeats the character before it, as t*4", layout));
+      throw InputError(where, fmt::format("'{}': '*' repeats the character before it, as t*4", echo(layout)));
     size_t after = i;
     const int64_t n = after < unrolled.size() && unrolled[after] == '*' ? count_at(unrolled, after) : 1;
     if (n < 0)
-      throw InputError(where, fmt::format("'{}': '*' needs a count after it, as t*4", layout));
+      throw InputError(where, fmt::format("'{}': '*' needs a count after it, as t*4", echo(layout)));
     repeat(flat, std::string_view(&c, 1), n, limit, where);
     i = after;
   }
   // validate_layer_layout: the first layer the embedding, the last the loss.
   if (flat.empty() || flat.front() != 'E' || flat.back() != 'L')
-    throw InputError(where, fmt::format("'{}' must begin with the embedding (E) and end with the loss (L)", layout));
+    throw InputError(where, fmt::format("'{}' must begin with the embedding (E) and end with the loss (L)", echo(layout)));
   std::vector<LayoutStage> stages(1);
   for (char c : flat) {
     LayoutStage& s = stages.back();
@@ -82,7 +82,7 @@ std::vector<LayoutStage> parse_pipeline_layout(std::string_view layout, const st
     default:
       throw InputError(where, fmt::format("'{}': '{}' is not a layer Megatron knows (expected E, t, m, L, | and "
                                           "repeats such as (t*4|)*14)",
-                                          layout, c));
+                                          echo(layout), echo(std::string_view(&c, 1))));
     }
   }
   return stages;
