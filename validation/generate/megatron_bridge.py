@@ -25,7 +25,7 @@ import re
 import sys
 
 import table_yaml
-from megatron_bridge_moe_presets import DEEPSEEK_V3_H100_LAYOUT, DEEPSEEK_V3_LAYOUTS
+from megatron_bridge_moe_presets import deepseek_v3_layout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -343,6 +343,20 @@ def preset_layout(shape_key, gpu, recipe, tag, run_shape):
     return layouts.pop(), matched[0]["config"]
 
 
+def deepseek_partition(gpu, recipe, tag, run_shape, layers):
+    """(decoder layers per virtual stage, layout, where it is from) of a DeepSeek-V3 run: its preset's
+    layout (named, or the recipe's map's), else the recipe's own for the printed (pp, vp)
+    (deepseek_v3_layout); None where neither gives one of pp x VP stages holding every layer."""
+    layout, source = preset_layout("deepseek_v3", gpu, recipe, tag, run_shape)
+    if layout is None:
+        layout = deepseek_v3_layout(tag, gpu == "H100", run_shape["pp"], run_shape["vp"])
+        source = "the recipe's map_pp_vp_to_layout / layout_map"
+    stages = layout_stages(layout) if layout else []
+    if len(stages) != run_shape["pp"] * run_shape["vp"] or sum(stages) != layers:
+        return None
+    return stages, layout, source
+
+
 def layout_stages(layout):
     """Decoder layers per virtual pipeline stage of a Megatron-Core layout string
     (pipeline_model_parallel_layout: E embedding, t decoder layer, m MTP, L loss, | between stages,
@@ -566,7 +580,16 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets += [("parallelism.schedule", "interleaved"), ("parallelism.chunks", vp)]
         else:
             sets.append(("parallelism.schedule", "1f1b"))
-        if pp > 1:
+        gpu = system.replace("DGX-", "")
+        run_shape = {"num_gpus": gpus, "tp": tp, "pp": pp, "ep": ep, "global_batch": gbs, "micro_batch": mbs,
+                     "vp": vp if vp > 1 else 1}
+        # DeepSeek-V3's runs split their pipeline by a layout: the embedding in the first stage, the
+        # MTP layer and the loss in the last (simgpt's place for them).
+        layout = (deepseek_partition(gpu, recipe, tag, run_shape, shape["layers"])
+                  if shape_key == "deepseek_v3" and pp > 1 else None)
+        if layout:
+            sets.append(("parallelism.partition", '"' + ",".join(map(str, layout[0])) + '"'))
+        elif pp > 1:
             stages = pp * (vp if vp > 1 else 1)
             if shape_key in ("llama31_405b", "qwen3_235b_a22b") and (shape["layers"] + 2) % stages == 0:
                 # account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
@@ -622,16 +645,13 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             unmodelled_nvfp4 = []
         if tp > 1 and family == "llama" and recipe != "nvfp4":  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
             sets.append(("parallelism.tp_comm_overlap", "true"))
-        gpu = system.replace("DGX-", "")
         preset = (PRESETS.get((shape_key, gpu + "-" + (recipe or ""), container)) or PRESETS.get((shape_key, gpu, container))
                   or PRESETS.get((shape_key, "*", container)))
         if preset is None:
             fail(f"{name}: {container} {model_name} {system}", "no preset recorded")
         unmodelled += preset[1] + unmodelled_nvfp4
         if shape_key in MOE_FAMILIES:
-            dispatcher, overlap, config = moe_preset(shape_key, gpu, recipe, tag, {
-                "num_gpus": gpus, "tp": tp, "pp": pp, "ep": ep, "global_batch": gbs, "micro_batch": mbs,
-                "vp": vp if vp > 1 else 1})
+            dispatcher, overlap, config = moe_preset(shape_key, gpu, recipe, tag, run_shape)
             if dispatcher is None:
                 unmodelled.append(f"the preset's MoE dispatcher and moe_a2a_overlap ({config}): alltoall, no overlap")
             else:
@@ -646,26 +666,10 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if family == "deepseek_v3":
             unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
                               "recomputes the attention core only: run with none)")
-            if pp > 1:
-                # The run's pipeline layout: the preset's (named, or the recipe's map's), else the
-                # recipe's map from (pp, vp) (megatron_bridge_moe_presets.py, DEEPSEEK_V3_LAYOUTS;
-                # H100's own at v0.1.0rc4 and v0.2.0), as decoder layers per virtual stage: the
-                # embedding in the first, the MTP layer and the loss in the last (simgpt's place).
-                layout, source = preset_layout(shape_key, gpu, recipe, tag, {
-                    "num_gpus": gpus, "tp": tp, "pp": pp, "ep": ep, "global_batch": gbs, "micro_batch": mbs,
-                    "vp": vp if vp > 1 else 1})
-                if layout is None:
-                    layout = (DEEPSEEK_V3_H100_LAYOUT if gpu == "H100" and tag in ("v0.1.0rc4", "v0.2.0")
-                              else DEEPSEEK_V3_LAYOUTS.get((pp, vp if vp > 1 else 1), ""))
-                    source = "the recipe's map_pp_vp_to_layout / layout_map"
-                stages = layout_stages(layout) if layout else []
-                if len(stages) == pp * (vp if vp > 1 else 1) and sum(stages) == shape["layers"]:
-                    sets = [kv for kv in sets if kv[0] != "parallelism.partition"]
-                    sets.append(("parallelism.partition", '"' + ",".join(map(str, stages)) + '"'))
-                    notes = [n for n in notes if "split balanced (the run's layout not resolved)" not in n]
-                    notes.append(f"pipeline layout {layout} ({source})")
-                else:
-                    unmodelled.append("the run's pipeline layout (none resolved: split balanced here)")
+            if layout:
+                notes.append(f"pipeline layout {layout[1]} ({layout[2]})")
+            elif pp > 1:
+                unmodelled.append("the run's pipeline layout (none resolved: split balanced here)")
         unmodelled = [u for u in unmodelled if u]
         notes.append(f"{REPO} {preset[0]}")
         if unmodelled:

@@ -47,11 +47,12 @@ DEEPSEEK_V3_LAYOUTS = {
 DEEPSEEK_V3_H100_LAYOUT = "Et|(tt|)*30mL"
 
 
-def deepseek_layout(name, pp, vp, given=None):
-    """The pipeline layout a DeepSeek-V3 preset runs: the one it names, else the recipe's map's."""
-    if not name.startswith("DEEPSEEK_V3"):
-        return ""
-    return given or DEEPSEEK_V3_LAYOUTS.get((pp, vp), "")
+def deepseek_v3_layout(tag, h100, pp, vp):
+    """The pipeline layout DeepSeek-V3's recipe gives a run that names none: H100's own at v0.1.0rc4
+    and v0.2.0, else the map's entry for (pp, vp) ("" where it has none)."""
+    if h100 and tag in ("v0.1.0rc4", "v0.2.0"):
+        return DEEPSEEK_V3_H100_LAYOUT
+    return DEEPSEEK_V3_LAYOUTS.get((pp, vp), "")
 
 
 def show(repo, tag, path):
@@ -87,15 +88,15 @@ def presets(repo, tag):
         for name, value in sorted(scope.items()):
             if isinstance(value, config) and not name.startswith("BASE"):
                 pp, vp = value.pipeline_model_parallel_size, value.virtual_pipeline_model_parallel_size or 1
-                given = getattr(value, "pp_layout", None) or (
-                    DEEPSEEK_V3_H100_LAYOUT if tag == "v0.2.0" and "_H100_" in name else None)
+                layout = (getattr(value, "pp_layout", None) or deepseek_v3_layout(tag, "_H100_" in name, pp, vp)
+                          if name.startswith("DEEPSEEK_V3") else "")
                 yield {"tag": tag, "config": name, "num_gpus": value.num_gpus,
                        "tp": value.tensor_model_parallel_size, "pp": pp, "vp": vp,
                        "ep": value.expert_model_parallel_size, "global_batch": value.global_batch_size,
                        "micro_batch": value.micro_batch_size,
                        "backend": value.moe_flex_dispatcher_backend or "none",
                        "a2a_overlap": bool(getattr(value, "moe_a2a_overlap", False)),
-                       "pp_layout": deepseek_layout(name, pp, vp, given)}
+                       "pp_layout": layout}
 
 
 # A v0.6.0 recipe function's name: <model>_pretrain_<N>gpu_<gpu>_<precision>[_<variant>]_config.
@@ -118,7 +119,7 @@ def recipe_presets(repo, tag):
         pp = model.get("pipeline_model_parallel_size")
         vp = model.get("virtual_pipeline_model_parallel_size") or 1
         model["pipeline_model_parallel_layout"] = (given if isinstance(given, str) else
-                                                   DEEPSEEK_V3_LAYOUTS.get((pp, vp), ""))
+                                                   deepseek_v3_layout(tag, False, pp, vp))
 
     reader = recipe_state.Reader(lambda path: show(repo, tag, path),
                                  {"set_deepseek_v3_pipeline_model_parallel_layout": set_layout})
