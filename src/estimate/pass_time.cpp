@@ -114,25 +114,29 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
   std::vector<GradientReady> made;
   if (v == plan_.pp * plan_.chunks - 1) {
     units.push_back({c.head_backward, c.head_bytes});
-    made.push_back({0, c.head_bytes * plan_.grad_factor, 0, &c.head_grad_tensors});
+    made.push_back({0, c.head_bytes * plan_.grad_factor, 0, &c.head_grad_tensors, c.head_bytes});
   }
   for (int l = c.layers - 1; l >= 0; --l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
     double seconds = rerun ? attention(s, layer, true) + mlp(s, layer, true) : 0;
     seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
     units.push_back({seconds, layer.param_bytes});
-    made.push_back({0, layer.grad_bytes, layer.expert_grad_bytes, &layer.grad_tensors});
+    made.push_back({0, layer.grad_bytes, layer.expert_grad_bytes, &layer.grad_tensors, layer.param_bytes,
+                    layer.expert_param_bytes});
   }
   if (v == 0) {
     units.push_back({c.embedding_backward, c.embedding_bytes});
-    made.push_back({0, c.embedding_bytes * plan_.grad_factor, 0, &c.embedding_grad_tensors});
+    made.push_back({0, c.embedding_bytes * plan_.grad_factor, 0, &c.embedding_grad_tensors, c.embedding_bytes});
   }
   const std::vector<double> ends = unit_ends(s, units, !step_graph::keeps_gathered(plan_));
   const double overhead = profile_.microbatch_overhead_s;
   if (gradients != nullptr)
     for (size_t i = 0; i < made.size(); ++i)
-      if (made[i].bytes > 0)
-        gradients->push_back({overhead + ends[i], made[i].bytes, made[i].expert_bytes, made[i].tensors});
+      if (made[i].bytes > 0) {
+        GradientReady g = made[i];
+        g.at = overhead + ends[i];
+        gradients->push_back(g);
+      }
   return overhead + (ends.empty() ? 0 : ends.back());
 }
 

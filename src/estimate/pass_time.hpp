@@ -17,6 +17,8 @@ struct GradientReady {
   double bytes = 0;
   double expert_bytes = 0;
   const std::vector<double>* tensors = nullptr; // each tensor's bytes (collectives.dp_per_tensor), or null
+  // The weights' bytes as the optimizer's all-gather moves them, the routed experts' among them.
+  double weight_bytes = 0, expert_weight_bytes = 0;
 };
 
 class PassTimes {

@@ -185,14 +185,12 @@ public:
     if (!(plan_.sharded_optimizer() && plan_.dp > 1 && plan_.zero < 3) || plan_.overlap_param_gather)
       return 0;
     double dense = 0, experts = 0;
+    // The weights as they are held (GradientSync::update).
     for (const GradientReady& g : st.gradients) {
       const bool apart = plan_.ep > 1 && g.expert_bytes > 0;
-      dense += apart ? g.bytes - g.expert_bytes : g.bytes;
-      experts += apart ? g.expert_bytes : 0;
+      dense += apart ? g.weight_bytes - g.expert_weight_bytes : g.weight_bytes;
+      experts += apart ? g.expert_weight_bytes : 0;
     }
-    // Gradient bytes to the weights' (GradientSync::update).
-    dense /= plan_.grad_factor;
-    experts /= plan_.grad_factor;
     GroupFamily groups = dp_groups(s);
     double seconds =
         costs_.seconds(groups.groups().front(), CollectiveKind::allgather, CollectiveAlgorithm::ring, dense, groups);

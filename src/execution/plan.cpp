@@ -2,6 +2,7 @@
 
 #include "cost/compute_cost.hpp"
 #include "simgpt/core/error.hpp"
+#include "model/fp8.hpp"
 #include "model/latent_attention.hpp"
 #include "model/model.hpp"
 #include "execution/partition.hpp"
@@ -182,6 +183,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     return {};
   };
+  const bool fp8_gathers = w.training.fp8_param_gather && (w.training.fp8_recipe == Fp8Recipe::delayed ||
+                                                            w.training.fp8_recipe == Fp8Recipe::tensorwise);
   const auto layer_cost = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
                                double parameters, bool moe_layer) {
     LayerCost l;
@@ -239,8 +242,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     if (model.latent_attention)
       l.attention_gather_bytes =
           static_cast<double>(w.training.micro_batch * model.seq_len) * latent_gathered_width(model) * E;
-    l.param_bytes = parameters * E;
-    l.grad_bytes = l.param_bytes * plan.grad_factor;
+    l.grad_bytes = parameters * E * plan.grad_factor;
+    // fp8 parameters (training.fp8_param_gather) of the delayed and tensorwise recipes are
+    // Float8Tensors, whose one-byte data Megatron-Core's buffers hold and all-gather
+    // (megatron/core/distributed/param_and_grad_buffer.py: a uint8 param_data for them; Megatron-
+    // FSDP likewise). MXFP8's are gathered at the 16-bit width into the gradient buffer and
+    // quantized after (reuse_grad_buf_for_mxfp8_param_ag, _post_param_sync).
+    const double fp8_gathered = fp8_gathers ? fp8_weight_elements(attention) + fp8_weight_elements(mlp_kernels) : 0;
+    l.param_bytes = (parameters - fp8_gathered) * E + fp8_gathered;
     return l;
   };
   // Each tensor's gradient bytes, for a framework that synchronises them one call each.
@@ -302,6 +311,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       if (plan.moe_a2a_overlap)
         a2a_overlap_windows(moe_layer);
       moe_layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
+      // The routed experts' weights are all their grouped GEMMs' (fp8 under fp8 training).
+      moe_layer.expert_param_bytes = expert_parameters(w.model, par.tp, par.ep) * (fp8_gathers ? 1 : E);
       account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun);
       cost.account(selective_kernels(lm, attention, moe_mlp, true), moe_count * micro_batches, plan.kernels);
     }

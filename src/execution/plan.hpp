@@ -21,7 +21,7 @@ struct LayerCost {
   double recompute_core = 0; // selective recompute: what is rerun before the layer's backward (the
                              // attention core, or the profile's op policy's kernels)
   double grad_bytes = 0;     // the layer's gradients on one GPU (expert_grad_bytes among them)
-  double param_bytes = 0;    // the layer's weights on one GPU
+  double param_bytes = 0;    // the layer's weights on one GPU, as the data-parallel all-gathers move them
   // A MoE layer: its MLP block's three parts in forward order (before the dispatch all-to-all,
   // the experts, after the combine all-to-all; mlp_forward and mlp_backward are their sums), the
   // bytes each GPU's all-to-all buffer holds, and the routed experts' gradients, which the
@@ -33,6 +33,7 @@ struct LayerCost {
   // beside, [0 forward, 1 backward][0 dispatch, 1 combine] (zeros without it).
   double a2a_overlap_s[2][2] = {};
   double expert_grad_bytes = 0;
+  double expert_param_bytes = 0; // the routed experts' weights among param_bytes
   // Context parallelism (cp > 1): the attention block's three parts in forward order (before the
   // core, the core, after it; attention_forward and attention_backward are their sums), and the
   // buffers of its all-to-alls: Q, K and V in, the core's output out.

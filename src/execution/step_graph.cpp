@@ -152,7 +152,10 @@ private:
       gathers_.use_weights(c.head_bytes);
       run_all(pass, c.head_backward, slot);
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, c.head_bytes * plan_.grad_factor, 0, c.head_grad_tensors);
+        gradients_.gradients_final(pass.groups, pass.s, {.grads = c.head_bytes * plan_.grad_factor, .weights = c.head_bytes},
+                                   c.head_grad_tensors);
+      else
+        gradients_.gradients_accumulated(pass.s, c.head_bytes * plan_.grad_factor);
     }
     for (int l = c.layers - 1; l >= 0; --l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
@@ -167,13 +170,24 @@ private:
         run_all(pass, layer.recompute_core, streams_.in_layer(slot, l, true));
       attention_all(pass, layer, false, streams_.in_layer(slot, l));
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, layer.grad_bytes, layer.expert_grad_bytes, layer.grad_tensors);
+        gradients_.gradients_final(pass.groups, pass.s,
+                                   {.grads = layer.grad_bytes,
+                                    .expert_grads = layer.expert_grad_bytes,
+                                    .weights = layer.param_bytes,
+                                    .expert_weights = layer.expert_param_bytes},
+                                   layer.grad_tensors);
+      else
+        gradients_.gradients_accumulated(pass.s, layer.grad_bytes);
     }
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);
       run_all(pass, c.embedding_backward, slot);
       if (last_backward)
-        gradients_.gradients_final(pass.groups, pass.s, c.embedding_bytes * plan_.grad_factor, 0, c.embedding_grad_tensors);
+        gradients_.gradients_final(pass.groups, pass.s,
+                                   {.grads = c.embedding_bytes * plan_.grad_factor, .weights = c.embedding_bytes},
+                                   c.embedding_grad_tensors);
+      else
+        gradients_.gradients_accumulated(pass.s, c.embedding_bytes * plan_.grad_factor);
     }
   }
 

@@ -30,7 +30,7 @@ std::string listed(const std::vector<int64_t>& stages) { return fmt::format("{}"
 } // namespace
 
 std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const std::string& framework,
-                                          const ParallelismSpec& p, Fp8Format fp8, bool fp8_recast_per_use) {
+                                          const ParallelismSpec& p, const TrainingSpec& t, bool fp8_recast_per_use) {
   const std::string profile = fmt::format("the {} profile", framework);
   if (p.tp > 1 && !support.tensor_parallel)
     return Unsupported{"parallelism.tp", fmt::format("{} runs no tensor parallelism (use tp 1, or a profile that has it)", profile)};
@@ -49,11 +49,19 @@ std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const
   // (transformer_engine/pytorch/module/linear.py, quantize_weight with update_workspace only when
   // is_first_microbatch); under ZeRO-3 the weights are gathered and freed around every use, and
   // TE re-quantizes each gathered weight instead (its FSDP2 path, "Backward will re-quantize"),
-  // which simgpt does not model. torchao's casts at every use (fp8_recast_per_use) need no cache.
-  if (fp8 != Fp8Format::none && p.zero >= 3 && !fp8_recast_per_use)
+  // which simgpt does not model. torchao's casts at every use (fp8_recast_per_use) need no cache,
+  // nor do fp8 parameters (training.fp8_param_gather): the gathered weight is the fp8 tensor.
+  const bool fp8 = t.fp8 != Fp8Format::none;
+  if (fp8 && p.zero >= 3 && !fp8_recast_per_use && !t.fp8_param_gather)
     return Unsupported{"training.fp8", fmt::format("{} runs fp8 as TransformerEngine does, whose cached fp8 weights "
-                                                   "under ZeRO-3 are not modelled; use parallelism.zero 0, 1 or 2, or a "
-                                                   "profile that casts at every use (torchtitan)", profile)};
+                                                   "under ZeRO-3 are not modelled; use parallelism.zero 0, 1 or 2, "
+                                                   "fp8 parameters (training.fp8_param_gather), or a profile that "
+                                                   "casts at every use (torchtitan)", profile)};
+  // Megatron-FSDP gathers an MXFP8 parameter's row-wise and column-wise copies in a layout of its
+  // own (megatron/core/distributed/fsdp), which simgpt does not model.
+  if (fp8 && p.zero >= 3 && t.fp8_param_gather && t.fp8_recipe == Fp8Recipe::mxfp8)
+    return Unsupported{"training.fp8_param_gather", "MXFP8 parameters under ZeRO-3 (Megatron-FSDP) are not modelled; "
+                                                    "use parallelism.zero 0 or 1, or fp8_recipe delayed or tensorwise"};
   return std::nullopt;
 }
 

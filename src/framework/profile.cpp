@@ -225,8 +225,9 @@ const YamlSection<Profile> kZero3Section = {
           p.zero3_reshard_after_forward = Profile::Reshard::unless_pipelined;
         else
           throw InputError(z.where(key), fmt::format("'{}' is not always, never or unless_pipelined", echo(v)));
-      }}},
-    {"prefetch_layers", "prefetch_bucket", "reshard_after_forward"}};
+      }},
+     flag_field("reduce_every_micro_batch", &Profile::zero3_reduce_every_micro_batch)},
+    {"prefetch_layers", "prefetch_bucket", "reshard_after_forward", "reduce_every_micro_batch"}};
 
 const YamlSection<MemoryProfile> kMemorySection = {
     {number_field("replicated_kept", &MemoryProfile::replicated_kept, 0, 64),

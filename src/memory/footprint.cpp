@@ -121,16 +121,32 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
   // is_first_microbatch; transformer_engine/pytorch/module/linear.py, quantize_weight updates the
   // workspace only then): one byte a weight, and its transpose for the backward's data-gradient
   // GEMM where the GPU's fp8 GEMMs are TN only. Whole on every data-parallel rank (ZeRO-3, which
-  // would gather and free the weights, is refused with TransformerEngine's fp8; a framework that
-  // casts at every use keeps no copy: f.fp8_weights is 0).
+  // would gather and free the weights, is refused with TransformerEngine's fp8 copies; a framework
+  // that casts at every use keeps no copy: f.fp8_weights is 0).
   // MXFP8 keeps both copies whatever the GPU, each with a scale byte per 32 weights.
   // NVFP4 keeps both too, half a byte a weight and an E4M3 scale per 16 (16 x 16 blocks: the
   // column-wise copy is the row-wise one's transpose; transformer_engine/pytorch/tensor/nvfp4_tensor.py).
-  if (w.training.fp8_recipe == Fp8Recipe::nvfp4)
-    state.weights += f.fp8_weights * 2 * (0.5 + 1.0 / 16);
-  else
-    state.weights += w.training.fp8_recipe == Fp8Recipe::mxfp8 ? f.fp8_weights * 2 * (1 + 1.0 / 32)
-                                                               : f.fp8_weights * (gpu.fp8_gemms_tn_only() ? 2 : 1);
+  const double fp8_copy_bytes =
+      w.training.fp8_recipe == Fp8Recipe::nvfp4   ? 2 * (0.5 + 1.0 / 16)
+      : w.training.fp8_recipe == Fp8Recipe::mxfp8 ? 2 * (1 + 1.0 / 32)
+                                                   : (gpu.fp8_gemms_tn_only() ? 2 : 1);
+  if (w.training.fp8_param_gather) {
+    // fp8 parameters (training.fp8_param_gather): the linear layers' weights are the quantized
+    // tensors, with no 16-bit copy (megatron/core/fp8_utils.py, fp8_model_init under fp8_param):
+    // their 16-bit bytes leave the weights and their fp8 bytes take the copy's place. Under ZeRO-3
+    // (Megatron-FSDP) each rank holds its shard of the fp8 data; the transpose a TN-only GPU
+    // builds after each gather is freed with the gathered weight (not counted). The routed
+    // experts' weights are all fp8 and sharded over the expert-data-parallel group.
+    const double fp8_dense = std::max(0.0, f.fp8_weights - f.expert_params);
+    const double fp8_experts = f.fp8_weights - fp8_dense;
+    const auto held = [&](double per_element, bool shard) {
+      return shard ? fp8_dense * per_element / dp + fp8_experts * per_element / edp : f.fp8_weights * per_element;
+    };
+    state.weights -= held(per_param.weights, plan.zero >= 3);
+    state.weights += plan.zero >= 3 ? held(1, true) : held(fp8_copy_bytes, false);
+  } else {
+    state.weights += f.fp8_weights * fp8_copy_bytes;
+  }
   state.gradients = sharded(per_param.gradients, sharded_gradients);
   state.optimizer_state = profile.optimizer_offload ? 0 : sharded(per_param.optimizer, sharded_state);
   // Without a persistent buffer and without accumulation, a layer's gradients appear as its

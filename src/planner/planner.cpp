@@ -147,7 +147,7 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
       try {
         const Workload w = apply_plan(row.candidate, base, profile.partition);
         check_workload(w);
-        if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism, w.training.fp8,
+        if (const auto unsupported = unsupported_by(profile.supports, profile.name, w.parallelism, w.training,
                                                      profile.fp8_recast_per_use))
           throw InputError(w.source + ": " + unsupported->key, unsupported->why);
         plan = make_plan(w, cost, profile);

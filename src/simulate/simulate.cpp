@@ -611,7 +611,7 @@ std::string fabric_difference(const Profile& a, const Profile& b, const NetworkW
 // Throws InputError, naming the workload's key, where the profile's framework cannot run it.
 void refuse_unsupported(const Profile& profile, const Workload& w) {
   if (const auto unsupported =
-          unsupported_by(profile.supports, profile.name, w.parallelism, w.training.fp8, profile.fp8_recast_per_use))
+          unsupported_by(profile.supports, profile.name, w.parallelism, w.training, profile.fp8_recast_per_use))
     throw InputError(w.source + ": " + unsupported->key, unsupported->why);
 }
 

@@ -495,6 +495,12 @@ void check_consistency(const Workload& w, const std::string& f) {
     throw InputError(f + ": training.recompute_modules", "moe_act needs a mixture-of-experts model (model.experts)");
   if (t.fp8 == Fp8Format::none && t.fp8_recipe != Fp8Recipe::delayed)
     throw InputError(f + ": training.fp8_recipe", "applies only with fp8 training (set training.fp8 to e4m3 or hybrid)");
+  if (t.fp8_param_gather && t.fp8 == Fp8Format::none)
+    throw InputError(f + ": training.fp8_param_gather", "applies only with fp8 training (set training.fp8 to e4m3 or hybrid)");
+  // Megatron keeps NVFP4 parameters under its own flag (--fp4-param-gather), which simgpt does not model.
+  if (t.fp8_param_gather && t.fp8_recipe == Fp8Recipe::nvfp4)
+    throw InputError(f + ": training.fp8_param_gather",
+                     "applies to the fp8 recipes (delayed, tensorwise, mxfp8), not nvfp4 (use false)");
   // fp8 with ZeRO-3: the framework decides (framework_support.cpp, unsupported_by).
   // Megatron's distributed optimizer shards over the data- and context-parallel ranks together.
   if (!p.dp_from_platform && p.zero > 0 && p.dp * p.cp == 1)

@@ -26,7 +26,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 38> kDirect{{
+constexpr std::array<Direct, 39> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -74,6 +74,8 @@ constexpr std::array<Direct, 38> kDirect{{
     // fp8, given as --fp8-format, e4m3 or hybrid; fp8_recipe, default delayed).
     {"fp8_format", "training", "fp8", ""},
     {"fp8_recipe", "training", "fp8_recipe", ""},
+    // megatron/training/arguments.py: --fp8-param-gather, fp8 parameters gathered at their byte.
+    {"fp8_param_gather", "training", "fp8_param_gather", "true"},
 }};
 
 // Multi-head latent attention's dimensions (megatron/training/arguments.py, _add_mla_args), read
@@ -82,7 +84,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 37> kComputed{
+constexpr std::array<std::string_view, 39> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -99,14 +101,15 @@ constexpr std::array<std::string_view, 37> kComputed{
     "moe_layer_freq",          "moe_grouped_gemm",
     "moe_permute_fusion",      "moe_router_dtype",
     "expert_tensor_parallel_size", "kv_channels",
-    "pipeline_model_parallel_layout",
+    "pipeline_model_parallel_layout", "use_megatron_fsdp",
+    "data_parallel_sharding_strategy",
 };
 
 // Flags among kComputed.
-constexpr std::array<std::string_view, 7> kComputedFlags{"group_query_attention", "multi_latent_attention",
+constexpr std::array<std::string_view, 8> kComputedFlags{"group_query_attention", "multi_latent_attention",
                                                          "qk_layernorm", "overlap_moe_expert_parallel_comm",
                                                          "delay_wgrad_compute", "moe_grouped_gemm",
-                                                         "moe_permute_fusion"};
+                                                         "moe_permute_fusion", "use_megatron_fsdp"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -142,6 +145,13 @@ public:
     }
     require_mapping(section, argument);
     root_[std::string(section)][std::string(key)] = value;
+  }
+
+  // Sets a key another argument set, where Megatron lets this argument decide it.
+  void replace(std::string_view section, std::string_view key, const std::string& value, const std::string& argument) {
+    setters_.erase(fmt::format("{}.{}", section, key));
+    root_[std::string(section)].remove(std::string(key));
+    set(section, key, value, argument);
   }
 
   const std::map<std::string, std::string>& setters() const { return setters_; }
@@ -334,6 +344,26 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   if (args.contains("moe_router_dtype") && args["moe_router_dtype"] != "fp32" && args["moe_router_dtype"] != "fp64")
     notes.push_back(fmt::format("moe_router_dtype {}: simgpt's router works on fp32 scores",
                                 echo(args["moe_router_dtype"])));
+  // Megatron-FSDP (--use-megatron-fsdp; megatron/core/distributed/fsdp): its sharding strategy
+  // (--data-parallel-sharding-strategy, default no_shard) says what it shards. optim_grads_params
+  // shards the weights too, gathering each module's before use and reduce-scattering its gradients
+  // after every backward (megatron_fsdp.py: grad_reduce_every_bprop): ZeRO-3. optim shards the
+  // optimizer state: ZeRO-1, as the distributed optimizer.
+  if (args.contains("use_megatron_fsdp")) {
+    const std::string strategy =
+        args.contains("data_parallel_sharding_strategy") ? args["data_parallel_sharding_strategy"] : "no_shard";
+    // Megatron-FSDP v1 runs with the distributed optimizer, turning it on where it is not
+    // (arguments.py: "Megatron-FSDP v1 is only compatible with --use-distributed-optimizer"): the
+    // sharding strategy decides the stage over --use-distributed-optimizer's 1.
+    if (strategy == "optim_grads_params" || strategy == "optim")
+      tree.replace("parallelism", "zero", strategy == "optim" ? "1" : "3", "use_megatron_fsdp");
+    else
+      notes.push_back(fmt::format("use_megatron_fsdp with data_parallel_sharding_strategy {}: simgpt models "
+                                  "optim_grads_params (ZeRO-3) and optim (ZeRO-1)",
+                                  echo(strategy)));
+  } else if (args.contains("data_parallel_sharding_strategy")) {
+    notes.push_back("data_parallel_sharding_strategy: Megatron uses it only with --use-megatron-fsdp");
+  }
   // Expert tensor parallelism other than tp is not modelled: the experts split as the dense layers.
   if (args.contains("expert_tensor_parallel_size")) {
     const std::string tp = args.contains("tensor_model_parallel_size") ? args["tensor_model_parallel_size"] : "1";

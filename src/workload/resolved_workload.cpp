@@ -94,6 +94,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   if (t.fp8 != Fp8Format::none) { // a run without fp8 has its resolved workload written as before
     j["training"]["fp8"] = name_of(t.fp8);
     j["training"]["fp8_recipe"] = name_of(t.fp8_recipe);
+    if (t.fp8_param_gather)
+      j["training"]["fp8_param_gather"] = true;
   }
   const ParallelismSpec& p = w.parallelism;
   auto& par = j["parallelism"];

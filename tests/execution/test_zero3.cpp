@@ -179,3 +179,17 @@ TEST_CASE("ZeRO-3 prefetching hides every gather but each pass's first behind th
   CHECK(blocking == Approx(compute + 2 * L * gather + L * scatter).margin(1e-6));
   CHECK(prefetched < blocking);
 }
+
+TEST_CASE("a profile that reduces every micro-batch under ZeRO-3 reduce-scatters each unit once a backward") {
+  // Megatron-FSDP's optim_grads_params (profiles/megatron.yaml: zero3.reduce_every_micro_batch):
+  // four micro-batches, four reduce-scatters a unit; the generic profile reduces the last one's only.
+  Overrides o = data_parallel(4, 3);
+  o.push_back({"training.global_batch", "32"});
+  const auto generic = simulate_gpt(o);
+  o.push_back({"framework", "megatron"});
+  const auto megatron = simulate_gpt(o);
+  const double units = collective(generic, "reducescatter", "count");
+  CHECK(units == 6); // 4 layers, the embedding and the head
+  CHECK(collective(megatron, "reducescatter", "count") == 4 * units);
+  CHECK(collective(megatron, "reducescatter", "bytes") == Approx(4 * collective(generic, "reducescatter", "bytes")));
+}

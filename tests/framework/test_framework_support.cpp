@@ -109,19 +109,34 @@ TEST_CASE("simulate() refuses a plan its framework does not run") {
   CHECK_NOTHROW(simulate(platform, w, megatron, load_catalog(data)));
 }
 
-TEST_CASE("fp8 under ZeRO-3 runs only where the framework casts at every use") {
+TEST_CASE("fp8 under ZeRO-3 runs only where the framework casts at every use or the parameters are fp8") {
   ParallelismSpec p;
   p.dp = 8;
   p.zero = 3;
   const FrameworkSupport all;
-  CHECK_FALSE(unsupported_by(all, "fsdp", p, Fp8Format::none, false));
-  const auto te = unsupported_by(all, "megatron", p, Fp8Format::hybrid, false);
+  CHECK_FALSE(unsupported_by(all, "fsdp", p, TrainingSpec{}, false));
+  TrainingSpec te_fp8;
+  te_fp8.fp8 = Fp8Format::hybrid;
+  te_fp8.fp8_recipe = Fp8Recipe::tensorwise;
+  const auto te = unsupported_by(all, "megatron", p, te_fp8, false);
   REQUIRE(te);
   CHECK(te->key == "training.fp8");
   CHECK_THAT(te->why, Catch::Contains("cached fp8 weights under ZeRO-3 are not modelled"));
-  CHECK_FALSE(unsupported_by(all, "torchtitan", p, Fp8Format::e4m3, true));
+  TrainingSpec torchao = te_fp8;
+  torchao.fp8 = Fp8Format::e4m3;
+  CHECK_FALSE(unsupported_by(all, "torchtitan", p, torchao, true));
+  // Megatron-FSDP with fp8 parameters gathers the fp8 tensors themselves.
+  TrainingSpec fp8_params = te_fp8;
+  fp8_params.fp8_param_gather = true;
+  CHECK_FALSE(unsupported_by(all, "megatron", p, fp8_params, false));
+  fp8_params.fp8_recipe = Fp8Recipe::mxfp8;
+  const auto mx = unsupported_by(all, "megatron", p, fp8_params, false);
+  REQUIRE(mx);
+  CHECK(mx->key == "training.fp8_param_gather");
+  CHECK_THAT(mx->why, Catch::Contains("MXFP8 parameters under ZeRO-3"));
   p.zero = 2;
-  CHECK_FALSE(unsupported_by(all, "megatron", p, Fp8Format::hybrid, false));
+  CHECK_FALSE(unsupported_by(all, "megatron", p, te_fp8, false));
+  CHECK_FALSE(unsupported_by(all, "megatron", p, fp8_params, false));
 }
 
 TEST_CASE("a profile's two-valued mechanism keys take their names only") {

@@ -78,3 +78,47 @@ TEST_CASE("the fp8 weight copies add 2 bytes a linear weight on Hopper, 1 on Bla
     CHECK(fp8.activations < bf16.activations);
   }
 }
+
+TEST_CASE("fp8 parameters replace the 16-bit weights of the linear layers and are gathered at one byte") {
+  const DataPaths data = default_data_paths();
+  const GpuCatalog catalog = load_catalog(data);
+  Workload w = load_workload(data.find("workloads/llama3_70b.yaml"),
+                             {{"parallelism.pp", "1"}, {"parallelism.dp", "8"}, {"parallelism.tp", "1"},
+                              {"parallelism.schedule", "1f1b"}, {"parallelism.chunks", "1"}, {"parallelism.zero", "1"},
+                              {"parallelism.sequence_parallel", "false"}, {"model.layers", "4"},
+                              {"training.global_batch", "8"}, {"training.fp8", "hybrid"},
+                              {"training.fp8_recipe", "tensorwise"}});
+  const Profile profile = load_workload_profile(w, data);
+  const double linear_weights = 4 * layer_fp8_weight_elements(w.model, 1, 1, 0);
+  const auto run = [&](bool fp8_params, int zero, const std::string& gpu_name) {
+    w.training.fp8_param_gather = fp8_params;
+    w.parallelism.zero = zero;
+    const GpuSpec& gpu = catalog.at(gpu_name, "test");
+    const ComputeCostModel cost(gpu, profile, w.training, w.source);
+    const ExecutionPlan plan = make_plan(w, cost, profile);
+    return std::pair{plan.layer.param_bytes, static_peak(plan, w, profile, gpu).stage};
+  };
+  for (const auto& [gpu, copy_bytes] : {std::pair{"H100-SXM5-80GB", 2.0}, std::pair{"B200-SXM-180GB", 1.0}}) {
+    const auto [cached_gather, cached] = run(false, 1, gpu);
+    const auto [fp8_gather, fp8_params] = run(true, 1, gpu);
+    // TransformerEngine's copies stay (one byte, and the transpose on a TN-only GPU); the 16-bit
+    // weights they were cast from go.
+    CHECK(cached.weights - fp8_params.weights == Approx(2 * linear_weights));
+    CHECK(fp8_params.optimizer_state == cached.optimizer_state);
+    CHECK(fp8_params.gradients == cached.gradients);
+    // The distributed optimizer's all-gather moves one byte a linear weight, two the rest.
+    CHECK(cached_gather - fp8_gather == Approx(linear_weights / 4));
+    CHECK(cached.weights - copy_bytes * linear_weights == Approx(fp8_params.weights + 2 * linear_weights - copy_bytes * linear_weights));
+    // Under ZeRO-3 each rank keeps its eighth of the fp8 data and nothing whole: a byte a linear
+    // weight less than 16-bit training's eighth.
+    const auto [zero3_gather, zero3] = run(true, 3, gpu);
+    CHECK(zero3_gather == Approx(fp8_gather));
+    w.training.fp8 = Fp8Format::none;
+    w.training.fp8_recipe = Fp8Recipe::delayed;
+    const auto [bf16_gather, bf16_zero3] = run(false, 3, gpu);
+    w.training.fp8 = Fp8Format::hybrid;
+    w.training.fp8_recipe = Fp8Recipe::tensorwise;
+    CHECK(bf16_gather - zero3_gather == Approx(linear_weights / 4));
+    CHECK(bf16_zero3.weights - zero3.weights == Approx(linear_weights / 8));
+  }
+}

@@ -279,8 +279,39 @@ TEST_CASE("Megatron-LM's --fp8-format and --fp8-recipe set fp8 training") {
                        "--fp8-format", "hybrid", "--fp8-recipe", "delayed", "--fp8-param-gather"},
                       std::nullopt);
   CHECK_THAT(body(imported.yaml), Catch::Contains("fp8: \"hybrid\"") && Catch::Contains("fp8_recipe: \"delayed\""));
-  // Keeping the weights themselves in fp8 is not modelled: listed as left out.
-  CHECK_THAT(imported.yaml, Catch::Contains("--fp8-param-gather"));
+  // --fp8-param-gather: the weights themselves in fp8, gathered at their byte.
+  CHECK_THAT(body(imported.yaml), Catch::Contains("fp8_param_gather: true"));
+  CHECK_THAT(imported.yaml, !Catch::Contains("--fp8-param-gather"));
+  CHECK(parse_workload(base + "fp8_format: hybrid\nfp8_recipe: tensorwise\nfp8_param_gather: true\n", "w.yaml")
+            .training.fp8_param_gather);
+  // fp8 parameters need fp8 training, and NVFP4 has a flag of its own (--fp4-param-gather).
+  CHECK_THAT(refusal(base + "fp8_param_gather: true\n"),
+             Catch::Contains("w.yaml: fp8_param_gather: ") && Catch::Contains("applies only with fp8 training"));
+  CHECK_THAT(refusal(base + "fp4_format: e2m1\nfp8_param_gather: true\n"),
+             Catch::Contains("w.yaml: fp8_param_gather: ") && Catch::Contains("not nvfp4"));
+}
+
+TEST_CASE("Megatron-FSDP's sharding strategy sets the ZeRO stage") {
+  const std::string base = "model: {layers: 4, hidden: 1024, heads: 16, seq_len: 1024, vocab: 50257}\n"
+                           "training: {global_batch: 8}\nparallelism: {dp: 4}\n";
+  // optim_grads_params shards the weights too: ZeRO-3, over --use-distributed-optimizer's 1
+  // (Megatron-FSDP v1 runs with the distributed optimizer).
+  CHECK(parse_workload(base + "use_megatron_fsdp: true\ndata_parallel_sharding_strategy: optim_grads_params\n", "w.yaml")
+            .parallelism.zero == 3);
+  CHECK(parse_workload(base + "use_distributed_optimizer: true\nuse_megatron_fsdp: true\n"
+                              "data_parallel_sharding_strategy: optim_grads_params\n",
+                       "w.yaml")
+            .parallelism.zero == 3);
+  CHECK(parse_workload(base + "use_megatron_fsdp: true\ndata_parallel_sharding_strategy: optim\n", "w.yaml")
+            .parallelism.zero == 1);
+  // Megatron's default strategy, no_shard, and optim_grads are listed as not modelled.
+  const ImportedWorkload imported =
+      import_megatron({"torchrun", "--nproc-per-node", "4", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size",
+                       "1024", "--num-attention-heads", "16", "--seq-length", "1024", "--vocab-size", "50257",
+                       "--global-batch-size", "8", "--use-megatron-fsdp"},
+                      std::nullopt);
+  CHECK_THAT(imported.yaml, Catch::Contains("use_megatron_fsdp with data_parallel_sharding_strategy no_shard"));
+  CHECK_THAT(body(imported.yaml), Catch::Contains("zero: 0"));
 }
 
 TEST_CASE("Megatron's gradient-reduce and param-gather overlap flags set what simgpt models") {

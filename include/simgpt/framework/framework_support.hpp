@@ -30,11 +30,11 @@ struct Unsupported {
   std::string why;
 };
 
-// Why `framework` (a profile's name) cannot run the plan `p`; nothing when it can.
-// `fp8_recast_per_use`: the profile's (Profile::fp8_recast_per_use), which decides whether fp8
-// training runs with ZeRO-3.
+// Why `framework` (a profile's name) cannot run the plan `p` with the training `t`; nothing when
+// it can. `fp8_recast_per_use`: the profile's (Profile::fp8_recast_per_use), which with the
+// training's fp8 parameters (training.fp8_param_gather) decides whether fp8 runs with ZeRO-3.
 std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const std::string& framework,
-                                          const ParallelismSpec& p, Fp8Format fp8 = Fp8Format::none,
+                                          const ParallelismSpec& p, const TrainingSpec& t = {},
                                           bool fp8_recast_per_use = false);
 
 } // namespace simgpt

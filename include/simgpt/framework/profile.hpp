@@ -156,6 +156,10 @@ struct Profile {
   // the step's micro-batches).
   enum class Reshard { always, never, unless_pipelined };
   Reshard zero3_reshard_after_forward = Reshard::always;
+  // ZeRO-3: whether every micro-batch's backward reduce-scatters each unit's gradients into the
+  // shards (Megatron-FSDP's optim_grads_params: grad_reduce_every_bprop), not only the step's last.
+  // The replay runs them; the closed-form estimate counts the last micro-batch's only.
+  bool zero3_reduce_every_micro_batch = false;
 
   MemoryProfile memory;
 

@@ -269,6 +269,12 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::adam;
   Fp8Format fp8 = Fp8Format::none;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // fp8 parameters (Megatron's --fp8-param-gather, which sets fp8_param too: megatron/core/
+  // distributed/distributed_data_parallel_config.py, "keep the compute param in fp8 ... and perform
+  // the param all-gather in fp8"): the linear layers' weights are TransformerEngine's quantized
+  // tensors themselves, built so by fp8_model_init, with no 16-bit copy beside them; the fp32
+  // master weights stay with the optimizer, which writes each update into them.
+  bool fp8_param_gather = false;
   // What a report's time to train is for: the tokens to train on (0: not asked) and the price of
   // a GPU-hour (0: no cost reported). Neither changes the step.
   double tokens = 0;

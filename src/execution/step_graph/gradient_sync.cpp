@@ -8,26 +8,36 @@
 
 namespace simgpt::step_graph {
 
-void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes,
-                                   double expert_bytes, const std::vector<double>& tensors) {
-  const bool experts_apart = plan_.ep > 1 && expert_bytes > 0;
+void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, int s, const UnitBytes& unit,
+                                   const std::vector<double>& tensors) {
+  const bool experts_apart = plan_.ep > 1 && unit.expert_grads > 0;
   for (const std::vector<int>& group : groups) {
-    grad_point(group, experts_apart ? bytes - expert_bytes : bytes, points_, tensors.empty() ? nullptr : &tensors);
-    if (experts_apart)
-      grad_point(group, expert_bytes, expert_points_);
+    if (experts_apart) {
+      grad_point(group, unit.grads - unit.expert_grads, unit.weights - unit.expert_weights, points_,
+                 tensors.empty() ? nullptr : &tensors);
+      grad_point(group, unit.expert_grads, unit.expert_weights, expert_points_);
+    } else {
+      grad_point(group, unit.grads, unit.weights, points_, tensors.empty() ? nullptr : &tensors);
+    }
   }
-  reduce_scatter_now(s, bytes);
+  reduce_scatter_now(s, unit.grads);
 }
 
-void GradientSync::grad_point(const std::vector<int>& group, double bytes,
+void GradientSync::grad_point(const std::vector<int>& group, double bytes, double weight_bytes,
                               std::vector<std::vector<GradientPoint>>& points, const std::vector<double>* tensors) {
   if (bytes <= 0)
     return;
   for (int gpu : group)
-    points[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes, tensors});
+    points[static_cast<size_t>(gpu)].push_back({streams_.flush(gpu), bytes, weight_bytes, tensors});
 }
 
-void GradientSync::reduce_scatter_now(int s, double bytes) {
+void GradientSync::gradients_accumulated(int s, double bytes) {
+  if (!zero3(plan_) || !profile_.zero3_reduce_every_micro_batch || bytes <= 0)
+    return;
+  reduce_scatter_now(s, bytes, true);
+}
+
+void GradientSync::reduce_scatter_now(int s, double bytes, bool stream_tail) {
   if (!zero3(plan_) || bytes <= 0)
     return;
   for (int t = 0; t < plan_.tp && !stand_ins_.stands_in(t); ++t) {
@@ -35,7 +45,9 @@ void GradientSync::reduce_scatter_now(int s, double bytes) {
     CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::reduce_scatter, bytes,
                                          dp_collective_algorithm(plan_), stand_ins_.rank_weight());
     for (int gpu : members) {
-      boost::add_edge(points_[static_cast<size_t>(stand_ins_.owner(gpu))].back().ready, c.entry, graph_);
+      const int owner = stand_ins_.owner(gpu);
+      boost::add_edge(stream_tail ? streams_.flush(owner) : points_[static_cast<size_t>(owner)].back().ready, c.entry,
+                      graph_);
       dp_streams_.queue(gpu, c);
       last_reduce_scatter_[gpu] = c.entry;
     }
@@ -113,16 +125,14 @@ void GradientSync::await_reduce_scatters(const std::vector<int>& members) {
 }
 
 void GradientSync::update(int s, int t, const std::vector<int>& group) {
+  // The gather moves the weights as they are held (Megatron-core's distributed optimizer
+  // all-gathers its param buffer: 16-bit however wide the gradients it reduce-scattered were, fp8
+  // parameters at their byte).
   double params = 0, expert_params = 0;
   for (const GradientPoint& point : points_[static_cast<size_t>(group[0])])
-    params += point.bytes;
+    params += point.weight_bytes;
   for (const GradientPoint& point : expert_points_[static_cast<size_t>(group[0])])
-    expert_params += point.bytes;
-  // The points hold gradient bytes; the gather moves the weights, in the model's precision
-  // (Megatron-core's distributed optimizer all-gathers its bf16 param buffer however wide the
-  // gradients it reduce-scattered were).
-  params /= plan_.grad_factor;
-  expert_params /= plan_.grad_factor;
+    expert_params += point.weight_bytes;
   const bool sharded = plan_.sharded_optimizer() && plan_.dp > 1;
   const double seconds = optimizer_seconds(plan_, s);
   for (int gpu : group) {

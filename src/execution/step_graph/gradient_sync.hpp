@@ -9,7 +9,6 @@
 #include "execution/step_graph/group_collectives.hpp"
 #include "execution/step_graph/stand_ins.hpp"
 
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -20,6 +19,7 @@ class GradientSync {
   struct GradientPoint {
     TaskId ready;
     double bytes;
+    double weight_bytes; // what the optimizer's all-gather moves for these gradients' weights
     const std::vector<double>* tensors; // each tensor's bytes (collectives.dp_per_tensor), or null
   };
 
@@ -43,12 +43,22 @@ public:
       : plan_(plan), profile_(profile), stand_ins_(stand_ins), streams_(streams), dp_streams_(dp_streams), collectives_(collectives),
         graph_(graph), points_(static_cast<size_t>(plan.gpus())), expert_points_(static_cast<size_t>(plan.gpus())) {}
 
-  // The last micro-batch's gradients of `bytes` per GPU are final on every replica's group:
-  // ZeRO-3 reduce-scatters them now, other modes in synchronise_gradients. `expert_bytes` of them
-  // (with ep > 1) are routed experts', synchronised over the expert-data-parallel group.
-  // `tensors`, when not empty, splits the dense bytes into the calls of collectives.dp_per_tensor.
-  void gradients_final(const std::vector<std::vector<int>>& groups, int s, double bytes, double expert_bytes = 0,
+  // A unit's (a layer's, the embedding's, the head's) bytes per GPU: its gradients, and its
+  // weights as the optimizer's all-gather moves them; the routed experts' among each.
+  struct UnitBytes {
+    double grads = 0, expert_grads = 0;
+    double weights = 0, expert_weights = 0;
+  };
+  // The last micro-batch's gradients of `unit` are final on every replica's group: ZeRO-3
+  // reduce-scatters them now, other modes in synchronise_gradients. The experts' (with ep > 1)
+  // are synchronised over the expert-data-parallel group. `tensors`, when not empty, splits the
+  // dense bytes into the calls of collectives.dp_per_tensor.
+  void gradients_final(const std::vector<std::vector<int>>& groups, int s, const UnitBytes& unit,
                        const std::vector<double>& tensors = {});
+
+  // A micro-batch's backward before the last made `bytes` of a unit's gradients on stage s: under ZeRO-3 with zero3_reduce_every_micro_batch they are reduce-scattered
+  // into the shards now; otherwise they accumulate until the last.
+  void gradients_accumulated(int s, double bytes);
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
   // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
@@ -61,12 +71,14 @@ public:
 
 private:
   // Gradients of `bytes` per GPU are final once the stream reaches this point.
-  void grad_point(const std::vector<int>& group, double bytes, std::vector<std::vector<GradientPoint>>& points,
-                  const std::vector<double>* tensors = nullptr);
+  void grad_point(const std::vector<int>& group, double bytes, double weight_bytes,
+                  std::vector<std::vector<GradientPoint>>& points, const std::vector<double>* tensors = nullptr);
 
   // ZeRO-3 reduce-scatters a unit's gradients as soon as its backward is done (FSDP's
   // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
-  void reduce_scatter_now(int s, double bytes);
+  // The gradients wait for their GPU's last gradient point, or with `stream_tail` for its compute
+  // stream as it stands.
+  void reduce_scatter_now(int s, double bytes, bool stream_tail = false);
 
   // Synchronises the gradients `points` hold (by the members' first GPU's points) over `members`.
   void synchronise_gradients(const std::vector<int>& members, const std::vector<std::vector<GradientPoint>>& points);
