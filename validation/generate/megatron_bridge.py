@@ -50,6 +50,29 @@ SYSTEMS = {
 }
 GPUS_PER_TRAY = 4  # a GB200 / GB300 compute tray: 2 superchips, 4 GPUs (Slurm's node)
 
+# The Megatron FSDP runs' presets, read at the rows' tags. The GB200 and GB300 ones offload
+# activations to the CPU (cpu_offloading_num_layers), which simgpt does not model.
+FSDP_OFFLOAD = {
+    ("DGX-GB200", "llama3_70b"): (40, "v0.1.0rc4 scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml "
+                                      "gb200 fp8_cs; LLAMA3_70B_GB200_FP8_CS_BASE_CONFIG (v0.2.0), "
+                                      "LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V1/V2 (v0.3.0 to v0.4.2)"),
+    ("DGX-GB300", "llama3_70b"): (20, "LLAMA3_70B_GB300_FP8_CS_BASE_CONFIG (v0.2.0), "
+                                      "LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_CS_V1/V2 (v0.3.0 to v0.4.2)"),
+    ("DGX-GB200", "llama31_405b"): (95, "v0.1.0rc4 scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml "
+                                        "gb200 fp8_cs"),
+}
+# Megatron FSDP runs whose preset shards as printed and offloads nothing: ZeRO-3 (the performance
+# scripts set data_parallel_sharding_strategy optim_grads_params with use_megatron_fsdp:
+# v0.1.0rc4 scripts/performance/utils/helpers.py).
+FSDP_PRESETS = {
+    ("DGX-H100", "25.09", "llama3_8b"): "v0.1.0rc4 scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml "
+                                         "h100 fp8_cs: use_megatron_fsdp, keep_fp8_transpose_cache_when_using_custom_fsdp",
+}
+FSDP_UNRESOLVED = {
+    ("DGX-H100", "25.11", "llama3_8b"): "v0.2.0 LLAMA3_8B_H100_FP8_CS_BASE_CONFIG sets no use_megatron_fsdp, and "
+                                         "recompute_num_layers 5: which ran is not resolved",
+}
+
 
 def nvlink_domain(system, gpus):
     """GPUs the run used on each NVLink domain. On NVL72 racks Megatron-Bridge's launcher asks Slurm
@@ -171,6 +194,9 @@ PRESETS = {
     ("llama3_8b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
                                       ["cuda_graphs false (fp8_cs) / true (fp8_mx)"]),
     ("llama3_70b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", []),
+    ("llama3_8b", "H100", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
+                                     ["keep_fp8_transpose_cache_when_using_custom_fsdp (the gathered weights' "
+                                      "transposes kept: memory not counted)", "nccl_ub"]),
     ("llama3_70b", "H100", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", []),
     ("llama31_405b", "*", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml", []),
     ("llama3_8b", "*", "25.11"): ("v0.2.0:scripts/performance/configs/llama3/workload_base_configs.py", []),
@@ -535,9 +561,18 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         # expert_tensor x expert x expert_data x pipeline, so pp x ep x etp must divide the world.
         reasons.append(f"the printed parallelism cannot run: PP {pp} x EP {ep} does not divide the {gpus} GPUs "
                        f"(Megatron-Core's expert groups, parallel_state.initialize_model_parallel)")
-    if fsdp and recipe:
-        reasons.append(f"{printed} with Megatron FSDP ({fsdp}): simgpt refuses fp8 under ZeRO-3 with "
-                       f"TransformerEngine's cached weights")
+    fsdp_runs = False
+    if fsdp:
+        offload = FSDP_OFFLOAD.get((system, shape_key))
+        if offload:
+            reasons.append(f"Megatron FSDP ({fsdp}) with activations offloaded to the CPU (cpu_offloading_num_layers "
+                           f"{offload[0]}: {offload[1]}), which simgpt does not model")
+        elif (system, container, shape_key) in FSDP_PRESETS:
+            fsdp_runs = True
+            notes.append(f"Megatron FSDP ({fsdp}) as ZeRO-3 ({FSDP_PRESETS[(system, container, shape_key)]})")
+        else:
+            reasons.append(f"the printed Megatron FSDP ({fsdp}) is not in the release's preset "
+                           f"({FSDP_UNRESOLVED.get((system, container, shape_key), 'not read')})")
     shape = SHAPES.get(shape_key) if isinstance(shape_key, str) else None
     sets = [("training.global_batch", gbs), ("training.micro_batch", mbs), ("model.seq_len", seq)]
     if shape is not None and not reasons:
@@ -606,10 +641,10 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                 sets.append(("parallelism.partition", "balanced"))
                 notes.append(f"{shape['layers']} layers over {stages} pipeline stages: split balanced (the "
                              f"run's layout not resolved)")
-        zero = 1 if dp * cp > 1 else 0
+        zero = (3 if fsdp_runs else 1) if dp * cp > 1 else 0
         sets.append(("parallelism.zero", zero))
         sets.append(("parallelism.sequence_parallel", "true" if tp > 1 else "false"))
-        if zero and not (shape_key == "deepseek_v3" and recipe == "mxfp8"):
+        if zero == 1 and not (shape_key == "deepseek_v3" and recipe == "mxfp8"):
             sets.append(("parallelism.overlap_param_gather", "true"))
             # src/megatron/bridge/training/comm_overlap.py (v0.1.0rc4 to v0.6.0),
             # _get_optimizer_overlap_cfgs: with data_parallel_size > 1, pp > 1 and vp > 1,
@@ -624,6 +659,12 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         sets.append(("framework_options.memory.fp32_grads_with_bf16", "false"))
         if recipe:
             sets += [("training.fp8", "e4m3" if recipe == "nvfp4" else "hybrid"), ("training.fp8_recipe", recipe)]
+        if recipe in ("tensorwise", "mxfp8") and shape_key != "gpt_oss_120b":
+            # Every fp8 precision config sets fp8_param_gather (src/megatron/bridge/training/
+            # mixed_precision.py at each tag: bf16_with_fp8_current_scaling_mixed, bf16_with_mxfp8_mixed);
+            # NVFP4's does not, nor do the GPT-OSS configs (v0.5.0 gpt_oss_llm_pretrain.py's precision
+            # config, v0.6.0 perf_recipes/gpt_oss/common.py: fp8_param_gather False).
+            sets.append(("training.fp8_param_gather", "true"))
         modules = GPT_OSS_PRESETS.get((system.replace("DGX-", ""), container, "mxfp8" if recipe else "bf16")) \
             if shape_key == "gpt_oss_120b" else None
         if modules:  # the preset's recompute_modules under recompute_granularity selective
