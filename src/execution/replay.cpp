@@ -219,11 +219,12 @@ private:
   }
 
   // The first of its kind runs its flows; a repeat that is a task of its own (graphs built by hand:
-  // the step graph folds them into compute tasks) waits as long as it did.
+  // the step graph folds them into compute tasks) waits as long as it did. An unmeasured one runs
+  // its flows and is no measure.
   void start_isolated(TaskId v) {
     const Task& t = g_[v];
     const double now = s4u::Engine::get_clock();
-    if (auto known = flow_seconds_.find(key_of(t)); known != flow_seconds_.end()) {
+    if (auto known = t.unmeasured ? flow_seconds_.end() : flow_seconds_.find(key_of(t)); known != flow_seconds_.end()) {
       simgrid::kernel::timer::Timer::set(now + known->second + t.seconds,
                                          [this, v, now] { finished(v, now, s4u::Engine::get_clock()); });
       return;
@@ -250,7 +251,8 @@ private:
   void all_flows_done(TaskId v) {
     const Task& t = g_[v];
     const double start = running_.at(v).start, now = s4u::Engine::get_clock();
-    flow_seconds_.emplace(key_of(t), now - start);
+    if (!t.unmeasured)
+      flow_seconds_.emplace(key_of(t), now - start);
     simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, start] {
       running_.erase(v);
       finished(v, start, s4u::Engine::get_clock());

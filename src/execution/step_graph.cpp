@@ -294,10 +294,16 @@ private:
 
   // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank,
   // overlapped with `beside_s` of computation on another stream.
+  // A virtual stage's first forward runs while the data-parallel all-gathers of its weights are in
+  // flight (overlap_param_gather's, ZeRO-3's) on links a folded group's exchanges may share
+  // (symmetry.cpp, fold_expert_groups): its exchanges run their flows, and none of them is the
+  // measure the later, folded ones take, which meet no gather.
   void exchange(CommDimension dimension, const Pass& pass, int size, double bytes, double beside_s = 0) {
+    const bool beside_gathers = pass.forward && pass.micro_batch == 0 && gathers_weights(plan_);
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true);
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true,
+                            !beside_gathers);
       });
   }
 
@@ -428,23 +434,26 @@ private:
   // those beside their GEMMs instead: gather_beside, scatter_beside).
   // `spans`: the replicas the group spans (a tensor-parallel group one, an expert-parallel group
   // ep), which say how many groups' alike collectives it stands for. `beside`: overlapped whole
-  // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM.
+  // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM. `measure`: whether an
+  // isolated group's collective may take, or be, the measure of those like it; else it runs its
+  // own flows (Task::unmeasured).
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                           double overlap_s = 0, int spans = 1, bool beside = false) {
+                           double overlap_s = 0, int spans = 1, bool beside = false, bool measure = true) {
     const int times = stand_ins_.group_weight(spans);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       collectives_.count(dimension, gpus, kind, bytes, times);
       // After the first like it, folded into the kernels around it (FoldedCollective).
-      if (auto measured = streams_.measured(gpus.front(), isolated->second, kind, bytes)) {
+      if (auto measured = measure ? streams_.measured(gpus.front(), isolated->second, kind, bytes) : std::nullopt) {
         streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
                       beside ? 0 : static_cast<int>(gpus.size()), beside ? plan_.a2a_sm_share : 0);
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for.
       streams_.flush(gpus.front());
-      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second);
+      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measure);
       streams_.append(gpus.front(), id);
-      streams_.measures(gpus.front(), id, bytes);
+      if (measure)
+        streams_.measures(gpus.front(), id, bytes);
       return;
     }
     for (int gpu : gpus)

@@ -68,6 +68,9 @@ struct Task {
   Phase phase = Phase::forward;
   std::optional<CollectiveKind> collective; // a collective's entry, flows and exit: which collective
   CommDimension dimension = CommDimension::none; // a transfer's or collective's task: the dimension it serves
+  // An isolated collective whose flows may meet other traffic (an all-to-all beside the weights'
+  // first all-gathers): it runs its flows, and neither takes nor gives the time of those like it.
+  bool unmeasured = false;
   int gpu = -1;  // compute: the GPU; transfer: the sender
   int peer = -1; // transfer: the receiver
   int stage = -1;

@@ -168,6 +168,17 @@ TEST_CASE("an expert-parallel group of alike replicas runs as one, its all-to-al
     CHECK(symmetric["step_time_s"].get<double>() == Approx(full["step_time_s"].get<double>()).epsilon(0.01));
     CHECK(symmetric["stages"][0]["compute_s"] == full["stages"][0]["compute_s"]);
   }
+  SECTION("ep 8 with the weights' all-gathers in the first forward: no all-to-all beside them is the measure") {
+    // overlap_param_gather's gathers meet the first forward's all-to-alls on the NVLink ports: those
+    // run their own flows, and the folded ones take the time of one that met no gather.
+    const Overrides o = moe({{"parallelism.ep", "8"}, {"parallelism.zero", "1"},
+                             {"parallelism.overlap_param_gather", "true"}, {"training.global_batch", "64"}});
+    const auto symmetric = simulate_with(dgx_eight(), o, true, SimulationOptions::Fidelity::symmetric);
+    const auto full = simulate_with(dgx_eight(), o, true, SimulationOptions::Fidelity::full);
+    CHECK(symmetric["fidelity"]["expert_group_folded"] == 8);
+    CHECK(symmetric["collectives"] == full["collectives"]);
+    CHECK(symmetric["step_time_s"].get<double>() == Approx(full["step_time_s"].get<double>()).epsilon(0.01));
+  }
   SECTION("one NIC a node: the replicas' transfers share it, so every replica runs its own stream") {
     const auto f = simulate_with(dgx_eight_one_nic(), moe({{"parallelism.ep", "8"}}), true,
                                  SimulationOptions::Fidelity::symmetric)["fidelity"];

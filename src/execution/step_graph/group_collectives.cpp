@@ -53,7 +53,7 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
 }
 
 TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
-                                   double bytes, int index) {
+                                   double bytes, int index, bool measured) {
   const CollectiveTiming t = timing(gpus, kind, bytes);
   Task task;
   task.kind = Task::Kind::isolated_collective;
@@ -64,6 +64,7 @@ TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<in
   task.peer = index;
   task.bytes = bytes * t.byte_factor; // what its flows carry; the count keeps the buffer's
   task.seconds = t.exit_latency_s;
+  task.unmeasured = !measured;
   return boost::add_vertex(task, out_.graph);
 }
 

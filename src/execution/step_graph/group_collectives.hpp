@@ -39,7 +39,9 @@ public:
 
   // A collective of the group replayed whole (Task::Kind::isolated_collective over
   // StepGraph::isolated[`index`]): one task of its flows' bytes and step latencies, not counted.
-  TaskId add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int index);
+  // `measured`: whether the replay takes its flows' time as that of the others like it (Task::unmeasured).
+  TaskId add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int index,
+                   bool measured = true);
 
   // The groups whose ring collectives are replayed whole, by their index in StepGraph::isolated
   // (StandIns::whole_index).
