@@ -294,16 +294,21 @@ private:
 
   // An all-to-all of `bytes` per GPU in each group of `size` consecutive replicas, per tensor rank,
   // overlapped with `beside_s` of computation on another stream.
-  // A virtual stage's first forward runs while the data-parallel all-gathers of its weights are in
-  // flight (overlap_param_gather's, ZeRO-3's) on links a folded group's exchanges may share
-  // (symmetry.cpp, fold_expert_groups): its exchanges run their flows, and none of them is the
-  // measure the later, folded ones take, which meet no gather.
+  // Where the weights are all-gathered as the forwards need them (overlap_param_gather, ZeRO-3),
+  // those gathers share links with a folded group's exchanges (symmetry.cpp, fold_expert_groups):
+  // a virtual stage's first forward, which waits for them, runs its exchanges' own flows, and the
+  // measure the folded ones take comes from a backward before the step's last micro-batch, which
+  // meets no weight gather (ZeRO-1's come in forwards only) and no gradient bucket (those of
+  // the last micro-batch's backward); until there is one, exchanges run their own flows.
   void exchange(CommDimension dimension, const Pass& pass, int size, double bytes, double beside_s = 0) {
-    const bool beside_gathers = pass.forward && pass.micro_batch == 0 && gathers_weights(plan_);
+    const bool gathers = gathers_weights(plan_);
+    const Measure measure = !gathers                                                     ? Measure::first
+                            : pass.forward && pass.micro_batch == 0                      ? Measure::none
+                            : !pass.forward && pass.micro_batch < plan_.micro_batches - 1 ? Measure::first
+                                                                                          : Measure::take;
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true,
-                            !beside_gathers);
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true, measure);
       });
   }
 
@@ -427,6 +432,11 @@ private:
                           plan_.activation_bytes, overlap_s);
   }
 
+  // How an isolated group's collective relates to the measure its later likes take: `first`, it
+  // takes an existing one or becomes it; `take`, it takes an existing one, else runs its own flows
+  // and is none; `none`, it runs its own flows and is none (it may meet other traffic).
+  enum class Measure { first, take, none };
+
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream
   // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
@@ -434,25 +444,28 @@ private:
   // those beside their GEMMs instead: gather_beside, scatter_beside).
   // `spans`: the replicas the group spans (a tensor-parallel group one, an expert-parallel group
   // ep), which say how many groups' alike collectives it stands for. `beside`: overlapped whole
-  // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM. `measure`: whether an
-  // isolated group's collective may take, or be, the measure of those like it; else it runs its
-  // own flows (Task::unmeasured).
+  // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM. `measure`: how an
+  // isolated group's collective relates to the measure of those like it.
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                           double overlap_s = 0, int spans = 1, bool beside = false, bool measure = true) {
+                           double overlap_s = 0, int spans = 1, bool beside = false, Measure measure = Measure::first) {
     const int times = stand_ins_.group_weight(spans);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       collectives_.count(dimension, gpus, kind, bytes, times);
       // After the first like it, folded into the kernels around it (FoldedCollective).
-      if (auto measured = measure ? streams_.measured(gpus.front(), isolated->second, kind, bytes) : std::nullopt) {
+      const auto measured =
+          measure == Measure::none ? std::nullopt : streams_.measured(gpus.front(), isolated->second, kind, bytes);
+      if (measured) {
         streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
                       beside ? 0 : static_cast<int>(gpus.size()), beside ? plan_.a2a_sm_share : 0);
         return;
       }
-      // The first: one task on the group's one stream, what all its GPUs wait for.
+      // The first: one task on the group's one stream, what all its GPUs wait for; the measure of
+      // those after it unless it may meet other traffic (Task::unmeasured).
+      const bool measures = measure == Measure::first;
       streams_.flush(gpus.front());
-      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measure);
+      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measures);
       streams_.append(gpus.front(), id);
-      if (measure)
+      if (measures)
         streams_.measures(gpus.front(), id, bytes);
       return;
     }
