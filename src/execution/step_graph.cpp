@@ -296,19 +296,16 @@ private:
   // overlapped with `beside_s` of computation on another stream.
   // Where the weights are all-gathered as the forwards need them (overlap_param_gather, ZeRO-3),
   // those gathers share links with a folded group's exchanges (symmetry.cpp, fold_expert_groups):
-  // a virtual stage's first forward, which waits for them, runs its exchanges' own flows, and the
-  // measure the folded ones take comes from a backward before the step's last micro-batch, which
-  // meets no weight gather (ZeRO-1's come in forwards only) and no gradient bucket (those of
-  // the last micro-batch's backward); until there is one, exchanges run their own flows.
+  // a virtual stage's first forward, which waits for them, and a forward that begins by issuing a
+  // later chunk's (align_param_gather) run their exchanges' own flows, and none of them is the
+  // measure the folded ones take.
   void exchange(CommDimension dimension, const Pass& pass, int size, double bytes, double beside_s = 0) {
-    const bool gathers = gathers_weights(plan_);
-    const Measure measure = !gathers                                                     ? Measure::first
-                            : pass.forward && pass.micro_batch == 0                      ? Measure::none
-                            : !pass.forward && pass.micro_batch < plan_.micro_batches - 1 ? Measure::first
-                                                                                          : Measure::take;
+    const bool beside_gathers =
+        gathers_weights(plan_) && pass.forward && (pass.micro_batch == 0 || gathers_.issued_in_pass());
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true, measure);
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true,
+                            beside_gathers ? Measure::none : Measure::first);
       });
   }
 
@@ -433,9 +430,9 @@ private:
   }
 
   // How an isolated group's collective relates to the measure its later likes take: `first`, it
-  // takes an existing one or becomes it; `take`, it takes an existing one, else runs its own flows
-  // and is none; `none`, it runs its own flows and is none (it may meet other traffic).
-  enum class Measure { first, take, none };
+  // takes an existing one or becomes it; `none`, it runs its own flows and is none (it may meet
+  // other traffic).
+  enum class Measure { first, none };
 
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream

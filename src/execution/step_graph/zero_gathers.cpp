@@ -41,6 +41,7 @@ void ZeroGathers::issue_chunk(int s, int v) {
 }
 
 void ZeroGathers::begin_pass(int s, int v, bool forward) {
+  issued_in_pass_ = false;
   if (!gathers_weights(plan_))
     return;
   const int V = plan_.pp * plan_.chunks;
@@ -48,8 +49,10 @@ void ZeroGathers::begin_pass(int s, int v, bool forward) {
     // Megatron-Core's is_first_microbatch_for_model_chunk with pp micro-batches a chunk's group.
     const int aligned = forwards_++ + s;
     const int chunk = aligned / plan_.pp + 1;
-    if (aligned % plan_.pp == 0 && chunk >= 2 && chunk < plan_.chunks && aligned < plan_.micro_batches * plan_.chunks)
+    if (aligned % plan_.pp == 0 && chunk >= 2 && chunk < plan_.chunks && aligned < plan_.micro_batches * plan_.chunks) {
       issue_chunk(s, chunk * plan_.pp + s);
+      issued_in_pass_ = true;
+    }
   }
   pass_ = {s, units(v, forward), {}, 0, false};
   if (keeps_gathered(plan_)) {

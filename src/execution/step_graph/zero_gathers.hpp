@@ -47,6 +47,7 @@ class ZeroGathers {
   // (per unit, per tensor rank: the gather's exit); empty where none were.
   std::vector<std::vector<std::vector<TaskId>>> issued_;
   int forwards_ = 0; // the stage's forward passes begun so far
+  bool issued_in_pass_ = false; // the current pass began by issuing a chunk's gathers (align_param_gather)
 
 public:
   ZeroGathers(const ExecutionPlan& plan, const StandIns& stand_ins, ComputeStreams& streams,
@@ -64,6 +65,8 @@ public:
   // (c - 1) x pp first issues chunk c's all-gathers (c from 2; Megatron launches them "at the same
   // time across the pipeline-parallel group": the rank's forward index plus its pipeline rank).
   void begin_pass(int s, int v, bool forward);
+  // Whether the current pass began by issuing a later chunk's all-gathers (align_param_gather).
+  bool issued_in_pass() const { return issued_in_pass_; }
 
   // Before the next unit's compute: its gather must be done; the gathers of the next
   // `zero3_prefetch_layers` units are issued now, as that compute starts. DeepSpeed ZeRO-3
