@@ -187,7 +187,7 @@ double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
   const double* parts = forward ? layer.attention_parts_forward : layer.attention_parts_backward;
   double core = 0;
   if (plan_.cp_comm_type == CpCommType::p2p) {
-    core = ring_attention(s, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes);
+    core = ring_attention(s, parts[1], forward ? layer.context_kv_bytes : layer.context_kv_backward_bytes);
   } else {
     core = exchange(s, plan_.cp, cp_family_, CollectiveKind::all_to_all,
                     forward ? layer.context_in_bytes : layer.context_out_bytes) +

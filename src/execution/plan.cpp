@@ -52,7 +52,7 @@ std::vector<int> stage_layers(const Workload& w, const Profile& profile, const K
 // coming back; in the backward, the output's gradient going in and those of Q, K and V coming
 // back) and the ring form's block of keys and values that each step passes on.
 void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostModel& cost, const ModelSpec& local,
-                     const Shard& shard) {
+                     const Shard& shard, const Profile& profile, int cp, bool ring) {
   const auto core = std::find_if(attention.begin(), attention.end(),
                                  [](const Kernel& k) { return k.kind == Kernel::Kind::attention; });
   const auto after = core == attention.end() ? core : core + 1;
@@ -67,7 +67,36 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
   const double tp = static_cast<double>(shard.tp), E = element_bytes(shard.precision);
   l.context_in_bytes = tokens * (heads * qk + groups * (qk + v)) / tp * E;
   l.context_out_bytes = tokens * heads * v / tp * E;
-  l.context_kv_bytes = tokens * groups * (qk + v) / tp * E;
+  // The keys and values the attention kernel reads: every query head's where the profile repeats
+  // them before it (repeat_kv), and those are what the ring passes on.
+  const double kv_heads = profile.eager_fp32_chains ? heads : groups;
+  const double kv = tokens * kv_heads * (qk + v) / tp;
+  l.context_kv_bytes = kv * E;
+  l.context_kv_backward_bytes = 2 * l.context_kv_bytes; // the keys and values, and their gradients
+  if (!ring || !profile.ring_attention_fp32_merge)
+    return;
+  // PyTorch's ring (torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention
+  // and _SDPAMerger with convert_to_f32; the rank with every later step whole paces the ring).
+  // Forward: each step's output cast to fp32 (read 2 bytes, write 4 an element); each later step
+  // merged as out - sigmoid(lse_block - lse) * (out - block_out), three elementwise kernels (12, 8
+  // and 12 bytes an element); the result cast back (6); and before each send but the last, the
+  // keys and values concatenated into one buffer (torch.cat: read and write 2 bytes each).
+  const double q = tokens * heads * v / tp, steps = cp;
+  Kernels forward{Kernel::memory(6 * q * steps), Kernel::memory(32 * q * (steps - 1)), Kernel::memory(6 * q),
+                  Kernel::memory(2 * 2 * kv * (steps - 1))};
+  // Backward: fp32 accumulators zeroed (4 bytes an element of dQ, dK, dV); each step's bf16
+  // gradients added to them (read 4 and 2, write 4); the key and value gradients concatenated
+  // into the fp32 buffer passed on (read and write 4), and the keys and values as in the forward;
+  // the gradients cast back at the end (6). The passed gradients are fp32: 4 bytes an element.
+  Kernels backward{Kernel::memory(4 * (q + kv)), Kernel::memory(10 * (q + kv) * steps),
+                   Kernel::memory(8 * kv * steps), Kernel::memory(2 * 2 * kv * (steps - 1)),
+                   Kernel::memory(6 * (q + kv))};
+  const double merge_forward = cost.seconds(forward), merge_backward = cost.seconds(backward);
+  l.attention_parts_forward[1] += merge_forward;
+  l.attention_parts_backward[1] += merge_backward;
+  l.attention_forward += merge_forward;
+  l.attention_backward += merge_backward;
+  l.context_kv_backward_bytes = kv * (E + 4);
 }
 
 // `calls` forward and backward passes of a block in the ledger, and the forward once more each
@@ -222,7 +251,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       }
     }
     if (plan.cp > 1)
-      split_attention(l, attention, cost, lm, shard);
+      split_attention(l, attention, cost, lm, shard, profile, plan.cp, plan.cp_comm_type == CpCommType::p2p);
     if (plan.tp_comm_overlap && profile.tp_overlap_sms > 0 && cost.gpu().sms > profile.tp_overlap_sms) {
       // The GEMM beside a reduce-scatter runs on the SMs its overlap kernels leave it
       // (profiles' collectives.tp_overlap_sms): longer by that share, and so is its block.

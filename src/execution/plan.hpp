@@ -40,6 +40,7 @@ struct LayerCost {
   double attention_parts_forward[3] = {0, 0, 0}, attention_parts_backward[3] = {0, 0, 0};
   double context_in_bytes = 0, context_out_bytes = 0;
   double context_kv_bytes = 0; // the ring form's: one rank's keys and values, passed to the next rank
+  double context_kv_backward_bytes = 0; // the backward's: the keys and values with their gradients
   // Sequence parallelism: what the attention block all-gathers over tp before its column-parallel
   // GEMMs (0: the activation, hidden wide; multi-head latent attention gathers its latents).
   double attention_gather_bytes = 0;

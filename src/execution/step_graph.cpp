@@ -213,7 +213,7 @@ private:
     for (const std::vector<int>& group : pass.groups)
       gather_then_run(group, gathered, overlap[0], parts[forward ? 0 : 2], slot);
     if (plan_.cp_comm_type == CpCommType::p2p) {
-      ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : 2 * layer.context_kv_bytes, slot);
+      ring_attention(pass, parts[1], forward ? layer.context_kv_bytes : layer.context_kv_backward_bytes, slot);
     } else {
       exchange_context(pass, forward ? layer.context_in_bytes : layer.context_out_bytes);
       run_all(pass, parts[1], slot);

@@ -157,13 +157,14 @@ const YamlSection<Profile> kComputeSection = {
      flag_field("fused_elementwise", &Profile::fused_elementwise),
      flag_field("fp8_recast_per_use", &Profile::fp8_recast_per_use),
      flag_field("eager_fp32_chains", &Profile::eager_fp32_chains),
+     flag_field("ring_attention_fp32_merge", &Profile::ring_attention_fp32_merge),
      either_field("attention_kernel", &Profile::attention_flash2, "tiled", "flash2"),
      either_field("selective_recompute", &Profile::selective_every_second_matmul, "attention_core",
                   "every_second_matmul"),
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      flag_field("cuda_graphs", &Profile::cuda_graphs),
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kOptimizerSection = {

@@ -93,6 +93,12 @@ struct Profile {
   // down), and SwiGLU as SiLU then the product; grouped-query attention repeats keys and values
   // to every query head (repeat_kv) before the attention kernel, compiled or not.
   bool eager_fp32_chains = false;
+  // Ring attention (parallelism.cp with cp_comm_type p2p) as PyTorch's context parallelism runs it
+  // (torch/distributed/tensor/experimental/_attention.py): each later step's partial output merged
+  // into an fp32 running one by eager elementwise kernels (_SDPAMerger, convert_to_f32), and the
+  // backward's query, key and value gradients accumulated in fp32, the key and value ones passed
+  // on in fp32 (_templated_ring_attention_backward).
+  bool ring_attention_fp32_merge = false;
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   bool cuda_graphs = false;       // blocks captured as CUDA graphs: one host launch per block, not per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
