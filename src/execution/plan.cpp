@@ -51,8 +51,11 @@ std::vector<int> stage_layers(const Workload& w, const Profile& profile, const K
 // the all-to-all form's buffers (Q, K and V of this rank's tokens going in, the core's output
 // coming back; in the backward, the output's gradient going in and those of Q, K and V coming
 // back) and the ring form's block of keys and values that each step passes on.
+// `repeated_kv`: the kernel form repeats keys and values to every query head (KernelForm::repeat_kv).
+// `fp32_merge`: the ring merges its steps as PyTorch does (Profile::ring_attention_fp32_merge), over
+// `cp` steps.
 void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostModel& cost, const ModelSpec& local,
-                     const Shard& shard, const Profile& profile, int cp, bool ring) {
+                     const Shard& shard, bool repeated_kv, bool fp32_merge, int cp) {
   const auto core = std::find_if(attention.begin(), attention.end(),
                                  [](const Kernel& k) { return k.kind == Kernel::Kind::attention; });
   const auto after = core == attention.end() ? core : core + 1;
@@ -69,11 +72,11 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
   l.context_out_bytes = tokens * heads * v / tp * E;
   // The keys and values the attention kernel reads: every query head's where the profile repeats
   // them before it (repeat_kv), and those are what the ring passes on.
-  const double kv_heads = profile.eager_fp32_chains ? heads : groups;
+  const double kv_heads = repeated_kv ? heads : groups;
   const double kv = tokens * kv_heads * (qk + v) / tp;
   l.context_kv_bytes = kv * E;
   l.context_kv_backward_bytes = 2 * l.context_kv_bytes; // the keys and values, and their gradients
-  if (!ring || !profile.ring_attention_fp32_merge)
+  if (!fp32_merge)
     return;
   // PyTorch's ring (torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention
   // and _SDPAMerger with convert_to_f32; the rank with every later step whole paces the ring).
@@ -251,7 +254,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       }
     }
     if (plan.cp > 1)
-      split_attention(l, attention, cost, lm, shard, profile, plan.cp, plan.cp_comm_type == CpCommType::p2p);
+      split_attention(l, attention, cost, lm, shard, form.repeat_kv,
+                      profile.ring_attention_fp32_merge && plan.cp_comm_type == CpCommType::p2p, plan.cp);
     if (plan.tp_comm_overlap && profile.tp_overlap_sms > 0 && cost.gpu().sms > profile.tp_overlap_sms) {
       // The GEMM beside a reduce-scatter runs on the SMs its overlap kernels leave it
       // (profiles' collectives.tp_overlap_sms): longer by that share, and so is its block.
@@ -364,7 +368,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace
     // while fewer than stage3_prefetch_bucket_size elements are in flight: the last one it
     // starts may cross the bound, so a partly covered layer counts.
-    const double layers = std::ceil(profile.zero3_prefetch_bucket_elements / (plan.layer.param_bytes / E));
+    // A layer's parameters: its gradient bytes over their width (its param_bytes are what the
+    // gathers move, one byte a weight for fp8 parameters).
+    const double layer_elements = plan.layer.grad_bytes / (E * plan.grad_factor);
+    const double layers = std::ceil(profile.zero3_prefetch_bucket_elements / layer_elements);
     plan.zero3_prefetch_layers = static_cast<int>(std::min(layers, static_cast<double>(w.model.layers)));
   }
 

@@ -56,8 +56,9 @@ public:
   void gradients_final(const std::vector<std::vector<int>>& groups, int s, const UnitBytes& unit,
                        const std::vector<double>& tensors = {});
 
-  // A micro-batch's backward before the last made `bytes` of a unit's gradients on stage s: under ZeRO-3 with zero3_reduce_every_micro_batch they are reduce-scattered
-  // into the shards now; otherwise they accumulate until the last.
+  // A micro-batch's backward before the last made `bytes` of a unit's gradients on stage s: under
+  // ZeRO-3 with zero3_reduce_every_micro_batch they are reduce-scattered into the shards now;
+  // otherwise they accumulate until the last.
   void gradients_accumulated(int s, double bytes);
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
