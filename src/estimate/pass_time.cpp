@@ -180,6 +180,8 @@ double PassTimes::ring_attention(int s, double core_seconds, double block_bytes)
 }
 
 double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
+  if (!layer.mixer) // a hybrid model's MLP layer
+    return 0;
   const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
   if (plan_.cp < 2)
     return block(s, forward ? layer.attention_forward : layer.attention_backward, gathered,
@@ -199,6 +201,8 @@ double PassTimes::attention(int s, const LayerCost& layer, bool forward) {
 }
 
 double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
+  if (!layer.mlp) // a hybrid model's Mamba or attention layer
+    return 0;
   if (!layer.moe)
     return block(s, forward ? layer.mlp_forward : layer.mlp_backward, plan_.activation_bytes,
                  layer.tp_overlap_s[1][forward ? 0 : 1]);

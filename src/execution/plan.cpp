@@ -4,6 +4,7 @@
 #include "simgpt/core/error.hpp"
 #include "model/fp8.hpp"
 #include "model/latent_attention.hpp"
+#include "model/mamba.hpp"
 #include "model/model.hpp"
 #include "execution/partition.hpp"
 #include "simgpt/framework/profile.hpp"
@@ -35,6 +36,11 @@ std::vector<int> stage_layers(const Workload& w, const Profile& profile, const K
   const int layers = static_cast<int>(w.model.layers);
   if (partition == Partition::listed)
     return {w.parallelism.stage_layers.begin(), w.parallelism.stage_layers.end()};
+  // It weighs every layer alike: a hybrid model's differ (model.hybrid_pattern).
+  if (partition == Partition::balanced && w.model.hybrid() && virtual_stages > 1)
+    throw InputError(w.source + ": parallelism.partition",
+                     "balanced weighs every layer alike, and a hybrid model's layers differ (use uniform, as Megatron-"
+                     "Core splits a hybrid pattern, or list each stage's layers)");
   if (partition == Partition::balanced)
     return balanced_stage_layers(layers, virtual_stages, sum_flops(layer_forward), sum_flops(embedding),
                                  sum_flops(head));
@@ -167,7 +173,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.grad_factor = gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) / E;
   const SelectiveRerun selective = selective_rerun(model, w.training, profile.selective_every_second_matmul);
   // torchtitan's op-level policy, written for its Llama: dense layers with grouped-query attention.
-  if (selective == SelectiveRerun::every_second_matmul && (w.model.moe() || w.model.latent_attention))
+  if (selective == SelectiveRerun::every_second_matmul && (w.model.moe() || w.model.latent_attention || w.model.hybrid()))
     throw InputError(w.source + ": training.recompute",
                      "selective recompute by the profile's op policy (compute.selective_recompute "
                      "every_second_matmul) is modelled for dense layers without latent attention only");
@@ -175,25 +181,26 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // layer's backward (megatron/core/transformer: the checkpointed core attention, MLP and experts'
   // activation, the norms' CheckpointWithoutOutput).
   const TrainingSpec& tr = w.training;
-  const auto module_rerun = [&](const ModelSpec& lm, bool moe_layer) {
+  // `attention`: the layer has an attention block; `norms`: its norms (a hybrid model's layer has one).
+  const auto module_rerun = [&](const ModelSpec& lm, bool moe_layer, bool attention, bool dense_mlp, int norms) {
     Kernels k;
-    if (tr.recomputes(RecomputeModule::core_attn)) {
+    if (tr.recomputes(RecomputeModule::core_attn) && attention) {
       const Kernels core = attention_core_forward(lm, shard, form);
       k.insert(k.end(), core.begin(), core.end());
     }
     // mla_up_proj: the latents' norms, up projections and rotation, rerun just before the core's
     // backward (megatron/core/transformer/multi_latent_attention.py, qkv_up_proj_and_rope_apply
     // under CheckpointWithoutOutput; its output's storage freed after the core's forward).
-    if (tr.recomputes(RecomputeModule::mla_up_proj) && lm.latent_attention) {
+    if (tr.recomputes(RecomputeModule::mla_up_proj) && lm.latent_attention && attention) {
       const Kernels up = latent_up_forward(lm, shard, form);
       k.insert(k.end(), up.begin(), up.end());
     }
     if (tr.recomputes(RecomputeModule::layernorm))
-      for (int i = 0; i < 2; ++i) {
+      for (int i = 0; i < norms; ++i) {
         const Kernels norm = layer_norm_forward(model, shard, form);
         k.insert(k.end(), norm.begin(), norm.end());
       }
-    if (tr.recomputes(RecomputeModule::mlp) && !moe_layer) {
+    if (tr.recomputes(RecomputeModule::mlp) && dense_mlp) {
       const Kernels mlp_module = mlp_module_forward(model, shard, form);
       k.insert(k.end(), mlp_module.begin(), mlp_module.end());
     }
@@ -204,13 +211,17 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     return k;
   };
   // The kernels a layer's backward reruns first (none: empty), its MLP block `mlp_kernels`.
-  // `lm` is the layer's attention model, `attention` its attention block.
+  // `lm` is the layer's attention model, `attention` its attention block. `symbol`: a hybrid model's
+  // layer's (model.hybrid_pattern), 'T' a layer of attention and MLP.
   const auto selective_kernels = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
-                                     bool moe_layer) -> Kernels {
+                                     bool moe_layer, char symbol = 'T') -> Kernels {
+    const bool has_attention = symbol == 'T' || symbol == '*';
     switch (selective) {
-    case SelectiveRerun::attention_core: return attention_core_forward(lm, shard, form);
+    case SelectiveRerun::attention_core: return has_attention ? attention_core_forward(lm, shard, form) : Kernels{};
     case SelectiveRerun::every_second_matmul: return every_second_matmul_rerun(lm, attention, mlp_kernels);
-    case SelectiveRerun::modules: return module_rerun(lm, moe_layer);
+    case SelectiveRerun::modules:
+      return module_rerun(lm, moe_layer, has_attention, !moe_layer && (symbol == 'T' || symbol == '-'),
+                          symbol == 'T' ? 2 : 1);
     case SelectiveRerun::nothing: break;
     }
     return {};
@@ -218,13 +229,16 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const bool fp8_gathers = w.training.fp8_param_gather && (w.training.fp8_recipe == Fp8Recipe::delayed ||
                                                             w.training.fp8_recipe == Fp8Recipe::tensorwise);
   const auto layer_cost = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
-                               double parameters, bool moe_layer) {
+                               double parameters, bool moe_layer, char symbol = 'T') {
     LayerCost l;
+    l.mixer = symbol == 'T' || symbol == '*' || symbol == 'M';
+    l.mlp = symbol == 'T' || symbol == '-' || symbol == 'E';
     l.attention_forward = cost.seconds(attention);
     l.mlp_forward = cost.seconds(mlp_kernels);
     l.attention_backward = cost.seconds(backward_of(attention));
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
-    if (const Kernels rerun_first = selective_kernels(lm, attention, mlp_kernels, moe_layer); !rerun_first.empty())
+    if (const Kernels rerun_first = selective_kernels(lm, attention, mlp_kernels, moe_layer, symbol);
+        !rerun_first.empty())
       l.recompute_core = cost.seconds(rerun_first);
     if (plan.tp_comm_overlap) {
       // TransformerEngine overlaps the input's all-gather with the column-parallel GEMM that reads
@@ -242,7 +256,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
           seconds += cost.kernel_seconds(*gemms[first ? static_cast<size_t>(i) : gemms.size() - 1 - static_cast<size_t>(i)]);
         return seconds;
       };
-      const Kernels* blocks[2] = {&attention, moe_layer ? nullptr : &mlp_kernels};
+      const Kernels* blocks[2] = {l.mixer ? &attention : nullptr, moe_layer || !l.mlp ? nullptr : &mlp_kernels};
       for (int b = 0; b < 2; ++b) {
         if (!blocks[b])
           continue;
@@ -253,7 +267,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
         l.tp_overlap_s[b][1][1] = gemm_seconds(backward, false, 2);
       }
     }
-    if (plan.cp > 1)
+    if (plan.cp > 1 && l.mixer)
       split_attention(l, attention, cost, lm, shard, form.repeat_kv,
                       profile.ring_attention_fp32_merge && plan.cp_comm_type == CpCommType::p2p, plan.cp);
     if (plan.tp_comm_overlap && profile.tp_overlap_sms > 0 && cost.gpu().sms > profile.tp_overlap_sms) {
@@ -272,7 +286,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
             (pass == 0 ? l.attention_parts_forward[2] : l.attention_parts_backward[0]) += extra;
         }
     }
-    if (model.latent_attention)
+    if (model.latent_attention && l.mixer)
       l.attention_gather_bytes =
           static_cast<double>(w.training.micro_batch * model.seq_len) * latent_gathered_width(model) * E;
     l.grad_bytes = parameters * E * plan.grad_factor;
@@ -291,10 +305,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       e *= E * plan.grad_factor;
     return elements;
   };
-  if (profile.dp_per_tensor && (w.model.latent_attention || w.model.moe()))
+  if (profile.dp_per_tensor && (w.model.latent_attention || w.model.moe() || w.model.hybrid()))
     throw InputError("collectives.dp_per_tensor",
-                     "lists the tensors of dense GPT layers only: not with multi-head latent attention or MoE "
-                     "layers (use false)");
+                     "lists the tensors of dense GPT layers only: not with multi-head latent attention, MoE or "
+                     "hybrid layers (use false)");
   // The step's kernels for the ledger: each block's forward and backward once a layer and
   // micro-batch, the forward again where full recompute reruns it.
   const double micro_batches = static_cast<double>(plan.micro_batches);
@@ -319,14 +333,33 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     l.a2a_overlap_s[1][1] = l.attention_forward + l.moe_forward[0];
     l.a2a_overlap_s[1][0] = expert_grads + l.moe_forward[1];
   };
+  // A MoE layer's parts around its all-to-alls, and its experts' gradients and weights.
+  const auto fill_moe = [&](LayerCost& l) {
+    l.moe = true;
+    int i = 0;
+    for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
+      l.moe_forward[i] = cost.seconds(*part);
+      l.moe_backward[i++] = cost.seconds(backward_of(*part));
+    }
+    l.all_to_all_bytes = all_to_all_bytes(model, shard);
+    if (plan.moe_a2a_overlap)
+      a2a_overlap_windows(l);
+    l.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
+    // The routed experts' weights are all their grouped GEMMs' (fp8 under fp8 training).
+    l.expert_param_bytes = expert_parameters(w.model, par.tp, par.ep) * (fp8_gathers ? 1 : E);
+  };
   // The layers of one attention form (windowed or not): their dense and MoE layers' costs, and
   // their kernels in the ledger (the form's costs are kept when no layer has it: a plan's `layer`
   // is every layer's size).
   const auto cost_layers = [&](bool windowed, LayerCost& dense, LayerCost& moe_layer) {
     double dense_count = 0, moe_count = 0;
-    for (int64_t i = 0; i < w.model.layers + w.model.mtp_layers; ++i) // multi-token prediction's unwindowed
+    // Multi-token prediction's layers are unwindowed; a hybrid model's own layers are costed apart
+    // (hybrid_layers), its modules' layers here (mtp_layer_model).
+    const ModelSpec mtp_model = mtp_layer_model(w.model);
+    for (int64_t i = w.model.hybrid() ? w.model.layers : 0; i < w.model.layers + w.model.mtp_layers; ++i)
       if ((i < w.model.layers && w.model.is_windowed_layer(i)) == windowed)
-        ++(w.model.is_moe_layer(i) ? moe_count : dense_count);
+        ++((i < w.model.layers ? w.model : mtp_model).is_moe_layer(std::min(i, w.model.layers - 1)) ? moe_count
+                                                                                                    : dense_count);
     const ModelSpec lm = attention_model(windowed);
     const Kernels attention = attention_block_forward(lm, shard, form);
     dense = layer_cost(lm, attention, mlp, layer_parameters(w.model, par.tp), false);
@@ -334,18 +367,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       dense.grad_tensors = grad_tensors(layer_parameter_tensors(w.model, par.tp));
     if (w.model.moe()) {
       moe_layer = layer_cost(lm, attention, moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep), true);
-      moe_layer.moe = true;
-      int i = 0;
-      for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
-        moe_layer.moe_forward[i] = cost.seconds(*part);
-        moe_layer.moe_backward[i++] = cost.seconds(backward_of(*part));
-      }
-      moe_layer.all_to_all_bytes = all_to_all_bytes(model, shard);
-      if (plan.moe_a2a_overlap)
-        a2a_overlap_windows(moe_layer);
-      moe_layer.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
-      // The routed experts' weights are all their grouped GEMMs' (fp8 under fp8 training).
-      moe_layer.expert_param_bytes = expert_parameters(w.model, par.tp, par.ep) * (fp8_gathers ? 1 : E);
+      fill_moe(moe_layer);
       account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun);
       cost.account(selective_kernels(lm, attention, moe_mlp, true), moe_count * micro_batches, plan.kernels);
     }
@@ -354,13 +376,35 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     cost.account(selective_kernels(lm, attention, mlp, false), dense_count * micro_batches, plan.kernels);
   };
   cost_layers(false, plan.dense_layer, plan.layer);
+  if (w.model.hybrid()) {
+    // A hybrid model's layers, a block each (model.hybrid_pattern): each kind costed once.
+    plan.hybrid_pattern = w.model.hybrid_pattern;
+    for (size_t k = 0; k < kHybridSymbols.size(); ++k) {
+      const char symbol = kHybridSymbols[k];
+      const size_t first = w.model.hybrid_pattern.find(symbol);
+      if (first == std::string::npos)
+        continue;
+      const auto i = static_cast<int64_t>(first);
+      const double count =
+          static_cast<double>(std::count(w.model.hybrid_pattern.begin(), w.model.hybrid_pattern.end(), symbol));
+      const Kernels mixer = mixer_block_forward(model, shard, form, i);
+      const Kernels& ffn = symbol == '-' ? mlp : symbol == 'E' ? moe_mlp : Kernels{};
+      LayerCost& l = plan.hybrid_layers[k];
+      l = layer_cost(model, mixer, ffn, layer_parameters_at(w.model, par.tp, par.ep, i), symbol == 'E', symbol);
+      if (symbol == 'E')
+        fill_moe(l);
+      account_block(plan.kernels, cost, mixer, count * micro_batches, rerun);
+      account_block(plan.kernels, cost, ffn, count * micro_batches, rerun);
+      cost.account(selective_kernels(model, mixer, ffn, symbol == 'E', symbol), count * micro_batches, plan.kernels);
+    }
+  }
   if (w.model.window > 0) {
     cost_layers(true, plan.windowed_dense_layer, plan.windowed_layer);
     plan.windowed.resize(static_cast<size_t>(w.model.layers));
     for (int64_t i = 0; i < w.model.layers; ++i)
       plan.windowed[static_cast<size_t>(i)] = w.model.is_windowed_layer(i);
   }
-  if (!w.model.moe()) {
+  if (!mtp_layer_model(w.model).moe()) {
     plan.layer = plan.dense_layer;
     plan.windowed_layer = plan.windowed_dense_layer;
   }

@@ -5,6 +5,9 @@
 #include "cost/kernel_ledger.hpp"
 #include "simgpt/workload/workload.hpp"
 
+#include <array>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace simgpt {
@@ -51,7 +54,13 @@ struct LayerCost {
   // With collectives.dp_per_tensor: each parameter tensor's gradient bytes on one GPU, in module
   // order (summing to grad_bytes); empty otherwise.
   std::vector<double> grad_tensors;
+  // Its blocks: a mixer (attention, or a hybrid model's Mamba layer, costed as `attention_*`) and
+  // an MLP; a hybrid model's layer has one of the two (model.hybrid_pattern).
+  bool mixer = true, mlp = true;
 };
+
+// A hybrid model's layer symbols (ModelSpec::hybrid_pattern): Mamba, attention, MLP, MoE.
+inline constexpr std::string_view kHybridSymbols = "M*-E";
 
 // One virtual stage (a stage's model chunk) on one GPU.
 struct StageCost {
@@ -82,6 +91,10 @@ struct ExecutionPlan {
   // `dense_layer`, and which layers are windowed (empty: none).
   LayerCost windowed_layer, windowed_dense_layer;
   std::vector<bool> windowed;
+  // A hybrid model (model.hybrid_pattern): its layers' symbols, and each kind's cost in the order of
+  // kHybridSymbols (empty: not hybrid).
+  std::string hybrid_pattern;
+  std::array<LayerCost, 4> hybrid_layers;
   int ep = 1;
   int cp = 1; // context-parallel ranks: cp consecutive replicas of the dp (x cp) share each sequence
   CpCommType cp_comm_type = CpCommType::p2p;
@@ -125,6 +138,8 @@ struct ExecutionPlan {
   int gpus() const { return dp * tp * pp; }
   // The cost of the model's layer i (from 0).
   const LayerCost& layer_at(int i) const {
+    if (static_cast<size_t>(i) < hybrid_pattern.size())
+      return hybrid_layers[kHybridSymbols.find(hybrid_pattern[static_cast<size_t>(i)])];
     const bool window = static_cast<size_t>(i) < windowed.size() && windowed[static_cast<size_t>(i)];
     if (i < dense_layers)
       return window ? windowed_dense_layer : dense_layer;

@@ -203,6 +203,8 @@ private:
   // runs them in reverse on the gradients (TransformerEngine 2.8 and later all-to-all only the
   // output's gradient there, not the output again).
   void attention_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
+    if (!layer.mixer) // a hybrid model's MLP layer
+      return;
     const double gathered = layer.attention_gather_bytes > 0 ? layer.attention_gather_bytes : plan_.activation_bytes;
     const double* overlap = layer.tp_overlap_s[0][forward ? 0 : 1]; // zeros without tp_comm_overlap
     if (plan_.cp < 2) {
@@ -269,6 +271,8 @@ private:
   // of their tokens, as `block` lays them), the combine all-to-all, the unpermutation. The
   // backward runs them in reverse, each all-to-all carrying the gradients of its tokens back.
   void mlp_all(const Pass& pass, const LayerCost& layer, bool forward, const Slot& slot) {
+    if (!layer.mlp) // a hybrid model's Mamba or attention layer
+      return;
     if (!layer.moe) {
       block_all(pass, forward ? layer.mlp_forward : layer.mlp_backward, slot, plan_.activation_bytes,
                 layer.tp_overlap_s[1][forward ? 0 : 1]);

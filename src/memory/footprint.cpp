@@ -18,7 +18,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   const double q = quantized_input_bytes(w.training.fp8_recipe);
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const SelectiveRerun selective = selective_rerun(m, w.training, profile.selective_every_second_matmul);
-  const auto kept_at = [&](bool experts) {
+  const auto kept_at = [&](bool experts, char symbol = 'T') {
     if (selective == SelectiveRerun::every_second_matmul) // dense layers only (make_plan refuses the rest)
       return every_second_matmul_kept_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
                                             w.training.precision);
@@ -27,20 +27,29 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
       const Recompute core = w.training.recomputes(RecomputeModule::core_attn) ? Recompute::selective : Recompute::none;
       return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, core,
                                     w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q) -
+                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol) -
              recompute_modules_freed_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
-                                           w.training.precision, experts, fp8, w.training.recompute_modules, q);
+                                           w.training.precision, experts, fp8, w.training.recompute_modules, q, symbol);
     }
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q);
+                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol);
   };
-  const auto full_at = [&](bool experts) {
+  const auto full_at = [&](bool experts, char symbol = 'T') {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
                                   w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
-                                  plan.softmax_fp32, experts, fp8, q);
+                                  plan.softmax_fp32, experts, fp8, q, symbol);
   };
-  const double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
+  // The largest layer's: a MoE model's MoE layers'; a hybrid model's largest kind's.
+  double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
+  if (m.hybrid()) {
+    layer_kept = layer_full = 0;
+    for (const char symbol : {'M', '*', '-', 'E'})
+      if (m.hybrid_pattern.find(symbol) != std::string::npos) {
+        layer_kept = std::max(layer_kept, kept_at(symbol == 'E', symbol));
+        layer_full = std::max(layer_full, full_at(symbol == 'E', symbol));
+      }
+  }
   // Selective recompute of an attention core under FlashAttention reruns nothing (selective_rerun).
   const bool recompute = w.training.recompute == Recompute::full || selective != SelectiveRerun::nothing;
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
@@ -60,8 +69,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
       f.layer_params += layer_parameters_at(m, par.tp, par.ep, i);
       if (fp8)
         f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i);
-      kept += kept_at(m.is_moe_layer(i));
-      f.full[ci] += full_at(m.is_moe_layer(i));
+      kept += kept_at(m.is_moe_layer(i), m.symbol(i));
+      f.full[ci] += full_at(m.is_moe_layer(i), m.symbol(i));
     }
     if (stage_checkpoint) {
       // One checkpoint spans the stage's layers: it keeps their input once, and recomputing it

@@ -1,6 +1,7 @@
 #include "simgpt/memory/memory.hpp"
 
 #include "model/model.hpp"
+#include "model/mamba.hpp"
 
 #include <algorithm>
 
@@ -9,7 +10,7 @@ namespace simgpt {
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
                               double replicated_kept, bool softmax_fp32, bool experts, bool fp8,
-                              double quantized_bytes) {
+                              double quantized_bytes, char symbol) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -18,9 +19,25 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   const double sbh = s * b * h;
   if (recompute == Recompute::full)
     return recompute_kept * E * sbh / (sequence_parallel ? t : 1);
+  // A hybrid model's layer is one block (model.hybrid_pattern): half of a layer's replicated
+  // tensors (its norm's input and its first projection's), one dropout mask.
+  const bool attention = symbol == 'T' || symbol == '*', mlp = symbol == 'T' || symbol == '-' || symbol == 'E';
+  const double blocks = symbol == 'T' ? 2 : 1;
   // Layernorm inputs, QKV and FC1 inputs and the two dropout masks are replicated across tensor
   // ranks unless sequence parallelism splits them.
-  double replicated = replicated_kept * E + 2 * d;
+  double replicated = (replicated_kept * E + 2 * d) * blocks / 2;
+  if (symbol == 'M') {
+    // A Mamba layer (model/mamba.hpp): its projection's output, the scan's output (the gated norm's
+    // input) and the norm's (the output projection's input), split over tensor ranks; under fp8 the
+    // two projections' inputs in one byte (TE's saved copies).
+    double split = E * mamba_saved_width(m, tp) * s * b;
+    if (fp8) {
+      const double saved_less = E - quantized_bytes;
+      replicated -= saved_less;
+      split -= saved_less * static_cast<double>(m.mamba_inner()) / t * s * b;
+    }
+    return sbh * (sequence_parallel ? replicated / t : replicated) + split;
+  }
   // Split across tensor ranks (Korthikanti et al. 2022, arXiv 2205.05198, section 4.1: 24 sbh / t
   // in 16 bits for a GPT layer): Q, K and V for the scores and their product (K and V repeated to
   // every query head by the unfused core under grouped-query attention, kept at their own width by
@@ -32,8 +49,8 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // the concatenation the activation reads (fused_bias_geglu.py, weighted_bias_quick_geglu_impl).
   const double clamped = m.activation_clamp > 0 ? 2 : 0;
   const auto saved = [&m, clamped](double f) { return m.gated_mlp() ? (3 + clamped) * f : 2 * f; };
-  double mlp_saved = saved(static_cast<double>(m.ffn_hidden));
-  double fc2_inputs = static_cast<double>(m.ffn_hidden); // of mlp_saved, per token
+  double mlp_saved = mlp ? saved(static_cast<double>(m.ffn_hidden)) : 0;
+  double fc2_inputs = mlp ? static_cast<double>(m.ffn_hidden) : 0; // of mlp_saved, per token
   double moe_kept = 0; // per token, bytes not split the dense way
   double expert_inputs = 0; // of moe_kept, per token: the experts' FC1 inputs
   if (experts) {
@@ -41,15 +58,17 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     mlp_saved = k * routed * saved(static_cast<double>(m.expert_ffn())) +
                 saved(static_cast<double>(m.shared_expert_ffn_hidden));
     fc2_inputs = k * routed * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.shared_expert_ffn_hidden);
-    expert_inputs = k * routed * h;
+    // The experts' inputs at their width (a latent MoE's: model.moe_latent), and the latent
+    // projection back's input, one a token.
+    expert_inputs = k * routed * static_cast<double>(m.expert_width()) + static_cast<double>(m.moe_latent);
     moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * expert_inputs;
   }
   // Q, K and V as the core takes them and the output projection's input, per token; with
   // --qk-layernorm also the queries and keys the norms read (their backward's input).
-  double attention_saved = q + 2 * kv + q;
-  if (m.qk_layernorm)
+  double attention_saved = attention ? q + 2 * kv + q : 0;
+  if (m.qk_layernorm && attention)
     attention_saved += q + static_cast<double>(m.kv_hidden());
-  if (m.latent_attention) {
+  if (m.latent_attention && attention) {
     // Multi-head latent attention (megatron/core/transformer/multi_latent_attention.py): the core
     // keeps queries and keys of heads x (qk_head_dim + qk_pos_emb_head_dim), values of heads x
     // v_head_dim, at their own width whether FlashAttention runs it or not (each head has its own
@@ -73,8 +92,8 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     // 2), kept in E bytes, so the output projection's fp8 copy comes beside it; the standard core's
     // backward reads P and V, not its output, which is then kept in fp8 alone.
     const double saved_less = E - quantized_bytes;
-    const double replicated_less = 2 * saved_less; // QKV's and FC1's inputs, the norms' outputs
-    const double projection = m.attention == Attention::flash ? 1 : -saved_less;
+    const double replicated_less = blocks * saved_less; // QKV's and FC1's inputs, the norms' outputs
+    const double projection = !attention ? 0 : m.attention == Attention::flash ? 1 : -saved_less;
     bytes += sbh * (-(sequence_parallel ? replicated_less / t : replicated_less) +
                     (projection * h - saved_less * fc2_inputs) / (h * t)) -
              s * b * saved_less * expert_inputs;
@@ -83,6 +102,8 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // softmax output and dropout mask, the fp32 logsumexp of each query row and head that its
   // backward recomputes the scores from (Dao et al. 2022, arXiv 2205.14135, section 3.1; Dao 2023,
   // arXiv 2307.08691, section 3.1.2). Selective recompute then has nothing more to drop.
+  if (!attention)
+    return bytes;
   if (m.attention == Attention::flash)
     return bytes + 4 * b * a * s / t;
   // Scores: the softmax output its backward needs, the input of the product with V (dropout's
@@ -95,22 +116,24 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
 
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                      Precision precision, bool experts, bool fp8, unsigned modules,
-                                     double quantized_bytes) {
+                                     double quantized_bytes, char symbol) {
+  const bool attention = symbol == 'T' || symbol == '*', dense_mlp = symbol == 'T' || symbol == '-';
+  const double norms = symbol == 'T' ? 2 : 1;
   const double E = element_bytes(precision);
   const double sb = static_cast<double>(micro_batch * m.seq_len), t = static_cast<double>(tp);
   const double h = static_cast<double>(m.hidden);
   const auto has = [modules](RecomputeModule r) { return (modules & static_cast<unsigned>(r)) != 0; };
   double freed = 0;
-  if (has(RecomputeModule::core_attn) && m.attention == Attention::flash)
+  if (has(RecomputeModule::core_attn) && m.attention == Attention::flash && attention)
     freed += 4 * static_cast<double>(micro_batch * m.heads) * static_cast<double>(m.seq_len) / t;
   if (has(RecomputeModule::layernorm)) // the two norms' outputs, the QKV and FC1 inputs (fp8: TE's copies)
-    freed += 2 * (fp8 ? quantized_bytes : E) * sb * h / (sequence_parallel ? t : 1);
+    freed += norms * (fp8 ? quantized_bytes : E) * sb * h / (sequence_parallel ? t : 1);
   const double f = static_cast<double>(m.ffn_hidden);
   // A clamped unit's concatenated input to the activation is kept inside what is recomputed.
   const double clamped = m.activation_clamp > 0 ? 2 : 0;
-  if (has(RecomputeModule::mlp) && !experts) // FC1's output and the activation's (FC2's input, fp8: 1 byte)
+  if (has(RecomputeModule::mlp) && !experts && dense_mlp) // FC1's output and the activation's (FC2's input, fp8: 1 byte)
     freed += sb * ((m.gated_mlp() ? (2 + clamped) * f : f) * E + f * (fp8 ? quantized_bytes : E)) / t;
-  if (has(RecomputeModule::mla_up_proj) && m.latent_attention) {
+  if (has(RecomputeModule::mla_up_proj) && m.latent_attention && attention) {
     // Q, K and V as the core takes them (heads x (2 (qk_head_dim + qk_pos_emb_head_dim) +
     // v_head_dim)), rebuilt before the core's backward, and the up projections' normed latent
     // inputs: the checkpoint keeps only the latents before their norms (multi_latent_attention.py,

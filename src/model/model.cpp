@@ -1,6 +1,7 @@
 #include "model/model.hpp"
 
 #include "model/latent_attention.hpp"
+#include "model/mamba.hpp"
 #include "model/fp8.hpp"
 
 #include <algorithm>
@@ -347,7 +348,9 @@ double expected_destinations(int64_t experts, int64_t top_k, int64_t ep) {
 
 double all_to_all_bytes(const ModelSpec& m, const Shard& s) {
   const double local = s.sequence_parallel ? 1.0 / static_cast<double>(s.tp) : 1.0;
-  const double E = element_bytes(s.precision), h = static_cast<double>(m.hidden);
+  // The tokens as they travel: hidden wide, or the latent width (model.moe_latent: the dispatcher
+  // takes hidden_dim = moe_latent_size, megatron/core/transformer/moe/moe_layer.py).
+  const double E = element_bytes(s.precision), h = static_cast<double>(m.expert_width());
   if (s.dispatcher == MoeDispatcher::alltoall)
     return routed_tokens(m, s) * local * h * E;
   // DeepEP and Hybrid-EP send a token once to each GPU holding any of its experts (DeepEP's
@@ -376,8 +379,14 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   // Hybrid-EP permutes inside its dispatch kernel (Megatron-Core's dispatch_with_permute); DeepEP
   // receives a token per GPU and Megatron permutes the received tokens to their experts after it
   // (MoEFlexTokenDispatcher.get_permuted_hidden_states_by_experts): as many copies either way.
+  // Latent MoE (model.moe_latent): the tokens projected to the latent width before the dispatch
+  // (fc1_latent_proj, a TELinear of parallel_mode "duplicated": whole on every tensor rank, on its
+  // own tokens; megatron/core/transformer/moe/moe_layer.py); the experts then run in it.
+  const double width = static_cast<double>(m.expert_width());
+  if (m.moe_latent > 0)
+    add_linear(b.before_dispatch, form, E, local, width, h, 1, local, local);
   if (s.dispatcher != MoeDispatcher::hybridep)
-    b.before_dispatch.push_back(pass(local * top_k * h, 1, 1, E));
+    b.before_dispatch.push_back(pass(local * top_k * width, 1, 1, E));
   // The experts this GPU holds, as one grouped GEMM per projection (megatron/core/transformer/moe/
   // experts.py, TEGroupedMLP): experts / ep problems of routed / (experts / ep) rows each.
   const double held = experts / static_cast<double>(s.ep);
@@ -390,24 +399,26 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
     rows = static_cast<double>(s.ep) *
            std::ceil(static_cast<double>(s.micro_batch * m.seq_len) * top_k * std::min(1.0, *m.capacity_factor) / experts);
   const double f = static_cast<double>(m.expert_ffn()) / tp;
-  add_linear(b.experts, form, E, rows, swiglu ? 2 * f : f, h, held, rows, rows); // FC1 (gate and up)
+  add_linear(b.experts, form, E, rows, swiglu ? 2 * f : f, width, held, rows, rows); // FC1 (gate and up)
   b.experts.back().grouped = true;
   add_clamp(b.experts, m, rows * held * f, E);
-  b.experts.push_back(pass(rows * held * f, swiglu ? 2 : 1, 1, E));     // SwiGLU or GeLU
-  add_linear(b.experts, form, E, rows, h, f, held, rows, rows);                  // FC2
+  b.experts.push_back(pass(rows * held * f, swiglu ? 2 : 1, 1, E));     // SwiGLU, GeLU or squared ReLU
+  add_linear(b.experts, form, E, rows, width, f, held, rows, rows);              // FC2
   b.experts.back().grouped = true;
   if (m.bias) {
     // FC2's bias outside the grouped GEMM, each expert's rows plus its bias times their router
     // probabilities, then the experts' outputs concatenated (megatron/core/transformer/moe/
     // experts.py, TEGroupedMLP._apply_bias); FC1's is in its GEMM's epilogue.
     for (double e = 0; e < held; ++e)
-      b.experts.push_back(pass(rows * h, 2, 2, E));
-    b.experts.push_back(pass(rows * held * h, 1, 1, E));
+      b.experts.push_back(pass(rows * width, 2, 2, E));
+    b.experts.push_back(pass(rows * held * width, 1, 1, E));
   }
   // Unpermute: each copy scaled by its router probability and summed back into its token (in
   // Hybrid-EP's combine kernel with the flex dispatcher's hybridep backend).
   if (s.dispatcher != MoeDispatcher::hybridep)
-    b.after_combine.push_back(pass(local * top_k * h, 1, 1, E));
+    b.after_combine.push_back(pass(local * top_k * width, 1, 1, E));
+  if (m.moe_latent > 0) // back to hidden (fc2_latent_proj), before the shared expert's output is added
+    add_linear(b.after_combine, form, E, local, h, width, 1, local, local);
   if (m.shared_expert_ffn_hidden > 0) {
     // The shared expert: a dense MLP every token runs (megatron/core/transformer/moe/shared_experts.py).
     const double sf = static_cast<double>(m.shared_expert_ffn_hidden) / tp;
@@ -434,13 +445,42 @@ Kernels moe_activation_forward(const ModelSpec& m, const Shard& s) {
   return act;
 }
 
-Kernels layer_forward(const ModelSpec& model, const Shard& s, const KernelForm& form, int64_t i) {
+Kernels mixer_block_forward(const ModelSpec& model, const Shard& s, const KernelForm& form, int64_t i) {
+  if (!model.has_mixer(i))
+    return {};
+  if (model.is_mamba_layer(i))
+    return mamba_block_forward(model, s, form);
   ModelSpec m = model;
   if (!model.is_windowed_layer(i))
     m.window = 0; // layer i attends to every key before each query
-  if (!m.is_moe_layer(i))
-    return transformer_forward(m, s, form);
-  Kernels k = attention_block_forward(m, s, form);
+  return attention_block_forward(m, s, form);
+}
+
+ModelSpec mtp_layer_model(const ModelSpec& m) {
+  ModelSpec t = m;
+  if (m.hybrid()) {
+    if (m.symbol(m.layers - 1) != 'E')
+      t.experts = 0;
+    t.hybrid_pattern.clear();
+    t.dense_layers = 0;
+  }
+  return t;
+}
+
+Kernels mtp_layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
+  const ModelSpec t = mtp_layer_model(m);
+  return layer_forward(t, s, form, t.layers - 1);
+}
+
+Kernels layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i) {
+  Kernels k = mixer_block_forward(m, s, form, i);
+  if (!m.has_mlp(i))
+    return k;
+  if (!m.is_moe_layer(i)) {
+    const Kernels mlp = mlp_block_forward(m, s, form);
+    k.insert(k.end(), mlp.begin(), mlp.end());
+    return k;
+  }
   const MoeBlock b = moe_block_forward(m, s, form);
   for (const Kernels* part : {&b.before_dispatch, &b.experts, &b.after_combine})
     k.insert(k.end(), part->begin(), part->end());
@@ -481,6 +521,10 @@ Kernels backward_of(const Kernels& forward) {
   Kernels k;
   k.reserve(2 * forward.size());
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    if (it->rerun_in_backward) {
+      k.push_back(*it);
+      k.back().rerun_in_backward = false;
+    }
     if (it->kind == Kernel::Kind::gemm) {
       // An fp8 GEMM's backward casts dC first; both its GEMMs then take fp8 operands (TE's
       // default fp8_wgrad; the weight's transposed copy and A's, saved by the forward's casts).
@@ -528,8 +572,9 @@ Kernels backward_of(const Kernels& forward) {
 Kernels embedding_forward(const ModelSpec& m, const Shard& s) {
   const double E = element_bytes(s.precision);
   const double act = static_cast<double>(s.micro_batch * m.seq_len * m.hidden);
-  // Token and position lookups, their sum, and embedding dropout; rotary positions have no table.
-  if (m.rotary())
+  // Token and position lookups, their sum, and embedding dropout; rotary positions (and none) have
+  // no table.
+  if (m.position != Position::learned)
     return {pass(act, 0, 1, E), Kernel::memory(act * (2 * E + 1))};
   return {pass(act, 0, 1, E), pass(act, 0, 1, E), pass(act, 2, 1, E), Kernel::memory(act * (2 * E + 1))};
 }
@@ -606,9 +651,10 @@ double attention_parameters(const ModelSpec& m, double t) {
 }
 
 // An MLP of width f on one tensor-parallel rank: FC1 column-parallel (gate and up with SwiGLU, its
-// bias split), FC2 row-parallel (its bias whole); no norm.
-double mlp_parameters(const ModelSpec& m, double f, double t) {
-  const double h = static_cast<double>(m.hidden);
+// bias split), FC2 row-parallel (its bias whole); no norm. `width`: its input and output (hidden,
+// or a latent MoE's experts' latent width).
+double mlp_parameters(const ModelSpec& m, double f, double t, double width = 0) {
+  const double h = width > 0 ? width : static_cast<double>(m.hidden);
   const double up = m.gated_mlp() ? 2 * f : f; // FC1's output width
   return (up * h + f * h + (m.bias ? up : 0)) / t + (m.bias ? h : 0);
 }
@@ -621,10 +667,15 @@ double layer_parameters(const ModelSpec& m, int64_t tp) {
 }
 
 double expert_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
-  return static_cast<double>(m.experts / ep) * mlp_parameters(m, static_cast<double>(m.expert_ffn()), static_cast<double>(tp));
+  return static_cast<double>(m.experts / ep) * mlp_parameters(m, static_cast<double>(m.expert_ffn()), static_cast<double>(tp),
+                                                               static_cast<double>(m.expert_width()));
 }
 
-double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
+namespace {
+
+// A MoE MLP without its norm: the router, the shared expert, a latent MoE's two projections and the
+// routed experts this GPU holds.
+double moe_mlp_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
   const double t = static_cast<double>(tp);
   // The router: a hidden x experts linear layer without bias, whole on every rank
   // (megatron/core/transformer/moe/router.py, Router.__init__).
@@ -632,11 +683,28 @@ double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
   const double shared = m.shared_expert_ffn_hidden > 0
                             ? mlp_parameters(m, static_cast<double>(m.shared_expert_ffn_hidden), t)
                             : 0;
-  return attention_parameters(m, t) + norm_parameters(m) + router + shared + expert_parameters(m, tp, ep);
+  // fc1_latent_proj and fc2_latent_proj, whole on every tensor rank (parallel_mode "duplicated").
+  const double latent = 2 * static_cast<double>(m.hidden) * static_cast<double>(m.moe_latent);
+  return router + shared + latent + expert_parameters(m, tp, ep);
+}
+
+} // namespace
+
+double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
+  return attention_parameters(m, static_cast<double>(tp)) + norm_parameters(m) + moe_mlp_parameters(m, tp, ep);
 }
 
 double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i) {
-  return m.is_moe_layer(i) ? moe_layer_parameters(m, tp, ep) : layer_parameters(m, tp);
+  if (m.symbol(i) == 'T')
+    return m.is_moe_layer(i) ? moe_layer_parameters(m, tp, ep) : layer_parameters(m, tp);
+  // A hybrid model's layer: one block and its norm (the attention block counts its own).
+  const double t = static_cast<double>(tp);
+  switch (m.symbol(i)) {
+  case 'M': return mamba_layer_parameters(m, tp);
+  case '*': return attention_parameters(m, t);
+  case '-': return mlp_parameters(m, static_cast<double>(m.ffn_hidden), t) + norm_parameters(m);
+  default: return moe_mlp_parameters(m, tp, ep) + norm_parameters(m);
+  }
 }
 
 double active_parameters(const ModelSpec& m) {
@@ -731,6 +799,12 @@ std::vector<double> head_parameter_tensors(const ModelSpec& m, int64_t tp) {
 }
 
 double total_parameters(const ModelSpec& m) {
+  if (m.hybrid()) {
+    double layers = 0;
+    for (int64_t i = 0; i < m.layers; ++i)
+      layers += layer_parameters_at(m, 1, 1, i);
+    return layers + embedding_parameters(m, 1) + head_parameters(m, 1);
+  }
   const double dense = static_cast<double>(m.layers - m.moe_layers()) * layer_parameters(m, 1);
   const double moe = m.moe() ? static_cast<double>(m.moe_layers()) * moe_layer_parameters(m, 1, 1) : 0;
   return dense + moe + embedding_parameters(m, 1) + head_parameters(m, 1);
@@ -771,18 +845,35 @@ ForwardFlops forward_flops_per_step(const Workload& w) {
   const double uncounted = w.model.causal ? core / 2 : 0;
   // A MoE layer's router GEMM (2 h experts per token) is counted, which Megatron-LM's formula
   // leaves out: Mixtral's router is 1e-5 of a layer's FLOPs.
-  const int64_t moe_layers = w.model.moe_layers();
-  f.layers = static_cast<double>(w.model.layers - moe_layers) * sum_flops(transformer_forward(counted, whole, form));
-  if (moe_layers > 0)
-    f.layers += static_cast<double>(moe_layers) * sum_flops(layer_forward(counted, whole, form, w.model.layers - 1));
+  double attention_layers = static_cast<double>(w.model.layers);
+  if (w.model.hybrid()) {
+    // Each kind of layer once, times its count (a pattern may be long).
+    attention_layers = 0;
+    for (const char symbol : {'M', '*', '-', 'E'}) {
+      const size_t first = w.model.hybrid_pattern.find(symbol);
+      if (first == std::string::npos)
+        continue;
+      const double count =
+          static_cast<double>(std::count(w.model.hybrid_pattern.begin(), w.model.hybrid_pattern.end(), symbol));
+      f.layers += count * sum_flops(layer_forward(counted, whole, form, static_cast<int64_t>(first)));
+      if (symbol == '*')
+        attention_layers = count;
+    }
+  } else {
+    const int64_t moe_layers = w.model.moe_layers();
+    f.layers = static_cast<double>(w.model.layers - moe_layers) * sum_flops(transformer_forward(counted, whole, form));
+    if (moe_layers > 0)
+      f.layers += static_cast<double>(moe_layers) * sum_flops(layer_forward(counted, whole, form, w.model.layers - 1));
+  }
   // Multi-token prediction, as Megatron-LM counts it (num_floating_point_operations: the modules'
   // layers as the model's last, eh_proj's 2h x h, the logits once more each).
   const double mtp = static_cast<double>(w.model.mtp_layers);
   const double tokens = static_cast<double>(w.training.global_batch * w.model.seq_len);
   const double h = static_cast<double>(w.model.hidden);
-  f.layers += mtp * (sum_flops(layer_forward(counted, whole, form, w.model.layers - 1)) + 2 * tokens * 2 * h * h);
+  if (mtp > 0)
+    f.layers += mtp * (sum_flops(mtp_layer_forward(counted, whole, form)) + 2 * tokens * 2 * h * h);
   f.head *= 1 + mtp;
-  const double cores = static_cast<double>(w.model.layers) + mtp;
+  const double cores = attention_layers + mtp;
   f.layers -= cores * uncounted;
   f.core = cores * (core - uncounted);
   return f;

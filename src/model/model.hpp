@@ -74,6 +74,9 @@ struct Kernel {
   Op op = Op::other;
   double elements = 0;
   bool backward = false; // attention and norms: the backward kernel
+  // The backward runs this forward kernel again before its own (a fused kernel that saves only its
+  // inputs and rebuilds the rest: Mamba-2's convolution and chunk states, model/mamba.hpp).
+  bool rerun_in_backward = false;
 
   static Kernel gemm(double m, double n, double k, double batch = 1) {
     Kernel g{Kind::gemm, m, n, k, batch, 0};
@@ -138,6 +141,11 @@ double element_bytes(Precision p);
 // accumulates and reduces gradients in fp32 (`fp32_grads_with_bf16`, Megatron-LM's default).
 double gradient_element_bytes(Precision p, bool fp32_grads_with_bf16);
 
+// The layer at index i's blocks of a hybrid model (model.hybrid_pattern), forward: its mixer (an
+// attention block, or a Mamba layer's: model/mamba.hpp) and its MLP (dense or MoE), either empty
+// where the layer has none. A model that is not hybrid has both.
+Kernels mixer_block_forward(const ModelSpec& m, const Shard& s, const KernelForm& form, int64_t i);
+
 // Forward kernels of one transformer layer (attention + MLP, Megatron's column/row split).
 // Under tensor parallelism each block ends in an all-reduce (or reduce-scatter with sequence
 // parallelism) of its output: the attention block and the MLP block are costed separately.
@@ -200,8 +208,15 @@ SelectiveRerun selective_rerun(const ModelSpec& m, const TrainingSpec& t, bool e
 Kernels every_second_matmul_rerun(const ModelSpec& m, const Kernels& attention, const Kernels& mlp);
 // Backward of a forward kernel list: each GEMM becomes its data- and weight-gradient GEMMs
 // (twice the FLOPs), each memory-bound kernel reads and writes about twice the bytes; a
-// FlashAttention kernel becomes its fused backward, five matmuls for the forward's two (2.5x).
+// FlashAttention kernel becomes its fused backward, five matmuls for the forward's two (2.5x); a
+// kernel rerun in the backward (Kernel::rerun_in_backward) runs once more first.
 Kernels backward_of(const Kernels& forward);
+// The layer each multi-token prediction module runs (model.mtp_layers): the model's last, or, in a
+// hybrid model, an attention layer and the last layer's MLP together (Megatron-Core's MTP pattern
+// "*E" of Nemotron 3 Super, one '*' and one 'E' layer): as a model that is not hybrid, whose last
+// layer it is.
+ModelSpec mtp_layer_model(const ModelSpec& m);
+Kernels mtp_layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 // Token embedding lookup (and position embedding) on the first stage.
 Kernels embedding_forward(const ModelSpec& m, const Shard& s);
 // Output layer on the last stage: LM head with softmax cross-entropy, or a classifier.

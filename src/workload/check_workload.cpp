@@ -161,9 +161,10 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(m.window, at("model.window"), 0, &kMaxSeqLen);
   check_int(m.mtp_layers, at("model.mtp_layers"), 0, &kMaxLayers);
   check_int(m.full_attention_every, at("model.full_attention_every"), 0, &kMaxLayers);
-  check_enum(m.mlp, Mlp::quick_geglu, at("model.mlp"));
+  check_enum(m.mlp, Mlp::squared_relu, at("model.mlp"));
   check_enum(m.norm, Norm::rmsnorm, at("model.norm"));
-  check_enum(m.position, Position::yarn, at("model.position"));
+  check_enum(m.position, Position::none, at("model.position"));
+  check_int(m.moe_latent, at("model.moe_latent"), 0, &kMaxHidden);
   check_int(t.global_batch, at("training.global_batch"), 1);
   check_int(t.micro_batch, at("training.micro_batch"), 1);
   check_enum(t.precision, Precision::bf16, at("training.precision"));
@@ -270,6 +271,7 @@ void check_experts(const Workload& w, const std::string& f) {
                                                      {"model.moe_ffn_hidden", m.moe_ffn_hidden > 0},
                                                      {"model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden > 0},
                                                      {"model.dense_layers", m.dense_layers > 0},
+                                                     {"model.moe_latent", m.moe_latent > 0},
                                                      {"model.capacity_factor", m.capacity_factor.has_value()}};
     for (const auto& [key, set] : moe_only)
       if (set)
@@ -394,6 +396,62 @@ void check_latent_attention(const ModelSpec& m, const std::string& f) {
                                  m.qk_pos_emb_head_dim));
 }
 
+// A hybrid model (model.hybrid_pattern) and its Mamba-2 mixers, refused where Megatron-Core
+// refuses them (megatron/core/ssm/mamba_mixer.py asserts) or where simgpt does not model them.
+void check_hybrid(const Workload& w, const std::string& f) {
+  const auto& m = w.model;
+  const auto& p = w.parallelism;
+  if (!m.hybrid()) {
+    const std::pair<const char*, int64_t> hybrid_only[] = {{"model.mamba_heads", m.mamba_heads},
+                                                          {"model.mamba_head_dim", m.mamba_head_dim},
+                                                          {"model.mamba_state", m.mamba_state},
+                                                          {"model.mamba_groups", m.mamba_groups}};
+    for (const auto& [key, value] : hybrid_only)
+      if (value > 0)
+        throw InputError(f + ": " + key, "applies to a hybrid model's Mamba layers (set model.hybrid_pattern)");
+    return;
+  }
+  const std::string& pattern = m.hybrid_pattern;
+  if (static_cast<int64_t>(pattern.size()) != m.layers)
+    throw InputError(f + ": model.hybrid_pattern",
+                     fmt::format("names {} layers but model.layers is {} (a symbol a layer)", pattern.size(), m.layers));
+  const bool has_experts = pattern.find('E') != std::string::npos;
+  if (has_experts && !m.moe())
+    throw InputError(f + ": model.hybrid_pattern", "has MoE layers (E) but the model has no experts (set model.experts)");
+  if (!has_experts && m.moe())
+    throw InputError(f + ": model.experts", "a hybrid model's experts are in its E layers, and its pattern has none");
+  if (m.dense_layers > 0)
+    throw InputError(f + ": model.dense_layers", "does not apply to a hybrid model (its pattern places the MoE layers)");
+  if (m.latent_attention)
+    throw InputError(f + ": model.latent_attention", "is not modelled in a hybrid model (its attention layers, *, are "
+                                                     "standard self-attention)");
+  if (m.window > 0)
+    throw InputError(f + ": model.window", "sliding-window attention is not modelled in a hybrid model");
+  if (pattern.find('M') == std::string::npos)
+    return;
+  for (const auto& [key, value] : {std::pair{"model.mamba_heads", m.mamba_heads},
+                                   std::pair{"model.mamba_head_dim", m.mamba_head_dim},
+                                   std::pair{"model.mamba_state", m.mamba_state},
+                                   std::pair{"model.mamba_groups", m.mamba_groups}})
+    check_int(value, f + ": " + key, 1, &kMaxHidden);
+  if (!checked_mul(m.mamba_heads, m.mamba_head_dim) || m.mamba_heads * m.mamba_head_dim > kMaxHidden.max)
+    refuse_limit(f + ": model.mamba_heads",
+                 fmt::format("d_inner = mamba_heads * mamba_head_dim = {} * {}", m.mamba_heads, m.mamba_head_dim),
+                 kMaxHidden);
+  if (m.mamba_heads % m.mamba_groups != 0)
+    throw InputError(f + ": model.mamba_groups", fmt::format("{} groups do not divide the {} Mamba heads (each group's "
+                                                             "B and C serve heads / groups heads)",
+                                                             m.mamba_groups, m.mamba_heads));
+  // MambaMixer: "nheads % tp == 0" and "ngroups % tp == 0".
+  if (m.mamba_groups % p.tp != 0)
+    throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide the {} Mamba groups (Megatron-Core "
+                                                         "splits heads and groups over tensor ranks)",
+                                                         p.tp, m.mamba_groups));
+  if (p.cp > 1)
+    throw InputError(f + ": parallelism.cp", "context parallelism of Mamba layers (Megatron-Core's all-to-all "
+                                             "MambaContextParallel) is not modelled (use parallelism.cp 1)");
+}
+
 void check_consistency(const Workload& w, const std::string& f) {
   const auto& m = w.model;
   const auto& t = w.training;
@@ -470,6 +528,7 @@ void check_consistency(const Workload& w, const std::string& f) {
   if (m.heads % p.tp != 0)
     throw InputError(f + ": parallelism.tp", fmt::format("tp {} does not divide heads {}", p.tp, m.heads));
   check_latent_attention(m, f);
+  check_hybrid(w, f);
   if (m.heads % m.query_groups() != 0)
     throw InputError(f + ": model.kv_heads", fmt::format("{} key-value heads do not divide the {} heads (each serves "
                                                          "heads / kv_heads query heads)", m.query_groups(), m.heads));

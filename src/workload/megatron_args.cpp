@@ -26,7 +26,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 39> kDirect{{
+constexpr std::array<Direct, 47> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -76,6 +76,17 @@ constexpr std::array<Direct, 39> kDirect{{
     {"fp8_recipe", "training", "fp8_recipe", ""},
     // megatron/training/arguments.py: --fp8-param-gather, fp8 parameters gathered at their byte.
     {"fp8_param_gather", "training", "fp8_param_gather", "true"},
+    // Hybrid models (megatron/training/arguments.py, _add_network_size_args and the Mamba
+    // arguments): the layer pattern (--hybrid-layer-pattern, formerly --hybrid-override-pattern),
+    // the Mamba-2 mixer's widths, a latent MoE's width, and NemotronH's squared-ReLU MLP.
+    {"hybrid_override_pattern", "model", "hybrid_pattern", ""},
+    {"hybrid_layer_pattern", "model", "hybrid_pattern", ""},
+    {"mamba_num_heads", "model", "mamba_heads", ""},
+    {"mamba_head_dim", "model", "mamba_head_dim", ""},
+    {"mamba_state_dim", "model", "mamba_state", ""},
+    {"mamba_num_groups", "model", "mamba_groups", ""},
+    {"moe_latent_size", "model", "moe_latent", ""},
+    {"squared_relu", "model", "mlp", "squared_relu"},
 }};
 
 // Multi-head latent attention's dimensions (megatron/training/arguments.py, _add_mla_args), read
@@ -84,7 +95,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 39> kComputed{
+constexpr std::array<std::string_view, 40> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -102,14 +113,16 @@ constexpr std::array<std::string_view, 39> kComputed{
     "moe_permute_fusion",      "moe_router_dtype",
     "expert_tensor_parallel_size", "kv_channels",
     "pipeline_model_parallel_layout", "use_megatron_fsdp",
-    "data_parallel_sharding_strategy",
+    "data_parallel_sharding_strategy", "is_hybrid_model",
 };
 
 // Flags among kComputed.
-constexpr std::array<std::string_view, 8> kComputedFlags{"group_query_attention", "multi_latent_attention",
+// --is-hybrid-model: the pattern says which layers are hybrid; the flag itself adds nothing.
+constexpr std::array<std::string_view, 9> kComputedFlags{"group_query_attention", "multi_latent_attention",
                                                          "qk_layernorm", "overlap_moe_expert_parallel_comm",
                                                          "delay_wgrad_compute", "moe_grouped_gemm",
-                                                         "moe_permute_fusion", "use_megatron_fsdp"};
+                                                         "moe_permute_fusion", "use_megatron_fsdp",
+                                                         "is_hybrid_model"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -275,7 +288,7 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   if (args.contains("position_embedding_type"))
     tree.set("model", "position",
              choose(args["position_embedding_type"], at("position_embedding_type"),
-                    {{"learned_absolute", "learned"}, {"rope", "rope"}, {"yarn", "yarn"}}),
+                    {{"learned_absolute", "learned"}, {"rope", "rope"}, {"yarn", "yarn"}, {"none", "none"}}),
              "position_embedding_type");
   // megatron/training/arguments.py: --window-size (left, right), query i attending to keys
   // i - left .. i + right (TransformerEngine's window_size); --window-attn-skip-freq N, every Nth

@@ -66,6 +66,15 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
     if (m.capacity_factor)
       model["capacity_factor"] = *m.capacity_factor;
   }
+  if (m.moe_latent > 0)
+    model["moe_latent"] = m.moe_latent;
+  if (m.hybrid()) { // written only for a hybrid model, its Mamba widths as filled in
+    model["hybrid_pattern"] = m.hybrid_pattern;
+    model["mamba_heads"] = m.mamba_heads;
+    model["mamba_head_dim"] = m.mamba_head_dim;
+    model["mamba_state"] = m.mamba_state;
+    model["mamba_groups"] = m.mamba_groups;
+  }
   if (m.latent_attention) { // written only for MLA, as the expert keys for MoE
     model["latent_attention"] = true;
     model["q_lora_rank"] = m.q_lora_rank;

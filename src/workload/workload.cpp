@@ -189,6 +189,32 @@ void read_recompute_modules(const YAML::Node& node, Workload& w, const std::stri
   w.training.recompute_modules = modules;
 }
 
+// Megatron-Core's hybrid layer pattern (megatron/core/models/hybrid/hybrid_layer_allocation.py,
+// Symbols): a layer a symbol.
+void read_hybrid_pattern(const YAML::Node& node, Workload& w, const std::string& where) {
+  const std::string text = node.Scalar();
+  if (text.size() > static_cast<size_t>(kMaxLayers.max))
+    refuse_limit(where, fmt::format("{} layers", text.size()), kMaxLayers);
+  for (const char c : text) {
+    if (c == 'M' || c == '*' || c == '-' || c == 'E')
+      continue;
+    if (c == '|')
+      throw InputError(where, "'|' (Megatron's pipeline-stage boundaries) is not read here: give the stages' layers "
+                              "as parallelism.partition (e.g. \"26,26\")");
+    if (c == '/')
+      throw InputError(where, "'/' (Megatron's multi-token prediction pattern) is not read here: give the modules as "
+                              "model.mtp_layers");
+    if (c == 'G' || c == 'D' || c == '+')
+      throw InputError(where, fmt::format("'{}' (Megatron-Core's {} layer) is a layer simgpt does not model (expected M, "
+                                          "*, - or E)",
+                                          c, c == 'G' ? "GatedDeltaNet" : c == 'D' ? "DSA attention" : "latent attention"));
+    throw InputError(where, fmt::format("'{}' is not a layer symbol (expected a string of M (Mamba-2), * (attention), - "
+                                        "(MLP) and E (MoE), e.g. \"M*M-\")",
+                                        echo(std::string(1, c))));
+  }
+  w.model.hybrid_pattern = text;
+}
+
 void read_partition(const YAML::Node& node, Workload& w, const std::string& where) {
   const std::string text = node.Scalar();
   auto& p = w.parallelism;
@@ -238,6 +264,13 @@ const std::map<std::string, Section>& schema() {
          [](auto& n, Workload& w, auto& at) { w.model.full_attention_every = read_int(n, at, 0, &kMaxLayers); }},
         {"mtp_layers", [](auto& n, Workload& w, auto& at) { w.model.mtp_layers = read_int(n, at, 0, &kMaxLayers); }},
         {"attention_sinks", [](auto& n, Workload& w, auto& at) { w.model.attention_sinks = read_bool(n, at); }},
+        {"hybrid_pattern", [](auto& n, Workload& w, auto& at) { read_hybrid_pattern(n, w, at); }},
+        {"mamba_heads", [](auto& n, Workload& w, auto& at) { w.model.mamba_heads = read_int(n, at, 1, &kMaxHidden); }},
+        {"mamba_head_dim",
+         [](auto& n, Workload& w, auto& at) { w.model.mamba_head_dim = read_int(n, at, 1, &kMaxHidden); }},
+        {"mamba_state", [](auto& n, Workload& w, auto& at) { w.model.mamba_state = read_int(n, at, 1, &kMaxHidden); }},
+        {"mamba_groups", [](auto& n, Workload& w, auto& at) { w.model.mamba_groups = read_int(n, at, 1, &kMaxHidden); }},
+        {"moe_latent", [](auto& n, Workload& w, auto& at) { w.model.moe_latent = read_int(n, at, 0, &kMaxHidden); }},
         {"activation_clamp",
          [](auto& n, Workload& w, auto& at) { w.model.activation_clamp = read_positive_number(n, at); }},
         {"mlp", [](auto& n, Workload& w, auto& at) { w.model.mlp = read_enum<Mlp>(n, at); }},
@@ -600,6 +633,20 @@ Workload read_workload_tree(const YAML::Node& root, const std::string& source, c
                                          std::pair{&w.model.qk_pos_emb_head_dim, 64}, std::pair{&w.model.v_head_dim, 128}})
       if (*dim == 0)
         *dim = megatron_default;
+  if (w.model.hybrid()) {
+    // Megatron-Core's defaults (megatron/core/transformer/transformer_config.py: mamba_head_dim 64,
+    // mamba_state_dim 128, mamba_num_groups 8; MambaMixer's d_inner = expand 2 x hidden when
+    // mamba_num_heads is not given, megatron/core/ssm/mamba_mixer.py).
+    for (auto [dim, megatron_default] : {std::pair{&w.model.mamba_head_dim, int64_t{64}},
+                                         std::pair{&w.model.mamba_state, int64_t{128}},
+                                         std::pair{&w.model.mamba_groups, int64_t{8}}})
+      if (*dim == 0)
+        *dim = megatron_default;
+    if (w.model.mamba_heads == 0)
+      w.model.mamba_heads = std::max<int64_t>(1, 2 * w.model.hidden / w.model.mamba_head_dim);
+    if (w.model.layers == 0)
+      w.model.layers = static_cast<int64_t>(w.model.hybrid_pattern.size());
+  }
   check_workload(w);
   return w;
 }

@@ -471,3 +471,31 @@ TEST_CASE("Megatron's pipeline layout flag sets the layers of each pipeline stag
   CHECK_THAT(refused("2", "Et*4|t*99999999999L", "8", "0"), Catch::Contains("unrolls to more than"));
   CHECK(refused("2", "Et*4|t*4L", "8", "0").empty()); // a valid layout is taken
 }
+
+TEST_CASE("a Nemotron 3 Nano command line imports as a hybrid model") {
+  // Megatron-Bridge's Nemotron 3 Nano (v0.6.0 recipes/nemotronh/h100/nemotron_3_nano.py) as
+  // Megatron-LM's arguments: the hybrid pattern, the Mamba-2 widths, squared ReLU, no positions.
+  const ImportedWorkload nano = import_megatron(
+      {"torchrun", "--nproc-per-node", "8", "--nnodes", "1", "pretrain_mamba.py", "--num-layers", "52",
+       "--hidden-size", "2688", "--num-attention-heads", "32", "--group-query-attention", "--num-query-groups", "2",
+       "--kv-channels", "128", "--ffn-hidden-size", "1856", "--squared-relu", "--normalization", "RMSNorm",
+       "--position-embedding-type", "none", "--disable-bias-linear", "--untie-embeddings-and-output-weights",
+       "--is-hybrid-model", "--hybrid-override-pattern", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+       "--mamba-num-heads", "64", "--mamba-head-dim", "64", "--mamba-state-dim", "128", "--mamba-num-groups", "8",
+       "--num-experts", "128", "--moe-router-topk", "6", "--moe-ffn-hidden-size", "1856",
+       "--moe-shared-expert-intermediate-size", "3712", "--expert-model-parallel-size", "8", "--seq-length", "8192",
+       "--vocab-size", "131072", "--micro-batch-size", "2", "--global-batch-size", "512", "--bf16"},
+      std::nullopt);
+  CHECK(nano.ignored.empty());
+  const Workload w = parse_workload(nano.yaml, "nano.yaml");
+  CHECK(w.model.hybrid_pattern.size() == 52);
+  CHECK(w.model.mamba_heads == 64);
+  CHECK(w.model.mlp == Mlp::squared_relu);
+  CHECK(w.model.position == Position::none);
+  CHECK(w.model.moe_layers() == 23);
+  // The newer spelling and a latent MoE.
+  CHECK(parse_workload("model: {hidden: 4096, heads: 32, seq_len: 8192, vocab: 131072}\ntraining: {global_batch: 8}\n"
+                       "hybrid_layer_pattern: \"M*E\"\nnum_experts: 8\nmoe_latent_size: 1024\n",
+                       "w.yaml")
+            .model.moe_latent == 1024);
+}

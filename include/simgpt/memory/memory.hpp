@@ -66,12 +66,14 @@ double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, i
 // and activation outputs, the two norms' outputs, the experts' activation outputs.
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                      Precision precision, bool experts, bool fp8, unsigned modules,
-                                     double quantized_bytes = 1);
+                                     double quantized_bytes = 1, char symbol = 'T');
 
+// `symbol`: a hybrid model's layer's (model.hybrid_pattern: a Mamba, attention, MLP or MoE block
+// alone), 'T' a layer of attention and MLP; both functions count that layer's tensors.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
                               double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false,
-                              bool fp8 = false, double quantized_bytes = 1);
+                              bool fp8 = false, double quantized_bytes = 1, char symbol = 'T');
 // What a saved fp8 (or nvfp4) input holds a value: one byte, or nvfp4's column-wise copy, half a
 // byte and an E4M3 scale per 16 (transformer_engine/pytorch/module/linear.py keeps the
 // column-wise copy only).

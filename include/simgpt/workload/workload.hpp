@@ -5,6 +5,7 @@
 #include "simgpt/core/enum_names.hpp"
 #include "simgpt/workload/conditions.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -89,9 +90,12 @@ constexpr std::span<const EnumName<Attention>> enum_names(Attention) { return kA
 // with a SiLU gate (Shazeer 2020, arXiv 2002.05202; Llama): a fused gate-and-up projection
 // h -> 2 ffn, SiLU(gate) * up, then ffn -> h (Megatron-LM --swiglu); `quick_geglu`, the same gated
 // unit with a quick-GELU gate, x sigmoid(1.702 x), times (up + 1) (GPT-OSS; Megatron-Core's
-// quick_gelu activation with gated_linear_unit and glu_linear_offset 1, fused_bias_geglu.py).
-enum class Mlp { gelu, swiglu, quick_geglu };
-inline constexpr EnumName<Mlp> kMlpNames[] = {{Mlp::gelu, "gelu"}, {Mlp::swiglu, "swiglu"}, {Mlp::quick_geglu, "quick_geglu"}};
+// quick_gelu activation with gated_linear_unit and glu_linear_offset 1, fused_bias_geglu.py);
+// `squared_relu`, two projections with relu(x)^2 between (So et al. 2021, arXiv 2109.08668;
+// NemotronH, Megatron-Core's squared_relu activation, megatron/core/activations.py).
+enum class Mlp { gelu, swiglu, quick_geglu, squared_relu };
+inline constexpr EnumName<Mlp> kMlpNames[] = {
+    {Mlp::gelu, "gelu"}, {Mlp::swiglu, "swiglu"}, {Mlp::quick_geglu, "quick_geglu"}, {Mlp::squared_relu, "squared_relu"}};
 constexpr std::span<const EnumName<Mlp>> enum_names(Mlp) { return kMlpNames; }
 
 // The normalisation before each block and at the end: LayerNorm (a scale and a bias per
@@ -103,10 +107,12 @@ constexpr std::span<const EnumName<Norm>> enum_names(Norm) { return kNormNames; 
 // Positions: a learned table added to the token embedding (GPT-2/3), or rotary embeddings applied
 // to queries and keys in every layer (RoPE, Su et al. 2021, arXiv 2104.09864; Llama), no table;
 // `yarn`, rotary embeddings with YaRN's frequencies and attention scale (Peng et al. 2023, arXiv
-// 2309.00071; GPT-OSS), which Megatron-Core applies unfused (its scale is not 1: rope_utils.py).
-enum class Position { learned, rope, yarn };
+// 2309.00071; GPT-OSS), which Megatron-Core applies unfused (its scale is not 1: rope_utils.py);
+// `none`, no position signal at all (NemotronH's position_embedding_type "none": its Mamba layers
+// order the tokens).
+enum class Position { learned, rope, yarn, none };
 inline constexpr EnumName<Position> kPositionNames[] = {
-    {Position::learned, "learned"}, {Position::rope, "rope"}, {Position::yarn, "yarn"}};
+    {Position::learned, "learned"}, {Position::rope, "rope"}, {Position::yarn, "yarn"}, {Position::none, "none"}};
 constexpr std::span<const EnumName<Position>> enum_names(Position) { return kPositionNames; }
 
 // How a MoE layer's tokens reach their experts (Megatron-Core's --moe-token-dispatcher-type and
@@ -235,6 +241,44 @@ struct ModelSpec {
   // embedding when the model is pipelined. 0: none.
   int64_t mtp_layers = 0;
 
+  // A hybrid model (Megatron-Core's hybrid stack, megatron/core/models/hybrid/: NemotronH, Nemotron
+  // 3): each layer is one block with its own norm before it and residual after, named by a symbol
+  // of `hybrid_pattern` (Megatron's --hybrid-layer-pattern, formerly --hybrid-override-pattern;
+  // hybrid_layer_allocation.py): 'M' a Mamba-2 mixer, '*' self-attention, '-' a dense MLP, 'E' a
+  // MoE MLP. Empty: every layer attention and MLP. Its length is `layers`.
+  std::string hybrid_pattern;
+  // The Mamba-2 mixer (Dao and Gu 2024, arXiv 2405.21060; megatron/core/ssm/mamba_mixer.py):
+  // mamba_heads heads of mamba_head_dim channels (d_inner = heads x head_dim), each with a state of
+  // mamba_state per channel, its B and C shared by the heads of each of mamba_groups groups
+  // (--mamba-num-heads, --mamba-head-dim, --mamba-state-dim, --mamba-num-groups). parse_workload
+  // fills in Megatron's defaults (head_dim 64, state 128, groups 8, heads 2 hidden / head_dim).
+  int64_t mamba_heads = 0;
+  int64_t mamba_head_dim = 0;
+  int64_t mamba_state = 0;
+  int64_t mamba_groups = 0;
+  // Latent MoE (Megatron-Core's moe_latent_size, megatron/core/transformer/moe/moe_layer.py;
+  // Nemotron 3 Super): tokens projected from hidden to moe_latent wide before the dispatch
+  // (fc1_latent_proj, whole on every tensor rank), the routed experts moe_latent -> moe_ffn_hidden
+  // -> moe_latent, and back to hidden after the combine (fc2_latent_proj); the router and the
+  // shared expert see the hidden width. 0: none.
+  int64_t moe_latent = 0;
+
+  bool hybrid() const { return !hybrid_pattern.empty(); }
+  // Layer i's symbol; 'T' (attention and MLP) where the model is not hybrid, and for the layers of
+  // multi-token prediction's modules, indexed after the model's (mtp_layer_model).
+  char symbol(int64_t i) const {
+    return hybrid() && i >= 0 && static_cast<size_t>(i) < hybrid_pattern.size() ? hybrid_pattern[static_cast<size_t>(i)]
+                                                                                  : 'T';
+  }
+  // Layer i (from 0) has a mixer (attention or Mamba) before its MLP, and an MLP (dense or MoE):
+  // every layer of a model that is not hybrid has both.
+  bool has_mixer(int64_t i) const { return !hybrid() || symbol(i) == 'M' || symbol(i) == '*'; }
+  bool has_mlp(int64_t i) const { return !hybrid() || symbol(i) == '-' || symbol(i) == 'E'; }
+  bool is_mamba_layer(int64_t i) const { return symbol(i) == 'M'; }
+  int64_t mamba_inner() const { return mamba_heads * mamba_head_dim; }
+  // The experts' input and output width: the latent one, or hidden.
+  int64_t expert_width() const { return moe_latent > 0 ? moe_latent : hidden; }
+
   int64_t query_groups() const { return kv_heads > 0 ? kv_heads : heads; }
   int64_t head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
   int64_t q_hidden() const { return heads * head_dim(); } // width of Q, and of the heads' outputs
@@ -243,16 +287,23 @@ struct ModelSpec {
   int64_t qk_head_width() const { return latent_attention ? qk_head_dim + qk_pos_emb_head_dim : head_dim(); }
   int64_t v_head_width() const { return latent_attention ? v_head_dim : head_dim(); }
   bool moe() const { return experts > 0; }
-  bool gated_mlp() const { return mlp != Mlp::gelu; } // FC1 makes a gate and an up projection
-  bool rotary() const { return position != Position::learned; }
+  bool gated_mlp() const { return mlp == Mlp::swiglu || mlp == Mlp::quick_geglu; } // FC1 makes a gate and an up projection
+  bool rotary() const { return position == Position::rope || position == Position::yarn; }
   // Layer i (from 0) attends within its window.
   bool is_windowed_layer(int64_t i) const {
     return window > 0 && (full_attention_every == 0 || (i + 1) % full_attention_every != 0);
   }
   int64_t expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
-  int64_t moe_layers() const { return moe() ? layers - dense_layers : 0; }
+  int64_t moe_layers() const {
+    if (hybrid())
+      return static_cast<int64_t>(std::count(hybrid_pattern.begin(), hybrid_pattern.end(), 'E'));
+    return moe() ? layers - dense_layers : 0;
+  }
   // Layer i (from 0) has experts.
-  bool is_moe_layer(int64_t i) const { return moe() && i >= dense_layers; }
+  // A hybrid model's multi-token prediction layers have experts where its last layer has.
+  bool is_moe_layer(int64_t i) const {
+    return hybrid() ? symbol(std::min(i, layers - 1)) == 'E' : moe() && i >= dense_layers;
+  }
 };
 
 struct TrainingSpec {
