@@ -140,7 +140,48 @@ SHAPES = {
                      "vocab": 201088, "dense_layers": 0, "experts": 128, "top_k": 4, "moe_ffn_hidden": 2880,
                      "shared_expert_ffn_hidden": 0, "mlp": "quick_geglu", "activation_clamp": 7,
                      "position": "yarn", "bias": "true", "full_attention_every": 2, "attention_sinks": "true"},
+    # Nemotron 3 Nano 30B-A3B (NemotronH: Megatron-Core's hybrid stack; v0.3.1:src/megatron/bridge/models/
+    # nemotronh/nemotron_h_provider.py: Nemotron3NanoProvider, the same shape written out in
+    # src/megatron/bridge/recipes/nemotronh/nemotron_3_nano.py from v0.4.0 and recipes/nemotronh/h100/
+    # nemotron_3_nano.py at v0.6.0): 52 layers of hybrid_layer_pattern (23 Mamba-2, 6 attention, 23 MoE),
+    # hidden 2688, 32 heads of kv_channels 128 in 2 query groups, Mamba-2 64 heads of 64 with state 128 in 8
+    # groups, 128 experts top-6 of 1856 and a shared expert of 3712, squared ReLU (not gated), RMSNorm, no
+    # biases, no position embedding, untied embeddings; vocabulary 131072 (the recipe's tokenizer
+    # nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: the provider sets none; its config's vocab_size, v0.6.0
+    # tests/unit_tests/models/nemotronh/test_nemotron_h_bridge.py). first_last_layers_bf16 is the provider's,
+    # but the perf runs' precision config overwrites it with its own False (training/mixed_precision.py:
+    # update_config_with_precision_overrides).
+    "nemotron_3_nano": {"cite": "src/megatron/bridge/recipes/nemotronh/nemotron_3_nano.py: nemotron_3_nano_pretrain_config",
+                        "hybrid_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+                        "layers": 52, "hidden": 2688, "heads": 32, "kv_heads": 2, "head_dim": 128, "ffn_hidden": 1856,
+                        "vocab": 131072, "mlp": "squared_relu", "position": "none",
+                        "mamba_heads": 64, "mamba_head_dim": 64, "mamba_state": 128, "mamba_groups": 8,
+                        "dense_layers": 0, "experts": 128, "top_k": 6, "moe_ffn_hidden": 1856,
+                        "shared_expert_ffn_hidden": 3712},
+    # Nemotron 3 Super 120B-A12B: its recipe builds the model from the Hugging Face config of
+    # nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16 (AutoBridge; src/megatron/bridge/recipes/nemotronh/
+    # nemotron_3_super.py, v0.4.0 to v0.5.1; recipes/nemotronh/h100/nemotron_3_super.py at v0.6.0), whose
+    # dimensions Megatron-LM's examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16.sh
+    # writes out: 88 layers (40 Mamba-2, 8 attention, 40 latent MoE), hidden 4096, 32 heads of 128 in 2
+    # query groups, Mamba-2 128 heads of 64 (state 128 and 8 groups: Megatron-Core's defaults), 512 experts
+    # top-22 of 2688 on a latent width of 1024 (moe_latent_size), a shared expert of 5376, squared ReLU, no
+    # position embedding, untied embeddings, vocabulary 131072; multi-token prediction mtp_num_layers 2 with
+    # mtp_use_repeated_layer (the recipe), each depth an attention and a MoE layer (mtp_hybrid_override_pattern
+    # *E, v0.6.0 tests/unit_tests/recipes/nemotronh/test_nemotron_3_super.py). Checked: these give
+    # 123,611,033,088 parameters with one MTP layer's weights, the count v0.6.0
+    # examples/model_verification_cards/nemotron-3-super-120b-a12b/card.yaml gives the checkpoint.
+    "nemotron_3_super": {"cite": "src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py: nemotron_3_super_pretrain_config",
+                         "hybrid_pattern": ("MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*"
+                                            "EMEMEMEM*EMEMEMEME"),
+                         "layers": 88, "hidden": 4096, "heads": 32, "kv_heads": 2, "head_dim": 128, "ffn_hidden": 2688,
+                         "vocab": 131072, "mlp": "squared_relu", "position": "none",
+                         "mamba_heads": 128, "mamba_head_dim": 64, "mamba_state": 128, "mamba_groups": 8,
+                         "dense_layers": 0, "experts": 512, "top_k": 22, "moe_ffn_hidden": 2688,
+                         "shared_expert_ffn_hidden": 5376, "moe_latent": 1024, "mtp_layers": 2},
 }
+for _key in ("nemotron_3_nano", "nemotron_3_super"):
+    if len(SHAPES[_key]["hybrid_pattern"]) != SHAPES[_key]["layers"]:
+        sys.exit(f"{_key}: hybrid_pattern is not layers long")
 
 # A heading's model name -> the SHAPES key, or the reason simgpt cannot express it (with its source).
 MODELS = {
@@ -150,11 +191,20 @@ MODELS = {
     "Qwen3_30B_a3B": "qwen3_30b_a3b", "Qwen3_235B_a22B": "qwen3_235b_a22b",
     "Kimi_K2": ("Kimi K2: the Muon optimizer (the table's note: \\\"Muon optimizer was used\\\"; "
                 "training.optimizer has adam, sgd and sgd_momentum only)"),
-    "Nemotron_3_Nano": "Nemotron 3 Nano: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
-    "Nemotron_3_Super": "Nemotron 3 Super: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
-    "Nemotron_3_Ultra": "Nemotron 3 Ultra: hybrid Mamba-2 / attention / MoE layers (NemotronH); simgpt has no Mamba layer",
-    "Nemotron_3_5_Lightning": ("Nemotron 3.5 Lightning: hybrid Mamba-2 / attention / MoE layers (NemotronH); "
-                               "simgpt has no Mamba layer"),
+    "Nemotron_3_Nano": "nemotron_3_nano", "Nemotron_3_Super": "nemotron_3_super",
+    "Nemotron_3_Ultra": ("Nemotron 3 Ultra: Megatron FSDP as HSDP (optim_grads_params within each NVLink domain of 64 "
+                         "GPUs, num_distributed_optimizer_instances across them, bf16 main gradients) with fine-grained "
+                         "activation offloading of the expert MLP to the CPU (offload_modules fused_group_mlp) and the "
+                         "TransformerEngine op fuser's fused grouped MLP (v0.6.0:src/megatron/bridge/perf_recipes/"
+                         "nemotronh/<gpu>/nemotronh.py: nemotron_3_ultra_pretrain_256gpu_<gpu>_fp8mx_config, "
+                         "common.py: _apply_nemotron_3_ultra_fsdp_hsdp), which simgpt does not model"),
+    "Nemotron_3_5_Lightning": ("Nemotron 3.5 Lightning (v0.6.0:src/megatron/bridge/perf_recipes/nemotronh/gb200/"
+                               "nemotronh.py: nemotron_3_5_lightning_pretrain_8gpu_gb200_fp8mx_config): Nemotron 3 "
+                               "Nano's GB200 MXFP8 run (its shape, parallelism and batch) with multi-token prediction "
+                               "added (mtp_num_layers 2 of one repeated *E layer, mtp_use_repeated_layer, "
+                               "keep_mtp_spec_in_bf16) and the vocabulary of its own tokenizer "
+                               "(nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16 at a pinned revision, not read): "
+                               "kept out until that vocabulary is resolved"),
     "DeepSeekV4 Flash": ("DeepSeek-V4 Flash (src/megatron/bridge/models/deepseek/deepseek_v4_bridge.py at v0.6.0): "
                          "an architecture none of simgpt's model keys describe"),
 }
@@ -294,6 +344,84 @@ for _release, _tag in RELEASES.items():
     for _gpu in ("H100", "B200", "GB200", "B300", "GB300"):
         PRESETS.setdefault(("deepseek_v3", _gpu, _release), (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
                                                              DEEPSEEK_UNMODELLED))
+
+# Nemotron 3's presets (Nano from v0.3.1, Super from v0.4.0): the WorkloadBaseConfig of
+# scripts/performance/configs/nemotronh/nemotron_3_nano_workload_base_configs.py (v0.3.1) and
+# nemotron_3_workload_base_configs.py (v0.4.0 to v0.5.1, the same presets at each of those tags), the per-GPU
+# perf recipes src/megatron/bridge/perf_recipes/nemotronh/<gpu>/nemotronh.py at v0.6.0 (read for GB300 and
+# GB200, the GPUs its rows ran; they set what the earlier presets do). Every one: expert_tensor_parallel_size
+# 1, the flex dispatcher's hybridep backend, no moe_a2a_overlap; the drivers (nemotron_3_llm_pretrain.py,
+# v0.6.0 common.py) force balanced routing and keep gradients in bf16.
+NEMOTRON_GRAPH_SCOPE = ["attn", "mamba", "moe_router", "moe_preprocess"]
+NEMOTRON_RECIPE_TOKENS = {"BF16": "bf16", "FP8_CS": "fp8cs", "FP8_MX": "fp8mx", "NVFP4": "nvfp4"}
+
+
+def nemotron_preset(shape_key, gpu, token, tag):
+    """The preset of a Nemotron 3 row: {config, path, num_gpus, tp, ep, global_batch, micro_batch,
+    recompute (the recompute_modules list or None), graphs (cuda_graph_scope, None: no CUDA graphs)}."""
+    super_ = shape_key == "nemotron_3_super"
+    name = "SUPER" if super_ else "NANO"
+    if tag == "v0.6.0":
+        if gpu not in ("GB300", "GB200"):
+            fail(tag, f"{shape_key} {gpu}: the v0.6.0 perf recipe not read")
+        path = f"src/megatron/bridge/perf_recipes/nemotronh/{gpu.lower()}/nemotronh.py"
+        config = (f"nemotron_3_{name.lower()}_pretrain_{64 if super_ else 8}gpu_{gpu.lower()}_"
+                  f"{NEMOTRON_RECIPE_TOKENS[token]}_config")
+    elif tag == "v0.3.1" and not super_:
+        path = "scripts/performance/configs/nemotronh/nemotron_3_nano_workload_base_configs.py"
+        config = f"NEMOTRON_3_NANO_PRETRAIN_CONFIG_{gpu}_{token}_V1"
+    elif tag in ("v0.4.0", "v0.4.2", "v0.5.0", "v0.5.1"):
+        path = "scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py"
+        config = f"NEMOTRON_3_{name}_PRETRAIN_CONFIG_{gpu}_{token}_V1"
+    else:
+        fail(tag, f"{shape_key}: no preset recorded at this tag")
+    if not super_:
+        preset = {"num_gpus": 8, "tp": 1, "ep": 8, "global_batch": 512,
+                  "micro_batch": 4 if gpu in ("GB300", "B300") else 2, "recompute": None, "graphs": NEMOTRON_GRAPH_SCOPE}
+        if gpu == "H100":  # _NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100 and its BF16 / FP8_CS variants
+            preset.update(num_gpus=16, global_batch=1024, micro_batch=1)
+            preset.update({"BF16": {"recompute": ["moe", "layernorm"], "graphs": ["attn", "mamba"]},
+                           "FP8_CS": {"recompute": ["moe", "layernorm", "core_attn", "moe_act"],
+                                      "graphs": ["mamba"]}}[token])
+    else:
+        preset = {"num_gpus": 64, "tp": 1, "ep": 64, "global_batch": 512, "micro_batch": 1, "recompute": None,
+                  "graphs": NEMOTRON_GRAPH_SCOPE}
+        if gpu == "GB200":  # BASE_NEMOTRON_3_SUPER_CONFIG_GB200
+            preset["tp"] = 2
+        elif gpu == "B300":  # BASE_NEMOTRON_3_SUPER_CONFIG_B300 and its BF16 variant (NVFP4's the same)
+            preset["ep"] = 8
+            if token in ("BF16", "NVFP4"):
+                preset["recompute"] = ["moe_act", "layernorm"]
+        elif gpu == "B200":  # BASE_NEMOTRON_3_SUPER_CONFIG_B200 and its variants
+            preset.update(graphs=None, recompute=["moe_act", "layernorm"])
+            if token == "BF16":
+                preset["recompute"] = ["moe_act", "moe", "layernorm", "core_attn"]
+            elif token == "NVFP4":
+                preset.update(tp=2, graphs=["mamba", "attn", "moe_router", "moe_preprocess"], recompute=None)
+        elif gpu != "GB300":
+            fail(tag, f"{shape_key} {gpu}: no preset recorded")
+    preset.update(config=config, path=path)
+    return preset
+
+
+# Nemotron 3 Super's NVFP4 runs: where the drivers give them more than NVFP4 (first_last_layers_bf16 with
+# num_layers_at_end_in_bf16 14: set by the driver at v0.4.0, nemotron_3_super_bf16_with_nvfp4_mixed of
+# src/megatron/bridge/training/mixed_precision.py from v0.4.2; the quantization recipe te_quant.cfg beside
+# the driver: linear_qkv, linear_proj, *mlp.fc[12]_latent_proj and mtp.* in bf16, *mixer.out_proj in MXFP8).
+NEMOTRON_SUPER_NVFP4 = {
+    "v0.4.0": "scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py, te_quant.cfg",
+    "v0.4.2": "scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py, te_quant.cfg",
+    "v0.5.0": "scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py, te_quant.cfg",
+    "v0.5.1": "scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py, te_quant.cfg",
+    "v0.6.0": "src/megatron/bridge/perf_recipes/nemotronh/common.py, te_quant.cfg",
+}
+# Where Nemotron 3 Super's recipe sets its multi-token prediction (v0.6.0's perf recipes start from the
+# 16-GPU H100 one).
+NEMOTRON_SUPER_RECIPE = {"v0.6.0": "src/megatron/bridge/recipes/nemotronh/h100/nemotron_3_super.py: "
+                                   "nemotron_3_super_pretrain_16gpu_h100_bf16_config"}
+WHOLE_MOE_RECOMPUTE = ("Megatron's recompute module moe (the whole MoE layer) is none of simgpt's "
+                       "(core_attn, mlp, layernorm, moe_act, mla_up_proj)")
+
 
 # The MoE presets' dispatcher backend and moe_a2a_overlap from v0.2.0 to v0.6.0
 # (megatron_bridge_moe_presets.py writes the file from the repository's workload base configs).
@@ -553,6 +681,20 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
     if isinstance(shape_key, str) and shape_key.startswith("qwen3") and tp > 1:
         reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the Qwen3 presets' etp 1): simgpt keeps "
                        f"expert tensor parallelism at tp")
+    nemotron = None
+    if isinstance(shape_key, str) and shape_key.startswith("nemotron_3"):
+        nemotron = nemotron_preset(shape_key, system.replace("DGX-", ""), PRECISION_TOKENS[recipe], tag)
+        if shape_key == "nemotron_3_super" and recipe == "nvfp4":
+            reasons.append(f"Nemotron 3 Super's NVFP4 recipe is mixed: the last 14 layers in bf16 "
+                           f"(first_last_layers_bf16, num_layers_at_end_in_bf16 14), linear_qkv, linear_proj, the "
+                           f"latent projections and the MTP layers in bf16 and the Mamba out_proj in MXFP8 "
+                           f"({tag}:{NEMOTRON_SUPER_NVFP4[tag]}), which training.fp8_recipe cannot express")
+        if tp > 1:
+            reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the Nemotron 3 presets' etp 1): simgpt keeps "
+                           f"expert tensor parallelism at tp")
+        if nemotron["recompute"] and "moe" in nemotron["recompute"]:
+            reasons.append(f"recompute_modules [{', '.join(nemotron['recompute'])}] ({tag}:{nemotron['path']}: "
+                           f"{nemotron['config']}): {WHOLE_MOE_RECOMPUTE}")
     dp = gpus // (tp * pp * cp)
     if dp * tp * pp * cp != gpus:
         fail(f"{name}: {container} {heading[1]} row {index}", "tp x pp x cp does not divide the GPUs")
@@ -600,12 +742,22 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                 notes.append("token dropping (the heading's \\\"tokendrop\\\"): capacity factor 1.0, padded to capacity "
                              "(v0.1.0rc4:src/megatron/bridge/training/utils/moe_token_drop.py, apply_moe_token_drop's "
                              "defaults, as scripts/performance/run_script.py calls it)")
+        if "hybrid_pattern" in shape:
+            sets.append(("model.hybrid_pattern", f'"{shape["hybrid_pattern"]}"'))
+            sets += [(f"model.{k}", shape[k]) for k in ("mamba_heads", "mamba_head_dim", "mamba_state",
+                                                        "mamba_groups", "moe_latent") if k in shape]
         if "q_lora_rank" in shape:
             sets.append(("model.latent_attention", "true"))
             sets += [(f"model.{k}", shape[k]) for k in ("q_lora_rank", "kv_lora_rank", "qk_head_dim",
                                                         "qk_pos_emb_head_dim", "v_head_dim")]
         if mtp:
             sets.append(("model.mtp_layers", 1))
+        elif shape.get("mtp_layers"):
+            sets.append(("model.mtp_layers", shape["mtp_layers"]))
+            recipe_path = NEMOTRON_SUPER_RECIPE.get(tag, "src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py: "
+                                                         "nemotron_3_super_pretrain_config")
+            notes.append(f"multi-token prediction: mtp_num_layers {shape['mtp_layers']}, each depth one attention "
+                         f"and one MoE layer (mtp_hybrid_override_pattern *E; {tag}:{recipe_path})")
         sets += [("parallelism.dp", dp), ("parallelism.tp", tp), ("parallelism.pp", pp)]
         if cp > 1:
             sets += [("parallelism.cp", cp), ("parallelism.cp_comm_type", "p2p")]
@@ -667,6 +819,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets.append(("training.fp8_param_gather", "true"))
         modules = GPT_OSS_PRESETS.get((system.replace("DGX-", ""), container, "mxfp8" if recipe else "bf16")) \
             if shape_key == "gpt_oss_120b" else None
+        if nemotron and nemotron["recompute"]:
+            modules = ",".join(nemotron["recompute"])
         if modules:  # the preset's recompute_modules under recompute_granularity selective
             sets += [("training.recompute", "selective"), ("training.recompute_modules", f'"{modules}"')]
         else:
@@ -684,10 +838,24 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                                 "TransformerEngine before 2.14's separate column-wise quantize pass (v0.2.0 to v0.3.1)"]
         else:
             unmodelled_nvfp4 = []
-        if tp > 1 and family == "llama" and recipe != "nvfp4":  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
+        if tp > 1 and family == "llama" and recipe != "nvfp4" and not nemotron:  # the recipe's CommOverlapConfig(tp_comm_overlap=True)
             sets.append(("parallelism.tp_comm_overlap", "true"))
         preset = (PRESETS.get((shape_key, gpu + "-" + (recipe or ""), container)) or PRESETS.get((shape_key, gpu, container))
                   or PRESETS.get((shape_key, "*", container)))
+        if nemotron:
+            nemotron_unmodelled = []
+            if nemotron["graphs"]:
+                nemotron_unmodelled.append(f"the preset's CUDA graphs (cuda_graph_impl transformer_engine: "
+                                           f"{', '.join(nemotron['graphs'])})")
+            differ = [k.replace("_", " ") for k in ("num_gpus", "tp", "ep", "global_batch", "micro_batch")
+                      if nemotron[k] != run_shape[k]]
+            if differ:
+                nemotron_unmodelled.append(f"the preset's {', '.join(differ)} differ from the printed row's")
+            if shape.get("mtp_layers"):
+                nemotron_unmodelled.append("the MTP depths' one shared layer (mtp_use_repeated_layer: simgpt holds "
+                                           f"{shape['mtp_layers']} layers' weights, gradients and optimizer state)"
+                                           + (" and its bf16 under fp8 (keep_mtp_spec_in_bf16)" if recipe else ""))
+            preset = (f"{tag}:{nemotron['path']}: {nemotron['config']}", nemotron_unmodelled)
         if preset is None:
             fail(f"{name}: {container} {model_name} {system}", "no preset recorded")
         unmodelled += preset[1] + unmodelled_nvfp4
@@ -704,6 +872,11 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                     sets.append(("parallelism.moe_a2a_overlap", "true"))
                 notes.append(f"MoE dispatcher {dispatcher}" + (", moe_a2a_overlap" if overlap else "") +
                              f" ({config}; megatron_bridge_moe_presets.csv)")
+        elif nemotron:  # moe_flex_dispatcher_backend hybridep, no moe_a2a_overlap
+            dispatcher = "hybridep" if flex_backend_applies("hybridep", gpu, tag) else "alltoall"
+            if dispatcher != "alltoall":
+                sets.append(("parallelism.moe_dispatcher", dispatcher))
+            notes.append(f"MoE dispatcher {dispatcher} ({nemotron['config']})")
         if family == "deepseek_v3":
             unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
                               "recomputes the attention core only: run with none)")
@@ -759,8 +932,8 @@ DESCRIPTION = """\
   scaling (FP8, FP8-CS), MXFP8 (MXFP8, FP8-MX) or NVFP4, no recompute unless the row's preset sets modules;
   vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
-  the {preset} preset{placement}. Rows simgpt cannot express (hybrid Mamba models, DeepSeek-V4,
-  Muon, block-scaled fp8 on H100,
+  the {preset} preset{placement}. Rows simgpt cannot express (DeepSeek-V4, Muon, block-scaled fp8 on
+  H100, Nemotron 3 Super's mixed NVFP4 recipe, recompute of whole MoE layers, activation offloading,
   fp8 under Megatron FSDP, expert tensor parallelism other than tp), a printed parallelism
   Megatron-Core cannot build, and runs the page footnotes as a known performance regression are
   kept, flagged not_reproducible with the reason."""
