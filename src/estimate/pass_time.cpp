@@ -24,6 +24,17 @@ std::vector<std::vector<int>> replica_groups(const ExecutionPlan& plan, int size
   return groups;
 }
 
+std::vector<std::vector<int>> expert_groups(const ExecutionPlan& plan) {
+  std::vector<std::vector<int>> groups;
+  if (plan.expert_group_size() < 2)
+    return groups;
+  for (int s = 0; s < plan.pp; ++s)
+    for (int first = 0; first + plan.ep <= plan.dp; first += plan.ep)
+      for (int t = 0; t < step_graph::expert_group_ranks(plan); ++t)
+        groups.push_back(step_graph::expert_group(plan, s, first, t));
+  return groups;
+}
+
 namespace {
 
 std::vector<std::vector<int>> tp_groups(const ExecutionPlan& plan) {
@@ -49,7 +60,7 @@ std::vector<std::vector<int>> zero3_gather_groups(const ExecutionPlan& plan) {
 
 PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs)
     : plan_(plan), profile_(profile), costs_(costs), tp_family_(tp_groups(plan)),
-      cp_family_(replica_groups(plan, plan.cp)), ep_family_(replica_groups(plan, plan.ep)),
+      cp_family_(replica_groups(plan, plan.cp)), ep_family_(expert_groups(plan)),
       dp_family_(zero3_gather_groups(plan)) {}
 
 // ZeRO-3's gathers run on the data-parallel stream, one after another: the gathers of the next
@@ -207,14 +218,20 @@ double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
     return block(s, forward ? layer.mlp_forward : layer.mlp_backward, plan_.activation_bytes,
                  layer.tp_overlap_s[1][forward ? 0 : 1]);
   const double* parts = forward ? layer.moe_forward : layer.moe_backward;
-  const double tokens = exchange(s, plan_.ep, ep_family_, CollectiveKind::all_to_all, layer.all_to_all_bytes);
+  const double tokens =
+      plan_.expert_group_size() < 2
+          ? 0
+          : costs_.seconds(step_graph::expert_group(plan_, s, 0, 0), CollectiveKind::all_to_all,
+                           CollectiveAlgorithm::ring, layer.all_to_all_bytes, ep_family_);
   // moe_a2a_overlap: each all-to-all beside its partner pass's computation (LayerCost::
   // a2a_overlap_s; zeros without it), every pass taken as paired (the replay exposes the warm-up's
   // and cool-down's lone passes).
   const double* beside = layer.a2a_overlap_s[forward ? 0 : 1];
   const double floor = tokens * plan_.a2a_sm_share;
   const double exposed = overlapped_hold_s(tokens, beside[0], floor) + overlapped_hold_s(tokens, beside[1], floor);
-  return parts[0] + exposed + block(s, parts[1], plan_.activation_bytes) + parts[2];
+  // Experts whole beside tp > 1 (expert_group_tp) take no tensor-parallel gather and reduce-scatter.
+  const double experts = plan_.expert_group_tp > 1 ? parts[1] : block(s, parts[1], plan_.activation_bytes);
+  return parts[0] + exposed + experts + parts[2];
 }
 
 } // namespace simgpt

@@ -59,5 +59,7 @@ private:
 // Every group of `size` consecutive data-parallel replicas, per stage and tensor rank: the
 // context-parallel (or expert-parallel) groups, as the step graph forms them.
 std::vector<std::vector<int>> replica_groups(const ExecutionPlan& plan, int size);
+// Every expert-parallel group of the plan (step_graph::expert_group), each stage's.
+std::vector<std::vector<int>> expert_groups(const ExecutionPlan& plan);
 
 } // namespace simgpt

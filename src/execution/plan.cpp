@@ -155,7 +155,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
 
   const Shard shard{w.training.micro_batch, par.tp,  w.training.precision, par.sequence_parallel,
                     par.ep,                 par.cp,  par.cp > 1 && par.cp_comm_type == CpCommType::p2p,
-                    par.moe_dispatcher};
+                    par.moe_dispatcher,     par.etp};
   const ModelSpec model = context_local(w.model, par.cp); // this rank's part of each sequence
   const KernelForm form = cost.form(model, shard);
   plan.softmax_fp32 = form.softmax_fp32;
@@ -313,7 +313,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // micro-batch, the forward again where full recompute reruns it.
   const double micro_batches = static_cast<double>(plan.micro_batches);
   const bool rerun = w.training.recompute == Recompute::full;
-  plan.ep = static_cast<int>(par.ep);
+  // With experts whole beside tp > 1 (parallelism.etp 1) an expert-parallel group is the tensor
+  // ranks of ep / tp consecutive replicas.
+  plan.expert_group_tp = par.expert_tp() < par.tp ? plan.tp : 1;
+  plan.ep = static_cast<int>(par.ep) / plan.expert_group_tp;
   plan.dense_layers = w.model.moe() ? static_cast<int>(w.model.dense_layers) : 0;
   const MoeBlock moe = w.model.moe() ? moe_block_forward(model, shard, form) : MoeBlock{};
   Kernels moe_mlp;
@@ -344,9 +347,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     l.all_to_all_bytes = all_to_all_bytes(model, shard);
     if (plan.moe_a2a_overlap)
       a2a_overlap_windows(l);
-    l.expert_grad_bytes = expert_parameters(w.model, par.tp, par.ep) * E * plan.grad_factor;
+    l.expert_grad_bytes = expert_parameters(w.model, par.expert_tp(), par.ep) * E * plan.grad_factor;
     // The routed experts' weights are all their grouped GEMMs' (fp8 under fp8 training).
-    l.expert_param_bytes = expert_parameters(w.model, par.tp, par.ep) * (fp8_gathers ? 1 : E);
+    l.expert_param_bytes = expert_parameters(w.model, par.expert_tp(), par.ep) * (fp8_gathers ? 1 : E);
   };
   // The layers of one attention form (windowed or not): their dense and MoE layers' costs, and
   // their kernels in the ledger (the form's costs are kept when no layer has it: a plan's `layer`
@@ -366,7 +369,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     if (profile.dp_per_tensor)
       dense.grad_tensors = grad_tensors(layer_parameter_tensors(w.model, par.tp));
     if (w.model.moe()) {
-      moe_layer = layer_cost(lm, attention, moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep), true);
+      moe_layer = layer_cost(lm, attention, moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep, par.expert_tp()), true);
       fill_moe(moe_layer);
       account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun);
       cost.account(selective_kernels(lm, attention, moe_mlp, true), moe_count * micro_batches, plan.kernels);
@@ -390,7 +393,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       const Kernels mixer = mixer_block_forward(model, shard, form, i);
       const Kernels& ffn = symbol == '-' ? mlp : symbol == 'E' ? moe_mlp : Kernels{};
       LayerCost& l = plan.hybrid_layers[k];
-      l = layer_cost(model, mixer, ffn, layer_parameters_at(w.model, par.tp, par.ep, i), symbol == 'E', symbol);
+      l = layer_cost(model, mixer, ffn, layer_parameters_at(w.model, par.tp, par.ep, i, par.expert_tp()), symbol == 'E', symbol);
       if (symbol == 'E')
         fill_moe(l);
       account_block(plan.kernels, cost, mixer, count * micro_batches, rerun);
@@ -448,9 +451,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.first_layer = first_layer;
     double layer_params = 0;
     for (int i = first_layer; i < first_layer + layers; ++i) {
-      layer_params += layer_parameters_at(w.model, par.tp, par.ep, i);
+      layer_params += layer_parameters_at(w.model, par.tp, par.ep, i, par.expert_tp());
       if (w.model.is_moe_layer(i))
-        c.expert_parameters += expert_parameters(w.model, par.tp, par.ep);
+        c.expert_parameters += expert_parameters(w.model, par.expert_tp(), par.ep);
     }
     first_layer += layers;
     double embedding_params = 0, head_params = 0;

@@ -95,7 +95,13 @@ struct ExecutionPlan {
   // kHybridSymbols (empty: not hybrid).
   std::string hybrid_pattern;
   std::array<LayerCost, 4> hybrid_layers;
+  // Expert parallelism: each expert-parallel group is `ep` consecutive replicas' tensor rank t, or
+  // with experts whole beside tp > 1 (parallelism.etp 1) their tensor ranks all (expert_group_tp =
+  // tp, the group ep x tp GPUs: step_graph::expert_group). The expert-data-parallel group of a GPU
+  // is the replicas at its place in their groups, dp / ep of them.
   int ep = 1;
+  int expert_group_tp = 1;
+  int expert_group_size() const { return ep * expert_group_tp; }
   int cp = 1; // context-parallel ranks: cp consecutive replicas of the dp (x cp) share each sequence
   CpCommType cp_comm_type = CpCommType::p2p;
   std::vector<StageCost> stages; // per virtual stage: chunk * pp + stage

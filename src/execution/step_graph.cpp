@@ -285,7 +285,11 @@ private:
     const double first = pass.paired ? beside[forward ? 0 : 1] : 0, second = pass.paired ? beside[forward ? 1 : 0] : 0;
     run_all(pass, parts[forward ? 0 : 2], slot);
     exchange_tokens(pass, layer.all_to_all_bytes, first);
-    block_all(pass, parts[1], slot);
+    // Experts whole (expert_group_tp) take no tensor-parallel gather and reduce-scatter.
+    if (plan_.expert_group_tp > 1)
+      run_all(pass, parts[1], slot);
+    else
+      block_all(pass, parts[1], slot);
     exchange_tokens(pass, layer.all_to_all_bytes, second);
     run_all(pass, parts[forward ? 2 : 0], slot);
   }
@@ -306,10 +310,17 @@ private:
   void exchange(CommDimension dimension, const Pass& pass, int size, double bytes, double beside_s = 0) {
     const bool beside_gathers =
         gathers_weights(plan_) && pass.forward && (pass.micro_batch == 0 || gathers_.issued_in_pass());
+    const Measure measure = beside_gathers ? Measure::none : Measure::first;
+    if (dimension == CommDimension::ep && plan_.expert_group_tp > 1) {
+      // Experts whole beside tp > 1: each group is the tensor ranks of `size` replicas together.
+      for (int first = 0; first < std::max(static_cast<int>(pass.groups.size()), size); first += size)
+        blocking_collective(dimension, expert_group(plan_, pass.s, first, 0), CollectiveKind::all_to_all, bytes,
+                            beside_s, size, true, measure);
+      return;
+    }
     if (size > 1)
       for_each_group(pass, size, [&](const std::vector<int>& members) {
-        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true,
-                            beside_gathers ? Measure::none : Measure::first);
+        blocking_collective(dimension, members, CollectiveKind::all_to_all, bytes, beside_s, size, true, measure);
       });
   }
 
@@ -452,20 +463,27 @@ private:
     const int times = stand_ins_.group_weight(spans);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
       collectives_.count(dimension, gpus, kind, bytes, times);
+      // The streams it joins: the group's first GPU's, or where an expert-parallel group spans the
+      // tensor ranks (expert_group) each rank's, its first replica's GPUs, which stand for the rest.
+      const size_t streams =
+          dimension == CommDimension::ep && plan_.expert_group_tp > 1 ? static_cast<size_t>(plan_.tp) : 1;
       // After the first like it, folded into the kernels around it (FoldedCollective).
       const auto measured =
           measure == Measure::none ? std::nullopt : streams_.measured(gpus.front(), isolated->second, kind, bytes);
       if (measured) {
-        streams_.fold(gpus.front(), *measured, out_.graph[*measured].seconds, overlap_s,
-                      beside ? 0 : static_cast<int>(gpus.size()), beside ? plan_.a2a_sm_share : 0);
+        for (size_t i = 0; i < streams; ++i)
+          streams_.fold(gpus[i], *measured, out_.graph[*measured].seconds, overlap_s,
+                        beside ? 0 : static_cast<int>(gpus.size()), beside ? plan_.a2a_sm_share : 0);
         return;
       }
       // The first: one task on the group's one stream, what all its GPUs wait for; the measure of
       // those after it unless it may meet other traffic (Task::unmeasured).
       const bool measures = measure == Measure::first;
-      streams_.flush(gpus.front());
+      for (size_t i = 0; i < streams; ++i)
+        streams_.flush(gpus[i]);
       const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measures);
-      streams_.append(gpus.front(), id);
+      for (size_t i = 0; i < streams; ++i)
+        streams_.append(gpus[i], id);
       if (measures)
         streams_.measures(gpus.front(), id, bytes);
       return;

@@ -18,6 +18,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   const double q = quantized_input_bytes(w.training.fp8_recipe);
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const SelectiveRerun selective = selective_rerun(m, w.training, profile.selective_every_second_matmul);
+  const bool own_tokens = par.expert_tp() < par.tp;
   const auto kept_at = [&](bool experts, char symbol = 'T') {
     if (selective == SelectiveRerun::every_second_matmul) // dense layers only (make_plan refuses the rest)
       return every_second_matmul_kept_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
@@ -27,18 +28,18 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
       const Recompute core = w.training.recomputes(RecomputeModule::core_attn) ? Recompute::selective : Recompute::none;
       return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, core,
                                     w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol) -
+                                    profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol, own_tokens) -
              recompute_modules_freed_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
                                            w.training.precision, experts, fp8, w.training.recompute_modules, q, symbol);
     }
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
-                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol);
+                                  profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol, own_tokens);
   };
   const auto full_at = [&](bool experts, char symbol = 'T') {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
                                   w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
-                                  plan.softmax_fp32, experts, fp8, q, symbol);
+                                  plan.softmax_fp32, experts, fp8, q, symbol, own_tokens);
   };
   // The largest layer's: a MoE model's MoE layers'; a hybrid model's largest kind's.
   double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
@@ -66,9 +67,9 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     double kept = 0;
     f.full[ci] = 0;
     for (int i = cost.first_layer; i < cost.first_layer + cost.layers; ++i) {
-      f.layer_params += layer_parameters_at(m, par.tp, par.ep, i);
+      f.layer_params += layer_parameters_at(m, par.tp, par.ep, i, par.expert_tp());
       if (fp8)
-        f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i);
+        f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i, par.expert_tp());
       kept += kept_at(m.is_moe_layer(i), m.symbol(i));
       f.full[ci] += full_at(m.is_moe_layer(i), m.symbol(i));
     }

@@ -10,7 +10,7 @@ namespace simgpt {
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
                               double replicated_kept, bool softmax_fp32, bool experts, bool fp8,
-                              double quantized_bytes, char symbol) {
+                              double quantized_bytes, char symbol, bool own_tokens_routed) {
   const double E = element_bytes(precision);
   const double s = static_cast<double>(m.seq_len), b = static_cast<double>(micro_batch);
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(m.heads);
@@ -61,6 +61,9 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     // The experts' inputs at their width (a latent MoE's: model.moe_latent), and the latent
     // projection back's input, one a token.
     expert_inputs = k * routed * static_cast<double>(m.expert_width()) + static_cast<double>(m.moe_latent);
+    // Experts whole beside tp > 1 (parallelism.etp 1): a GPU routes only its own tokens.
+    if (own_tokens_routed)
+      expert_inputs /= t;
     moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * expert_inputs;
   }
   // Q, K and V as the core takes them and the output projection's input, per token; with

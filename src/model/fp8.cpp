@@ -57,9 +57,10 @@ double fp8_weight_elements(const Kernels& forward) {
   return elements;
 }
 
-double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i) {
+double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp) {
   // The weights' shapes do not depend on the tokens, the precision or the cast's form.
-  const Shard shard{.micro_batch = 1, .tp = tp, .precision = Precision::bf16, .sequence_parallel = false, .ep = ep};
+  const Shard shard{.micro_batch = 1, .tp = tp, .precision = Precision::bf16, .sequence_parallel = false, .ep = ep,
+                    .etp = etp};
   KernelForm form;
   form.fp8 = true;
   return fp8_weight_elements(layer_forward(m, shard, form, i));

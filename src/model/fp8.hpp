@@ -22,7 +22,8 @@ void add_linear(Kernels& kernels, const KernelForm& form, double E, double rows,
 // Elements of the weights of `forward`'s fp8 GEMMs ([k x n] each, `batch` of them): what TE
 // keeps an fp8 copy of.
 double fp8_weight_elements(const Kernels& forward);
-// The same for the model's layer i (from 0) on one GPU (its tensor-parallel shard, experts / ep).
-double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i);
+// The same for the model's layer i (from 0) on one GPU (its tensor-parallel shard, experts / ep,
+// each split over `etp` tensor ranks: 0, tp).
+double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp = 0);
 
 } // namespace simgpt

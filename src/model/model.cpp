@@ -324,8 +324,20 @@ Kernels transformer_forward(const ModelSpec& m, const Shard& s, const KernelForm
   return k;
 }
 
-double routed_tokens(const ModelSpec& m, const Shard& s) {
+namespace {
+
+// The tokens whose copies an expert-parallel rank's group routes to its experts, per member: the
+// whole sequence where the tensor ranks gather their sequence-parallel shares for experts split
+// over them (etp = tp), a rank's own share where experts are whole (etp 1 with tp > 1).
+double routing_tokens(const ModelSpec& m, const Shard& s) {
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
+  return s.expert_tp() < s.tp ? tokens / static_cast<double>(s.tp) : tokens;
+}
+
+} // namespace
+
+double routed_tokens(const ModelSpec& m, const Shard& s) {
+  const double tokens = routing_tokens(m, s);
   // Over the expert-parallel group, ep x tokens tokens (each tensor-parallel rank routes its
   // sequence-parallel share, gathered again over tp before the experts: Megatron's alltoall
   // dispatcher with expert tensor parallelism) send top_k copies each, an even 1/ep of them to
@@ -351,8 +363,10 @@ double all_to_all_bytes(const ModelSpec& m, const Shard& s) {
   // The tokens as they travel: hidden wide, or the latent width (model.moe_latent: the dispatcher
   // takes hidden_dim = moe_latent_size, megatron/core/transformer/moe/moe_layer.py).
   const double E = element_bytes(s.precision), h = static_cast<double>(m.expert_width());
+  // Each GPU sends the copies of its own tokens: a 1/tp share of routed_tokens where the tensor
+  // ranks gather them after the exchange (etp = tp), all of them where it routes only its own.
   if (s.dispatcher == MoeDispatcher::alltoall)
-    return routed_tokens(m, s) * local * h * E;
+    return routed_tokens(m, s) * (s.expert_tp() < s.tp ? 1.0 : local) * h * E;
   // DeepEP and Hybrid-EP send a token once to each GPU holding any of its experts (DeepEP's
   // get_dispatch_layout: is_token_in_rank per token and rank; Hybrid-EP's routing map per rank),
   // in bf16 either way (Megatron-Core's fused_a2a.py passes no fp8 tensor; Hybrid-EP asserts
@@ -396,9 +410,8 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   // Megatron's --moe-pad-expert-input-to-capacity fills it; balanced routing reaches it: each
   // expert's GEMM runs ep x that many rows.
   if (m.capacity_factor)
-    rows = static_cast<double>(s.ep) *
-           std::ceil(static_cast<double>(s.micro_batch * m.seq_len) * top_k * std::min(1.0, *m.capacity_factor) / experts);
-  const double f = static_cast<double>(m.expert_ffn()) / tp;
+    rows = static_cast<double>(s.ep) * std::ceil(routing_tokens(m, s) * top_k * std::min(1.0, *m.capacity_factor) / experts);
+  const double f = static_cast<double>(m.expert_ffn()) / static_cast<double>(s.expert_tp());
   add_linear(b.experts, form, E, rows, swiglu ? 2 * f : f, width, held, rows, rows); // FC1 (gate and up)
   b.experts.back().grouped = true;
   add_clamp(b.experts, m, rows * held * f, E);
@@ -675,7 +688,7 @@ namespace {
 
 // A MoE MLP without its norm: the router, the shared expert, a latent MoE's two projections and the
 // routed experts this GPU holds.
-double moe_mlp_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
+double moe_mlp_parameters(const ModelSpec& m, int64_t tp, int64_t ep, int64_t etp) {
   const double t = static_cast<double>(tp);
   // The router: a hidden x experts linear layer without bias, whole on every rank
   // (megatron/core/transformer/moe/router.py, Router.__init__).
@@ -685,25 +698,25 @@ double moe_mlp_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
                             : 0;
   // fc1_latent_proj and fc2_latent_proj, whole on every tensor rank (parallel_mode "duplicated").
   const double latent = 2 * static_cast<double>(m.hidden) * static_cast<double>(m.moe_latent);
-  return router + shared + latent + expert_parameters(m, tp, ep);
+  return router + shared + latent + expert_parameters(m, etp > 0 ? etp : tp, ep);
 }
 
 } // namespace
 
-double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep) {
-  return attention_parameters(m, static_cast<double>(tp)) + norm_parameters(m) + moe_mlp_parameters(m, tp, ep);
+double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep, int64_t etp) {
+  return attention_parameters(m, static_cast<double>(tp)) + norm_parameters(m) + moe_mlp_parameters(m, tp, ep, etp);
 }
 
-double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i) {
+double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp) {
   if (m.symbol(i) == 'T')
-    return m.is_moe_layer(i) ? moe_layer_parameters(m, tp, ep) : layer_parameters(m, tp);
+    return m.is_moe_layer(i) ? moe_layer_parameters(m, tp, ep, etp) : layer_parameters(m, tp);
   // A hybrid model's layer: one block and its norm (the attention block counts its own).
   const double t = static_cast<double>(tp);
   switch (m.symbol(i)) {
   case 'M': return mamba_layer_parameters(m, tp);
   case '*': return attention_parameters(m, t);
   case '-': return mlp_parameters(m, static_cast<double>(m.ffn_hidden), t) + norm_parameters(m);
-  default: return moe_mlp_parameters(m, tp, ep) + norm_parameters(m);
+  default: return moe_mlp_parameters(m, tp, ep, etp) + norm_parameters(m);
   }
 }
 

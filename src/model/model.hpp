@@ -130,6 +130,11 @@ struct Shard {
   // of keys, not as the one kernel it is costed as.
   bool cp_ring = false;
   MoeDispatcher dispatcher = MoeDispatcher::alltoall; // how MoE layers' tokens reach their experts
+  // Expert tensor parallelism (ParallelismSpec::etp): 0 (tp) splits each expert over the tensor
+  // ranks, which gather their sequence-parallel tokens before the experts; 1 keeps experts whole,
+  // each GPU routing only its own tokens.
+  int64_t etp = 0;
+  int64_t expert_tp() const { return etp > 0 ? etp : tp; }
 };
 
 // What one of cp context-parallel ranks computes of each sequence: seq_len / cp tokens, through
@@ -234,10 +239,10 @@ double layer_parameters(const ModelSpec& m, int64_t tp);
 // tp), the shared expert split over tp, and experts / ep routed experts split over tp (Megatron's
 // default expert tensor parallelism, etp = tp). expert_parameters is the routed experts' part
 // alone: what the expert-data-parallel group (dp / ep ranks) reduces.
-double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep);
+double moe_layer_parameters(const ModelSpec& m, int64_t tp, int64_t ep, int64_t etp = 0);
 double expert_parameters(const ModelSpec& m, int64_t tp, int64_t ep);
-// Layer i's parameters on one GPU, dense or MoE.
-double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i);
+// Layer i's parameters on one GPU, dense or MoE; `etp` the experts' tensor ranks (0: tp).
+double layer_parameters_at(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp = 0);
 // Parameters one token runs through: a MoE layer counts top_k of its experts (Mixtral 8x7B: 12.9B
 // of 46.7B).
 double active_parameters(const ModelSpec& m);

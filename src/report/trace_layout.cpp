@@ -246,12 +246,18 @@ private:
   }
 
   // The members of an isolated collective's group: a tensor-parallel group, or ep replicas.
-  int group_size(const Task& task) const { return task.dimension == CommDimension::ep ? plan_.ep : plan_.tp; }
+  int group_size(const Task& task) const {
+    return task.dimension == CommDimension::ep ? plan_.expert_group_size() : plan_.tp;
+  }
 
   // A GPU's place in the group of isolated collective `task`: its tensor rank, or its replica's
   // place in the expert-parallel group.
   int place(const Task& task, int gpu) const {
-    return task.dimension == CommDimension::ep ? stand_ins_.rank(gpu)[1] % plan_.ep : stand_ins_.rank(gpu)[2];
+    if (task.dimension != CommDimension::ep)
+      return stand_ins_.rank(gpu)[2];
+    // Its replica's place, and where a group spans the tensor ranks (expert_group) its rank in it.
+    const int replica = stand_ins_.rank(gpu)[1] % plan_.ep;
+    return plan_.expert_group_tp > 1 ? replica * plan_.tp + stand_ins_.rank(gpu)[2] : replica;
   }
 
   // The timed slice of isolated collective v (or of one like it, folded) on each of `gpus`.
@@ -266,7 +272,7 @@ private:
       const auto& [s, d, t] = stand_ins_.rank(gpu);
       std::vector<int> members;
       if (out_.stores()) {
-        members = task.dimension == CommDimension::ep ? step_graph::replica_group(plan_, s, d - d % plan_.ep, plan_.ep, t)
+        members = task.dimension == CommDimension::ep ? step_graph::expert_group(plan_, s, d - d % plan_.ep, t)
                                                       : step_graph::tp_group(plan_, s, d);
         std::sort(members.begin(), members.end());
       }

@@ -176,6 +176,7 @@ void check_ranges(const Workload& w, const std::string& f) {
   check_int(p.tp, at("parallelism.tp"), 1, &kMaxGpus);
   check_int(p.pp, at("parallelism.pp"), 1, &kMaxGpus);
   check_int(p.ep, at("parallelism.ep"), 1, &kMaxGpus);
+  check_int(p.etp, at("parallelism.etp"), 0, &kMaxGpus);
   check_int(p.cp, at("parallelism.cp"), 1, &kMaxGpus);
   check_enum(p.cp_comm_type, CpCommType::a2a_p2p, at("parallelism.cp_comm_type"));
   check_enum(p.moe_dispatcher, MoeDispatcher::hybridep, at("parallelism.moe_dispatcher"));
@@ -272,6 +273,7 @@ void check_experts(const Workload& w, const std::string& f) {
                                                      {"model.shared_expert_ffn_hidden", m.shared_expert_ffn_hidden > 0},
                                                      {"model.dense_layers", m.dense_layers > 0},
                                                      {"model.moe_latent", m.moe_latent > 0},
+                                                     {"parallelism.etp", w.parallelism.etp > 0},
                                                      {"model.capacity_factor", m.capacity_factor.has_value()}};
     for (const auto& [key, set] : moe_only)
       if (set)
@@ -292,20 +294,38 @@ void check_experts(const Workload& w, const std::string& f) {
   if (m.experts % p.ep != 0)
     throw InputError(f + ": parallelism.ep",
                      fmt::format("ep {} does not divide the {} experts (each rank holds experts / ep)", p.ep, m.experts));
-  // megatron/core/parallel_state.py (initialize_model_parallel): the expert grid is etp x ep x edp x pp
-  // over the same GPUs as tp x dp x pp, and world_size must be divisible by etp * ep * pp. simgpt
-  // keeps Megatron's default expert tensor parallelism, etp = tp, so ep must divide dp.
-  if (!p.dp_from_platform && p.dp % p.ep != 0) // else checked once on_platform has derived dp
+  // Expert tensor parallelism: tp (Megatron's default) or 1, whose expert-parallel groups are
+  // whole replicas' tensor ranks (ParallelismSpec::etp).
+  if (p.etp > 0 && p.etp != p.tp && p.etp != 1)
+    throw InputError(f + ": parallelism.etp", fmt::format("{} is not modelled (expected 1, or tp {})", p.etp, p.tp));
+  if (p.expert_tp() == 1 && p.tp > 1) {
+    if (p.ep % p.tp != 0)
+      throw InputError(f + ": parallelism.ep",
+                       fmt::format("ep {} is not a multiple of tp {}: with etp 1 simgpt models expert-parallel groups "
+                                   "of whole replicas' tensor ranks",
+                                   p.ep, p.tp));
+    if (!p.dp_from_platform && p.dp % (p.ep / p.tp) != 0)
+      throw InputError(f + ": parallelism.ep",
+                       fmt::format("ep {} does not divide dp * tp = {} * {} (with etp 1 the expert-parallel ranks are "
+                                   "data- and tensor-parallel ranks)",
+                                   p.ep, p.dp, p.tp));
+    if (p.cp > 1)
+      throw InputError(f + ": parallelism.etp", "1 with tp > 1 under context parallelism is not modelled");
+  } else if (!p.dp_from_platform && p.dp % p.ep != 0) { // else checked once on_platform has derived dp
+    // megatron/core/parallel_state.py (initialize_model_parallel): the expert grid is etp x ep x edp
+    // x pp over the same GPUs as tp x dp x pp, and world_size must be divisible by etp * ep * pp.
+    // With etp = tp, ep must divide dp.
     throw InputError(f + ": parallelism.ep",
                      fmt::format("ep {} does not divide dp {} (expert-parallel ranks are data-parallel ranks: "
                                  "dp*tp*pp must be divisible by ep*tp*pp)",
                                  p.ep, p.dp));
+  }
   // megatron/core/transformer/moe/moe_layer.py: training with MoE and tp > 1 needs sequence parallelism.
   if (p.tp > 1 && !p.sequence_parallel)
     throw InputError(f + ": parallelism.sequence_parallel",
                      "a mixture-of-experts model with tp > 1 needs sequence_parallel: true (Megatron-LM refuses it "
                      "without)");
-  if (m.expert_ffn() % p.tp != 0)
+  if (m.expert_ffn() % p.expert_tp() != 0)
     throw InputError(f + ": parallelism.tp",
                      fmt::format("tp {} does not divide the experts' ffn width {} (experts are split over tp as "
                                  "Megatron's default expert tensor parallelism does)",

@@ -377,12 +377,16 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   } else if (args.contains("data_parallel_sharding_strategy")) {
     notes.push_back("data_parallel_sharding_strategy: Megatron uses it only with --use-megatron-fsdp");
   }
-  // Expert tensor parallelism other than tp is not modelled: the experts split as the dense layers.
+  // Expert tensor parallelism (parallelism.etp): tp, or 1; other sizes are not modelled.
   if (args.contains("expert_tensor_parallel_size")) {
     const std::string tp = args.contains("tensor_model_parallel_size") ? args["tensor_model_parallel_size"] : "1";
-    if (args["expert_tensor_parallel_size"] != tp)
-      notes.push_back(fmt::format("expert_tensor_parallel_size {}: simgpt splits the experts over tp ({})",
-                                  echo(args["expert_tensor_parallel_size"]), echo(tp)));
+    const std::string& etp = args["expert_tensor_parallel_size"];
+    if (etp == "1" || etp == tp)
+      tree.set("parallelism", "etp", etp, "expert_tensor_parallel_size");
+    else
+      notes.push_back(fmt::format("expert_tensor_parallel_size {}: simgpt models expert tensor parallelism of 1 or "
+                                  "tp ({}) only",
+                                  echo(etp), echo(tp)));
   }
   if (args.contains("window_attn_skip_freq")) {
     if (!args.contains("window_size"))

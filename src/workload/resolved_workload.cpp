@@ -114,6 +114,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
   par["pp"] = p.pp;
   if (m.moe())
     par["ep"] = p.ep;
+  if (p.etp > 0) // written only when given: tp otherwise
+    par["etp"] = p.etp;
   if (p.moe_dispatcher != MoeDispatcher::alltoall) // written only when set
     par["moe_dispatcher"] = name_of(p.moe_dispatcher);
   if (p.moe_a2a_overlap)

@@ -320,6 +320,7 @@ const std::map<std::string, Section>& schema() {
         {"tp", [](auto& n, Workload& w, auto& at) { w.parallelism.tp = read_int(n, at, 1, &kMaxGpus); }},
         {"pp", [](auto& n, Workload& w, auto& at) { w.parallelism.pp = read_int(n, at, 1, &kMaxGpus); }},
         {"ep", [](auto& n, Workload& w, auto& at) { w.parallelism.ep = read_int(n, at, 1, &kMaxGpus); }},
+        {"etp", [](auto& n, Workload& w, auto& at) { w.parallelism.etp = read_int(n, at, 1, &kMaxGpus); }},
         {"cp", [](auto& n, Workload& w, auto& at) { w.parallelism.cp = read_int(n, at, 1, &kMaxGpus); }},
         {"cp_comm_type",
          [](auto& n, Workload& w, auto& at) { w.parallelism.cp_comm_type = read_enum<CpCommType>(n, at); }},

@@ -179,6 +179,30 @@ TEST_CASE("an expert-parallel group of alike replicas runs as one, its all-to-al
     CHECK(symmetric["collectives"] == full["collectives"]);
     CHECK(symmetric["step_time_s"].get<double>() == Approx(full["step_time_s"].get<double>()).epsilon(0.01));
   }
+  SECTION("experts whole beside tp 2 (etp 1): each group the tensor ranks of ep / tp replicas, folded alike") {
+    // Megatron's expert grid with etp 1: ep 8 consecutive ranks, the two tensor ranks of 4
+    // replicas, all on one node; no tensor-parallel gather or reduce-scatter around the experts.
+    const Overrides o = moe({{"parallelism.ep", "8"}, {"parallelism.etp", "1"}});
+    const auto symmetric = simulate_with(dgx_eight(), o, true, SimulationOptions::Fidelity::symmetric);
+    const auto full = simulate_with(dgx_eight(), o, true, SimulationOptions::Fidelity::full);
+    CHECK(symmetric["fidelity"]["expert_group_folded"] == 4);
+    CHECK(symmetric["collectives"] == full["collectives"]);
+    CHECK(symmetric["step_time_s"].get<double>() == Approx(full["step_time_s"].get<double>()).epsilon(0.01));
+    const auto split = simulate_with(dgx_eight(), moe({{"parallelism.ep", "8"}}), true,
+                                     SimulationOptions::Fidelity::full);
+    const auto count = [](const nlohmann::ordered_json& r, const char* kind) {
+      return r["collectives"].contains(kind) ? r["collectives"][kind]["count"].get<double>() : 0.0;
+    };
+    // A MoE layer's experts drop their gather and reduce-scatter (the attention blocks and the
+    // dense layers keep theirs); as many all-to-alls, each over 8 GPUs of one node.
+    CHECK(count(full, "allgather") < count(split, "allgather"));
+    CHECK(count(full, "alltoall") == count(split, "alltoall"));
+    // Inside a node the all-to-alls run on NVLink, not the two nodes' NICs; each GPU holds its
+    // experts whole, twice the expert gradients to reduce over twice the replicas.
+    CHECK(full["communication"]["ep"]["in_flight_s"].get<double>() <
+          0.5 * split["communication"]["ep"]["in_flight_s"].get<double>());
+    CHECK(full["communication"]["dp"]["bytes"].get<double>() > split["communication"]["dp"]["bytes"].get<double>());
+  }
   SECTION("one NIC a node: the replicas' transfers share it, so every replica runs its own stream") {
     const auto f = simulate_with(dgx_eight_one_nic(), moe({{"parallelism.ep", "8"}}), true,
                                  SimulationOptions::Fidelity::symmetric)["fidelity"];

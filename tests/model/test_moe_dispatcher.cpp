@@ -136,3 +136,39 @@ TEST_CASE("the expert-parallel overlap is refused where Megatron-Core refuses it
   CHECK_THAT(refusal({{"parallelism.moe_dispatcher", "nccl"}}),
              Catch::Contains("parallelism.moe_dispatcher") && Catch::Contains("hybridep"));
 }
+
+TEST_CASE("experts whole beside tensor parallelism (etp 1) route each GPU's own tokens, unsplit") {
+  const ModelSpec m = qwen3_moe();
+  const Shard split{.micro_batch = 1, .tp = 2, .precision = Precision::bf16, .sequence_parallel = true, .ep = 8};
+  Shard whole = split;
+  whole.etp = 1;
+  // The same copies leave each GPU (its own sequence-parallel tokens'), for half the routed tokens
+  // a rank's experts see: no tensor-parallel gather after the exchange.
+  CHECK(all_to_all_bytes(m, whole) == Approx(all_to_all_bytes(m, split)));
+  CHECK(routed_tokens(m, whole) == Approx(routed_tokens(m, split) / 2));
+  // As many expert FLOPs a GPU, in GEMMs of half the rows and the whole width.
+  const MoeBlock a = moe_block_forward(m, split, KernelForm{}), b = moe_block_forward(m, whole, KernelForm{});
+  CHECK(sum_flops(b.experts) == Approx(sum_flops(a.experts)));
+  CHECK(b.experts.front().m == Approx(a.experts.front().m / 2));
+  CHECK(b.experts.front().n == Approx(2 * a.experts.front().n));
+  ModelSpec unbiased = m; // FC2's bias is whole on every tensor rank
+  unbiased.bias = false;
+  CHECK(expert_parameters(unbiased, 1, 8) == Approx(2 * expert_parameters(unbiased, 2, 8)));
+  const std::string yaml = "model: {layers: 4, hidden: 2048, heads: 32, seq_len: 4096, vocab: 151936, experts: 128, "
+                           "top_k: 8, moe_ffn_hidden: 768}\ntraining: {global_batch: 64, precision: bf16}\n"
+                           "parallelism: {tp: 2, sequence_parallel: true, ";
+  CHECK(parse_workload(yaml + "dp: 8, ep: 8, etp: 1}\n", "w.yaml").parallelism.expert_tp() == 1);
+  const auto refusal = [&](const std::string& par) {
+    try {
+      parse_workload(yaml + par + "}\n", "w.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // Megatron's other expert tensor sizes, and groups that split a replica's tensor ranks, are not modelled.
+  CHECK_THAT(refusal("dp: 8, ep: 8, etp: 3"), Catch::Contains("parallelism.etp") && Catch::Contains("expected 1, or tp 2"));
+  CHECK_THAT(refusal("dp: 8, ep: 1, etp: 1"), Catch::Contains("parallelism.ep") && Catch::Contains("multiple of tp"));
+  // 8 GPUs' worth of expert ranks: dp 8 x tp 2 holds two groups of ep 8, dp 4 x tp 2 one.
+  CHECK_THAT(refusal("dp: 4, ep: 16, etp: 1"), Catch::Contains("parallelism.ep"));
+}

@@ -675,12 +675,15 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                 f"({tag}:{DEEPSEEK_RECIPE.get(tag, 'src/megatron/bridge/recipes/deepseek/deepseek_v3.py')}, the recipe's default"
                 + (", the heading's \\\"w/ MTP\\\"" if "w/ MTP" in model_name else "") +
                 "), its module on the last pipeline stage")
-        if tp > 1:
-            reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the presets' etp 1): simgpt keeps "
-                           f"expert tensor parallelism at tp")
+    # The MoE presets set expert_tensor_parallel_size 1 (DeepSeek-V3's, Qwen3's and Nemotron 3's):
+    # with tp > 1 the experts run whole (parallelism.etp 1).
+    etp_one = False
+    if shape_key == "deepseek_v3" and tp > 1:
+        etp_one = True
+        notes.append("expert_tensor_parallel_size 1 (the presets'): experts whole beside tp")
     if isinstance(shape_key, str) and shape_key.startswith("qwen3") and tp > 1:
-        reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the Qwen3 presets' etp 1): simgpt keeps "
-                       f"expert tensor parallelism at tp")
+        etp_one = True
+        notes.append("expert_tensor_parallel_size 1 (the Qwen3 presets'): experts whole beside tp")
     nemotron = None
     if isinstance(shape_key, str) and shape_key.startswith("nemotron_3"):
         nemotron = nemotron_preset(shape_key, system.replace("DGX-", ""), PRECISION_TOKENS[recipe], tag)
@@ -690,8 +693,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                            f"latent projections and the MTP layers in bf16 and the Mamba out_proj in MXFP8 "
                            f"({tag}:{NEMOTRON_SUPER_NVFP4[tag]}), which training.fp8_recipe cannot express")
         if tp > 1:
-            reasons.append(f"expert_tensor_parallel_size 1 with tp {tp} (the Nemotron 3 presets' etp 1): simgpt keeps "
-                           f"expert tensor parallelism at tp")
+            etp_one = True
+            notes.append("expert_tensor_parallel_size 1 (the Nemotron 3 presets'): experts whole beside tp")
         if nemotron["recompute"] and "moe" in nemotron["recompute"]:
             reasons.append(f"recompute_modules [{', '.join(nemotron['recompute'])}] ({tag}:{nemotron['path']}: "
                            f"{nemotron['config']}): {WHOLE_MOE_RECOMPUTE}")
@@ -763,6 +766,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets += [("parallelism.cp", cp), ("parallelism.cp_comm_type", "p2p")]
         if ep > 1:
             sets.append(("parallelism.ep", ep))
+            if etp_one:
+                sets.append(("parallelism.etp", 1))
         if pp > 1 and vp > 1:
             sets += [("parallelism.schedule", "interleaved"), ("parallelism.chunks", vp)]
         else:
@@ -930,11 +935,12 @@ DESCRIPTION = """\
   (grad_reduce_in_fp32 false), sequence parallelism with tp > 1, the interleaved
   schedule with VP chunks, context parallelism's p2p ring, bf16 with TransformerEngine fp8 current
   scaling (FP8, FP8-CS), MXFP8 (MXFP8, FP8-MX) or NVFP4, no recompute unless the row's preset sets modules;
-  vocabularies padded to 128 x tp. Each row's note cites the preset it ran and what simgpt does not
+  vocabularies padded to 128 x tp; the MoE presets' expert tensor parallelism 1 (experts whole beside
+  tp). Each row's note cites the preset it ran and what simgpt does not
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
   the {preset} preset{placement}. Rows simgpt cannot express (DeepSeek-V4, Muon, block-scaled fp8 on
   H100, Nemotron 3 Super's mixed NVFP4 recipe, recompute of whole MoE layers, activation offloading,
-  fp8 under Megatron FSDP, expert tensor parallelism other than tp), a printed parallelism
+  fp8 under Megatron FSDP), a printed parallelism
   Megatron-Core cannot build, and runs the page footnotes as a known performance regression are
   kept, flagged not_reproducible with the reason."""
 

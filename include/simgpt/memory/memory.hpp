@@ -70,10 +70,13 @@ double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, in
 
 // `symbol`: a hybrid model's layer's (model.hybrid_pattern: a Mamba, attention, MLP or MoE block
 // alone), 'T' a layer of attention and MLP; both functions count that layer's tensors.
+// `own_tokens_routed`: experts whole beside tp > 1 (parallelism.etp 1), each GPU's experts' inputs
+// its own tokens' copies, not the tensor-parallel group's.
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept = 1,
                               double replicated_kept = 4, bool softmax_fp32 = false, bool experts = false,
-                              bool fp8 = false, double quantized_bytes = 1, char symbol = 'T');
+                              bool fp8 = false, double quantized_bytes = 1, char symbol = 'T',
+                              bool own_tokens_routed = false);
 // What a saved fp8 (or nvfp4) input holds a value: one byte, or nvfp4's column-wise copy, half a
 // byte and an E4M3 scale per 16 (transformer_engine/pytorch/module/linear.py keeps the
 // column-wise copy only).

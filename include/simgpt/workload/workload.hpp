@@ -345,6 +345,14 @@ struct ParallelismSpec {
   // Expert parallelism (Megatron's --expert-model-parallel-size): each MoE layer's experts are
   // split over ep data-parallel ranks, which exchange tokens by all-to-all.
   int64_t ep = 1;
+  // Expert tensor parallelism (Megatron's --expert-tensor-parallel-size): the tensor ranks each
+  // expert is split over. 0: tp (Megatron's default). 1 with tp > 1: experts whole on every GPU,
+  // the expert-parallel group ep consecutive ranks that span the tensor ranks of ep / tp replicas
+  // (megatron/core/parallel_state.py, the expert grid etp x ep x edp x pp), each GPU routing its own
+  // sequence-parallel tokens without the tensor-parallel gather (MoEAlltoAllTokenDispatcher with
+  // tp_size = etp). Other values are not modelled.
+  int64_t etp = 0;
+  int64_t expert_tp() const { return etp > 0 ? etp : tp; }
   // Context parallelism (Megatron's --context-parallel-size): each sequence split over cp ranks,
   // placed between tensor and data ranks (Megatron's order tp-cp-ep-dp-pp); they hold the same
   // weights, so gradients are reduced over dp x cp ranks.

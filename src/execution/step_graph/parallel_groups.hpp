@@ -25,6 +25,23 @@ inline std::vector<int> replica_group(const ExecutionPlan& plan, int stage, int 
   return gpus;
 }
 
+// The expert-parallel group of the plan.ep consecutive replicas from `first` on `stage` that holds
+// tensor rank t: their tensor rank t, or with experts whole beside tp > 1 (plan.expert_group_tp)
+// all their tensor ranks, in rank order (Megatron's expert grid with etp 1: ep consecutive ranks).
+inline std::vector<int> expert_group(const ExecutionPlan& plan, int stage, int first, int t) {
+  if (plan.expert_group_tp == 1)
+    return replica_group(plan, stage, first, plan.ep, t);
+  std::vector<int> gpus;
+  for (int d = first; d < first + plan.ep; ++d)
+    for (int r = 0; r < plan.tp; ++r)
+      gpus.push_back(plan.gpu(stage, d, r));
+  return gpus;
+}
+
+// The tensor ranks whose expert-parallel groups differ: every one, or the first alone where a
+// group spans them (expert_group).
+inline int expert_group_ranks(const ExecutionPlan& plan) { return plan.expert_group_tp > 1 ? 1 : plan.tp; }
+
 // The data-parallel group of tensor rank t on stage s, in replica order.
 inline std::vector<int> dp_group(const ExecutionPlan& plan, int s, int t) {
   std::vector<int> members;

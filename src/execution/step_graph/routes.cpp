@@ -47,8 +47,18 @@ Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, in
   return all_pairs(replica_group(plan, s, first, size, t));
 }
 
+Routes expert_exchange_routes(const ExecutionPlan& plan, int first, int s, int t) {
+  return all_pairs(expert_group(plan, s, first, t));
+}
+
 Routes all_exchange_routes(const ExecutionPlan& plan) {
   Routes out;
+  if (plan.expert_group_tp > 1)
+    for (int first = 0; first < plan.dp; first += plan.ep)
+      for (int s = 0; s < plan.pp; ++s) {
+        const Routes pairs = expert_exchange_routes(plan, first, s, 0);
+        out.insert(out.end(), pairs.begin(), pairs.end());
+      }
   for (int size : {plan.ep, plan.cp})
     for (int first = 0; size > 1 && first < plan.dp; first += size)
       for (int s = 0; s < plan.pp; ++s)

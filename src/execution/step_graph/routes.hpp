@@ -21,6 +21,8 @@ Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s
 // An all-to-all's flows among the `size` consecutive replicas from `first` (an expert- or
 // context-parallel group) on stage s, tensor rank t: every pair, each way.
 Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t);
+// The same of the expert-parallel group from replica `first` holding tensor rank t (expert_group).
+Routes expert_exchange_routes(const ExecutionPlan& plan, int first, int s, int t);
 // Those of every expert- and context-parallel group of the plan, every stage and tensor rank.
 Routes all_exchange_routes(const ExecutionPlan& plan);
 

@@ -17,7 +17,7 @@ StandIns find_stand_ins(const ExecutionPlan& plan, const Topology& topology, con
   StandIns stand_ins(plan);
   // Expert and context parallelism's all-to-alls join the tensor ranks' streams with the other
   // replicas': no tensor-parallel group keeps its links to itself.
-  if (options.isolate_collectives && plan.tp > 1 && plan.ep == 1 && plan.cp == 1)
+  if (options.isolate_collectives && plan.tp > 1 && plan.expert_group_size() == 1 && plan.cp == 1)
     find_isolated_groups(plan, topology, collectives, stand_ins, isolated);
   if (options.symmetric)
     find_symmetry(plan, topology, collectives, stand_ins, isolated);

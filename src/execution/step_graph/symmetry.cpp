@@ -41,13 +41,14 @@ void first_block_stands_in(const ExecutionPlan& plan, int block, int stand_in, S
 bool fold_expert_groups(const ExecutionPlan& plan, const Topology& topology, GroupCollectives& collectives,
                         const std::vector<std::vector<Routes>>& routes, StandIns& stand_ins,
                         std::vector<std::vector<Ring>>& isolated) {
-  if (plan.ep < 2 || plan.cp > 1 || !disjoint_and_alike(topology, block_routes(routes, plan.ep, 1)))
+  if (plan.expert_group_size() < 2 || plan.cp > 1 ||
+      !disjoint_and_alike(topology, block_routes(routes, plan.ep, 1)))
     return false;
   first_block_stands_in(plan, plan.ep, 1, stand_ins);
   stand_ins.expert_groups_folded = true;
   for (int s = 0; s < plan.pp; ++s)
-    for (int t = 0; t < plan.tp; ++t)
-      add_isolated(replica_group(plan, s, 0, plan.ep, t), collectives, stand_ins.isolated_index, isolated);
+    for (int t = 0; t < expert_group_ranks(plan); ++t)
+      add_isolated(expert_group(plan, s, 0, t), collectives, stand_ins.isolated_index, isolated);
   return true;
 }
 
@@ -70,6 +71,14 @@ void find_symmetry(const ExecutionPlan& plan, const Topology& topology, GroupCol
             const Routes pairs = exchange_routes(plan, first, size, s, t);
             mine.insert(mine.end(), pairs.begin(), pairs.end());
           }
+    // Expert-parallel groups that span the tensor ranks (expert_group) exchange across them too.
+    if (plan.expert_group_tp > 1)
+      for (int first = 0; first < plan.dp; first += plan.ep)
+        for (int s = 0; s < plan.pp; ++s) {
+          Routes& mine = per_block[static_cast<size_t>(first / block)];
+          const Routes pairs = expert_exchange_routes(plan, first, s, 0);
+          mine.insert(mine.end(), pairs.begin(), pairs.end());
+        }
     blocks_alike = disjoint_and_alike(topology, per_block);
     if (blocks_alike)
       first_block_stands_in(plan, block, block, stand_ins);
