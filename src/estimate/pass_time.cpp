@@ -130,6 +130,8 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
   for (int l = c.layers - 1; l >= 0; --l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
     double seconds = rerun ? attention(s, layer, true) + mlp(s, layer, true) : 0;
+    if (!rerun && plan_.moe_rerun && layer.moe) // Megatron-core's recompute module moe
+      seconds += mlp(s, layer, true);
     seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
     units.push_back({seconds, layer.param_bytes});
     made.push_back({0, layer.grad_bytes, layer.expert_grad_bytes, &layer.grad_tensors, layer.param_bytes,

@@ -144,6 +144,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
                             par.schedule == Schedule::interleaved && par.pp > 1;
   plan.tp_comm_overlap = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   plan.moe_a2a_overlap = par.moe_a2a_overlap && par.ep > 1;
+  plan.moe_rerun = w.training.recomputes(RecomputeModule::moe);
   if (plan.moe_a2a_overlap && cost.gpu().sms > 0) {
     const int held = par.moe_dispatcher == MoeDispatcher::deepep     ? profile.deepep_sms
                      : par.moe_dispatcher == MoeDispatcher::hybridep ? profile.hybridep_sms
@@ -371,7 +372,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     if (w.model.moe()) {
       moe_layer = layer_cost(lm, attention, moe_mlp, moe_layer_parameters(w.model, par.tp, par.ep, par.expert_tp()), true);
       fill_moe(moe_layer);
-      account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun);
+      account_block(plan.kernels, cost, moe_mlp, moe_count * micro_batches, rerun || plan.moe_rerun);
       cost.account(selective_kernels(lm, attention, moe_mlp, true), moe_count * micro_batches, plan.kernels);
     }
     account_block(plan.kernels, cost, attention, (dense_count + moe_count) * micro_batches, rerun);
@@ -397,7 +398,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       if (symbol == 'E')
         fill_moe(l);
       account_block(plan.kernels, cost, mixer, count * micro_batches, rerun);
-      account_block(plan.kernels, cost, ffn, count * micro_batches, rerun);
+      account_block(plan.kernels, cost, ffn, count * micro_batches, rerun || (symbol == 'E' && plan.moe_rerun));
       cost.account(selective_kernels(model, mixer, ffn, symbol == 'E', symbol), count * micro_batches, plan.kernels);
     }
   }

@@ -120,6 +120,9 @@ struct ExecutionPlan {
   bool align_param_gather = false;
   bool tp_comm_overlap = false; // parallelism.tp_comm_overlap, with tp > 1
   bool moe_a2a_overlap = false; // parallelism.moe_a2a_overlap
+  // Megatron-core's recompute module moe: each MoE layer's block (its all-to-alls with it) runs
+  // forward again before its backward.
+  bool moe_rerun = false;
   double a2a_sm_share = 0;      // with it: the SMs the flex dispatcher's kernels hold, a share of the GPU's
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;

@@ -164,6 +164,9 @@ private:
         attention_all(pass, layer, true, streams_.in_layer(slot, l, true));
         mlp_all(pass, layer, true, streams_.in_layer(slot, l, true));
       }
+      // Megatron-core's recompute module moe: the MoE block's forward, all-to-alls and all, first.
+      if (!rerun && plan_.moe_rerun && layer.moe)
+        mlp_all(pass, layer, true, streams_.in_layer(slot, l, true));
       mlp_all(pass, layer, false, streams_.in_layer(slot, l));
       // Selective recompute's attention core (nothing to run without it: no task split for it).
       if (layer.recompute_core > 0)

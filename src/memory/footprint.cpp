@@ -30,7 +30,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
                                     w.training.precision, profile.dropout, profile.memory.recompute_kept,
                                     profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol, own_tokens) -
              recompute_modules_freed_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
-                                           w.training.precision, experts, fp8, w.training.recompute_modules, q, symbol);
+                                           w.training.precision, experts, fp8, w.training.recompute_modules, q, symbol, own_tokens);
     }
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, w.training.recompute,
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,

@@ -119,7 +119,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
 
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                      Precision precision, bool experts, bool fp8, unsigned modules,
-                                     double quantized_bytes, char symbol) {
+                                     double quantized_bytes, char symbol, bool own_tokens_routed) {
   const bool attention = symbol == 'T' || symbol == '*', dense_mlp = symbol == 'T' || symbol == '-';
   const double norms = symbol == 'T' ? 2 : 1;
   const double E = element_bytes(precision);
@@ -144,6 +144,23 @@ double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, in
     const double n = static_cast<double>(m.heads), qk = static_cast<double>(m.qk_head_width());
     freed += sb * E * n * (2 * qk + static_cast<double>(m.v_head_dim)) / t;
     freed += sb * E * static_cast<double>(m.q_lora_rank + m.kv_lora_rank) / (sequence_parallel ? t : 1);
+  }
+  if (has(RecomputeModule::moe) && experts) {
+    // The checkpointed MoE layer keeps its input alone (megatron/core/transformer/moe/moe_layer.py,
+    // moe_layer_recompute): the experts' and the shared expert's saved tensors, the routed copies of
+    // the tokens and the router's fp32 probabilities come off (layer_activation_bytes' MoE terms).
+    const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
+    const double clamp = m.activation_clamp > 0 ? 2 : 0;
+    const auto saved = [&](double width) { return m.gated_mlp() ? (3 + clamp) * width : 2 * width; };
+    const double fe = static_cast<double>(m.expert_ffn()), shared = static_cast<double>(m.shared_expert_ffn_hidden);
+    const double q = fp8 ? E - quantized_bytes : 0; // what a saved fp8 input is less
+    const double fc2_inputs = k * routed * fe + shared;
+    double expert_inputs = k * routed * static_cast<double>(m.expert_width()) + static_cast<double>(m.moe_latent);
+    if (own_tokens_routed)
+      expert_inputs /= t;
+    freed += sb * (E * (k * routed * saved(fe) + saved(shared)) - q * fc2_inputs) / t;
+    freed += sb * (2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + (E - q) * expert_inputs);
+    return freed; // moe_act's are among them
   }
   if (has(RecomputeModule::moe_act) && experts) {
     const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;

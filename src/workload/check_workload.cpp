@@ -572,6 +572,13 @@ void check_consistency(const Workload& w, const std::string& f) {
                      "mla_up_proj needs multi-head latent attention (model.latent_attention)");
   if (t.recomputes(RecomputeModule::moe_act) && !m.moe())
     throw InputError(f + ": training.recompute_modules", "moe_act needs a mixture-of-experts model (model.experts)");
+  if (t.recomputes(RecomputeModule::moe) && !m.moe())
+    throw InputError(f + ": training.recompute_modules", "moe needs a mixture-of-experts model (model.experts)");
+  // The combined 1F1B schedule runs a layer's parts on two streams as its own callables; a
+  // checkpointed MoE layer's rerun beside them is not modelled.
+  if (t.recomputes(RecomputeModule::moe) && p.moe_a2a_overlap)
+    throw InputError(f + ": training.recompute_modules",
+                     "moe with parallelism.moe_a2a_overlap is not modelled (use moe_act, or no overlap)");
   if (t.fp8 == Fp8Format::none && t.fp8_recipe != Fp8Recipe::delayed)
     throw InputError(f + ": training.fp8_recipe", "applies only with fp8 training (set training.fp8 to e4m3 or hybrid)");
   if (t.fp8_param_gather && t.fp8 == Fp8Format::none)

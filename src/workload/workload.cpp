@@ -176,16 +176,16 @@ void read_recompute_modules(const YAML::Node& node, Workload& w, const std::stri
       continue;
     }
     // Megatron-core's other modules (transformer_config.py): what simgpt does not rerun yet.
-    if (name == "moe" || name == "shared_experts" || name == "mhc")
+    if (name == "shared_experts" || name == "mhc")
       throw InputError(where, fmt::format("'{}' is a Megatron-core recompute module simgpt does not model "
-                                          "(expected core_attn, mlp, layernorm, moe_act or mla_up_proj)",
+                                          "(expected core_attn, mlp, layernorm, moe_act, mla_up_proj or moe)",
                                           echo(name)));
     throw InputError(where, fmt::format("'{}' is not a recompute module (expected core_attn, mlp, layernorm, "
-                                        "moe_act or mla_up_proj)",
+                                        "moe_act, mla_up_proj or moe)",
                                         echo(name)));
   }
   if (modules == 0)
-    throw InputError(where, "names no module (expected some of core_attn, mlp, layernorm, moe_act, mla_up_proj)");
+    throw InputError(where, "names no module (expected some of core_attn, mlp, layernorm, moe_act, mla_up_proj, moe)");
   w.training.recompute_modules = modules;
 }
 

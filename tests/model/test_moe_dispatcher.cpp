@@ -172,3 +172,19 @@ TEST_CASE("experts whole beside tensor parallelism (etp 1) route each GPU's own 
   // 8 GPUs' worth of expert ranks: dp 8 x tp 2 holds two groups of ep 8, dp 4 x tp 2 one.
   CHECK_THAT(refusal("dp: 4, ep: 16, etp: 1"), Catch::Contains("parallelism.ep"));
 }
+
+TEST_CASE("Megatron-core's recompute module moe reruns each MoE layer whole, its all-to-alls with it") {
+  const Overrides selective{{"training.recompute", "selective"}};
+  Overrides whole_layer = selective;
+  whole_layer.emplace_back("training.recompute_modules", "moe");
+  Overrides activation = selective;
+  activation.emplace_back("training.recompute_modules", "moe_act");
+  const auto plain = run_mixtral({}), moe = run_mixtral(whole_layer), act = run_mixtral(activation);
+  // A dispatch and a combine a layer forward and backward, and the rerun's two before the backward.
+  const auto a2a = [](const nlohmann::ordered_json& r) { return r["collectives"]["alltoall"]["count"].get<double>(); };
+  CHECK(a2a(moe) == Approx(1.5 * a2a(plain)));
+  CHECK(moe["step_time_s"].get<double>() > act["step_time_s"].get<double>());
+  // Its activations come off but the layer's input: less than the experts' activation alone frees.
+  CHECK(moe["peak_memory_gib"].get<double>() < act["peak_memory_gib"].get<double>());
+  CHECK(act["peak_memory_gib"].get<double>() < plain["peak_memory_gib"].get<double>());
+}

@@ -343,8 +343,11 @@ TEST_CASE("Megatron-core's recompute modules and token dispatcher") {
   CHECK(w.training.recomputes(RecomputeModule::core_attn));
   CHECK(w.training.recomputes(RecomputeModule::mlp));
   CHECK_FALSE(w.training.recomputes(RecomputeModule::layernorm));
+  CHECK_THAT(refusal(base + "recompute_granularity: selective\nrecompute_modules: shared_experts\n"),
+             Catch::Contains("'shared_experts' is a Megatron-core recompute module simgpt does not model"));
+  // The whole MoE layer's module needs one.
   CHECK_THAT(refusal(base + "recompute_granularity: selective\nrecompute_modules: moe\n"),
-             Catch::Contains("'moe' is a Megatron-core recompute module simgpt does not model"));
+             Catch::Contains("moe needs a mixture-of-experts model"));
   CHECK_THAT(refusal(base + "recompute_granularity: full\nrecompute_modules: mlp\n"),
              Catch::Contains("applies only with training.recompute selective"));
   CHECK_THAT(refusal(base + "moe_token_dispatcher_type: allgather\n"),

@@ -419,10 +419,6 @@ NEMOTRON_SUPER_NVFP4 = {
 # 16-GPU H100 one).
 NEMOTRON_SUPER_RECIPE = {"v0.6.0": "src/megatron/bridge/recipes/nemotronh/h100/nemotron_3_super.py: "
                                    "nemotron_3_super_pretrain_16gpu_h100_bf16_config"}
-WHOLE_MOE_RECOMPUTE = ("Megatron's recompute module moe (the whole MoE layer) is none of simgpt's "
-                       "(core_attn, mlp, layernorm, moe_act, mla_up_proj)")
-
-
 # The MoE presets' dispatcher backend and moe_a2a_overlap from v0.2.0 to v0.6.0
 # (megatron_bridge_moe_presets.py writes the file from the repository's workload base configs).
 MOE_PRESETS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "megatron_bridge_moe_presets.csv")
@@ -695,9 +691,6 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         if tp > 1:
             etp_one = True
             notes.append("expert_tensor_parallel_size 1 (the Nemotron 3 presets'): experts whole beside tp")
-        if nemotron["recompute"] and "moe" in nemotron["recompute"]:
-            reasons.append(f"recompute_modules [{', '.join(nemotron['recompute'])}] ({tag}:{nemotron['path']}: "
-                           f"{nemotron['config']}): {WHOLE_MOE_RECOMPUTE}")
     dp = gpus // (tp * pp * cp)
     if dp * tp * pp * cp != gpus:
         fail(f"{name}: {container} {heading[1]} row {index}", "tp x pp x cp does not divide the GPUs")
@@ -939,7 +932,7 @@ DESCRIPTION = """\
   tp). Each row's note cites the preset it ran and what simgpt does not
   model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
   the {preset} preset{placement}. Rows simgpt cannot express (DeepSeek-V4, Muon, block-scaled fp8 on
-  H100, Nemotron 3 Super's mixed NVFP4 recipe, recompute of whole MoE layers, activation offloading,
+  H100, Nemotron 3 Super's mixed NVFP4 recipe, activation offloading,
   fp8 under Megatron FSDP), a printed parallelism
   Megatron-Core cannot build, and runs the page footnotes as a known performance regression are
   kept, flagged not_reproducible with the reason."""

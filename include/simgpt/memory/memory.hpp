@@ -66,7 +66,7 @@ double every_second_matmul_kept_bytes(const ModelSpec& m, int64_t micro_batch, i
 // and activation outputs, the two norms' outputs, the experts' activation outputs.
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                      Precision precision, bool experts, bool fp8, unsigned modules,
-                                     double quantized_bytes = 1, char symbol = 'T');
+                                     double quantized_bytes = 1, char symbol = 'T', bool own_tokens_routed = false);
 
 // `symbol`: a hybrid model's layer's (model.hybrid_pattern: a Mamba, attention, MLP or MoE block
 // alone), 'T' a layer of attention and MLP; both functions count that layer's tensors.

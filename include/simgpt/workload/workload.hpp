@@ -57,13 +57,16 @@ constexpr std::span<const EnumName<Recompute>> enum_names(Recompute) { return kR
 // What selective recompute reruns as Megatron-core names it (--recompute-modules; megatron/core/
 // transformer/transformer_config.py, recompute_modules, default ["core_attn"]): the attention core,
 // the dense MLP, the two norms, the experts' activation, latent attention's up projections and
-// rotation (mla_up_proj). A bit each (RecomputeModules).
-enum class RecomputeModule : unsigned { core_attn = 1, mlp = 2, layernorm = 4, moe_act = 8, mla_up_proj = 16 };
+// rotation (mla_up_proj), a whole MoE layer (moe: its router, dispatch, experts, combine and shared
+// expert, all-to-alls included, rerun before its backward: megatron/core/transformer/moe/
+// moe_layer.py, moe_layer_recompute). A bit each (RecomputeModules).
+enum class RecomputeModule : unsigned { core_attn = 1, mlp = 2, layernorm = 4, moe_act = 8, mla_up_proj = 16, moe = 32 };
 inline constexpr EnumName<RecomputeModule> kRecomputeModuleNames[] = {{RecomputeModule::core_attn, "core_attn"},
                                                                      {RecomputeModule::mlp, "mlp"},
                                                                      {RecomputeModule::layernorm, "layernorm"},
                                                                      {RecomputeModule::moe_act, "moe_act"},
-                                                                     {RecomputeModule::mla_up_proj, "mla_up_proj"}};
+                                                                     {RecomputeModule::mla_up_proj, "mla_up_proj"},
+                                                                     {RecomputeModule::moe, "moe"}};
 constexpr std::span<const EnumName<RecomputeModule>> enum_names(RecomputeModule) { return kRecomputeModuleNames; }
 
 // sgd: plain SGD (PyTorch's default, no state); sgd_momentum: one fp32 momentum buffer per
