@@ -408,6 +408,16 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     for (int64_t i = 0; i < w.model.layers; ++i)
       plan.windowed[static_cast<size_t>(i)] = w.model.is_windowed_layer(i);
   }
+  if (w.model.mtp_shared_layer && w.model.mtp_layers > 1) {
+    // The shared multi-token prediction layer's later runs: its first holds the weights, and its
+    // gradients accumulate there (one reduce and one gather a step).
+    plan.mtp_repeats_from = static_cast<int>(w.model.layers + 1);
+    plan.mtp_repeat = mtp_layer_model(w.model).moe() ? plan.layer : plan.dense_layer;
+    for (double* bytes : {&plan.mtp_repeat.grad_bytes, &plan.mtp_repeat.param_bytes,
+                          &plan.mtp_repeat.expert_grad_bytes, &plan.mtp_repeat.expert_param_bytes})
+      *bytes = 0;
+    plan.mtp_repeat.grad_tensors.clear();
+  }
   if (!mtp_layer_model(w.model).moe()) {
     plan.layer = plan.dense_layer;
     plan.windowed_layer = plan.windowed_dense_layer;
@@ -452,6 +462,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.first_layer = first_layer;
     double layer_params = 0;
     for (int i = first_layer; i < first_layer + layers; ++i) {
+      if (!w.model.has_own_weights(i)) // a shared multi-token prediction layer's again
+        continue;
       layer_params += layer_parameters_at(w.model, par.tp, par.ep, i, par.expert_tp());
       if (w.model.is_moe_layer(i))
         c.expert_parameters += expert_parameters(w.model, par.expert_tp(), par.ep);

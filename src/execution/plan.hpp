@@ -95,6 +95,10 @@ struct ExecutionPlan {
   // kHybridSymbols (empty: not hybrid).
   std::string hybrid_pattern;
   std::array<LayerCost, 4> hybrid_layers;
+  // Multi-token prediction modules that share one layer (model.mtp_shared_layer): the layers from
+  // mtp_repeats_from on (0: none) run it again, with no weights or gradients of their own.
+  int mtp_repeats_from = 0;
+  LayerCost mtp_repeat;
   // Expert parallelism: each expert-parallel group is `ep` consecutive replicas' tensor rank t, or
   // with experts whole beside tp > 1 (parallelism.etp 1) their tensor ranks all (expert_group_tp =
   // tp, the group ep x tp GPUs: step_graph::expert_group). The expert-data-parallel group of a GPU
@@ -147,6 +151,8 @@ struct ExecutionPlan {
   int gpus() const { return dp * tp * pp; }
   // The cost of the model's layer i (from 0).
   const LayerCost& layer_at(int i) const {
+    if (mtp_repeats_from > 0 && i >= mtp_repeats_from)
+      return mtp_repeat;
     if (static_cast<size_t>(i) < hybrid_pattern.size())
       return hybrid_layers[kHybridSymbols.find(hybrid_pattern[static_cast<size_t>(i)])];
     const bool window = static_cast<size_t>(i) < windowed.size() && windowed[static_cast<size_t>(i)];

@@ -67,9 +67,11 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     double kept = 0;
     f.full[ci] = 0;
     for (int i = cost.first_layer; i < cost.first_layer + cost.layers; ++i) {
-      f.layer_params += layer_parameters_at(m, par.tp, par.ep, i, par.expert_tp());
-      if (fp8)
-        f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i, par.expert_tp());
+      if (m.has_own_weights(i)) {
+        f.layer_params += layer_parameters_at(m, par.tp, par.ep, i, par.expert_tp());
+        if (fp8)
+          f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i, par.expert_tp());
+      }
       kept += kept_at(m.is_moe_layer(i), m.symbol(i));
       f.full[ci] += full_at(m.is_moe_layer(i), m.symbol(i));
     }

@@ -635,7 +635,8 @@ Kernels mtp_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) 
 double mtp_parameters(const ModelSpec& m, int64_t tp) {
   const double h = static_cast<double>(m.hidden);
   const double norms = 3 * static_cast<double>(m.hidden) * (m.norm == Norm::layernorm ? 2 : 1);
-  return static_cast<double>(m.mtp_layers) * (2 * h * h / static_cast<double>(tp) + norms);
+  const double modules = m.mtp_shared_layer ? std::min<int64_t>(m.mtp_layers, 1) : m.mtp_layers;
+  return modules * (2 * h * h / static_cast<double>(tp) + norms);
 }
 
 namespace {

@@ -230,7 +230,8 @@ Kernels head_forward(const ModelSpec& m, const Shard& s);
 // shifted tokens' embedding, the two norms and eh_proj, the final norm and the LM head again.
 Kernels mtp_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);
 // The mtp_layers modules' weights beside their transformer layers on one tensor rank: eh_proj and
-// the three norms each (the word embedding's copy on a pipelined model's last stage is the caller's).
+// the three norms each, or one module's where they share it (model.mtp_shared_layer; the word
+// embedding's copy on a pipelined model's last stage is the caller's).
 double mtp_parameters(const ModelSpec& m, int64_t tp);
 
 // Parameters of one dense transformer layer held by one tensor-parallel rank.

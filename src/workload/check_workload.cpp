@@ -482,6 +482,8 @@ void check_consistency(const Workload& w, const std::string& f) {
                      fmt::format("{} heads do not divide hidden {} (heads must divide hidden, or give each head's "
                                  "width as model.head_dim)",
                                  m.heads, m.hidden));
+  if (m.mtp_shared_layer && m.mtp_layers == 0)
+    throw InputError(f + ": model.mtp_shared_layer", "applies with multi-token prediction (set model.mtp_layers)");
   if (m.mtp_layers > 0 && m.head != Head::lm)
     throw InputError(f + ": model.mtp_layers", "predicts tokens with the LM head: model.head lm only");
   if (m.full_attention_every > 0 && m.window == 0)

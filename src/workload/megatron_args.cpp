@@ -26,7 +26,7 @@ struct Direct {
   std::string_view flag_value; // empty: the argument takes a value, copied
 };
 
-constexpr std::array<Direct, 47> kDirect{{
+constexpr std::array<Direct, 48> kDirect{{
     {"num_layers", "model", "layers", ""},
     {"hidden_size", "model", "hidden", ""},
     {"num_attention_heads", "model", "heads", ""},
@@ -68,6 +68,8 @@ constexpr std::array<Direct, 47> kDirect{{
     {"expert_model_parallel_size", "parallelism", "ep", ""},
     // megatron/training/arguments.py: --mtp-num-layers, multi-token prediction's modules.
     {"mtp_num_layers", "model", "mtp_layers", ""},
+    // --mtp-use-repeated-layer: the modules share one layer (mtp_use_repeated_layer).
+    {"mtp_use_repeated_layer", "model", "mtp_shared_layer", "true"},
     {"context_parallel_size", "parallelism", "cp", ""},
     {"cp_comm_type", "parallelism", "cp_comm_type", ""},
     // fp8 training through TransformerEngine (megatron/core/transformer/transformer_config.py:

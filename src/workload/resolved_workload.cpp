@@ -42,6 +42,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
     model["full_attention_every"] = m.full_attention_every;
   if (m.mtp_layers > 0)
     model["mtp_layers"] = m.mtp_layers;
+  if (m.mtp_shared_layer)
+    model["mtp_shared_layer"] = true;
   if (m.attention_sinks)
     model["attention_sinks"] = true;
   if (m.activation_clamp > 0)

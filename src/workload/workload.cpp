@@ -263,6 +263,7 @@ const std::map<std::string, Section>& schema() {
         {"full_attention_every",
          [](auto& n, Workload& w, auto& at) { w.model.full_attention_every = read_int(n, at, 0, &kMaxLayers); }},
         {"mtp_layers", [](auto& n, Workload& w, auto& at) { w.model.mtp_layers = read_int(n, at, 0, &kMaxLayers); }},
+        {"mtp_shared_layer", [](auto& n, Workload& w, auto& at) { w.model.mtp_shared_layer = read_bool(n, at); }},
         {"attention_sinks", [](auto& n, Workload& w, auto& at) { w.model.attention_sinks = read_bool(n, at); }},
         {"hybrid_pattern", [](auto& n, Workload& w, auto& at) { read_hybrid_pattern(n, w, at); }},
         {"mamba_heads", [](auto& n, Workload& w, auto& at) { w.model.mamba_heads = read_int(n, at, 1, &kMaxHidden); }},

@@ -1,6 +1,8 @@
 // Multi-token prediction (model.mtp_layers, Megatron's --mtp-num-layers): DeepSeek-V3's module
 // holds what its released checkpoint does, the FLOPs Megatron-LM counts for it, and the key's reading.
 #include "model/model.hpp"
+#include "report/report_json.hpp"
+#include "support/isolate.hpp"
 #include "simgpt/core/error.hpp"
 #include "simgpt/simulate.hpp"
 #include "simgpt/workload/workload.hpp"
@@ -68,4 +70,34 @@ TEST_CASE("model.mtp_layers reads from a workload and from --mtp-num-layers, for
                                            "global_batch_size: 8\nmtp_num_layers: 1\nparallelism: {dp: 8}\n",
                                            "m.yaml");
   CHECK(megatron.model.mtp_layers == 1);
+}
+
+TEST_CASE("modules that share one layer (model.mtp_shared_layer) hold one module's weights, run as many") {
+  const DataPaths data = default_data_paths();
+  const Overrides shared{{"placement.gpus", "64"}};
+  Overrides one = shared;
+  one.emplace_back("model.mtp_shared_layer", "true");
+  const auto run = [&](const Overrides& o) {
+    return run_isolated([&] {
+      return report_json(simulate(data.find("platforms/gb300_nvl72_x1.yaml"),
+                                  load_workload(data.find("workloads/nemotron_3_super.yaml"), o), data));
+    });
+  };
+  const Workload w = load_workload(data.find("workloads/nemotron_3_super.yaml"), one);
+  CHECK(w.model.has_own_weights(w.model.layers));
+  CHECK_FALSE(w.model.has_own_weights(w.model.layers + 1));
+  ModelSpec separate = w.model;
+  separate.mtp_shared_layer = false;
+  CHECK(mtp_parameters(w.model, 1) == Approx(mtp_parameters(separate, 1) / 2));
+  const auto a = run(shared), b = run(one);
+  // One gradient reduce-scatter and one gather fewer a step, the same computation.
+  CHECK(b["collectives"]["reducescatter"]["count"].get<int>() == a["collectives"]["reducescatter"]["count"].get<int>() - 1);
+  CHECK(b["peak_memory_gib"].get<double>() < a["peak_memory_gib"].get<double>());
+  CHECK(b["step_time_s"].get<double>() == Approx(a["step_time_s"].get<double>()).epsilon(0.01));
+  try {
+    load_workload(data.find("workloads/llama3_8b.yaml"), {{"model.mtp_shared_layer", "true"}});
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("model.mtp_shared_layer"));
+  }
 }

@@ -750,10 +750,13 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             sets.append(("model.mtp_layers", 1))
         elif shape.get("mtp_layers"):
             sets.append(("model.mtp_layers", shape["mtp_layers"]))
+            # mtp_use_repeated_layer: one layer's weights, run at each depth.
+            sets.append(("model.mtp_shared_layer", "true"))
             recipe_path = NEMOTRON_SUPER_RECIPE.get(tag, "src/megatron/bridge/recipes/nemotronh/nemotron_3_super.py: "
                                                          "nemotron_3_super_pretrain_config")
             notes.append(f"multi-token prediction: mtp_num_layers {shape['mtp_layers']}, each depth one attention "
-                         f"and one MoE layer (mtp_hybrid_override_pattern *E; {tag}:{recipe_path})")
+                         f"and one MoE layer (mtp_hybrid_override_pattern *E; {tag}:{recipe_path}), the depths "
+                         f"sharing one layer (mtp_use_repeated_layer)")
         sets += [("parallelism.dp", dp), ("parallelism.tp", tp), ("parallelism.pp", pp)]
         if cp > 1:
             sets += [("parallelism.cp", cp), ("parallelism.cp_comm_type", "p2p")]
@@ -849,10 +852,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                       if nemotron[k] != run_shape[k]]
             if differ:
                 nemotron_unmodelled.append(f"the preset's {', '.join(differ)} differ from the printed row's")
-            if shape.get("mtp_layers"):
-                nemotron_unmodelled.append("the MTP depths' one shared layer (mtp_use_repeated_layer: simgpt holds "
-                                           f"{shape['mtp_layers']} layers' weights, gradients and optimizer state)"
-                                           + (" and its bf16 under fp8 (keep_mtp_spec_in_bf16)" if recipe else ""))
+            if shape.get("mtp_layers") and recipe:
+                nemotron_unmodelled.append("the MTP layer's bf16 under fp8 (keep_mtp_spec_in_bf16)")
             preset = (f"{tag}:{nemotron['path']}: {nemotron['config']}", nemotron_unmodelled)
         if preset is None:
             fail(f"{name}: {container} {model_name} {system}", "no preset recorded")

@@ -243,6 +243,13 @@ struct ModelSpec {
   // model's last and the LM head again. On the last pipeline stage, with its own copy of the word
   // embedding when the model is pipelined. 0: none.
   int64_t mtp_layers = 0;
+  // The modules share one module's weights, run mtp_layers times (Megatron-Core's
+  // mtp_use_repeated_layer, multi_token_prediction.py: "only 1 layer is created and applied
+  // mtp_num_layers times"; Nemotron 3 Super): one module's parameters, gradients and gathers.
+  bool mtp_shared_layer = false;
+  // Multi-token prediction layer i (indexed after the model's layers) holds weights of its own:
+  // the first's where the modules share one.
+  bool has_own_weights(int64_t i) const { return i < layers + (mtp_shared_layer ? 1 : mtp_layers); }
 
   // A hybrid model (Megatron-Core's hybrid stack, megatron/core/models/hybrid/: NemotronH, Nemotron
   // 3): each layer is one block with its own norm before it and residual after, named by a symbol
