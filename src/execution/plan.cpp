@@ -216,7 +216,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // layer's (model.hybrid_pattern), 'T' a layer of attention and MLP.
   const auto selective_kernels = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
                                      bool moe_layer, char symbol = 'T') -> Kernels {
-    const bool has_attention = symbol == 'T' || symbol == '*';
+    const bool has_attention = symbol_has_attention(symbol);
     switch (selective) {
     case SelectiveRerun::attention_core: return has_attention ? attention_core_forward(lm, shard, form) : Kernels{};
     case SelectiveRerun::every_second_matmul: return every_second_matmul_rerun(lm, attention, mlp_kernels);
@@ -232,8 +232,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const auto layer_cost = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
                                double parameters, bool moe_layer, char symbol = 'T') {
     LayerCost l;
-    l.mixer = symbol == 'T' || symbol == '*' || symbol == 'M';
-    l.mlp = symbol == 'T' || symbol == '-' || symbol == 'E';
+    l.mixer = symbol_has_mixer(symbol);
+    l.mlp = symbol_has_mlp(symbol);
     l.attention_forward = cost.seconds(attention);
     l.mlp_forward = cost.seconds(mlp_kernels);
     l.attention_backward = cost.seconds(backward_of(attention));
@@ -358,12 +358,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const auto cost_layers = [&](bool windowed, LayerCost& dense, LayerCost& moe_layer) {
     double dense_count = 0, moe_count = 0;
     // Multi-token prediction's layers are unwindowed; a hybrid model's own layers are costed apart
-    // (hybrid_layers), its modules' layers here (mtp_layer_model).
-    const ModelSpec mtp_model = mtp_layer_model(w.model);
+    // (hybrid_layers), its modules' layers here (is_moe_layer answers for them too).
     for (int64_t i = w.model.hybrid() ? w.model.layers : 0; i < w.model.layers + w.model.mtp_layers; ++i)
       if ((i < w.model.layers && w.model.is_windowed_layer(i)) == windowed)
-        ++((i < w.model.layers ? w.model : mtp_model).is_moe_layer(std::min(i, w.model.layers - 1)) ? moe_count
-                                                                                                    : dense_count);
+        ++(w.model.is_moe_layer(i) ? moe_count : dense_count);
     const ModelSpec lm = attention_model(windowed);
     const Kernels attention = attention_block_forward(lm, shard, form);
     dense = layer_cost(lm, attention, mlp, layer_parameters(w.model, par.tp), false);
@@ -389,8 +387,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       if (first == std::string::npos)
         continue;
       const auto i = static_cast<int64_t>(first);
-      const double count =
-          static_cast<double>(std::count(w.model.hybrid_pattern.begin(), w.model.hybrid_pattern.end(), symbol));
+      const double count = static_cast<double>(w.model.layers_of(symbol));
       const Kernels mixer = mixer_block_forward(model, shard, form, i);
       const Kernels& ffn = symbol == '-' ? mlp : symbol == 'E' ? moe_mlp : Kernels{};
       LayerCost& l = plan.hybrid_layers[k];
@@ -408,19 +405,19 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     for (int64_t i = 0; i < w.model.layers; ++i)
       plan.windowed[static_cast<size_t>(i)] = w.model.is_windowed_layer(i);
   }
+  if (!w.model.is_moe_layer(w.model.layers)) { // the prediction layers' MLP too (mtp_layer_model)
+    plan.layer = plan.dense_layer;
+    plan.windowed_layer = plan.windowed_dense_layer;
+  }
   if (w.model.mtp_shared_layer && w.model.mtp_layers > 1) {
     // The shared multi-token prediction layer's later runs: its first holds the weights, and its
     // gradients accumulate there (one reduce and one gather a step).
     plan.mtp_repeats_from = static_cast<int>(w.model.layers + 1);
-    plan.mtp_repeat = mtp_layer_model(w.model).moe() ? plan.layer : plan.dense_layer;
+    plan.mtp_repeat = plan.layer_at(static_cast<int>(w.model.layers));
     for (double* bytes : {&plan.mtp_repeat.grad_bytes, &plan.mtp_repeat.param_bytes,
                           &plan.mtp_repeat.expert_grad_bytes, &plan.mtp_repeat.expert_param_bytes})
       *bytes = 0;
     plan.mtp_repeat.grad_tensors.clear();
-  }
-  if (!mtp_layer_model(w.model).moe()) {
-    plan.layer = plan.dense_layer;
-    plan.windowed_layer = plan.windowed_dense_layer;
   }
   if (profile.zero3_prefetch_bucket_elements > 0) {
     // DeepSpeed's PartitionedParameterCoordinator prefetches the next parameters of its trace

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace simgpt {
@@ -58,9 +57,6 @@ struct LayerCost {
   // an MLP; a hybrid model's layer has one of the two (model.hybrid_pattern).
   bool mixer = true, mlp = true;
 };
-
-// A hybrid model's layer symbols (ModelSpec::hybrid_pattern): Mamba, attention, MLP, MoE.
-inline constexpr std::string_view kHybridSymbols = "M*-E";
 
 // One virtual stage (a stage's model chunk) on one GPU.
 struct StageCost {

@@ -45,7 +45,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
   if (m.hybrid()) {
     layer_kept = layer_full = 0;
-    for (const char symbol : {'M', '*', '-', 'E'})
+    for (const char symbol : kHybridSymbols)
       if (m.hybrid_pattern.find(symbol) != std::string::npos) {
         layer_kept = std::max(layer_kept, kept_at(symbol == 'E', symbol));
         layer_full = std::max(layer_full, full_at(symbol == 'E', symbol));

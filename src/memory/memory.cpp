@@ -6,6 +6,38 @@
 #include <algorithm>
 
 namespace simgpt {
+namespace {
+
+// What an MLP block keeps for its backward, per token (layer_activation_bytes' MLP terms): its
+// saved tensors of ffn width (FC1's output and GeLU's, 2 ffn, or the gate-and-up output and
+// SwiGLU's, 3 ffn; split over tensor ranks) and FC2's inputs among them; a MoE block's for top_k
+// routed copies and the shared expert, and beside them, not split the dense way, the experts'
+// inputs and the router's fp32 probabilities (`router_bytes`).
+struct MlpSaved {
+  double saved = 0, fc2_inputs = 0, expert_inputs = 0, router_bytes = 0;
+};
+
+MlpSaved mlp_saved_widths(const ModelSpec& m, double t, bool sequence_parallel, bool experts, bool own_tokens_routed) {
+  // A clamped gated unit (model.activation_clamp) keeps both: the clamps' input (FC1's output) and
+  // the concatenation the activation reads (fused_bias_geglu.py, weighted_bias_quick_geglu_impl).
+  const double clamped = m.activation_clamp > 0 ? 2 : 0;
+  const auto saved = [&m, clamped](double f) { return m.gated_mlp() ? (3 + clamped) * f : 2 * f; };
+  if (!experts)
+    return {saved(static_cast<double>(m.ffn_hidden)), static_cast<double>(m.ffn_hidden)};
+  const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
+  const double fe = static_cast<double>(m.expert_ffn()), shared = static_cast<double>(m.shared_expert_ffn_hidden);
+  MlpSaved w{k * routed * saved(fe) + saved(shared), k * routed * fe + shared};
+  // The experts' inputs at their width (a latent MoE's: model.moe_latent), and the latent
+  // projection back's input, one a token.
+  w.expert_inputs = k * routed * static_cast<double>(m.expert_width()) + static_cast<double>(m.moe_latent);
+  // Experts whole beside tp > 1 (parallelism.etp 1): a GPU routes only its own tokens.
+  if (own_tokens_routed)
+    w.expert_inputs /= t;
+  w.router_bytes = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1);
+  return w;
+}
+
+} // namespace
 
 double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                               Recompute recompute, Precision precision, bool dropout, double recompute_kept,
@@ -21,7 +53,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
     return recompute_kept * E * sbh / (sequence_parallel ? t : 1);
   // A hybrid model's layer is one block (model.hybrid_pattern): half of a layer's replicated
   // tensors (its norm's input and its first projection's), one dropout mask.
-  const bool attention = symbol == 'T' || symbol == '*', mlp = symbol == 'T' || symbol == '-' || symbol == 'E';
+  const bool attention = symbol_has_attention(symbol), mlp = symbol_has_mlp(symbol);
   const double blocks = symbol == 'T' ? 2 : 1;
   // Layernorm inputs, QKV and FC1 inputs and the two dropout masks are replicated across tensor
   // ranks unless sequence parallelism splits them.
@@ -45,27 +77,10 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
   // GeLU's (2 ffn), or the gate-and-up output and SwiGLU's (3 ffn).
   const double q = static_cast<double>(m.q_hidden());
   const double kv = m.attention == Attention::flash ? static_cast<double>(m.kv_hidden()) : q;
-  // A clamped gated unit (model.activation_clamp) keeps both: the clamps' input (FC1's output) and
-  // the concatenation the activation reads (fused_bias_geglu.py, weighted_bias_quick_geglu_impl).
-  const double clamped = m.activation_clamp > 0 ? 2 : 0;
-  const auto saved = [&m, clamped](double f) { return m.gated_mlp() ? (3 + clamped) * f : 2 * f; };
-  double mlp_saved = mlp ? saved(static_cast<double>(m.ffn_hidden)) : 0;
-  double fc2_inputs = mlp ? static_cast<double>(m.ffn_hidden) : 0; // of mlp_saved, per token
-  double moe_kept = 0; // per token, bytes not split the dense way
-  double expert_inputs = 0; // of moe_kept, per token: the experts' FC1 inputs
-  if (experts) {
-    const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
-    mlp_saved = k * routed * saved(static_cast<double>(m.expert_ffn())) +
-                saved(static_cast<double>(m.shared_expert_ffn_hidden));
-    fc2_inputs = k * routed * static_cast<double>(m.expert_ffn()) + static_cast<double>(m.shared_expert_ffn_hidden);
-    // The experts' inputs at their width (a latent MoE's: model.moe_latent), and the latent
-    // projection back's input, one a token.
-    expert_inputs = k * routed * static_cast<double>(m.expert_width()) + static_cast<double>(m.moe_latent);
-    // Experts whole beside tp > 1 (parallelism.etp 1): a GPU routes only its own tokens.
-    if (own_tokens_routed)
-      expert_inputs /= t;
-    moe_kept = 2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + E * expert_inputs;
-  }
+  const MlpSaved widths = mlp ? mlp_saved_widths(m, t, sequence_parallel, experts, own_tokens_routed) : MlpSaved{};
+  const double mlp_saved = widths.saved, fc2_inputs = widths.fc2_inputs; // per token
+  const double expert_inputs = widths.expert_inputs; // per token: the experts' FC1 inputs
+  const double moe_kept = widths.router_bytes + E * expert_inputs; // per token, bytes not split the dense way
   // Q, K and V as the core takes them and the output projection's input, per token; with
   // --qk-layernorm also the queries and keys the norms read (their backward's input).
   double attention_saved = attention ? q + 2 * kv + q : 0;
@@ -120,7 +135,7 @@ double layer_activation_bytes(const ModelSpec& m, int64_t micro_batch, int64_t t
 double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, int64_t tp, bool sequence_parallel,
                                      Precision precision, bool experts, bool fp8, unsigned modules,
                                      double quantized_bytes, char symbol, bool own_tokens_routed) {
-  const bool attention = symbol == 'T' || symbol == '*', dense_mlp = symbol == 'T' || symbol == '-';
+  const bool attention = symbol_has_attention(symbol), dense_mlp = symbol_has_mlp(symbol) && symbol != 'E';
   const double norms = symbol == 'T' ? 2 : 1;
   const double E = element_bytes(precision);
   const double sb = static_cast<double>(micro_batch * m.seq_len), t = static_cast<double>(tp);
@@ -149,17 +164,10 @@ double recompute_modules_freed_bytes(const ModelSpec& m, int64_t micro_batch, in
     // The checkpointed MoE layer keeps its input alone (megatron/core/transformer/moe/moe_layer.py,
     // moe_layer_recompute): the experts' and the shared expert's saved tensors, the routed copies of
     // the tokens and the router's fp32 probabilities come off (layer_activation_bytes' MoE terms).
-    const double k = static_cast<double>(m.top_k), routed = m.capacity_factor ? std::min(1.0, *m.capacity_factor) : 1.0;
-    const double clamp = m.activation_clamp > 0 ? 2 : 0;
-    const auto saved = [&](double width) { return m.gated_mlp() ? (3 + clamp) * width : 2 * width; };
-    const double fe = static_cast<double>(m.expert_ffn()), shared = static_cast<double>(m.shared_expert_ffn_hidden);
+    const MlpSaved w = mlp_saved_widths(m, t, sequence_parallel, true, own_tokens_routed);
     const double q = fp8 ? E - quantized_bytes : 0; // what a saved fp8 input is less
-    const double fc2_inputs = k * routed * fe + shared;
-    double expert_inputs = k * routed * static_cast<double>(m.expert_width()) + static_cast<double>(m.moe_latent);
-    if (own_tokens_routed)
-      expert_inputs /= t;
-    freed += sb * (E * (k * routed * saved(fe) + saved(shared)) - q * fc2_inputs) / t;
-    freed += sb * (2 * 4 * static_cast<double>(m.experts) / (sequence_parallel ? t : 1) + (E - q) * expert_inputs);
+    freed += sb * (E * w.saved - q * w.fc2_inputs) / t;
+    freed += sb * (w.router_bytes + (E - q) * w.expert_inputs);
     return freed; // moe_act's are among them
   }
   if (has(RecomputeModule::moe_act) && experts) {

@@ -863,12 +863,11 @@ ForwardFlops forward_flops_per_step(const Workload& w) {
   if (w.model.hybrid()) {
     // Each kind of layer once, times its count (a pattern may be long).
     attention_layers = 0;
-    for (const char symbol : {'M', '*', '-', 'E'}) {
+    for (const char symbol : kHybridSymbols) {
       const size_t first = w.model.hybrid_pattern.find(symbol);
       if (first == std::string::npos)
         continue;
-      const double count =
-          static_cast<double>(std::count(w.model.hybrid_pattern.begin(), w.model.hybrid_pattern.end(), symbol));
+      const double count = static_cast<double>(w.model.layers_of(symbol));
       f.layers += count * sum_flops(layer_forward(counted, whole, form, static_cast<int64_t>(first)));
       if (symbol == '*')
         attention_layers = count;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -164,6 +165,13 @@ inline constexpr EnumName<Partition> kPartitionNames[] = {{Partition::uniform, "
                                                          {Partition::balanced, "balanced"}};
 constexpr std::span<const EnumName<Partition>> enum_names(Partition) { return kPartitionNames; }
 
+// A layer's symbol (ModelSpec::symbol): 'T' attention and MLP; a hybrid model's 'M' (Mamba), '*'
+// (attention), '-' (dense MLP) and 'E' (MoE MLP), one block each, in kHybridSymbols' order.
+inline constexpr std::string_view kHybridSymbols = "M*-E";
+constexpr bool symbol_has_attention(char s) { return s == 'T' || s == '*'; }
+constexpr bool symbol_has_mixer(char s) { return symbol_has_attention(s) || s == 'M'; }
+constexpr bool symbol_has_mlp(char s) { return s == 'T' || s == '-' || s == 'E'; }
+
 // What is computed: a GPT decoder stack (the model domain).
 struct ModelSpec {
   int64_t layers = 0;
@@ -282,8 +290,10 @@ struct ModelSpec {
   }
   // Layer i (from 0) has a mixer (attention or Mamba) before its MLP, and an MLP (dense or MoE):
   // every layer of a model that is not hybrid has both.
-  bool has_mixer(int64_t i) const { return !hybrid() || symbol(i) == 'M' || symbol(i) == '*'; }
-  bool has_mlp(int64_t i) const { return !hybrid() || symbol(i) == '-' || symbol(i) == 'E'; }
+  bool has_mixer(int64_t i) const { return symbol_has_mixer(symbol(i)); }
+  bool has_mlp(int64_t i) const { return symbol_has_mlp(symbol(i)); }
+  // A hybrid model's layers of one symbol.
+  int64_t layers_of(char s) const { return static_cast<int64_t>(std::count(hybrid_pattern.begin(), hybrid_pattern.end(), s)); }
   bool is_mamba_layer(int64_t i) const { return symbol(i) == 'M'; }
   int64_t mamba_inner() const { return mamba_heads * mamba_head_dim; }
   // The experts' input and output width: the latent one, or hidden.
@@ -306,7 +316,7 @@ struct ModelSpec {
   int64_t expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
   int64_t moe_layers() const {
     if (hybrid())
-      return static_cast<int64_t>(std::count(hybrid_pattern.begin(), hybrid_pattern.end(), 'E'));
+      return layers_of('E');
     return moe() ? layers - dense_layers : 0;
   }
   // Layer i (from 0) has experts.
