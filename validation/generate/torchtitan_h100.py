@@ -124,7 +124,8 @@ CAPTION_CHECKS = {1: "8B model. 8 GPUs", 2: "8B model. 8 GPUs", 3: "8B model. 12
 
 DESCRIPTION = """\
   torchtitan's Llama 3.1 runs on Meta's Grand Teton H100 hosts (H100 SXM 96 GB HBM2e at a 500 W
-  power limit, NVLink inside a host, 400 Gb/s RDMA per GPU: the grand-teton-h100 preset), by the
+  power limit, NVLink inside a host, 400 Gb/s RDMA per GPU: the grand-teton-h100 preset, whose
+  tensor peaks are the datasheet's NVL and SXM peaks interpolated to 500 W), by the
   page's table {table}: {caption} Settings from torchtitan 9dec370 where the page is silent:
   sequence length 8192 (train_configs/llama3_*.toml) unless the table gives it; AdamW; bf16
   parameters with fp32 gradient reduction (config_manager.py, mixed_precision_param and _reduce);
@@ -141,8 +142,8 @@ DESCRIPTION = """\
   checkpointing as its op policy (the profile's compute.selective_recompute). Not modelled, and said
   in each row's note: AsyncTP (parallelism.tp_comm_overlap, TransformerEngine's overlap, would make
   Table 4's AsyncTP row 20% faster than its 2D row, measured 5.7%), Float8 all-gathers under FSDP
-  (llama3_405b.toml: enable_fsdp_float8_all_gather), the 500 W limit's clock. Memory is
-  torch.cuda.max_memory_reserved
+  (llama3_405b.toml: enable_fsdp_float8_all_gather), the 500 W limit's clock beyond the interpolated
+  peaks. Memory is torch.cuda.max_memory_reserved
   (torchtitan/metrics.py, reserved_bytes.all.peak; the maximum over ranks), compared with simgpt's
   live tensors and allocator cache."""
 
