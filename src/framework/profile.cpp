@@ -233,6 +233,7 @@ const YamlSection<Profile> kZero3Section = {
 const YamlSection<MemoryProfile> kMemorySection = {
     {number_field("replicated_kept", &MemoryProfile::replicated_kept, 0, 64),
      number_field("logits_bytes", &MemoryProfile::logits_bytes, 0, 64),
+     number_field("loss_parallel_logits_bytes", &MemoryProfile::loss_parallel_logits_bytes, 0, 64),
      number_field("recompute_kept", &MemoryProfile::recompute_kept, 0, 64),
      quantity_field("context", &MemoryProfile::context_bytes, parse_bytes),
      quantity_field("nccl_buffers", &MemoryProfile::nccl_buffers, parse_bytes),
@@ -246,7 +247,7 @@ const YamlSection<MemoryProfile> kMemorySection = {
      flag_field("master_gradients", &MemoryProfile::master_gradients),
      flag_field("ddp_buckets", &MemoryProfile::ddp_buckets)},
     {"context", "nccl_buffers", "headroom", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
+     "loss_parallel_logits_bytes",     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
 
 const YamlSection<Profile> kCalibrationSection = {
     {{"fitted", [](const YamlReader& c, const char* key, Profile& p) { p.fitted = text_list(c, key); }},

@@ -54,6 +54,11 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // Selective recompute of an attention core under FlashAttention reruns nothing (selective_rerun).
   const bool recompute = w.training.recompute == Recompute::full || selective != SelectiveRerun::nothing;
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
+  // Loss parallelism: the loss runs on the vocabulary shards tensor parallelism left, as its own
+  // kernels (PyTorch's loss_parallel), which can hold more per logit than the fused one.
+  const double logits_bytes = par.tp > 1 && profile.memory.loss_parallel_logits_bytes > 0
+                                  ? profile.memory.loss_parallel_logits_bytes
+                                  : profile.memory.logits_bytes;
   const int V = plan.pp * plan.chunks;
   StageFootprint f;
   f.kept.resize(static_cast<size_t>(plan.chunks));
@@ -88,7 +93,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     }
     // The LM head's logits (vocabulary-parallel) and what the loss derives from them.
     if (v == V - 1 && m.head == Head::lm)
-      f.transient = std::max(f.transient, profile.memory.logits_bytes *
+      f.transient = std::max(f.transient, logits_bytes *
                                               static_cast<double>(w.training.micro_batch * m.seq_len) *
                                               static_cast<double>(m.vocab) / static_cast<double>(par.tp));
   }

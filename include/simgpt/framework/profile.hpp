@@ -50,6 +50,8 @@ struct MemoryProfile {
   double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
                                  // their gradient (8) for a fused cross-entropy; more when the softmax,
                                  // one-hot labels and products are materialised separately
+  double loss_parallel_logits_bytes = 0; // the same where tensor parallelism shards the vocabulary and the
+                                         // loss runs on the shards (PyTorch's loss_parallel); 0: logits_bytes
 };
 
 struct Profile {
