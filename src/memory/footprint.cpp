@@ -100,8 +100,16 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // ZeRO-3 prefetch: while a layer computes, the gathered (unsharded) weights of the next
   // `zero3_prefetch_layers` layers are already allocated (FSDP's BACKWARD_PRE holds the current
   // and next unit's parameters at its peak; DeepSpeed's prefetch bucket likewise).
-  if (plan.zero >= 3 && plan.dp > 1 && !plan.zero3_keep_gathered)
+  if (plan.zero >= 3 && plan.dp > 1 && !plan.zero3_keep_gathered) {
     f.transient += plan.zero3_prefetch_layers * plan.layer.param_bytes;
+    // The root unit's weights, gathered for the embedding and kept to the end of the backward
+    // (Profile::zero3_keep_root_gathered).
+    if (profile.zero3_keep_root_gathered)
+      for (int c = 0; c < plan.chunks; ++c) {
+        const StageCost& cost = plan.stages[static_cast<size_t>(c * plan.pp + stage)];
+        f.transient += cost.embedding_bytes + cost.head_bytes;
+      }
+  }
   // Kept gathered (FSDP2's reshard_after_forward=False): the stage's whole weights, unsharded,
   // from its first forward to its last backward, where the sharded copy stays beside them.
   if (plan.zero >= 3 && plan.dp > 1 && plan.zero3_keep_gathered)

@@ -168,6 +168,11 @@ struct Profile {
   // shards (Megatron-FSDP's optim_grads_params: grad_reduce_every_bprop), not only the step's last.
   // The replay runs them; the closed-form estimate counts the last micro-batch's only.
   bool zero3_reduce_every_micro_batch = false;
+  // ZeRO-3: whether the root unit's weights (those no wrapped block holds: the embedding, the final
+  // norm and the output layer) stay gathered from the forward to the end of the backward, as both
+  // PyTorch FSDPs keep them ("do not reshard after forward" for the root). Memory only: the replay
+  // still gathers the output layer again for its backward, a gather of one unit.
+  bool zero3_keep_root_gathered = false;
 
   MemoryProfile memory;
 
