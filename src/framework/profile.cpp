@@ -235,6 +235,18 @@ const YamlSection<MemoryProfile> kMemorySection = {
     {number_field("replicated_kept", &MemoryProfile::replicated_kept, 0, 64),
      number_field("logits_bytes", &MemoryProfile::logits_bytes, 0, 64),
      number_field("loss_parallel_logits_bytes", &MemoryProfile::loss_parallel_logits_bytes, 0, 64),
+     {"dummy_wgrads",
+      [](const YamlReader& r, const char* key, MemoryProfile& m) {
+        const std::string v = r.text(key);
+        if (v == "none")
+          m.dummy_wgrads = MemoryProfile::DummyWgrads::none;
+        else if (v == "dense")
+          m.dummy_wgrads = MemoryProfile::DummyWgrads::dense;
+        else if (v == "dense_and_grouped")
+          m.dummy_wgrads = MemoryProfile::DummyWgrads::dense_and_grouped;
+        else
+          throw InputError(r.where(key), fmt::format("'{}' is not none, dense or dense_and_grouped", echo(v)));
+      }},
      number_field("recompute_kept", &MemoryProfile::recompute_kept, 0, 64),
      quantity_field("context", &MemoryProfile::context_bytes, parse_bytes),
      quantity_field("nccl_buffers", &MemoryProfile::nccl_buffers, parse_bytes),
@@ -248,7 +260,7 @@ const YamlSection<MemoryProfile> kMemorySection = {
      flag_field("master_gradients", &MemoryProfile::master_gradients),
      flag_field("ddp_buckets", &MemoryProfile::ddp_buckets)},
     {"context", "nccl_buffers", "headroom", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-     "loss_parallel_logits_bytes",     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
+     "loss_parallel_logits_bytes", "dummy_wgrads",     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
 
 const YamlSection<Profile> kCalibrationSection = {
     {{"fitted", [](const YamlReader& c, const char* key, Profile& p) { p.fitted = text_list(c, key); }},

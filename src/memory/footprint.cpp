@@ -5,6 +5,8 @@
 #include "model/model.hpp"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace simgpt {
 
@@ -63,6 +65,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   StageFootprint f;
   f.kept.resize(static_cast<size_t>(plan.chunks));
   f.full.resize(f.kept.size());
+  const auto dummy_wgrads = profile.memory.dummy_wgrads;
+  std::set<std::pair<double, double>> wgrad_shapes;
   for (int c = 0; c < plan.chunks; ++c) {
     const int v = c * plan.pp + stage;
     const StageCost& cost = plan.stages[static_cast<size_t>(v)];
@@ -76,6 +80,9 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
         f.layer_params += layer_parameters_at(m, par.tp, par.ep, i, par.expert_tp());
         if (fp8)
           f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i, par.expert_tp());
+        if (dummy_wgrads != MemoryProfile::DummyWgrads::none)
+          wgrad_shapes.merge(layer_linear_weight_shapes(
+              m, par.tp, par.ep, i, par.expert_tp(), dummy_wgrads == MemoryProfile::DummyWgrads::dense_and_grouped));
       }
       kept += kept_at(m.is_moe_layer(i), m.symbol(i));
       f.full[ci] += full_at(m.is_moe_layer(i), m.symbol(i));
@@ -97,6 +104,8 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
                                               static_cast<double>(w.training.micro_batch * m.seq_len) *
                                               static_cast<double>(m.vocab) / static_cast<double>(par.tp));
   }
+  for (const auto& [n, k] : wgrad_shapes)
+    f.dummy_wgrads += n * k;
   // ZeRO-3 prefetch: while a layer computes, the gathered (unsharded) weights of the next
   // `zero3_prefetch_layers` layers are already allocated (FSDP's BACKWARD_PRE holds the current
   // and next unit's parameters at its peak; DeepSpeed's prefetch bucket likewise).
@@ -194,6 +203,11 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
     state.gradients += accumulated;
     state.gradients_at_activation_peak += accumulated;
   }
+  // TransformerEngine's cached placeholder gradients, one per distinct linear weight shape in the
+  // weights' dtype (MemoryProfile::dummy_wgrads), from the first backward on.
+  const double dummy_wgrads = f.dummy_wgrads * element_bytes(w.training.precision);
+  state.gradients += dummy_wgrads;
+  state.gradients_at_activation_peak += dummy_wgrads;
   if (profile.memory.ddp_buckets && plan.dp > 1) {
     const double buckets = f.params * per_param.gradients;
     state.gradients += buckets;

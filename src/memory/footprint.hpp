@@ -21,6 +21,7 @@ struct StageFootprint {
   double layer_params = 0; // of its transformer layers alone
   double expert_params = 0; // of its routed experts alone (sharded over dp / ep, not dp)
   double fp8_weights = 0;   // fp8 training: its linear layers' weights, of which TransformerEngine keeps fp8 copies
+  double dummy_wgrads = 0;  // elements of TransformerEngine's cached placeholder gradients (MemoryProfile::dummy_wgrads)
   std::vector<double> kept, full;
   double transient = 0;    // the largest working set beyond the kept activations
 };

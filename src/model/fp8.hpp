@@ -5,6 +5,9 @@
 
 #include "model/model.hpp"
 
+#include <set>
+#include <utility>
+
 namespace simgpt {
 
 // The kernels of one cast (Fp8Cast), all Kernel::Kind::quantize.
@@ -25,5 +28,10 @@ double fp8_weight_elements(const Kernels& forward);
 // The same for the model's layer i (from 0) on one GPU (its tensor-parallel shard, experts / ep,
 // each split over `etp` tensor ranks: 0, tp).
 double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp = 0);
+
+// The [n x k] shapes of layer i's linear weights on one GPU (as layer_fp8_weight_elements shards
+// them), the grouped experts' among them only when `grouped`.
+std::set<std::pair<double, double>> layer_linear_weight_shapes(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i,
+                                                               int64_t etp, bool grouped);
 
 } // namespace simgpt

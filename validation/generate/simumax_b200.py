@@ -69,6 +69,9 @@ description: >-
   recomputed: recompute none), --no-bias-dropout-fusion (compute.fused_elementwise false), attention
   and hidden dropout 0.0 (compute.dropout false), no linear biases, SwiGLU, RMSNorm, rotary
   positions, untied embeddings, Adam (Megatron's default), --accumulate-allreduce-grads-in-fp32,
+  Megatron's default gradient-accumulation fusion, under which TransformerEngine 2.11 caches a
+  placeholder weight gradient per distinct linear and grouped-linear weight shape
+  (memory.dummy_wgrads dense_and_grouped),
   grouped-query attention with 8 groups (70B) or 16 (405B: the launcher's and SimuMax's model
   file's, not Meta's 8), the vocabulary of 128256 padded as Megatron pads it (128 x tp, SimuMax's
   make_vocab_size_divisible_by for these cases), context parallelism with --cp-comm-type a2a (the
@@ -98,7 +101,7 @@ workload:
   training: {global_batch: 16, micro_batch: 1, precision: bf16, recompute: none, optimizer: adam}
   parallelism: {dp: 4, tp: 1, pp: 2, zero: 1, sequence_parallel: false, schedule: 1f1b}
   framework: megatron
-  framework_options: {compute.dropout: false, compute.fused_elementwise: false}
+  framework_options: {compute.dropout: false, compute.fused_elementwise: false, memory.dummy_wgrads: dense_and_grouped}
 rows:
 """
 

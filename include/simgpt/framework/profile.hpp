@@ -52,6 +52,14 @@ struct MemoryProfile {
                                  // one-hot labels and products are materialised separately
   double loss_parallel_logits_bytes = 0; // the same where tensor parallelism shards the vocabulary and the
                                          // loss runs on the shards (PyTorch's loss_parallel); 0: logits_bytes
+  // TransformerEngine with Megatron's fused weight-gradient accumulation (the wgrad GEMM adds into
+  // main_grad) hands autograd a placeholder gradient per weight, kept in a cache by shape and dtype
+  // from the first backward on (transformer_engine/pytorch/module/base.py, get_dummy_wgrad, called
+  // from linear.py and layernorm_linear.py since TE 2.3 and from grouped_linear.py since 2.10): one
+  // weight-sized tensor per distinct linear weight shape on the GPU. none: before TE 2.3, or without
+  // TE (Megatron-LM's own layers make a fresh tensor that the gradient hook frees).
+  enum class DummyWgrads { none, dense, dense_and_grouped };
+  DummyWgrads dummy_wgrads = DummyWgrads::none;
 };
 
 struct Profile {
