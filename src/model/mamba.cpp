@@ -13,6 +13,8 @@ constexpr double kConvWidth = 4;
 
 struct MambaShape {
   double tokens, rows, h, inner, heads, groups, state, head_dim, projection;
+  // The channels the depthwise convolution runs over: x, B and C.
+  double conv_channels() const { return inner + 2 * groups * state; }
 };
 
 MambaShape shape_of(const ModelSpec& m, const Shard& s) {
@@ -47,7 +49,7 @@ Kernels mamba_block_forward(const ModelSpec& m, const Shard& s, const KernelForm
   // MambaMixer's training path calls mamba_ssm's mamba_split_conv1d_scan_combined (Triton; state-
   // spaces/mamba, mamba_ssm/ops/triton/ssd_combined.py), which saves only its input and output: its
   // backward first reruns the convolution and the scan's chunk states from them (rerun_in_backward).
-  const double conv = x.inner + 2 * x.groups * x.state; // x, B and C
+  const double conv = x.conv_channels();
   const double chunks = x.tokens / kChunk;
   const auto rerun = [&k](Kernel kernel) {
     kernel.rerun_in_backward = true;
@@ -81,7 +83,7 @@ Kernels mamba_block_forward(const ModelSpec& m, const Shard& s, const KernelForm
 double mamba_layer_parameters(const ModelSpec& m, int64_t tp) {
   const Shard whole{.micro_batch = 1, .tp = tp};
   const MambaShape x = shape_of(m, whole);
-  const double conv = x.inner + 2 * x.groups * x.state;
+  const double conv = x.conv_channels();
   const double norm = x.h * (m.norm == Norm::layernorm ? 2 : 1);
   // in_proj and out_proj; the convolution's [conv, 1, 4] weight and its bias; dt_bias, A_log and D
   // (one a head); the gated norm's d_inner weights; the layer's norm.

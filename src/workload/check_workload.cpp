@@ -421,12 +421,12 @@ void check_latent_attention(const ModelSpec& m, const std::string& f) {
 void check_hybrid(const Workload& w, const std::string& f) {
   const auto& m = w.model;
   const auto& p = w.parallelism;
+  const std::pair<const char*, int64_t> mamba_keys[] = {{"model.mamba_heads", m.mamba_heads},
+                                                        {"model.mamba_head_dim", m.mamba_head_dim},
+                                                        {"model.mamba_state", m.mamba_state},
+                                                        {"model.mamba_groups", m.mamba_groups}};
   if (!m.hybrid()) {
-    const std::pair<const char*, int64_t> hybrid_only[] = {{"model.mamba_heads", m.mamba_heads},
-                                                          {"model.mamba_head_dim", m.mamba_head_dim},
-                                                          {"model.mamba_state", m.mamba_state},
-                                                          {"model.mamba_groups", m.mamba_groups}};
-    for (const auto& [key, value] : hybrid_only)
+    for (const auto& [key, value] : mamba_keys)
       if (value > 0)
         throw InputError(f + ": " + key, "applies to a hybrid model's Mamba layers (set model.hybrid_pattern)");
     return;
@@ -449,10 +449,7 @@ void check_hybrid(const Workload& w, const std::string& f) {
     throw InputError(f + ": model.window", "sliding-window attention is not modelled in a hybrid model");
   if (pattern.find('M') == std::string::npos)
     return;
-  for (const auto& [key, value] : {std::pair{"model.mamba_heads", m.mamba_heads},
-                                   std::pair{"model.mamba_head_dim", m.mamba_head_dim},
-                                   std::pair{"model.mamba_state", m.mamba_state},
-                                   std::pair{"model.mamba_groups", m.mamba_groups}})
+  for (const auto& [key, value] : mamba_keys)
     check_int(value, f + ": " + key, 1, &kMaxHidden);
   if (!checked_mul(m.mamba_heads, m.mamba_head_dim) || m.mamba_heads * m.mamba_head_dim > kMaxHidden.max)
     refuse_limit(f + ": model.mamba_heads",
