@@ -18,7 +18,7 @@ struct StaticMemory {
   int stage_index = 0;
   // The replayed step sums the same bytes in another order: a bound within rounding of the
   // usable memory is not proof that the plan overflows it.
-  bool fits() const { return stage.peak <= stage.usable * (1 + 1e-9); }
+  bool fits() const { return stage.needed() <= stage.usable * (1 + 1e-9); }
 };
 
 // The largest over stages of each stage's static peak: the replayed step's accounting

@@ -36,7 +36,7 @@ std::string number(double v) { return fmt::format("{:.9g}", v); }
 double headroom_bytes(const Report& r) {
   double room = std::numeric_limits<double>::infinity();
   for (const StageReport& s : r.stages)
-    room = std::min(room, s.memory.usable - s.memory.peak);
+    room = std::min(room, s.memory.usable - s.memory.needed());
   return r.stages.empty() ? 0 : room;
 }
 

@@ -190,7 +190,7 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
     }
     if (!memory->fits()) {
       row.status = PlanStatus::memory;
-      row.reason = fmt::format("static peak {:.2f} GiB on stage {} exceeds the {:.2f} GiB usable", memory->stage.peak / kBytesPerGiB,
+      row.reason = fmt::format("static peak {:.2f} GiB on stage {} exceeds the {:.2f} GiB usable", memory->stage.needed() / kBytesPerGiB,
                                memory->stage_index, memory->stage.usable / kBytesPerGiB);
       continue;
     }

@@ -211,7 +211,7 @@ std::string Report::to_text() const {
                        num(s.idle_s, 3), num(m.peak / GiB, 2),
                        num(m.usable / GiB, 2), num((m.weights + m.gradients + m.optimizer_state) / GiB, 2),
                        num(m.activations / GiB, 2), num((m.transient + m.framework) / GiB, 2),
-                       m.peak > m.usable ? "  OOM" : "");
+                       m.out_of_memory() ? "  OOM" : "");
   }
   return out;
 }

@@ -334,7 +334,7 @@ void judge_memory(Report& r) {
       r.peak_memory_bytes = s.memory.peak;
       r.peak_memory_stage = s.stage;
     }
-    if (s.memory.peak > s.memory.usable) {
+    if (s.memory.out_of_memory()) {
       r.oom = true;
       r.oom_stages.push_back(s.stage);
     }

@@ -209,3 +209,14 @@ TEST_CASE("usable memory leaves out the context, NCCL's buffers on each communic
   profile.memory.pool_fraction = 0.5;
   CHECK(usable_memory(profile, gpu, p) == Approx((1 + 0.5 * (80 - 1 - 6 * 0.25 - 4)) * (1 << 30)));
 }
+
+TEST_CASE("the allocator's cache is reported as reserved but never makes a step run out of memory") {
+  MemoryReport m;
+  m.usable = 80;
+  m.peak = 84; // 4 of them the caching allocator's, which it frees and retries with before it fails
+  m.allocator_cache = 4;
+  CHECK(m.needed() == 80);
+  CHECK_FALSE(m.out_of_memory());
+  m.allocator_cache = 3;
+  CHECK(m.out_of_memory());
+}

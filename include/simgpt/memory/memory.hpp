@@ -22,6 +22,11 @@ struct MemoryReport {
   double capacity = 0;      // the GPU's memory
   double usable = 0;        // what the framework may fill: its context plus its allocator's pool
   double allocator_cache = 0; // of framework: what the caching allocator holds beyond the live tensors
+  // What the GPU must hold at the peak: the peak less the allocator's cache, which PyTorch's
+  // caching allocator releases and retries with before it reports out of memory
+  // (c10/cuda/CUDACachingAllocator.cpp, malloc: release_cached_blocks, then alloc_block again).
+  double needed() const { return peak - allocator_cache; }
+  bool out_of_memory() const { return needed() > usable; }
 };
 
 struct MemoryBreakdown {
