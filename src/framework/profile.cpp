@@ -259,8 +259,9 @@ const YamlSection<MemoryProfile> kMemorySection = {
      flag_field("fp32_grads_with_bf16", &MemoryProfile::fp32_grads_with_bf16),
      flag_field("master_gradients", &MemoryProfile::master_gradients),
      flag_field("ddp_buckets", &MemoryProfile::ddp_buckets)},
-    {"context", "nccl_buffers", "headroom", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept", "logits_bytes",
-     "loss_parallel_logits_bytes", "dummy_wgrads",     "persistent_gradients", "pool_fraction", "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
+    {"context", "nccl_buffers", "headroom", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept",
+     "logits_bytes", "loss_parallel_logits_bytes", "dummy_wgrads", "persistent_gradients", "pool_fraction",
+     "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
 
 const YamlSection<Profile> kCalibrationSection = {
     {{"fitted", [](const YamlReader& c, const char* key, Profile& p) { p.fitted = text_list(c, key); }},
