@@ -62,7 +62,7 @@ public:
       rerun_backward_.push_back(plan.recompute == Recompute::full ? passes_.backward(v, true) : backward_.back());
     }
     for (int s = 0; s < plan.pp; ++s)
-      stages[static_cast<size_t>(s)].steps = stage_schedule(plan.schedule, s, plan.pp, M, plan.chunks, plan.flushes);
+      stages[static_cast<size_t>(s)].steps = stage_schedule(plan.schedule, s, plan.pp, M, plan.chunks, plan.flushes, plan.interleaved_all_warmup);
   }
 
   void run() {

@@ -131,6 +131,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.pp = static_cast<int>(par.pp);
   plan.chunks = static_cast<int>(par.chunks);
   plan.flushes = static_cast<int>(par.pipeline_flushes);
+  plan.interleaved_all_warmup = profile.interleaved_all_warmup;
   plan.micro_batches = static_cast<int>(w.micro_batches());
   plan.schedule = par.schedule;
   plan.recompute = w.training.recompute;

@@ -76,6 +76,7 @@ struct StageCost {
 // overlap, buckets) is the Profile's, which the later stages take beside the plan.
 struct ExecutionPlan {
   int flushes = 1; // schedules a step runs one after another (parallelism.pipeline_flushes)
+  bool interleaved_all_warmup = true; // Profile::interleaved_all_warmup
   int dp = 1, tp = 1, pp = 1, chunks = 1; // dp counts the context-parallel ranks: dp x cp of the workload
   int micro_batches = 1; // per data-parallel replica
   Schedule schedule = Schedule::one_f_one_b;

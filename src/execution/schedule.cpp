@@ -32,14 +32,15 @@ std::vector<PipelineStep> one_f_one_b(int stage, int stages, int micro_batches) 
 
 // Megatron-LM's interleaved schedule (forward_backward_pipelining_with_interleaving): virtual
 // micro-batch k maps to a chunk and a micro-batch in groups of `stages`.
-std::vector<PipelineStep> interleaved(int stage, int stages, int micro_batches, int chunks) {
+std::vector<PipelineStep> interleaved(int stage, int stages, int micro_batches, int chunks, bool all_warmup) {
   const int total = micro_batches * chunks;
   auto chunk_of = [&](int k, bool forward) {
     int c = (k / stages) % chunks;
     return forward ? c : chunks - 1 - c;
   };
   auto micro_batch_of = [&](int k) { return (k / (stages * chunks)) * stages + k % stages; };
-  int warmup = (micro_batches == stages) ? total : std::min(total, (stages - stage - 1) * 2 + (chunks - 1) * stages);
+  int warmup = (all_warmup && micro_batches == stages) ? total
+                                                        : std::min(total, (stages - stage - 1) * 2 + (chunks - 1) * stages);
   std::vector<PipelineStep> steps;
   int f = 0, b = 0;
   for (; f < warmup; ++f)
@@ -58,12 +59,12 @@ std::vector<PipelineStep> interleaved(int stage, int stages, int micro_batches, 
 } // namespace
 
 std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stages, int micro_batches, int chunks,
-                                         int flushes) {
+                                         int flushes, bool all_warmup) {
   if (flushes > 1) {
     const int each = micro_batches / flushes;
     std::vector<PipelineStep> steps;
     for (int f = 0; f < flushes; ++f)
-      for (PipelineStep step : stage_schedule(schedule, stage, stages, each, chunks)) {
+      for (PipelineStep step : stage_schedule(schedule, stage, stages, each, chunks, 1, all_warmup)) {
         step.micro_batch += f * each;
         steps.push_back(step);
       }
@@ -72,7 +73,7 @@ std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stage
   switch (schedule) {
   case Schedule::gpipe: return gpipe(micro_batches);
   case Schedule::one_f_one_b: return one_f_one_b(stage, stages, micro_batches);
-  case Schedule::interleaved: return interleaved(stage, stages, micro_batches, chunks);
+  case Schedule::interleaved: return interleaved(stage, stages, micro_batches, chunks, all_warmup);
   }
   return {};
 }

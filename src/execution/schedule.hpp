@@ -23,11 +23,12 @@ struct PipelineStep {
 //    forwards, then alternates one forward and one backward, then drains the backwards; at most
 //    stages - s micro-batches are in flight on stage s.
 //  - Interleaved 1F1B (Narayanan et al. 2021, section 2.2): each stage holds `chunks` model chunks;
-//    Megatron-LM's ordering of virtual micro-batches.
+//    Megatron-LM's ordering of virtual micro-batches. With as many micro-batches as stages every
+//    forward runs first where `all_warmup` (Megatron-LM's), not otherwise (torch's pipelining).
 //  With `flushes` > 1 the micro-batches run as that many schedules of micro_batches / flushes one
 //  after another (micro-batches numbered on), each drained before the next begins.
 std::vector<PipelineStep> stage_schedule(Schedule schedule, int stage, int stages, int micro_batches, int chunks,
-                                         int flushes = 1);
+                                         int flushes = 1, bool all_warmup = true);
 
 // The largest number of micro-batches whose forward has run and backward has not, over the steps.
 int max_in_flight(const std::vector<PipelineStep>& steps);

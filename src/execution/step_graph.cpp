@@ -83,7 +83,7 @@ private:
     for (int d = 0; d < stand_ins_.replicas; ++d)
       pass.groups.push_back(tp_group(plan_, s, d));
     const std::vector<PipelineStep> schedule =
-        stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes);
+        stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes, plan_.interleaved_all_warmup);
     for (size_t i = 0; i < schedule.size(); ++i) {
       const PipelineStep& step = schedule[i];
       projection_.pass_begins(boost::num_vertices(out_.graph), schedule.size() * static_cast<size_t>(plan_.pp));

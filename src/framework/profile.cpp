@@ -180,7 +180,8 @@ const YamlSection<Profile> kPipelineSection = {
           throw InputError(n.where(key), fmt::format("'{}' is not valid (expected {})", partition,
                                                      valid_enum_names<Partition>(" or ")));
         p.partition = *named;
-      }}}};
+      }},
+     flag_field("interleaved_all_warmup", &Profile::interleaved_all_warmup)}};
 
 const YamlSection<Profile> kP2pSection = {
     {quantity_field("max_rate", &Profile::p2p_max_rate_Bps, parse_bandwidth),

@@ -17,7 +17,8 @@ std::pair<double, int> scheduled_activations(int stage, const ExecutionPlan& pla
   const bool last_kept_whole = !profile.recompute_last_micro_batch && plan.recompute == Recompute::full;
   double live = 0, peak = 0;
   int in_flight = 0, peak_in_flight = 0;
-  for (const PipelineStep& step : stage_schedule(plan.schedule, stage, plan.pp, plan.micro_batches, plan.chunks, plan.flushes)) {
+  for (const PipelineStep& step : stage_schedule(plan.schedule, stage, plan.pp, plan.micro_batches, plan.chunks, plan.flushes,
+                                                     plan.interleaved_all_warmup)) {
     const auto chunk = static_cast<size_t>(step.chunk);
     const double bytes = last_kept_whole && step.micro_batch == plan.micro_batches - 1 ? f.full[chunk] : f.kept[chunk];
     const bool forward = step.pass == PipelineStep::Pass::forward;

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <vector>
+
 using namespace simgpt;
 using Pass = PipelineStep::Pass;
 
@@ -52,5 +55,25 @@ TEST_CASE("interleaved 1F1B runs every chunk's forward and backward of every mic
     // Chunk 0 of micro-batches 0..stages-1 runs first, then chunk 1.
     CHECK(steps[0] == PipelineStep{Pass::forward, 0, 0});
     CHECK(steps[static_cast<size_t>(stages)] == PipelineStep{Pass::forward, 0, 1});
+  }
+}
+
+TEST_CASE("interleaved 1F1B with as many micro-batches as stages: Megatron warms up with every forward, torch does not") {
+  const int stages = 8, chunks = 2, total = stages * chunks;
+  const auto warmup = [](const std::vector<PipelineStep>& steps) {
+    int n = 0;
+    while (n < static_cast<int>(steps.size()) && steps[static_cast<size_t>(n)].pass == Pass::forward)
+      ++n;
+    return n;
+  };
+  for (int stage = 0; stage < stages; ++stage) {
+    // Megatron-LM: num_microbatches == pipeline_parallel_size runs all the forwards first.
+    CHECK(warmup(stage_schedule(Schedule::interleaved, stage, stages, stages, chunks)) == total);
+    // torch's ScheduleInterleaved1F1B: (n_local_stages - 1) x pp + 2 (pp - 1 - rank) forwards, capped
+    // at all of them; the first backward follows one more forward.
+    const auto torch = stage_schedule(Schedule::interleaved, stage, stages, stages, chunks, 1, false);
+    const int expected = std::min(total, (chunks - 1) * stages + 2 * (stages - 1 - stage));
+    CHECK(warmup(torch) == std::min(total, expected + 1));
+    CHECK(max_in_flight(torch) == std::min(total, expected + 1));
   }
 }

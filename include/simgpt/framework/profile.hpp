@@ -124,6 +124,12 @@ struct Profile {
   // uniform (Megatron, GPipe: the same count each) or balanced (Alpa clusters the forward into
   // layers of equal FLOPs, embedding and head included, and gives each stage whole clusters).
   Partition partition = Partition::uniform;
+  // The interleaved schedule with as many micro-batches as stages: Megatron-LM runs every
+  // forward first (forward_backward_pipelining_with_interleaving: num_microbatches ==
+  // pipeline_parallel_size sets all_warmup_microbatches); torch.distributed.pipelining's
+  // ScheduleInterleaved1F1B keeps its usual warm-up, (n_local_stages - 1) x pp + 2 (pp - 1 - rank)
+  // forwards, and alternates after it.
+  bool interleaved_all_warmup = true;
 
   // Point-to-point transfers between pipeline stages.
   std::string p2p_backend = "nccl";

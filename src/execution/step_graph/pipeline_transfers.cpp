@@ -44,7 +44,8 @@ void PipelineTransfers::connect() {
   // Issue order on each link follows the sender's schedule: walk senders' steps in order.
   for (int s = 0; s < plan_.pp; ++s)
     for (int d = 0; d < stand_ins_.replicas; ++d)
-      for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes)) {
+      for (const PipelineStep& step : stage_schedule(plan_.schedule, s, plan_.pp, plan_.micro_batches, plan_.chunks, plan_.flushes,
+                                                       plan_.interleaved_all_warmup)) {
         const bool forward = step.pass == PipelineStep::Pass::forward;
         const int v = step.chunk * plan_.pp + s;
         const int to = forward ? v + 1 : v - 1;
