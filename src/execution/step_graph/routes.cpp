@@ -43,29 +43,20 @@ Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s
   return all_pairs(members);
 }
 
-Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t) {
-  return all_pairs(replica_group(plan, s, first, size, t));
-}
-
-Routes expert_exchange_routes(const ExecutionPlan& plan, int first, int s, int t) {
-  return all_pairs(expert_group(plan, s, first, t));
+void for_each_exchange(const ExecutionPlan& plan, const std::function<void(int first, const Routes& pairs)>& f) {
+  for (int first = 0; plan.expert_group_size() > 1 && first < plan.dp; first += plan.ep)
+    for (int s = 0; s < plan.pp; ++s)
+      for (int t = 0; t < expert_group_ranks(plan); ++t)
+        f(first, all_pairs(expert_group(plan, s, first, t)));
+  for (int first = 0; plan.cp > 1 && first < plan.dp; first += plan.cp)
+    for (int s = 0; s < plan.pp; ++s)
+      for (int t = 0; t < plan.tp; ++t)
+        f(first, all_pairs(replica_group(plan, s, first, plan.cp, t)));
 }
 
 Routes all_exchange_routes(const ExecutionPlan& plan) {
   Routes out;
-  if (plan.expert_group_tp > 1)
-    for (int first = 0; first < plan.dp; first += plan.ep)
-      for (int s = 0; s < plan.pp; ++s) {
-        const Routes pairs = expert_exchange_routes(plan, first, s, 0);
-        out.insert(out.end(), pairs.begin(), pairs.end());
-      }
-  for (int size : {plan.ep, plan.cp})
-    for (int first = 0; size > 1 && first < plan.dp; first += size)
-      for (int s = 0; s < plan.pp; ++s)
-        for (int t = 0; t < plan.tp; ++t) {
-          const Routes pairs = exchange_routes(plan, first, size, s, t);
-          out.insert(out.end(), pairs.begin(), pairs.end());
-        }
+  for_each_exchange(plan, [&out](int, const Routes& pairs) { out.insert(out.end(), pairs.begin(), pairs.end()); });
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include "execution/step_graph/group_collectives.hpp"
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -18,12 +19,11 @@ Routes ring_routes(GroupCollectives& collectives, const std::vector<int>& gpus);
 // pair for the direct algorithm (none without data parallelism).
 Routes dp_routes(const ExecutionPlan& plan, GroupCollectives& collectives, int s, int t);
 
-// An all-to-all's flows among the `size` consecutive replicas from `first` (an expert- or
-// context-parallel group) on stage s, tensor rank t: every pair, each way.
-Routes exchange_routes(const ExecutionPlan& plan, int first, int size, int s, int t);
-// The same of the expert-parallel group from replica `first` holding tensor rank t (expert_group).
-Routes expert_exchange_routes(const ExecutionPlan& plan, int first, int s, int t);
-// Those of every expert- and context-parallel group of the plan, every stage and tensor rank.
+// Calls f(first, pairs) for every expert- and context-parallel group of the plan, every stage and
+// every tensor rank whose group is its own (expert_group, replica_group): `first` the group's first
+// replica, `pairs` its all-to-all's flows, every pair of its GPUs each way.
+void for_each_exchange(const ExecutionPlan& plan, const std::function<void(int first, const Routes& pairs)>& f);
+// Those of every expert- and context-parallel group of the plan (for_each_exchange).
 Routes all_exchange_routes(const ExecutionPlan& plan);
 
 // The pipeline transfers' routes both ways, per replica and tensor rank: [d][t] lists (a, b).

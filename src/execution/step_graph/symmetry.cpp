@@ -63,22 +63,10 @@ void find_symmetry(const ExecutionPlan& plan, const Topology& topology, GroupCol
   bool blocks_alike = plan.dp == block;
   if (plan.dp > block && plan.dp % block == 0) {
     std::vector<Routes> per_block = block_routes(routes, plan.dp, block);
-    for (int size : {plan.ep, plan.cp})
-      for (int first = 0; size > 1 && first < plan.dp; first += size)
-        for (int s = 0; s < plan.pp; ++s)
-          for (int t = 0; t < plan.tp; ++t) {
-            Routes& mine = per_block[static_cast<size_t>(first / block)];
-            const Routes pairs = exchange_routes(plan, first, size, s, t);
-            mine.insert(mine.end(), pairs.begin(), pairs.end());
-          }
-    // Expert-parallel groups that span the tensor ranks (expert_group) exchange across them too.
-    if (plan.expert_group_tp > 1)
-      for (int first = 0; first < plan.dp; first += plan.ep)
-        for (int s = 0; s < plan.pp; ++s) {
-          Routes& mine = per_block[static_cast<size_t>(first / block)];
-          const Routes pairs = expert_exchange_routes(plan, first, s, 0);
-          mine.insert(mine.end(), pairs.begin(), pairs.end());
-        }
+    for_each_exchange(plan, [&](int first, const Routes& pairs) {
+      Routes& mine = per_block[static_cast<size_t>(first / block)];
+      mine.insert(mine.end(), pairs.begin(), pairs.end());
+    });
     blocks_alike = disjoint_and_alike(topology, per_block);
     if (blocks_alike)
       first_block_stands_in(plan, block, block, stand_ins);
