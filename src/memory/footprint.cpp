@@ -78,11 +78,14 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
     for (int i = cost.first_layer; i < cost.first_layer + cost.layers; ++i) {
       if (m.has_own_weights(i)) {
         f.layer_params += layer_parameters_at(m, par.tp, par.ep, i, par.expert_tp());
-        if (fp8)
-          f.fp8_weights += layer_fp8_weight_elements(m, par.tp, par.ep, i, par.expert_tp());
-        if (dummy_wgrads != MemoryProfile::DummyWgrads::none)
-          wgrad_shapes.merge(layer_linear_weight_shapes(
-              m, par.tp, par.ep, i, par.expert_tp(), dummy_wgrads == MemoryProfile::DummyWgrads::dense_and_grouped));
+        if (fp8 || dummy_wgrads != MemoryProfile::DummyWgrads::none) {
+          const Kernels linears = layer_linear_marked_forward(m, par.tp, par.ep, i, par.expert_tp());
+          if (fp8)
+            f.fp8_weights += fp8_weight_elements(linears);
+          if (dummy_wgrads != MemoryProfile::DummyWgrads::none)
+            wgrad_shapes.merge(
+                linear_weight_shapes(linears, dummy_wgrads == MemoryProfile::DummyWgrads::dense_and_grouped));
+        }
       }
       kept += kept_at(m.is_moe_layer(i), m.symbol(i));
       f.full[ci] += full_at(m.is_moe_layer(i), m.symbol(i));

@@ -57,11 +57,8 @@ double fp8_weight_elements(const Kernels& forward) {
   return elements;
 }
 
-namespace {
-
-// Layer i's forward with every linear GEMM marked fp8: the weights' shapes do not depend on the
-// tokens, the precision or the cast's form.
-Kernels linear_marked_forward(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp) {
+Kernels layer_linear_marked_forward(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp) {
+  // The weights' shapes do not depend on the tokens, the precision or the cast's form.
   const Shard shard{.micro_batch = 1, .tp = tp, .precision = Precision::bf16, .sequence_parallel = false, .ep = ep,
                     .etp = etp};
   KernelForm form;
@@ -69,16 +66,13 @@ Kernels linear_marked_forward(const ModelSpec& m, int64_t tp, int64_t ep, int64_
   return layer_forward(m, shard, form, i);
 }
 
-} // namespace
-
 double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp) {
-  return fp8_weight_elements(linear_marked_forward(m, tp, ep, i, etp));
+  return fp8_weight_elements(layer_linear_marked_forward(m, tp, ep, i, etp));
 }
 
-std::set<std::pair<double, double>> layer_linear_weight_shapes(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i,
-                                                               int64_t etp, bool grouped) {
+std::set<std::pair<double, double>> linear_weight_shapes(const Kernels& forward, bool grouped) {
   std::set<std::pair<double, double>> shapes;
-  for (const Kernel& k : linear_marked_forward(m, tp, ep, i, etp))
+  for (const Kernel& k : forward)
     if (k.kind == Kernel::Kind::gemm && k.fp8 && (grouped || !k.grouped))
       shapes.emplace(k.n, k.k);
   return shapes;

@@ -25,13 +25,14 @@ void add_linear(Kernels& kernels, const KernelForm& form, double E, double rows,
 // Elements of the weights of `forward`'s fp8 GEMMs ([k x n] each, `batch` of them): what TE
 // keeps an fp8 copy of.
 double fp8_weight_elements(const Kernels& forward);
-// The same for the model's layer i (from 0) on one GPU (its tensor-parallel shard, experts / ep,
-// each split over `etp` tensor ranks: 0, tp).
+// The same for the model's layer i (from 0) on one GPU (layer_linear_marked_forward's shard).
 double layer_fp8_weight_elements(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp = 0);
 
-// The [n x k] shapes of layer i's linear weights on one GPU (as layer_fp8_weight_elements shards
-// them), the grouped experts' among them only when `grouped`.
-std::set<std::pair<double, double>> layer_linear_weight_shapes(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i,
-                                                               int64_t etp, bool grouped);
+// Layer i's forward on one GPU (its tensor-parallel shard, experts / ep, each split over `etp`
+// tensor ranks: 0, tp) with every linear layer's GEMM marked fp8: what the two readers below take.
+Kernels layer_linear_marked_forward(const ModelSpec& m, int64_t tp, int64_t ep, int64_t i, int64_t etp = 0);
+// The [n x k] shapes of `forward`'s linear weights (layer_linear_marked_forward's), the grouped
+// experts' among them only when `grouped`.
+std::set<std::pair<double, double>> linear_weight_shapes(const Kernels& forward, bool grouped);
 
 } // namespace simgpt
