@@ -248,13 +248,14 @@ void ComputeCostModel::account(const Kernels& ks, double calls, KernelLedger& le
 // with its first kernel issued, as it is when the GPU was busy with the block before: a block of
 // long kernels costs their GPU time, one of kernels shorter than their dispatch costs the host's.
 //
-// With CUDA graphs (compute.cuda_graphs) the block's kernels were captured once and the host
-// replays them with one launch (CUDA C++ Programming Guide, "CUDA Graphs": a graph is launched as
-// a unit, its work submitted without a host call per kernel; Megatron-LM captures each transformer
-// layer's forward and backward, megatron/core/transformer/cuda_graphs.py): the whole block is
-// issued as it begins, and only the GPU's gap between kernels (kernel_launch) remains.
-double ComputeCostModel::seconds(const Kernels& ks) const {
-  const double per_kernel_issue = profile_.cuda_graphs ? 0.0 : profile_.op_overhead_s;
+// With CUDA graphs over the block's scope (compute.cuda_graphs) its kernels were captured once and
+// the host replays them with one launch (CUDA C++ Programming Guide, "CUDA Graphs": a graph is
+// launched as a unit, its work submitted without a host call per kernel; Megatron-Core captures a
+// layer's blocks forward and backward, megatron/core/transformer/cuda_graphs.py, or TransformerEngine's
+// make_graphed_callables for the scopes named): the whole block is issued as it begins, and only
+// the GPU's gap between kernels (kernel_launch) remains.
+double ComputeCostModel::seconds(const Kernels& ks, GraphScope scope) const {
+  const double per_kernel_issue = profile_.cuda_graphs.captures(scope) ? 0.0 : profile_.op_overhead_s;
   double issued = 0, done = 0;
   for (const Kernel& k : ks) {
     done = std::max(done, issued) + kernel_seconds(k);

@@ -45,8 +45,9 @@ public:
   void account(const Kernels& ks, double calls, KernelLedger& ledger) const;
   // Seconds a block of kernels (one layer's attention or MLP, forward or backward) occupies its
   // stream, the host issuing them one every `compute.op_overhead`: when kernels are shorter than
-  // their host time, the host bounds the stream.
-  double seconds(const Kernels& ks) const;
+  // their host time, the host bounds the stream; none when the profile captures the block's
+  // `scope` as a CUDA graph (compute.cuda_graphs).
+  double seconds(const Kernels& ks, GraphScope scope = GraphScope::none) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
   double peak_fraction(const Kernel& k) const;   // gemm_efficiency before its shape's quantisation
   // Whether a dimension of the GEMM is not a whole number of 16-byte vectors.

@@ -67,8 +67,8 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
   const auto after = core == attention.end() ? core : core + 1;
   const Kernels parts[3] = {Kernels(attention.begin(), core), Kernels(core, after), Kernels(after, attention.end())};
   for (int i = 0; i < 3; ++i) {
-    l.attention_parts_forward[i] = cost.seconds(parts[i]);
-    l.attention_parts_backward[i] = cost.seconds(backward_of(parts[i]));
+    l.attention_parts_forward[i] = cost.seconds(parts[i], GraphScope::attention);
+    l.attention_parts_backward[i] = cost.seconds(backward_of(parts[i]), GraphScope::attention);
   }
   const double tokens = static_cast<double>(shard.micro_batch * local.seq_len);
   const double heads = static_cast<double>(local.heads), groups = static_cast<double>(local.query_groups());
@@ -100,7 +100,8 @@ void split_attention(LayerCost& l, const Kernels& attention, const ComputeCostMo
   Kernels backward{Kernel::memory(4 * (q + kv)), Kernel::memory(10 * (q + kv) * steps),
                    Kernel::memory(8 * kv * steps), Kernel::memory(2 * 2 * kv * (steps - 1)),
                    Kernel::memory(6 * (q + kv))};
-  const double merge_forward = cost.seconds(forward), merge_backward = cost.seconds(backward);
+  const double merge_forward = cost.seconds(forward, GraphScope::attention),
+               merge_backward = cost.seconds(backward, GraphScope::attention);
   l.attention_parts_forward[1] += merge_forward;
   l.attention_parts_backward[1] += merge_backward;
   l.attention_forward += merge_forward;
@@ -235,13 +236,20 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     LayerCost l;
     l.mixer = symbol_has_mixer(symbol);
     l.mlp = symbol_has_mlp(symbol);
-    l.attention_forward = cost.seconds(attention);
-    l.mlp_forward = cost.seconds(mlp_kernels);
-    l.attention_backward = cost.seconds(backward_of(attention));
-    l.mlp_backward = cost.seconds(backward_of(mlp_kernels));
+    // The CUDA graph scopes of the layer's blocks (compute.cuda_graphs); a MoE block whole only
+    // where its experts are captured too. Recomputation runs within the layer's backward: captured
+    // where both blocks are.
+    const GraphScope mixer_scope = symbol == 'M' ? GraphScope::mamba : GraphScope::attention;
+    const GraphScope mlp_scope = moe_layer ? GraphScope::moe : GraphScope::mlp;
+    l.attention_forward = cost.seconds(attention, mixer_scope);
+    l.mlp_forward = cost.seconds(mlp_kernels, mlp_scope);
+    l.attention_backward = cost.seconds(backward_of(attention), mixer_scope);
+    l.mlp_backward = cost.seconds(backward_of(mlp_kernels), mlp_scope);
     if (const Kernels rerun_first = selective_kernels(lm, attention, mlp_kernels, moe_layer, symbol);
-        !rerun_first.empty())
-      l.recompute_core = cost.seconds(rerun_first);
+        !rerun_first.empty()) {
+      const bool captured = profile.cuda_graphs.captures(mixer_scope) && profile.cuda_graphs.captures(mlp_scope);
+      l.recompute_core = cost.seconds(rerun_first, captured ? mixer_scope : GraphScope::none);
+    }
     if (plan.tp_comm_overlap) {
       // TransformerEngine overlaps the input's all-gather with the column-parallel GEMM that reads
       // it and the output's reduce-scatter with the row-parallel GEMM that makes it
@@ -307,6 +315,16 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       e *= E * plan.grad_factor;
     return elements;
   };
+  // Megatron-Core captures a MoE block whole only with a fixed capacity: a dropless one's shapes
+  // follow the routing ("moe cuda graph is only supported with drop-padding MoE",
+  // megatron/core/transformer/transformer_config.py). A whole iteration's graph is not checked
+  // there: the runs that capture one pre-size the dispatch themselves (HybridEP's
+  // moe_expert_rank_capacity_factor, core 0.18), which routing as balanced as simgpt's never fills.
+  if (profile.cuda_graphs.moe && !profile.cuda_graphs.outside_layers && w.model.moe() && !w.model.capacity_factor)
+    throw InputError("compute.cuda_graphs",
+                     "captures whole MoE blocks (moe, layers), which needs a fixed expert capacity: set "
+                     "model.capacity_factor, or capture the blocks before the dispatch only ([attn, moe_router, "
+                     "moe_preprocess]) or the whole iteration");
   if (profile.dp_per_tensor && (w.model.latent_attention || w.model.moe() || w.model.hybrid()))
     throw InputError("collectives.dp_per_tensor",
                      "lists the tensors of dense GPT layers only: not with multi-head latent attention, MoE or "
@@ -341,10 +359,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   // A MoE layer's parts around its all-to-alls, and its experts' gradients and weights.
   const auto fill_moe = [&](LayerCost& l) {
     l.moe = true;
+    // The router and the first permutation (scopes moe_router, moe_preprocess) before the dispatch;
+    // the experts and what follows the combine only in the whole block's scope (moe).
+    const GraphScope scopes[3] = {GraphScope::moe_router, GraphScope::moe, GraphScope::moe};
     int i = 0;
     for (const Kernels* part : {&moe.before_dispatch, &moe.experts, &moe.after_combine}) {
-      l.moe_forward[i] = cost.seconds(*part);
-      l.moe_backward[i++] = cost.seconds(backward_of(*part));
+      l.moe_forward[i] = cost.seconds(*part, scopes[i]);
+      l.moe_backward[i] = cost.seconds(backward_of(*part), scopes[i]);
+      ++i;
     }
     l.all_to_all_bytes = all_to_all_bytes(model, shard);
     if (plan.moe_a2a_overlap)
@@ -469,15 +491,15 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     first_layer += layers;
     double embedding_params = 0, head_params = 0;
     if (v == 0) {
-      c.embedding_forward = cost.seconds(embedding);
-      c.embedding_backward = cost.seconds(backward_of(embedding));
+      c.embedding_forward = cost.seconds(embedding, GraphScope::outside_layers);
+      c.embedding_backward = cost.seconds(backward_of(embedding), GraphScope::outside_layers);
       embedding_params = embedding_parameters(w.model, par.tp);
       if (profile.dp_per_tensor)
         c.embedding_grad_tensors = grad_tensors(embedding_parameter_tensors(w.model, par.tp));
     }
     if (v == virtual_stages - 1) {
-      c.head_forward = cost.seconds(head);
-      c.head_backward = cost.seconds(backward_of(head));
+      c.head_forward = cost.seconds(head, GraphScope::outside_layers);
+      c.head_backward = cost.seconds(backward_of(head), GraphScope::outside_layers);
       head_params = head_parameters(w.model, par.tp);
       std::vector<double> tensors = head_parameter_tensors(w.model, par.tp);
       // An LM head on its own stage keeps a copy of the word embedding it is tied to: one more tensor.
@@ -489,8 +511,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       if (profile.dp_per_tensor)
         c.head_grad_tensors = grad_tensors(std::move(tensors));
       if (mtp > 0) {
-        c.head_forward += mtp * cost.seconds(mtp_block);
-        c.head_backward += mtp * cost.seconds(backward_of(mtp_block));
+        c.head_forward += mtp * cost.seconds(mtp_block, GraphScope::outside_layers);
+        c.head_backward += mtp * cost.seconds(backward_of(mtp_block), GraphScope::outside_layers);
         head_params += mtp_parameters(w.model, par.tp);
         // The modules embed with the model's word embedding: a pipelined model's last stage holds
         // a copy, kept equal to the first's as a tied one is (megatron/core/models/common/

@@ -142,6 +142,47 @@ const YamlSection<Profile::FusedSoftmax> kFusedSoftmaxSection = {
      number_field("fallback_passes", &Profile::FusedSoftmax::fallback_passes, 1, 3),
      flag_field("fallback_fp32", &Profile::FusedSoftmax::fallback_fp32)}};
 
+// compute.cuda_graphs: false, true (every block: a whole iteration), `iteration`, `layers`, or a
+// list of Megatron-Core's scopes (CudaGraphs says what each captures).
+void read_cuda_graphs(const YamlReader& c, const char* key, Profile& p) {
+  static constexpr const char* kValid =
+      "false, true, iteration, layers, or a list of attn, mlp, moe_router, moe_preprocess, moe, mamba";
+  const YAML::Node node = c.node()[key];
+  if (node.IsSequence()) {
+    CudaGraphs g;
+    for (const YAML::Node& item : node) {
+      const std::string scope = item.IsScalar() ? item.Scalar() : std::string();
+      if (scope == "attn")
+        g.attention = true;
+      else if (scope == "mlp")
+        g.mlp = true;
+      else if (scope == "moe_router" || scope == "moe_preprocess") // either turns on both (core 0.16)
+        g.moe_router = true;
+      else if (scope == "moe")
+        g.moe = g.moe_router = true;
+      else if (scope == "mamba")
+        g.mamba = true;
+      else
+        throw InputError(c.where(key), fmt::format("'{}' is not a CUDA graph scope (expected {})", echo(scope), kValid));
+    }
+    p.cuda_graphs = g;
+    return;
+  }
+  const std::string value = node.IsScalar() ? node.Scalar() : std::string();
+  if (value == "iteration" || value == "full_iteration")
+    p.cuda_graphs = CudaGraphs::iteration();
+  else if (value == "layers")
+    p.cuda_graphs = CudaGraphs::layers();
+  else if (value == "none")
+    p.cuda_graphs = CudaGraphs{};
+  else
+    try {
+      p.cuda_graphs = node.as<bool>() ? CudaGraphs::iteration() : CudaGraphs{};
+    } catch (const YAML::Exception&) {
+      throw InputError(c.where(key), fmt::format("'{}' is not valid (expected {})", echo(value), kValid));
+    }
+}
+
 const YamlSection<Profile> kComputeSection = {
     {flag_field("recompute_last_micro_batch", &Profile::recompute_last_micro_batch),
      number_field("softmax_passes", &Profile::softmax_passes, 1, 3),
@@ -162,7 +203,7 @@ const YamlSection<Profile> kComputeSection = {
      either_field("selective_recompute", &Profile::selective_every_second_matmul, "attention_core",
                   "every_second_matmul"),
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
-     flag_field("cuda_graphs", &Profile::cuda_graphs),
+     {"cuda_graphs", read_cuda_graphs},
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
     {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};

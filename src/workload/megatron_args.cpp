@@ -6,13 +6,16 @@
 #include "workload/workload_limits.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <string_view>
 
 namespace simgpt {
@@ -97,7 +100,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 40> kComputed{
+constexpr std::array<std::string_view, 45> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -116,15 +119,19 @@ constexpr std::array<std::string_view, 40> kComputed{
     "expert_tensor_parallel_size", "kv_channels",
     "pipeline_model_parallel_layout", "use_megatron_fsdp",
     "data_parallel_sharding_strategy", "is_hybrid_model",
+    "enable_cuda_graph",       "external_cuda_graph",
+    "cuda_graph_impl",         "cuda_graph_scope",
+    "cuda_graph_modules",
 };
 
 // Flags among kComputed.
 // --is-hybrid-model: the pattern says which layers are hybrid; the flag itself adds nothing.
-constexpr std::array<std::string_view, 9> kComputedFlags{"group_query_attention", "multi_latent_attention",
-                                                         "qk_layernorm", "overlap_moe_expert_parallel_comm",
-                                                         "delay_wgrad_compute", "moe_grouped_gemm",
-                                                         "moe_permute_fusion", "use_megatron_fsdp",
-                                                         "is_hybrid_model"};
+constexpr std::array<std::string_view, 11> kComputedFlags{"group_query_attention", "multi_latent_attention",
+                                                          "qk_layernorm", "overlap_moe_expert_parallel_comm",
+                                                          "delay_wgrad_compute", "moe_grouped_gemm",
+                                                          "moe_permute_fusion", "use_megatron_fsdp",
+                                                          "is_hybrid_model", "enable_cuda_graph",
+                                                          "external_cuda_graph"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -240,6 +247,46 @@ std::string choose(const std::string& value, const std::string& where,
 bool given(const std::map<std::string, std::string>& args, const std::string& name) {
   const auto it = args.find(name);
   return it != args.end() && it->second != "false";
+}
+
+// CUDA graphs (megatron/core/transformer/transformer_config.py): --cuda-graph-impl none, local,
+// transformer_engine or (core 0.18) full_iteration, formerly --enable-cuda-graph (local) and
+// --external-cuda-graph (transformer_engine); --cuda-graph-scope (--cuda-graph-modules from core
+// 0.18) the parts captured, none or `full` for whole layers, `full_iteration` for the whole
+// forward-backward: the profile's compute.cuda_graphs.
+void set_cuda_graphs(const std::map<std::string, std::string>& args,
+                     const std::function<std::string(const std::string&)>& at, Tree& tree) {
+  std::string impl = args.contains("cuda_graph_impl") ? args.at("cuda_graph_impl")
+                     : given(args, "enable_cuda_graph")   ? "local"
+                     : given(args, "external_cuda_graph") ? "transformer_engine"
+                                                          : "none";
+  const char* scope_name = args.contains("cuda_graph_modules") ? "cuda_graph_modules" : "cuda_graph_scope";
+  const char* impl_name = args.contains("cuda_graph_impl")     ? "cuda_graph_impl"
+                          : given(args, "enable_cuda_graph")   ? "enable_cuda_graph"
+                                                               : "external_cuda_graph";
+  impl = choose(impl, at("cuda_graph_impl"),
+                {{"none", "none"}, {"local", "local"}, {"transformer_engine", "transformer_engine"},
+                 {"full_iteration", "full_iteration"}});
+  if (impl == "none")
+    return;
+  std::vector<std::string> scopes;
+  if (args.contains(scope_name)) {
+    std::istringstream words(args.at(scope_name));
+    for (std::string w; words >> w;)
+      scopes.push_back(choose(w, at(scope_name),
+                              {{"full", "full"}, {"full_iteration", "full_iteration"}, {"attn", "attn"},
+                               {"mlp", "mlp"}, {"moe", "moe"}, {"moe_router", "moe_router"},
+                               {"moe_preprocess", "moe_preprocess"}, {"mamba", "mamba"}}));
+  }
+  const bool whole_layers = scopes.empty() || scopes == std::vector<std::string>{"full"};
+  std::string value;
+  if (impl == "full_iteration" || std::find(scopes.begin(), scopes.end(), "full_iteration") != scopes.end())
+    value = "iteration";
+  else if (whole_layers)
+    value = "layers";
+  else
+    value = fmt::format("[{}]", fmt::join(scopes, ", "));
+  tree.set("framework_options", "compute.cuda_graphs", value, args.contains(scope_name) ? scope_name : impl_name);
 }
 
 } // namespace
@@ -431,6 +478,7 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
       notes.push_back("overlap_moe_expert_parallel_comm without delay_wgrad_compute: simgpt runs the experts' weight "
                       "gradients beside the dispatch's backward all-to-all as if delayed");
   }
+  set_cuda_graphs(args, at, tree);
   if (args.contains("optimizer")) {
     std::string optimizer = choose(args["optimizer"], at("optimizer"), {{"adam", "adam"}, {"sgd", "sgd_momentum"}});
     if (optimizer == "sgd_momentum" && args.contains("sgd_momentum") &&
@@ -622,7 +670,8 @@ MegatronCommandLine split_megatron_command_line(const std::vector<std::string>& 
     }
     if (!has_next)
       throw InputError(source + ": " + word, "is given without its value");
-    if (name == "recompute_modules") { // a list: every word up to the next argument
+    if (name == "recompute_modules" || name == "cuda_graph_scope" || name == "cuda_graph_modules") {
+      // a list: every word up to the next argument
       std::string modules = words[++i];
       while (i + 1 < words.size() && !words[i + 1].starts_with("--"))
         modules += " " + words[++i];

@@ -10,13 +10,13 @@ using namespace simgpt;
 
 namespace {
 
-struct Ring {
+struct RingPlan {
   LayerCost layer;
   double memory_bandwidth = 0; // the GPU's HBM bytes a second as the cost model prices them
   double launch = 0;           // and the gap each kernel pays
 };
 
-Ring ring_plan(const std::string& framework, int cp, bool fp32_merge) {
+RingPlan ring_plan(const std::string& framework, int cp, bool fp32_merge) {
   const DataPaths data = default_data_paths();
   const GpuCatalog catalog = load_catalog(data);
   const Workload w = load_workload(data.find("workloads/llama3_8b.yaml"),
@@ -30,7 +30,7 @@ Ring ring_plan(const std::string& framework, int cp, bool fp32_merge) {
   profile.ring_attention_fp32_merge = fp32_merge;
   const GpuSpec& gpu = catalog.at("H100-SXM5-80GB", "test");
   const ComputeCostModel cost(gpu, profile, w.training, w.source);
-  Ring r{make_plan(w, cost, profile).layer, 0};
+  RingPlan r{make_plan(w, cost, profile).layer, 0};
   const double one = cost.seconds({Kernel::memory(1e9)}), two = cost.seconds({Kernel::memory(2e9)});
   r.memory_bandwidth = 1e9 / (two - one);
   r.launch = 2 * one - two;
@@ -42,7 +42,7 @@ Ring ring_plan(const std::string& framework, int cp, bool fp32_merge) {
 TEST_CASE("the ring passes the keys and values the attention kernel reads, repeated where the framework repeats them") {
   // Llama 3 8B: 32 query heads, 8 key-value heads of 128; 32768 / cp tokens a rank, bf16.
   const double tokens = 32768.0 / 4;
-  const Ring megatron = ring_plan("megatron", 4, false), torchtitan = ring_plan("torchtitan", 4, false);
+  const RingPlan megatron = ring_plan("megatron", 4, false), torchtitan = ring_plan("torchtitan", 4, false);
   CHECK(megatron.layer.context_kv_bytes == Approx(tokens * 8 * 256 * 2));
   // torchtitan's repeat_kv copies them to every query head before F.scaled_dot_product_attention.
   CHECK(torchtitan.layer.context_kv_bytes == Approx(tokens * 32 * 256 * 2));
@@ -52,7 +52,7 @@ TEST_CASE("the ring passes the keys and values the attention kernel reads, repea
 
 TEST_CASE("PyTorch's ring merges each step in fp32 and passes its key and value gradients in fp32") {
   for (int cp : {2, 4}) {
-    const Ring plain = ring_plan("torchtitan", cp, false), merged = ring_plan("torchtitan", cp, true);
+    const RingPlan plain = ring_plan("torchtitan", cp, false), merged = ring_plan("torchtitan", cp, true);
     const double tokens = 32768.0 / cp, q = tokens * 32 * 128, kv = tokens * 32 * 256;
     // fp32 key and value gradients beside the bf16 keys and values: 6 bytes an element.
     CHECK(merged.layer.context_kv_backward_bytes == Approx(6 * kv));

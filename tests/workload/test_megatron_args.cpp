@@ -404,14 +404,16 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
        "moe_act", "--bf16", "--fp8-format", "e4m3", "--fp8-recipe", "mxfp8", "--use-distributed-optimizer",
        "--overlap-grad-reduce", "--overlap-param-gather", "--tensor-model-parallel-size", "1",
        "--expert-model-parallel-size", "64", "--expert-tensor-parallel-size", "1", "--seq-length", "4096",
-       "--global-batch-size", "2048", "--micro-batch-size", "1", "--vocab-size", "129280"},
+       "--global-batch-size", "2048", "--micro-batch-size", "1", "--vocab-size", "129280",
+       "--cuda-graph-impl", "transformer_engine", "--cuda-graph-scope", "attn", "moe_router", "moe_preprocess"},
       std::nullopt);
   CHECK(deepseek.ignored.empty());
   const std::string d = body(deepseek.yaml);
   CHECK_THAT(d, Catch::Contains("moe_dispatcher: \"hybridep\"") && Catch::Contains("moe_a2a_overlap: true") &&
                     Catch::Contains("dense_layers: 3") && Catch::Contains("fp8_recipe: \"mxfp8\"") &&
                     Catch::Contains("recompute_modules: \"moe_act,mla_up_proj\"") &&
-                    Catch::Contains("mtp_layers: 1"));
+                    Catch::Contains("mtp_layers: 1") &&
+                    Catch::Contains("compute.cuda_graphs: \"[attn, moe_router, moe_preprocess]\""));
   CHECK_THAT(d, !Catch::Contains("\n  head_dim:"));
   // Llama 3 70B (llama3_70b_pretrain_config with its H100 preset: tp 4, pp 4, vp 5, TP communication
   // overlap, fp8 current scaling).
@@ -429,6 +431,39 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
       std::nullopt);
   CHECK(llama.ignored.empty());
   CHECK_THAT(body(llama.yaml), Catch::Contains("tp_comm_overlap: true") && Catch::Contains("fp8_recipe: \"tensorwise\""));
+}
+
+TEST_CASE("Megatron-core's CUDA graph flags set the profile's captured scopes") {
+  const auto graphs = [](std::vector<std::string> flags) {
+    std::vector<std::string> words{"pretrain_gpt.py", "--num-layers", "4", "--hidden-size", "1024",
+                                   "--num-attention-heads", "16", "--seq-length", "1024", "--vocab-size", "32000",
+                                   "--micro-batch-size", "1", "--global-batch-size", "8", "--bf16"};
+    words.insert(words.end(), flags.begin(), flags.end());
+    const std::string yaml = body(import_megatron(words, 8).yaml);
+    const auto at = yaml.find("compute.cuda_graphs: ");
+    return at == std::string::npos ? std::string("none") : yaml.substr(at + 21, yaml.find('\n', at) - at - 21);
+  };
+  CHECK(graphs({}) == "none");
+  CHECK(graphs({"--enable-cuda-graph"}) == "\"layers\"");
+  CHECK(graphs({"--cuda-graph-impl", "local", "--cuda-graph-scope", "full"}) == "\"layers\"");
+  CHECK(graphs({"--cuda-graph-impl", "local", "--cuda-graph-scope", "full_iteration"}) == "\"iteration\"");
+  CHECK(graphs({"--cuda-graph-impl", "full_iteration"}) == "\"iteration\"");
+  CHECK(graphs({"--external-cuda-graph", "--cuda-graph-scope", "attn", "mamba"}) == "\"[attn, mamba]\"");
+  CHECK(graphs({"--cuda-graph-impl", "transformer_engine", "--cuda-graph-modules", "attn", "moe_router"}) ==
+        "\"[attn, moe_router]\"");
+  CHECK(graphs({"--cuda-graph-impl", "none", "--cuda-graph-scope", "attn"}) == "none");
+  const auto refusal = [&](std::vector<std::string> flags) -> std::string {
+    try {
+      graphs(std::move(flags));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(refusal({"--cuda-graph-impl", "te"}),
+             Catch::Contains("--cuda-graph-impl") && Catch::Contains("transformer_engine, full_iteration"));
+  CHECK_THAT(refusal({"--external-cuda-graph", "--cuda-graph-scope", "attn", "router"}),
+             Catch::Contains("--cuda-graph-scope") && Catch::Contains("'router'"));
 }
 
 TEST_CASE("Megatron's pipeline layout flag sets the layers of each pipeline stage, and VP from their count") {

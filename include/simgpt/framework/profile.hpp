@@ -62,6 +62,37 @@ struct MemoryProfile {
   DummyWgrads dummy_wgrads = DummyWgrads::none;
 };
 
+// The parts of a step a framework captures as CUDA graphs (compute.cuda_graphs), each replayed
+// with one host launch instead of one per kernel. Megatron-Core's scopes (megatron/core/
+// transformer/transformer_config.py, cuda_graph_impl and cuda_graph_scope; transformer_layer.py):
+// `attn` the attention block (norm, attention, bias-dropout-add), `mlp` a dense layer's MLP block,
+// `moe_router` and `moe_preprocess` a MoE block up to its dispatch (norm, router, the token counts
+// and the first permutation), `moe` the whole MoE block (dispatch, experts and combine: only with
+// a fixed capacity, as its shapes must not change), `mamba` a Mamba mixer; a whole-layer graph
+// (cuda_graph_impl local with no scope) is all of a layer's; `full_iteration` (full_cuda_graph.py)
+// every micro-batch's forward and backward, embedding and loss included, the optimizer outside.
+enum class GraphScope { attention, mlp, moe_router, moe, mamba, outside_layers, none };
+
+struct CudaGraphs {
+  bool attention = false, mlp = false, moe_router = false, moe = false, mamba = false, outside_layers = false;
+
+  static CudaGraphs layers() { return {true, true, true, true, true, false}; }
+  static CudaGraphs iteration() { return {true, true, true, true, true, true}; }
+  bool any() const { return attention || mlp || moe_router || moe || mamba || outside_layers; }
+  bool captures(GraphScope scope) const {
+    switch (scope) {
+    case GraphScope::attention: return attention;
+    case GraphScope::mlp: return mlp;
+    case GraphScope::moe_router: return moe_router;
+    case GraphScope::moe: return moe;
+    case GraphScope::mamba: return mamba;
+    case GraphScope::outside_layers: return outside_layers;
+    case GraphScope::none: return false;
+    }
+    return false;
+  }
+};
+
 struct Profile {
   std::string name;
   std::string file; // the profile file it was read from (load_profile); empty when built in C++
@@ -110,7 +141,7 @@ struct Profile {
   // on in fp32 (_templated_ring_attention_backward).
   bool ring_attention_fp32_merge = false;
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
-  bool cuda_graphs = false;       // blocks captured as CUDA graphs: one host launch per block, not per kernel
+  CudaGraphs cuda_graphs;          // the blocks captured as CUDA graphs: one host launch each, not one per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped
   // The optimizer's fp32 master copy and its update kept in CPU memory (DT-FM's --use-offload,
   // optimizer/optimizer.py Fp16Optimizer(offload=True); DeepSpeed's offload_optimizer): at each
