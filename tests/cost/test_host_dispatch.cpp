@@ -69,3 +69,18 @@ TEST_CASE("CUDA graphs issue a block's kernels with one host launch") {
   const Kernels long_kernels(5, Kernel::memory(1e8));
   CHECK(graphed.seconds(long_kernels, GraphScope::attention) == Approx(eager.seconds(long_kernels)));
 }
+
+TEST_CASE("a CUDA graph scope spares only its own blocks the host's issue time") {
+  const GpuSpec gpu = host_test_gpu();
+  Profile profile;
+  profile.op_overhead_s = 50e-6;
+  profile.cuda_graphs.attention = true;
+  profile.cuda_graphs.moe_router = true;
+  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  const Kernels short_kernels(10, Kernel::memory(1e6)); // 1 us each: host-bound when eager
+  CHECK(cost.seconds(short_kernels, GraphScope::attention) == Approx(10e-6));
+  CHECK(cost.seconds(short_kernels, GraphScope::moe_router) == Approx(10e-6));
+  for (GraphScope eager : {GraphScope::mlp, GraphScope::moe, GraphScope::mamba, GraphScope::outside_layers,
+                           GraphScope::none})
+    CHECK(cost.seconds(short_kernels, eager) == Approx(9 * 50e-6 + 1e-6));
+}

@@ -1,7 +1,6 @@
-// CUDA graphs as Megatron-Core scopes them (compute.cuda_graphs): a captured block's kernels are
-// issued with one host launch, an eager one's one every compute.op_overhead; a whole MoE block
-// only with a fixed capacity.
-#include "cost/compute_cost.hpp"
+// CUDA graphs as Megatron-Core scopes them (compute.cuda_graphs) on a replayed MoE step: a captured
+// block's kernels are issued with one host launch, an eager one's one every compute.op_overhead
+// (tests/cost/test_host_dispatch.cpp); a whole MoE block only with a fixed capacity.
 #include "support/isolate.hpp"
 #include "report/report_json.hpp"
 #include "simgpt/core/error.hpp"
@@ -13,28 +12,6 @@
 #include <string>
 
 using namespace simgpt;
-
-TEST_CASE("a CUDA graph scope spares only its own blocks the host's issue time") {
-  GpuSpec gpu;
-  gpu.name = "test";
-  gpu.peak_flops = {{Precision::fp16, 100e12}};
-  gpu.gemm_efficiency = {{Precision::fp16, 0.8}};
-  gpu.memory_bandwidth = 1e12;
-  gpu.memory_efficiency = 1;
-  gpu.sms = 80;
-  gpu.kernel_launch_s = 0;
-  Profile profile;
-  profile.op_overhead_s = 50e-6;
-  profile.cuda_graphs.attention = true;
-  profile.cuda_graphs.moe_router = true;
-  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
-  const Kernels short_kernels(10, Kernel::memory(1e6)); // 1 us each: host-bound when eager
-  CHECK(cost.seconds(short_kernels, GraphScope::attention) == Approx(10e-6));
-  CHECK(cost.seconds(short_kernels, GraphScope::moe_router) == Approx(10e-6));
-  for (GraphScope eager : {GraphScope::mlp, GraphScope::moe, GraphScope::mamba, GraphScope::outside_layers,
-                           GraphScope::none})
-    CHECK(cost.seconds(short_kernels, eager) == Approx(9 * 50e-6 + 1e-6));
-}
 
 namespace {
 
@@ -55,27 +32,27 @@ nlohmann::ordered_json run_qwen3(const Overrides& extra) {
   });
 }
 
-double step(const nlohmann::ordered_json& r) { return r["step_time_s"].get<double>(); }
+double step_seconds(const nlohmann::ordered_json& r) { return r["step_time_s"].get<double>(); }
 
 } // namespace
 
 TEST_CASE("graphs over more of a MoE step leave less of the host's time on it") {
-  const double eager = step(run_qwen3({}));
-  const double router = step(run_qwen3({{"framework_options.compute.cuda_graphs", "[moe_router, moe_preprocess]"}}));
+  const double eager = step_seconds(run_qwen3({}));
+  const double router = step_seconds(run_qwen3({{"framework_options.compute.cuda_graphs", "[moe_router, moe_preprocess]"}}));
   const double scoped =
-      step(run_qwen3({{"framework_options.compute.cuda_graphs", "[attn, moe_router, moe_preprocess]"}}));
-  const double iteration = step(run_qwen3({{"framework_options.compute.cuda_graphs", "iteration"}}));
+      step_seconds(run_qwen3({{"framework_options.compute.cuda_graphs", "[attn, moe_router, moe_preprocess]"}}));
+  const double iteration = step_seconds(run_qwen3({{"framework_options.compute.cuda_graphs", "iteration"}}));
   CHECK(router < eager);
   CHECK(scoped < router);
   CHECK(iteration < scoped);
   // true is the whole iteration, false none.
-  CHECK(step(run_qwen3({{"framework_options.compute.cuda_graphs", "true"}})) == iteration);
-  CHECK(step(run_qwen3({{"framework_options.compute.cuda_graphs", "false"}})) == eager);
+  CHECK(step_seconds(run_qwen3({{"framework_options.compute.cuda_graphs", "true"}})) == iteration);
+  CHECK(step_seconds(run_qwen3({{"framework_options.compute.cuda_graphs", "false"}})) == eager);
   // Without host time, graphs change nothing.
   const Overrides no_host = {{"framework_options.compute.op_overhead", "0us"}};
   Overrides graphed = no_host;
   graphed.emplace_back("framework_options.compute.cuda_graphs", "iteration");
-  CHECK(step(run_qwen3(graphed)) == step(run_qwen3(no_host)));
+  CHECK(step_seconds(run_qwen3(graphed)) == step_seconds(run_qwen3(no_host)));
 }
 
 TEST_CASE("a whole MoE block is captured only with a fixed capacity, as Megatron-Core allows") {
