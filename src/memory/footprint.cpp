@@ -102,10 +102,18 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
         f.transient = std::max(f.transient, layer_full - layer_kept / std::max(1, cost.layers));
     }
     // The LM head's logits (vocabulary-parallel) and what the loss derives from them.
-    if (v == V - 1 && m.head == Head::lm)
+    if (v == V - 1 && m.head == Head::lm) {
       f.transient = std::max(f.transient, logits_bytes *
                                               static_cast<double>(w.training.micro_batch * m.seq_len) *
                                               static_cast<double>(m.vocab) / static_cast<double>(par.tp));
+      // The output layer's placeholder gradient: with its weight-gradient GEMM fused into
+      // main_grad, Megatron-Core's linear (megatron/core/tensor_parallel/layers.py,
+      // LinearWithGradAccumulationAndAsyncCommunication.backward) takes it from the same
+      // TransformerEngine cache, get_dummy_wgrad, since 2025-08 (e7c55de99e).
+      if (dummy_wgrads != MemoryProfile::DummyWgrads::none)
+        wgrad_shapes.emplace(static_cast<double>(m.vocab) / static_cast<double>(par.tp),
+                             static_cast<double>(m.hidden));
+    }
   }
   for (const auto& [n, k] : wgrad_shapes)
     f.dummy_wgrads += n * k;

@@ -1,6 +1,7 @@
 // TransformerEngine's cached placeholder weight gradients (profile key memory.dummy_wgrads): under
 // Megatron's fused gradient accumulation one weight-sized tensor per distinct linear weight shape on
-// the GPU, whatever the number of layers sharing it; grouped experts' shapes from TE 2.10.
+// the GPU (the output layer's among them), whatever the number of layers sharing it; grouped
+// experts' shapes from TE 2.10.
 #include "support/peak_memory.hpp"
 
 #include <catch2/catch.hpp>
@@ -28,8 +29,9 @@ TEST_CASE("one cached placeholder gradient per distinct linear weight shape, sha
       {"parallelism.tp", "2"}, {"parallelism.dp", "4"}, {"parallelism.sequence_parallel", "true"},
       {"training.global_batch", "4"}};
   // Llama 3 8B at tp 2, bf16: QKV [(4096 + 2 x 1024) / 2, 4096], the projection [4096, 2048], FC1
-  // [2 x 14336 / 2, 4096] and FC2 [4096, 7168], two bytes each element.
-  const double shapes = 3072.0 * 4096 + 4096.0 * 2048 + 14336.0 * 4096 + 4096.0 * 7168;
+  // [2 x 14336 / 2, 4096] and FC2 [4096, 7168], and the output layer's [128256 / 2, 4096]
+  // (Megatron-Core's linear takes its placeholder from the same cache), two bytes each element.
+  const double shapes = 3072.0 * 4096 + 4096.0 * 2048 + 14336.0 * 4096 + 4096.0 * 7168 + 64128.0 * 4096;
   for (int layers : {2, 4}) {
     const double none = peak("workloads/llama3_8b.yaml", "none", layers, tp2);
     CHECK(peak("workloads/llama3_8b.yaml", "dense", layers, tp2) - none ==
