@@ -239,10 +239,8 @@ RECIPES = {
 # scripts/performance/configs/<family>/*workload_base_configs.py at the tag (V2 variants: the
 # printed global batch), v0.1.0rc4's YAML perf_matrix for 25.09.
 PRESETS = {
-    ("llama3_8b", "B200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
-                                     ["cuda_graphs true"]),
-    ("llama3_8b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
-                                      ["cuda_graphs false (fp8_cs) / true (fp8_mx)"]),
+    ("llama3_8b", "B200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml", []),
+    ("llama3_8b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml", []),
     ("llama3_70b", "GB200", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", []),
     ("llama3_8b", "H100", "25.09"): ("v0.1.0rc4:scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
                                      ["keep_fp8_transpose_cache_when_using_custom_fsdp (the gathered weights' "
@@ -254,14 +252,12 @@ PRESETS = {
     ("llama31_405b", "*", "25.11"): ("v0.2.0:scripts/performance/configs/llama31/workload_base_configs.py", []),
     ("deepseek_v3", "GB300", "25.11"): (
         "v0.2.0:scripts/performance/configs/deepseek/workload_base_configs.py: DEEPSEEK_V3_GB300_BASE_CONFIG",
-        ["moe_flex_dispatcher_backend hybridep", "cuda_graph_impl transformer_engine (attn, moe_router, "
-         "moe_preprocess)", "recompute_modules [moe_act]", "the preset's pp 4, vp 4, ep 64, gbs 2048 differ "
-         "from the printed row's"]),
+        ["moe_flex_dispatcher_backend hybridep", "recompute_modules [moe_act]", "the preset's pp 4, vp 4, ep 64, "
+         "gbs 2048 differ from the printed row's"]),
     ("deepseek_v3", "GB200", "25.11"): (
         "v0.2.0:scripts/performance/configs/deepseek/workload_base_configs.py: DEEPSEEK_V3_GB200_BASE_CONFIG",
-        ["moe_flex_dispatcher_backend hybridep", "cuda_graph_impl transformer_engine (moe_router, "
-         "moe_preprocess)", "recompute_modules [mla_up_proj]", "the preset's pp 4, vp 4, ep 64, gbs 2048 "
-         "differ from the printed row's where they differ"]),
+        ["moe_flex_dispatcher_backend hybridep", "recompute_modules [mla_up_proj]", "the preset's pp 4, vp 4, "
+         "ep 64, gbs 2048 differ from the printed row's where they differ"]),
 }
 for _release, _tag in RELEASES.items():
     if _release in ("25.09", "25.11", "26.08"):
@@ -273,10 +269,9 @@ for _release, _tag in RELEASES.items():
 
 # Qwen3's presets: the YAML perf matrix (25.09), workload_base_configs.py (25.11 to 26.06.01), the
 # per-GPU perf recipes (26.08). Every one sets expert_tensor_parallel_size 1; what else a preset sets
-# beyond the printed parallelism (the flex dispatcher's backend, CUDA graph scopes, moe_a2a_overlap) is
-# not modelled.
-QWEN3_UNMODELLED = ["what the preset sets beyond the printed parallelism and its MoE dispatcher (cuda_graph_scope "
-                    "where set)"]
+# beyond the printed parallelism, its MoE dispatcher (the flex dispatcher's backend, moe_a2a_overlap) and
+# CUDA graphs (megatron_bridge_moe_presets.csv) is not modelled.
+QWEN3_UNMODELLED = ["what the preset sets beyond the printed parallelism, its MoE dispatcher and CUDA graphs"]
 for _release, _tag in RELEASES.items():
     for _shape, _size in (("qwen3_30b_a3b", "30b_a3b"), ("qwen3_235b_a22b", "235b_a22b")):
         if _release == "25.09":
@@ -295,11 +290,11 @@ GPT_OSS_WINDOW = {"v0.2.0": 129, "v0.3.0": 129, "v0.3.1": 129}
 
 # GPT-OSS's presets by (release, GPU): the file, selective recompute's modules where they take
 # effect (recompute_granularity selective: from v0.3.0; v0.2.0's helper set the modules only), and
-# what else the preset sets that simgpt does not model. scripts/performance/configs/gpt_oss/
-# gpt_oss_workload_base_configs.py (v0.3.0 to v0.5.1; workload_base_configs.py at v0.2.0), the
-# per-GPU src/megatron/bridge/perf_recipes/gpt_oss/<gpu>/gpt_oss.py at v0.6.0.
-GPT_OSS_GRAPHS = "cuda_graph_impl transformer_engine (attn, moe_router, moe_preprocess)"
-GPT_OSS_FULL = ("cuda_graph_scope full_iteration with moe_expert_rank_capacity_factor 1.5 (expert inputs padded "
+# what else the preset sets that simgpt does not model (its CUDA graphs: megatron_bridge_moe_presets.csv).
+# scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py (v0.3.0 to v0.5.1;
+# workload_base_configs.py at v0.2.0), the per-GPU src/megatron/bridge/perf_recipes/gpt_oss/<gpu>/gpt_oss.py
+# at v0.6.0.
+GPT_OSS_FULL = ("the full-iteration CUDA graph's moe_expert_rank_capacity_factor 1.5 (expert inputs padded "
                 "to 1.5x), the TransformerEngine op "
                 "fuser's grouped MLP, fp8 dot-product attention")
 GPT_OSS_PRESETS = {}
@@ -317,8 +312,6 @@ for _release, _tag in RELEASES.items():
         _modules, _unmodelled = None, []
         if _gpu in ("H100", "B200", "GB200") and _selective:
             _modules = "layernorm,moe_act"
-        if _gpu in ("B300", "GB300"):
-            _unmodelled.append(GPT_OSS_GRAPHS)
         PRESETS[("gpt_oss_120b", _gpu, _release)] = (f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}",
                                                      _unmodelled)
         GPT_OSS_PRESETS[(_gpu, _release, "bf16")] = _modules
@@ -332,10 +325,15 @@ for _release, _tag in RELEASES.items():
                 f"{_tag}:{_path.replace('<gpu>', _gpu.lower())}", [GPT_OSS_FULL])
 
 # DeepSeek-V3's presets from 26.02 (v0.3.0 to v0.5.1: scripts/performance/configs/deepseek/
-# deepseek_workload_base_configs.py; v0.6.0: the per-GPU perf recipes): the flex dispatcher, CUDA
-# graphs and recompute modules they set, which simgpt does not model (their pipeline layouts: preset_layout).
-DEEPSEEK_UNMODELLED = ["the preset's CUDA graphs and "
-                       "recompute_modules (mla_up_proj, mlp, moe_act or layernorm)"]
+# deepseek_workload_base_configs.py; v0.6.0: the per-GPU perf recipes): the recompute modules they set,
+# which simgpt does not model (their pipeline layouts: preset_layout; dispatcher and CUDA graphs:
+# megatron_bridge_moe_presets.csv).
+DEEPSEEK_UNMODELLED = ["the preset's recompute_modules (mla_up_proj, mlp, moe_act or layernorm)"]
+# What comes with a DeepSeek-V3 preset's full-iteration CUDA graph (v0.5.0 and v0.5.1:
+# scripts/performance/configs/deepseek/deepseek_llm_pretrain.py, set_full_iter_cg_configs; v0.6.0:
+# src/megatron/bridge/perf_recipes/deepseek/common.py, _enable_deepseek_full_iteration_mxfp8).
+DEEPSEEK_FULL = ("the full-iteration CUDA graph's moe_expert_rank_capacity_factor 1.5 (expert inputs padded to "
+                 "1.5x) and paged stash (moe_paged_stash)")
 for _release, _tag in RELEASES.items():
     _path = ("src/megatron/bridge/perf_recipes/deepseek/<gpu>/deepseek_v3.py" if _tag == "v0.6.0"
              else "scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml" if _tag == "v0.1.0rc4"
@@ -419,7 +417,7 @@ NEMOTRON_SUPER_NVFP4 = {
 # 16-GPU H100 one).
 NEMOTRON_SUPER_RECIPE = {"v0.6.0": "src/megatron/bridge/recipes/nemotronh/h100/nemotron_3_super.py: "
                                    "nemotron_3_super_pretrain_16gpu_h100_bf16_config"}
-# The MoE presets' dispatcher backend and moe_a2a_overlap from v0.2.0 to v0.6.0
+# The MoE presets' dispatcher backend, moe_a2a_overlap and CUDA graphs from v0.2.0 to v0.6.0
 # (megatron_bridge_moe_presets.py writes the file from the repository's workload base configs).
 MOE_PRESETS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "megatron_bridge_moe_presets.csv")
 MOE_FAMILIES = {"deepseek_v3": "DEEPSEEK_V3", "qwen3_235b_a22b": "QWEN3_235B_A22B", "qwen3_30b_a3b": "QWEN3_30B_A3B",
@@ -491,6 +489,100 @@ def preset_layout(shape_key, gpu, recipe, tag, run_shape):
     if len(layouts) != 1:
         return None, None
     return layouts.pop(), matched[0]["config"]
+
+
+# framework_options.compute.cuda_graphs of a run's Megatron-Core cuda_graph_impl and scope
+# (megatron/core/transformer/transformer_config.py at the releases' pins): impl none, no graphs (the key
+# left out); full_iteration, or local with full_iteration in the scope (cuda_graph_modules from
+# Megatron-Core 0.18), one graph of every micro-batch's forward and backward ("iteration"); local or
+# transformer_engine with no scope or "full", each transformer layer captured whole ("layers"); otherwise
+# the scoped modules in Megatron's order (its TransformerEngine scopes), a YAML flow sequence in a string.
+GRAPH_SCOPES = ["attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba"]
+
+
+def cuda_graphs(impl, scope, source):
+    """(framework_options.compute.cuda_graphs as the set writes it, None for no graphs; the note) of
+    cuda_graph_impl IMPL with the scope list SCOPE, set by SOURCE."""
+    scope = [s for s in scope if s != "full"]
+    setting = f"cuda_graph_impl {impl}" + (f", cuda_graph_scope {' '.join(scope)}" if scope and impl != "none"
+                                           else "")
+    if impl == "none":
+        value = None
+    elif impl == "full_iteration" or (impl == "local" and "full_iteration" in scope):
+        value = "iteration"
+    elif impl not in ("local", "transformer_engine") or any(s not in GRAPH_SCOPES for s in scope):
+        fail("CUDA graphs", f"{setting} ({source}): no framework_options.compute.cuda_graphs for it")
+    elif not scope:
+        value = "layers"
+    else:
+        value = "[" + ", ".join(s for s in GRAPH_SCOPES if s in scope) + "]"
+    note = f"CUDA graphs {value or 'none'} ({setting}; {source})"
+    return (f'"{value}"' if value and value.startswith("[") else value), note
+
+
+def moe_graphs(shape_key, gpu, recipe, tag, run_shape):
+    """(cuda_graph_impl, scope list, the source) of the row's preset in megatron_bridge_moe_presets.csv
+    (matching_presets); where none has the printed parallelism, those of the row's family, GPU, precision
+    and tag if they all run the same graphs; else (None, None, why)."""
+    family, token = MOE_FAMILIES.get(shape_key), PRECISION_TOKENS.get(recipe)
+    rows, matched = matching_presets(shape_key, gpu, recipe, tag, run_shape)
+    if not rows:
+        return None, None, f"no {family} {gpu} {token} preset at {tag} in the presets file"
+    settings = {(r["cuda_graph_impl"], r["cuda_graph_scope"]) for r in matched or rows}
+    if len(settings) > 1:
+        return None, None, ("the printed parallelism matches presets that differ in their CUDA graphs: "
+                            if matched else f"no {family} {gpu} {token} preset at {tag} has the printed "
+                            "parallelism, and those that do not differ in their CUDA graphs: ") + \
+            ", ".join(sorted(r["config"] for r in matched or rows))
+    impl, scope = settings.pop()
+    source = (matched[0]["config"] if matched else
+              f"every {family} {gpu} {token} preset at {tag}, none with the printed parallelism: "
+              + ", ".join(sorted(r["config"] for r in rows)))
+    return impl, scope.split(), source + "; megatron_bridge_moe_presets.csv"
+
+
+# v0.1.0rc4's YAML presets (25.09): perf_matrix.<gpu>.num_gpus_<n> (common, then the precision's) sets
+# cuda_graphs, which scripts/performance/utils/helpers.py's set_cuda_graph_overrides writes to
+# enable_cuda_graph: Megatron-Core 0.14's local graphs of each layer whole. The (GPU, precision) pairs
+# whose cuda_graphs is true; every other pair the rows ran is false.
+V01_GRAPHS = {
+    "llama3_8b": ("scripts/performance/configs/llama3/llama3_8b_llm_pretrain.yaml",
+                  {("B200", "fp8_cs"), ("B200", "fp8_mx"), ("GB200", "fp8_mx")}),
+    "llama3_70b": ("scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", set()),
+    "llama31_405b": ("scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml", set()),
+    "deepseek_v3": ("scripts/performance/configs/deepseek/deepseek_v3_llm_pretrain.yaml", set()),
+    "qwen3_30b_a3b": ("scripts/performance/configs/qwen3/qwen3_30b_a3b_llm_pretrain.yaml",
+                      {("B200", "fp8_cs"), ("B200", "fp8_mx"), ("GB200", "fp8_cs"), ("GB200", "fp8_mx")}),
+    "qwen3_235b_a22b": ("scripts/performance/configs/qwen3/qwen3_235b_a22b_llm_pretrain.yaml",
+                        {("GB200", "fp8_cs"), ("GB200", "fp8_mx")}),
+}
+V01_PRECISIONS = {"tensorwise": "fp8_cs", "mxfp8": "fp8_mx"}
+
+# The Llama presets' CUDA graphs from v0.2.0: the preset's cuda_graph_impl / cuda_graph_scope where set,
+# else the recipe's (none set to v0.3.0, impl none from v0.3.1: src/megatron/bridge/recipes/llama/llama3.py;
+# Megatron-Core's default none). The rows ran <MODEL>_<GPU>_<PRECISION>_BASE_CONFIG at v0.2.0
+# (scripts/performance/configs/llama3/ and llama31/workload_base_configs.py) and the V2 variant (the printed
+# global batch) of <MODEL>_PRETRAIN_CONFIG_<GPU>_<PRECISION> from v0.3.0 (configs/llama/llama3_ and
+# llama31_workload_base_configs.py). Read at each tag, every one of them runs none (GB200 and GB300 NVFP4
+# V2 of Llama 3 70B and 3.1 405B set impl none with scope full_iteration to v0.4.2: no graph) but Llama 3
+# 8B's at v0.2.0 on B200, GB200 and GB300: local with scope full_iteration (on GB300 the only presets, of
+# micro batch 4 where the rows print 2).
+LLAMA_FAMILIES = {"llama3_8b": "LLAMA3_8B", "llama3_70b": "LLAMA3_70B", "llama31_405b": "LLAMA31_405B"}
+LLAMA_GRAPHS = {("llama3_8b", "v0.2.0", _gpu, _token): ("local", ["full_iteration"])
+                for _gpu in ("B200", "GB200", "GB300") for _token in ("FP8_CS", "FP8_MX")}
+
+
+def llama_graphs(shape_key, gpu, token, tag):
+    """(cuda_graph_impl, scope list, config) of a Llama row's preset from v0.2.0."""
+    family = LLAMA_FAMILIES[shape_key]
+    if tag == "v0.2.0":
+        config = f"{family}_{gpu}_{token}_BASE_CONFIG"
+    elif tag in ("v0.3.0", "v0.3.1", "v0.4.0", "v0.4.2", "v0.5.0", "v0.5.1"):
+        config = f"{family}_PRETRAIN_CONFIG_{gpu}_{token}_V2"
+    else:
+        fail(tag, f"{shape_key}: no CUDA graph settings recorded at this tag")
+    impl, scope = LLAMA_GRAPHS.get((shape_key, tag, gpu, token), ("none", []))
+    return impl, scope, config
 
 
 def deepseek_partition(gpu, recipe, tag, run_shape, layers):
@@ -845,9 +937,6 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                   or PRESETS.get((shape_key, "*", container)))
         if nemotron:
             nemotron_unmodelled = []
-            if nemotron["graphs"]:
-                nemotron_unmodelled.append(f"the preset's CUDA graphs (cuda_graph_impl transformer_engine: "
-                                           f"{', '.join(nemotron['graphs'])})")
             differ = [k.replace("_", " ") for k in ("num_gpus", "tp", "ep", "global_batch", "micro_batch")
                       if nemotron[k] != run_shape[k]]
             if differ:
@@ -876,6 +965,33 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
             if dispatcher != "alltoall":
                 sets.append(("parallelism.moe_dispatcher", dispatcher))
             notes.append(f"MoE dispatcher {dispatcher} ({nemotron['config']})")
+        # The CUDA graphs the preset runs (framework_options.compute.cuda_graphs, left out for none).
+        if tag == "v0.1.0rc4":
+            graphs_path, graphed = V01_GRAPHS[shape_key]
+            on = (gpu, V01_PRECISIONS[recipe]) in graphed
+            graphs = "layers" if on else None
+            setting = "cuda_graphs true: enable_cuda_graph, each layer whole" if on else "cuda_graphs false"
+            graphs_note = (f"CUDA graphs {graphs or 'none'} ({setting}; {tag}:{graphs_path} perf_matrix "
+                           f"{gpu.lower()} {V01_PRECISIONS[recipe]})")
+        else:
+            if nemotron:
+                impl, scope = ("transformer_engine", nemotron["graphs"]) if nemotron["graphs"] else ("none", [])
+                source = nemotron["config"]
+            elif shape_key in MOE_FAMILIES:
+                impl, scope, source = moe_graphs(shape_key, gpu, recipe, tag, run_shape)
+            else:
+                impl, scope, source = llama_graphs(shape_key, gpu, PRECISION_TOKENS[recipe], tag)
+            if impl is None:
+                graphs, graphs_note = None, None
+                unmodelled.append(f"the preset's CUDA graphs ({source}): none here")
+            else:
+                graphs, graphs_note = cuda_graphs(impl, scope, source)
+        if graphs:
+            sets.append(("framework_options.compute.cuda_graphs", graphs))
+        if graphs == "iteration" and shape_key == "deepseek_v3":
+            unmodelled.append(DEEPSEEK_FULL)
+        if graphs_note:
+            notes.append(graphs_note)
         if family == "deepseek_v3":
             unmodelled.append("recompute_granularity selective of the modules above (simgpt's selective "
                               "recomputes the attention core only: run with none)")
@@ -930,8 +1046,9 @@ DESCRIPTION = """\
   schedule with VP chunks, context parallelism's p2p ring, bf16 with TransformerEngine fp8 current
   scaling (FP8, FP8-CS), MXFP8 (MXFP8, FP8-MX) or NVFP4, no recompute unless the row's preset sets modules;
   vocabularies padded to 128 x tp; the MoE presets' expert tensor parallelism 1 (experts whole beside
-  tp). Each row's note cites the preset it ran and what simgpt does not
-  model (TP communication overlap, CUDA graphs, the MoE flex dispatcher, module recompute). Assumed:
+  tp); each preset's CUDA graphs (compute.cuda_graphs: the whole iteration, whole layers or
+  Megatron-Core's scopes). Each row's note cites the preset it ran and what simgpt does not
+  model. Assumed:
   the {preset} preset{placement}. Rows simgpt cannot express (DeepSeek-V4, Muon, block-scaled fp8 on
   H100, Nemotron 3 Super's mixed NVFP4 recipe, activation offloading,
   fp8 under Megatron FSDP), a printed parallelism

@@ -16,11 +16,16 @@ a function's statements in order:
   GPU check, src/megatron/bridge/training/flex_dispatcher_backend.py, is left to the caller);
 - a function the caller handles itself (Reader's `handlers`: name -> f(args, kwargs)) is not
   followed but handed its evaluated arguments;
-- an `if` (or loop, with, try) that would assign one of the fields a caller reads (FIELDS) is an
-  error, so a value it reports is never a guess; other statements (environment variables, logging) are skipped.
+- an `if` whose test is a comparison of values it knows (==, !=, is, in; `and` / `or` / `not` of
+  such) runs the branch taken; any other `if` (or loop, with, try) that would assign one of the
+  fields a caller reads (Reader's `fields`, FIELDS unless given) is an error, so a value it reports
+  is never a guess; other statements (environment variables, logging) are skipped.
 
-Values are Python constants, lists of them, names bound in the function, and fields already set;
-anything else reads as UNKNOWN."""
+Values are Python constants, lists of them, names bound in the function, fields already set (also
+through `getattr(cfg.section, "field", default)`, which reads as UNKNOWN, not the default, where the
+field is not set: the real config has a value there), and comparisons of known values; anything else
+reads as UNKNOWN. Imports from megatron.bridge are followed, relative ones (`from .module import f`
+in a package) too."""
 import ast
 
 UNKNOWN = object()
@@ -52,20 +57,41 @@ class Return(Exception):
 FIELDS = {"tensor_model_parallel_size", "pipeline_model_parallel_size", "virtual_pipeline_model_parallel_size",
           "expert_model_parallel_size", "moe_token_dispatcher_type", "moe_flex_dispatcher_backend",
           "global_batch_size", "micro_batch_size", "overlap_moe_expert_parallel_comm", "model", "train",
-          "comm_overlap"}
+          "comm_overlap", "cuda_graph_impl", "cuda_graph_scope", "cuda_graph_modules"}
 
 
-def assigns_field(node):
+def assigns_field(node, fields=FIELDS):
     """Whether NODE assigns one of FIELDS (an attribute of that name) anywhere inside it."""
     return any(isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-        isinstance(t, ast.Attribute) and t.attr in FIELDS for t in
+        isinstance(t, ast.Attribute) and t.attr in fields for t in
         (n.targets if isinstance(n, ast.Assign) else [n.target])) for n in ast.walk(node))
 
 
+def known(value):
+    """Whether VALUE is a plain value (not UNKNOWN, a config or a reference into one)."""
+    if isinstance(value, list):
+        return all(known(v) for v in value)
+    return value is not UNKNOWN and not isinstance(value, (Config, SectionRef))
+
+
+def compares(node):
+    """Whether NODE is a comparison, or `and` / `or` / `not` of comparisons: the `if` tests Reader decides."""
+    if isinstance(node, ast.BoolOp):
+        return all(compares(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return compares(node.operand)
+    return isinstance(node, ast.Compare)
+
+
+COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Is: lambda a, b: a is b,
+           ast.IsNot: lambda a, b: a is not b, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
 class Reader:
-    def __init__(self, show, handlers=None):
+    def __init__(self, show, handlers=None, fields=None):
         self.show = show  # path -> source text, or raises
         self.handlers = handlers or {}
+        self.fields = FIELDS if fields is None else set(fields)  # those an unevaluated `if` may not assign
         self.modules = {}
 
     def module(self, path):
@@ -73,10 +99,20 @@ class Reader:
             tree = ast.parse(self.show(path))
             functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
             imports = {}
+            # the package PATH is in (src/megatron/bridge/recipes/gpt_oss/__init__.py or .../gpt_oss/x.py:
+            # megatron.bridge.recipes.gpt_oss), for relative imports
+            package = path[len("src/"):].rsplit("/", 1)[0].split("/") if path.startswith("src/") else []
             for n in tree.body:
-                if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("megatron.bridge"):
+                if not isinstance(n, ast.ImportFrom):
+                    continue
+                module = n.module
+                if n.level:
+                    if n.level > len(package):
+                        continue
+                    module = ".".join(package[:len(package) - n.level + 1] + ([n.module] if n.module else []))
+                if module and module.startswith("megatron.bridge"):
                     for alias in n.names:
-                        imports[alias.asname or alias.name] = (n.module, alias.name)
+                        imports[alias.asname or alias.name] = (module, alias.name)
             self.modules[path] = (functions, imports)
         return self.modules[path]
 
@@ -134,8 +170,11 @@ class Reader:
                 self.value(path, statement.value, env)
             elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                 self.assign(path, statement.targets[0], self.value(path, statement.value, env), env)
+            elif (isinstance(statement, ast.If) and compares(statement.test)
+                  and known(test := self.value(path, statement.test, env))):
+                self.run(path, statement.body if test else statement.orelse, env)
             elif isinstance(statement, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
-                if assigns_field(statement):
+                if assigns_field(statement, self.fields):
                     raise ValueError(f"{path}:{statement.lineno}: a conditional assignment to the config")
 
     def assign(self, path, target, value, env):
@@ -163,6 +202,30 @@ class Reader:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             v = self.value(path, node.operand, env)
             return -v if isinstance(v, (int, float)) else UNKNOWN
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            v = self.value(path, node.operand, env)
+            return (not v) if known(v) else UNKNOWN
+        if isinstance(node, ast.Compare):
+            left = self.value(path, node.left, env)
+            result = True
+            for op, right_node in zip(node.ops, node.comparators):
+                right = self.value(path, right_node, env)
+                if type(op) not in COMPARE or not known(left) or not known(right):
+                    return UNKNOWN
+                try:
+                    result = result and COMPARE[type(op)](left, right)
+                except TypeError:
+                    return UNKNOWN
+                left = right
+            return result
+        if isinstance(node, ast.BoolOp):  # Python's: the first operand that decides, unless one before is unknown
+            for operand in node.values[:-1]:
+                v = self.value(path, operand, env)
+                if not known(v):
+                    return UNKNOWN
+                if bool(v) == isinstance(node.op, ast.Or):
+                    return v
+            return self.value(path, node.values[-1], env)
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and isinstance(env.get(node.value.id), Config):
                 return SectionRef(env[node.value.id], node.attr)
@@ -176,6 +239,8 @@ class Reader:
             if not isinstance(node.func, ast.Name):
                 return UNKNOWN
             name = node.func.id
+            if name == "getattr" and len(args) >= 2 and isinstance(args[0], SectionRef) and isinstance(args[1], str):
+                return args[0].config.section(args[0].name).get(args[1], UNKNOWN)
             if name in self.handlers:
                 self.handlers[name](args, kwargs)
                 return None
