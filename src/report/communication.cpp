@@ -69,12 +69,22 @@ std::vector<Report::Communication> communication_by_dimension(const StepGraph& s
     if (task.kind == Task::Kind::compute) {
       if (task.gpu != view_gpu)
         continue;
-      for (const TaskPart& part : task_parts(g, t, v)) {
-        if (part.folded < 0)
-          compute.emplace_back(part.start, part.finish);
-        else
-          in_flight(g[folded[static_cast<size_t>(part.folded)].measured].dimension, part.start, part.finish);
-      }
+      // Its kernels compute; a collective folded into it holds the stream only for what the
+      // computation beside it does not cover where it is overlapped (tp_comm_overlap,
+      // moe_a2a_overlap), none of it at times: it was in flight its whole time, the rest beside
+      // the kernels before (taken to end where its hold ends).
+      const double finish = t.finish[v];
+      walk_task_parts(
+          g, v, t.start[v], t.folded,
+          [&](double from, double to) {
+            if (std::min(to, finish) > from)
+              compute.emplace_back(from, std::min(to, finish));
+          },
+          [&](size_t i, double from, double to) {
+            const double whole = std::max(0.0, t.folded[i]) + folded[i].exit_latency_s, end = std::min(to, finish);
+            if (end >= from && std::max(whole, end - from) > 0)
+              in_flight(g[folded[i].measured].dimension, end - std::max(whole, end - from), end);
+          });
     } else if (task.kind == Task::Kind::isolated_collective) {
       if (task.gpu == view_gpu)
         in_flight(task.dimension, t.start[v], t.finish[v]);

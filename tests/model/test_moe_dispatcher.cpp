@@ -94,6 +94,15 @@ TEST_CASE("the expert-parallel overlap hides the all-to-alls of paired passes, n
   CHECK(ep_exposed(overlapped) < ep_exposed(plain) * 0.3);
   CHECK(ep_exposed(overlapped) > 0);
   CHECK(overlapped["step_time_s"].get<double>() < plain["step_time_s"].get<double>());
+  // The report counts the overlapped all-to-alls' whole time in flight, and what ran beside the
+  // partner's computation as hidden.
+  const auto ep = [](const nlohmann::ordered_json& r, const char* key) {
+    return r["communication"]["ep"][key].get<double>();
+  };
+  CHECK(ep(overlapped, "in_flight_s") == Approx(ep(plain, "in_flight_s")).epsilon(0.05));
+  CHECK(ep(plain, "hidden_s") == Approx(0).margin(1e-9));
+  CHECK(ep(overlapped, "hidden_s") > 0.7 * ep(overlapped, "in_flight_s"));
+  CHECK(ep(overlapped, "hidden_s") + ep(overlapped, "exposed_s") <= ep(overlapped, "in_flight_s") + 1e-9);
   // One micro-batch: no pass has a partner, nothing is hidden.
   const Overrides one{{"training.global_batch", "8"}};
   const auto single = run_mixtral(one);
