@@ -256,19 +256,22 @@ bool given(const std::map<std::string, std::string>& args, const std::string& na
 // forward-backward: the profile's compute.cuda_graphs.
 void set_cuda_graphs(const std::map<std::string, std::string>& args,
                      const std::function<std::string(const std::string&)>& at, Tree& tree) {
-  std::string impl = args.contains("cuda_graph_impl") ? args.at("cuda_graph_impl")
-                     : given(args, "enable_cuda_graph")   ? "local"
-                     : given(args, "external_cuda_graph") ? "transformer_engine"
-                                                          : "none";
-  const char* scope_name = args.contains("cuda_graph_modules") ? "cuda_graph_modules" : "cuda_graph_scope";
-  const char* impl_name = args.contains("cuda_graph_impl")     ? "cuda_graph_impl"
-                          : given(args, "enable_cuda_graph")   ? "enable_cuda_graph"
-                                                               : "external_cuda_graph";
-  impl = choose(impl, at("cuda_graph_impl"),
-                {{"none", "none"}, {"local", "local"}, {"transformer_engine", "transformer_engine"},
-                 {"full_iteration", "full_iteration"}});
+  // The argument that chooses the implementation, and what it chooses.
+  const std::string impl_name = args.contains("cuda_graph_impl")     ? "cuda_graph_impl"
+                                : given(args, "enable_cuda_graph")   ? "enable_cuda_graph"
+                                : given(args, "external_cuda_graph") ? "external_cuda_graph"
+                                                                     : "";
+  const std::string impl =
+      impl_name == "cuda_graph_impl"     ? choose(args.at(impl_name), at(impl_name),
+                                                  {{"none", "none"}, {"local", "local"},
+                                                   {"transformer_engine", "transformer_engine"},
+                                                   {"full_iteration", "full_iteration"}})
+      : impl_name == "enable_cuda_graph" ? "local"
+      : impl_name.empty()                ? "none"
+                                         : "transformer_engine";
   if (impl == "none")
     return;
+  const char* scope_name = args.contains("cuda_graph_modules") ? "cuda_graph_modules" : "cuda_graph_scope";
   std::vector<std::string> scopes;
   if (args.contains(scope_name)) {
     std::istringstream words(args.at(scope_name));
@@ -286,7 +289,7 @@ void set_cuda_graphs(const std::map<std::string, std::string>& args,
     value = "layers";
   else
     value = fmt::format("[{}]", fmt::join(scopes, ", "));
-  tree.set("framework_options", "compute.cuda_graphs", value, args.contains(scope_name) ? scope_name : impl_name);
+  tree.set("framework_options", "compute.cuda_graphs", value, args.contains(scope_name) ? std::string(scope_name) : impl_name);
 }
 
 } // namespace

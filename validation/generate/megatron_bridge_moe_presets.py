@@ -123,11 +123,6 @@ def apply_preset_graphs(model, preset, tag):
         model["cuda_graph_scope"] = []
 
 
-def assigns_graph_field(function):
-    return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr in GRAPH_FIELDS
-                                                 for t in n.targets) for n in ast.walk(function))
-
-
 class Drivers:
     """The preset builders of one family at one tag: scripts/performance/configs/<family>/*_llm_pretrain.py
     beside its workload base configs, the recipe functions they import, and the builders that assign a
@@ -146,7 +141,7 @@ class Drivers:
                 if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("megatron.bridge.recipes"):
                     for alias in n.names:
                         self.recipes.setdefault(alias.name, (path, alias.asname or alias.name))
-                if isinstance(n, ast.FunctionDef) and assigns_graph_field(n):
+                if isinstance(n, ast.FunctionDef) and recipe_state.assigns_field(n, GRAPH_FIELDS):
                     if not re.fullmatch(r"[a-z0-9_]+_pretrain_config_[a-z0-9]+", n.name):
                         sys.exit(f"{tag}:{path}: {n.name} assigns a CUDA graph field and is no preset's builder")
                     self.builders[n.name] = path

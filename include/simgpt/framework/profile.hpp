@@ -78,7 +78,6 @@ struct CudaGraphs {
 
   static CudaGraphs layers() { return {true, true, true, true, true, false}; }
   static CudaGraphs iteration() { return {true, true, true, true, true, true}; }
-  bool any() const { return attention || mlp || moe_router || moe || mamba || outside_layers; }
   bool captures(GraphScope scope) const {
     switch (scope) {
     case GraphScope::attention: return attention;
