@@ -76,6 +76,12 @@ struct StageCost {
 // overlap, buckets) is the Profile's, which the later stages take beside the plan.
 struct ExecutionPlan {
   int flushes = 1; // schedules a step runs one after another (parallelism.pipeline_flushes)
+  // Activation offloading (training.cpu_offload_layers, one stage only): the first offload_layers
+  // layers' saved activations go to the host's memory; offload_s, per layer of the model, the
+  // seconds of one copy of one micro-batch's, one way, at the GPU's host_bandwidth (set by
+  // with_offload, memory/: the bytes are the memory model's).
+  int offload_layers = 0;
+  std::vector<double> offload_s, offload_bytes;
   bool interleaved_all_warmup = true; // Profile::interleaved_all_warmup
   int dp = 1, tp = 1, pp = 1, chunks = 1; // dp counts the context-parallel ranks: dp x cp of the workload
   int micro_batches = 1; // per data-parallel replica

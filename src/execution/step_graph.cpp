@@ -40,6 +40,10 @@ class StepBuilder {
   GradientSync gradients_;
   PipelineTransfers transfers_;
   TaskProjection projection_;
+  // Activation offloading: per GPU, its copy stream's last copy, and the current micro-batch's
+  // copy of each offloaded layer out (after its forward) and back (before its backward).
+  std::vector<std::optional<TaskId>> copy_tail_;
+  std::vector<std::vector<TaskId>> copied_out_, copied_in_;
 
 public:
   StepBuilder(const ExecutionPlan& plan, const Profile& profile, const Topology& topology,
@@ -50,7 +54,10 @@ public:
         streams_(out_, options_, stand_ins_, plan.gpus()), dp_streams_(out_.graph, plan.gpus()),
         gathers_(plan, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
         gradients_(plan, profile, stand_ins_, streams_, dp_streams_, collectives_, out_.graph),
-        transfers_(plan, profile, stand_ins_, streams_, out_), projection_(options_.max_tasks) {
+        transfers_(plan, profile, stand_ins_, streams_, out_), projection_(options_.max_tasks),
+        copy_tail_(static_cast<size_t>(plan.gpus())),
+        copied_out_(static_cast<size_t>(plan.gpus()), std::vector<TaskId>(static_cast<size_t>(plan.offload_layers))),
+        copied_in_(copied_out_) {
     collectives_.replay_whole(stand_ins_.whole_index);
     out_.replicas_simulated = stand_ins_.replicas;
     out_.tensor_ranks_simulated = stand_ins_.first_rank_stands_in ? 1 : plan_.tp;
@@ -129,11 +136,19 @@ private:
       gathers_.use_weights(c.embedding_bytes);
       block_all(pass, c.embedding_forward, slot, 0);
     }
+    const int offloaded = plan_.offload_layers, kept = c.layers - offloaded;
     for (int l = 0; l < c.layers; ++l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+      // TransformerEngine's DefaultOffloadSynchronizer (transformer_engine/pytorch/cpu_offload.py,
+      // 2.10 on): offloaded layer i's copy out starts once its forward is done (fwd_step of the
+      // next layer) and must be done before layer L - N + i's forward, which frees its memory.
+      if (offloaded > 0 && l >= kept)
+        wait_for_copies(pass, copied_out_, l - kept);
       gathers_.use_weights(layer.param_bytes);
       attention_all(pass, layer, true, streams_.in_layer(slot, l));
       mlp_all(pass, layer, true, streams_.in_layer(slot, l));
+      if (l < offloaded)
+        copy(pass, copied_out_, l);
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
       gathers_.use_weights(c.head_bytes);
@@ -157,8 +172,15 @@ private:
       else
         gradients_.gradients_accumulated(pass.s, c.head_bytes * plan_.grad_factor);
     }
+    const int offloaded = plan_.offload_layers;
     for (int l = c.layers - 1; l >= 0; --l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+      // The synchronizer's bwd_step: layer i is copied back as layer L - 1 - N + i's backward
+      // begins, N layers ahead of its own, whose saved tensors wait for it (pop_tensor).
+      if (const int back = l - (c.layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
+        copy(pass, copied_in_, back);
+      if (l < offloaded)
+        wait_for_copies(pass, copied_in_, l);
       gathers_.use_weights(layer.param_bytes);
       if (rerun) {
         attention_all(pass, layer, true, streams_.in_layer(slot, l, true));
@@ -192,6 +214,49 @@ private:
       else
         gradients_.gradients_accumulated(pass.s, c.embedding_bytes * plan_.grad_factor);
     }
+  }
+
+  // Layer `layer`'s saved activations copied out or back on each GPU's copy stream (one stream for
+  // both ways: the synchronizer's offload_stream), after the kernels its stream has issued so far.
+  void copy(const Pass& pass, std::vector<std::vector<TaskId>>& copies, int layer) {
+    for (const std::vector<int>& group : pass.groups)
+      for (int gpu : group) {
+        if (streams_.stream(gpu) != gpu)
+          continue;
+        const TaskId issued = streams_.flush(gpu);
+        Task t;
+        t.kind = Task::Kind::delay;
+        t.phase = Task::Phase::offload;
+        t.dimension = CommDimension::host;
+        t.gpu = gpu;
+        t.stage = pass.s;
+        t.micro_batch = pass.micro_batch;
+        t.seconds = plan_.offload_s[static_cast<size_t>(layer)];
+        const TaskId id = boost::add_vertex(t, out_.graph);
+        boost::add_edge(issued, id, out_.graph);
+        auto& tail = copy_tail_[static_cast<size_t>(gpu)];
+        if (tail)
+          boost::add_edge(*tail, id, out_.graph);
+        tail = id;
+        copies[static_cast<size_t>(gpu)][static_cast<size_t>(layer)] = id;
+        // Counted for every GPU this stream stands for: its replicas, and its tensor ranks where
+        // the first stands in.
+        const int weight = stand_ins_.replica_weight() * (stand_ins_.first_rank_stands_in ? plan_.tp : 1);
+        CollectiveCount& host = out_.communication[CommDimension::host];
+        host.count += weight;
+        host.first_gpu += gpu == 0 ? (stand_ins_.first_rank_stands_in ? plan_.tp : 1) : 0;
+        host.bytes += weight * plan_.offload_bytes[static_cast<size_t>(layer)];
+      }
+  }
+
+  // Each GPU's next kernels wait for layer `layer`'s copy.
+  void wait_for_copies(const Pass& pass, const std::vector<std::vector<TaskId>>& copies, int layer) {
+    for (const std::vector<int>& group : pass.groups)
+      for (int gpu : group)
+        if (streams_.stream(gpu) == gpu) {
+          streams_.flush(gpu);
+          streams_.wait_for(gpu, copies[static_cast<size_t>(gpu)][static_cast<size_t>(layer)]);
+        }
   }
 
   void run_all(const Pass& pass, double seconds, const Slot& slot) {

@@ -32,14 +32,15 @@ constexpr std::span<const EnumName<CollectiveKind>> enum_names(CollectiveKind) {
 // its groups: tensor (tp, with sequence parallelism's gathers), context (cp), expert (ep: the
 // token dispatch), data (dp: gradients and sharded weights, the expert-data-parallel group's
 // too) and pipeline (pp: activations and their gradients between stages).
-enum class CommDimension : std::uint8_t { none, tp, cp, ep, dp, pp };
+enum class CommDimension : std::uint8_t { none, tp, cp, ep, dp, pp, host };
 inline constexpr EnumName<CommDimension> kCommDimensionNames[] = {
     {CommDimension::none, "none"},
     {CommDimension::tp, "tp", "tensor-parallel"},
     {CommDimension::cp, "cp", "context-parallel"},
     {CommDimension::ep, "ep", "expert-parallel"},
     {CommDimension::dp, "dp", "data-parallel"},
-    {CommDimension::pp, "pp", "pipeline"}};
+    {CommDimension::pp, "pp", "pipeline"},
+    {CommDimension::host, "host", "to and from host memory"}};
 constexpr std::span<const EnumName<CommDimension>> enum_names(CommDimension) { return kCommDimensionNames; }
 
 // 56 bytes: a step has millions of tasks, so the enums are one byte each.
@@ -62,7 +63,8 @@ struct Task {
     optimizer,
     activation, // pipeline transfers
     gradient,
-    collective
+    collective,
+    offload // activations copied to the host's memory and back (training.cpu_offload_layers)
   };
   Kind kind = Kind::compute;
   Phase phase = Phase::forward;
@@ -103,7 +105,7 @@ inline constexpr EnumName<Task::Phase> kTaskPhaseNames[] = {
     {Task::Phase::forward, "forward"},       {Task::Phase::backward, "backward"},
     {Task::Phase::recompute, "recompute"},   {Task::Phase::optimizer, "optimizer"},
     {Task::Phase::activation, "activations"}, {Task::Phase::gradient, "gradients"},
-    {Task::Phase::collective, "collective"}};
+    {Task::Phase::collective, "collective"}, {Task::Phase::offload, "offload"}};
 constexpr std::span<const EnumName<Task::Phase>> enum_names(Task::Phase) { return kTaskPhaseNames; }
 
 // A collective folded into the compute task around it: one of an isolated group's collectives

@@ -1,10 +1,12 @@
 #include "memory/footprint.hpp"
 
+#include "simgpt/core/error.hpp"
 #include "simgpt/memory/memory.hpp"
 #include "model/fp8.hpp"
 #include "model/model.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <set>
 #include <utility>
 
@@ -87,7 +89,13 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
                 linear_weight_shapes(linears, dummy_wgrads == MemoryProfile::DummyWgrads::dense_and_grouped));
         }
       }
-      kept += kept_at(m.is_moe_layer(i), m.symbol(i));
+      // TransformerEngine's DefaultOffloadSynchronizer (transformer_engine/pytorch/cpu_offload.py,
+      // 2.10 on) frees an offloaded layer's activations once its copy is done, layer N - L + i's
+      // forward at the latest, and reloads it N layers before its backward: (L - N) layers' at most.
+      if (i < w.training.cpu_offload_layers)
+        f.offloaded.push_back(kept_at(m.is_moe_layer(i), m.symbol(i)));
+      else
+        kept += kept_at(m.is_moe_layer(i), m.symbol(i));
       f.full[ci] += full_at(m.is_moe_layer(i), m.symbol(i));
     }
     if (stage_checkpoint) {
@@ -260,6 +268,23 @@ bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const P
   mem.capacity = gpu.memory_bytes;
   mem.usable = usable_memory(profile, gpu, parallelism);
   return at_update;
+}
+
+void with_offload(ExecutionPlan& plan, const Workload& w, const Profile& profile, const GpuSpec& gpu) {
+  plan.offload_layers = static_cast<int>(w.training.cpu_offload_layers);
+  plan.offload_s.clear();
+  plan.offload_bytes.clear();
+  if (plan.offload_layers == 0)
+    return;
+  if (!(gpu.host_bandwidth > 0))
+    throw InputError(w.source + ": training.cpu_offload_layers",
+                     fmt::format("{} has no host_bandwidth in {} (what its copies to the host's memory reach): "
+                                 "add it to offload activations",
+                                 gpu.name, gpu.file));
+  for (const double bytes : stage_footprint(0, plan, w, profile).offloaded) {
+    plan.offload_bytes.push_back(bytes);
+    plan.offload_s.push_back(bytes / gpu.host_bandwidth);
+  }
 }
 
 } // namespace simgpt

@@ -24,9 +24,17 @@ struct StageFootprint {
   double dummy_wgrads = 0;  // elements of TransformerEngine's cached placeholder gradients (MemoryProfile::dummy_wgrads)
   std::vector<double> kept, full;
   double transient = 0;    // the largest working set beyond the kept activations
+  // Activation offloading (training.cpu_offload_layers): what each offloaded layer saves for its
+  // backward, which `kept` leaves out.
+  std::vector<double> offloaded;
 };
 
 StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workload& w, const Profile& profile);
+
+// Sets the plan's activation offloading (ExecutionPlan::offload_layers, offload_s): each offloaded
+// layer's saved activations of one micro-batch over the GPU's host_bandwidth. Refused where the
+// catalog gives the GPU none.
+void with_offload(ExecutionPlan& plan, const Workload& w, const Profile& profile, const GpuSpec& gpu);
 
 // A stage's resident state on one of its GPUs: its weights (under fp8 training with
 // TransformerEngine's fp8 copies of the linear layers' weights), gradients and optimizer state.

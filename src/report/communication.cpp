@@ -91,6 +91,9 @@ std::vector<Report::Communication> communication_by_dimension(const StepGraph& s
     } else if (task.kind == Task::Kind::transfer && !task.collective) { // a pipeline transfer
       if (task.gpu == view_gpu || task.peer == view_gpu)
         in_flight(communication_dimension(task), t.start[v], t.finish[v]);
+    } else if (task.kind == Task::Kind::delay && task.phase == Task::Phase::offload) { // an offloaded layer's copy
+      if (task.gpu == view_gpu)
+        in_flight(task.dimension, t.start[v], t.finish[v]);
     } else if (task.kind == Task::Kind::delay && task.collective && task.entry >= 0) { // a collective's exit
       if (takes_part(g, v, view_gpu))
         in_flight(task.dimension, t.start[static_cast<size_t>(task.entry)], t.finish[v]);

@@ -17,11 +17,12 @@ double duration(const Timeline& t, TaskId v) { return std::max(0.0, t.finish[v] 
 
 bool is_compute(const Task& task) { return task.kind == Task::Kind::compute; }
 
-// Communication: a pipeline transfer (or its markers), or a collective's entry, flows and exit,
-// whose delay carries the collective's step latencies.
+// Communication: a pipeline transfer (or its markers), a collective's entry, flows and exit,
+// whose delay carries the collective's step latencies, or an offloaded layer's copy.
 bool is_communication(const Task& task) {
   return !is_compute(task) && (task.collective || task.phase == Phase::activation ||
-                               task.phase == Phase::gradient || task.phase == Phase::collective);
+                               task.phase == Phase::gradient || task.phase == Phase::collective ||
+                               task.phase == Phase::offload);
 }
 
 // The name a path task is counted and listed under.
@@ -39,6 +40,8 @@ std::string kind_name(const Task& task) {
     return name_of(*task.collective);
   if (task.phase == Phase::activation || task.phase == Phase::gradient)
     return "p2p";
+  if (task.phase == Phase::offload)
+    return "offload";
   return is_communication(task) ? "collective" : "other";
 }
 

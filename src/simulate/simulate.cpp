@@ -16,6 +16,7 @@
 #include "execution/step_graph.hpp"
 #include "estimate/collective_cost.hpp"
 #include "estimate/step_estimate.hpp"
+#include "memory/footprint.hpp"
 #include "memory/static_peak.hpp"
 #include "memory/timeline.hpp"
 #include "report/communication.hpp"
@@ -507,6 +508,7 @@ PreparedJob prepare_job(const Platform& platform, const Workload& w, const Profi
   PreparedJob job{w, job_gpus(cluster, w, platform), {}, {}, {}};
   const ComputeCostModel cost(*job.gpus.gpu, profile, w.training, w.source);
   job.plan = make_plan(w, cost, profile);
+  with_offload(job.plan, w, profile, *job.gpus.gpu);
   check_gpus_used(w, static_cast<int64_t>(cluster.gpus().size()) - w.placement.first_gpu);
   job.conditions = condition_slowdowns(w, cluster, job.gpus.first);
   job.slowdown = job_slowdowns(job.conditions, mixed_slowdowns(job.gpus, w, profile, job.plan));

@@ -39,7 +39,7 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
             "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency",
-            "strided_memory_efficiency", "flash_attention_2", "grouped_gemm_efficiency"});
+            "strided_memory_efficiency", "flash_attention_2", "grouped_gemm_efficiency", "host_bandwidth"});
     GpuSpec g;
     g.name = name;
     g.file = path;
@@ -53,6 +53,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
       g.grouped_gemm_efficiency = read_precision_map(r, "grouped_gemm_efficiency", 1.0, g.fp8_grouped_gemm_efficiency,
                                                      g.fp4_grouped_gemm_efficiency);
     g.memory_bandwidth = r.quantity("memory_bandwidth", parse_bandwidth);
+    if (r.has("host_bandwidth"))
+      g.host_bandwidth = r.quantity("host_bandwidth", parse_bandwidth);
     g.memory_bytes = r.quantity("memory", parse_bytes);
     g.sms = static_cast<int>(r.number("sms", 1));
     g.memory_efficiency = r.number("memory_efficiency", 0.01, 1.0);

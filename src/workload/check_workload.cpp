@@ -578,6 +578,18 @@ void check_consistency(const Workload& w, const std::string& f) {
   if (t.recomputes(RecomputeModule::moe) && p.moe_a2a_overlap)
     throw InputError(f + ": training.recompute_modules",
                      "moe with parallelism.moe_a2a_overlap is not modelled (use moe_act, or no overlap)");
+  // megatron/core/transformer/transformer_config.py refuses offloading as many layers as the model
+  // has, with pipeline parallelism and with recomputation; the chunks of an interleaved schedule are
+  // pipeline stages too.
+  if (t.cpu_offload_layers > 0) {
+    const std::string key = f + ": training.cpu_offload_layers";
+    if (t.cpu_offload_layers >= m.layers)
+      throw InputError(key, fmt::format("{} is not fewer than the model's {} layers", t.cpu_offload_layers, m.layers));
+    if (p.pp > 1)
+      throw InputError(key, "needs parallelism.pp 1 (Megatron-Core has no offloading with pipeline parallelism)");
+    if (t.recompute != Recompute::none)
+      throw InputError(key, "needs training.recompute none (Megatron-Core offloads no recomputed layer)");
+  }
   if (t.fp8 == Fp8Format::none && t.fp8_recipe != Fp8Recipe::delayed)
     throw InputError(f + ": training.fp8_recipe", "applies only with fp8 training (set training.fp8 to e4m3 or hybrid)");
   if (t.fp8_param_gather && t.fp8 == Fp8Format::none)

@@ -100,7 +100,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 45> kComputed{
+constexpr std::array<std::string_view, 49> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -121,17 +121,20 @@ constexpr std::array<std::string_view, 45> kComputed{
     "data_parallel_sharding_strategy", "is_hybrid_model",
     "enable_cuda_graph",       "external_cuda_graph",
     "cuda_graph_impl",         "cuda_graph_scope",
-    "cuda_graph_modules",
+    "cuda_graph_modules",      "cpu_offloading",
+    "cpu_offloading_num_layers", "no_cpu_offloading_activations",
+    "cpu_offloading_weights",
 };
 
 // Flags among kComputed.
 // --is-hybrid-model: the pattern says which layers are hybrid; the flag itself adds nothing.
-constexpr std::array<std::string_view, 11> kComputedFlags{"group_query_attention", "multi_latent_attention",
+constexpr std::array<std::string_view, 14> kComputedFlags{"group_query_attention", "multi_latent_attention",
                                                           "qk_layernorm", "overlap_moe_expert_parallel_comm",
                                                           "delay_wgrad_compute", "moe_grouped_gemm",
                                                           "moe_permute_fusion", "use_megatron_fsdp",
                                                           "is_hybrid_model", "enable_cuda_graph",
-                                                          "external_cuda_graph"};
+                                                          "external_cuda_graph", "cpu_offloading",
+                                                          "no_cpu_offloading_activations", "cpu_offloading_weights"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -429,6 +432,20 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
   } else if (args.contains("data_parallel_sharding_strategy")) {
     notes.push_back("data_parallel_sharding_strategy: Megatron uses it only with --use-megatron-fsdp");
   }
+  // Activation offloading (training.cpu_offload_layers): megatron/training/arguments.py turns
+  // cpu_offloading on for --cpu-offloading-num-layers above 0; TransformerConfig offloads
+  // activations (cpu_offloading_activations, default true: --no-cpu-offloading-activations, as
+  // argument_utils.py spells a true default's store_false) and not weights (cpu_offloading_weights).
+  if (args.contains("cpu_offloading_num_layers") && args["cpu_offloading_num_layers"] != "0") {
+    const bool activations =
+        !args.contains("no_cpu_offloading_activations") || args["no_cpu_offloading_activations"] == "false";
+    if (activations)
+      tree.set("training", "cpu_offload_layers", args["cpu_offloading_num_layers"], "cpu_offloading_num_layers");
+    else
+      notes.push_back("no_cpu_offloading_activations: nothing offloaded that simgpt models");
+  }
+  if (args.contains("cpu_offloading_weights") && args["cpu_offloading_weights"] == "true")
+    notes.push_back("cpu_offloading_weights: simgpt offloads activations only");
   // Expert tensor parallelism (parallelism.etp): tp, or 1; other sizes are not modelled.
   if (args.contains("expert_tensor_parallel_size")) {
     const std::string tp = args.contains("tensor_model_parallel_size") ? args["tensor_model_parallel_size"] : "1";

@@ -98,6 +98,8 @@ nlohmann::ordered_json resolved_workload_json(const Workload& w) {
         names += (names.empty() ? "" : ",") + std::string(module.name);
     j["training"]["recompute_modules"] = names;
   }
+  if (t.cpu_offload_layers > 0)
+    j["training"]["cpu_offload_layers"] = t.cpu_offload_layers;
   if (t.tokens > 0) // written only when given, as fp8 below
     j["training"]["tokens"] = t.tokens;
   if (t.gpu_hour_price > 0)

@@ -310,6 +310,8 @@ const std::map<std::string, Section>& schema() {
         {"fp8", [](auto& n, Workload& w, auto& at) { w.training.fp8 = read_enum<Fp8Format>(n, at); }},
         {"fp8_recipe", [](auto& n, Workload& w, auto& at) { w.training.fp8_recipe = read_enum<Fp8Recipe>(n, at); }},
         {"fp8_param_gather", [](auto& n, Workload& w, auto& at) { w.training.fp8_param_gather = read_bool(n, at); }},
+        {"cpu_offload_layers",
+         [](auto& n, Workload& w, auto& at) { w.training.cpu_offload_layers = read_int(n, at, 0, &kMaxLayers); }},
         {"tokens", [](auto& n, Workload& w, auto& at) { w.training.tokens = read_token_count(n, at); }},
         {"gpu_hour_price", [](auto& n, Workload& w, auto& at) { w.training.gpu_hour_price = read_price(n, at); }}}},
       {"parallelism",

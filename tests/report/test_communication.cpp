@@ -41,7 +41,7 @@ TEST_CASE("communication by dimension counts each collective once and adds up to
   for (const auto& [key, value] : comm.items())
     if (key != "view_gpu")
       dimensions.push_back(key);
-  CHECK(dimensions == std::vector<std::string>{"tp", "cp", "ep", "dp", "pp"});
+  CHECK(dimensions == std::vector<std::string>{"tp", "cp", "ep", "dp", "pp", "host"});
   // The pacing stage's first GPU is the view.
   const int pacing = r["critical_path"]["pacing_stage"].get<int>();
   CHECK(comm["view_gpu"] == r["stages"][static_cast<size_t>(pacing)]["gpu"]);

@@ -537,3 +537,35 @@ TEST_CASE("a Nemotron 3 Nano command line imports as a hybrid model") {
                        "w.yaml")
             .model.moe_latent == 1024);
 }
+
+TEST_CASE("Megatron's CPU offloading flags set the layers whose activations go to the host") {
+  const auto imported = [](std::vector<std::string> flags) {
+    std::vector<std::string> words{"pretrain_gpt.py", "--num-layers", "8", "--hidden-size", "1024",
+                                   "--num-attention-heads", "16", "--seq-length", "1024", "--vocab-size", "32000",
+                                   "--micro-batch-size", "1", "--global-batch-size", "8", "--bf16"};
+    words.insert(words.end(), flags.begin(), flags.end());
+    return import_megatron(words, 8);
+  };
+  const auto offloaded = [&](std::vector<std::string> flags) {
+    const std::string yaml = body(imported(std::move(flags)).yaml);
+    const auto at = yaml.find("cpu_offload_layers: ");
+    return at == std::string::npos ? std::string("none") : yaml.substr(at + 20, yaml.find('\n', at) - at - 20);
+  };
+  CHECK(offloaded({}) == "none");
+  // arguments.py turns cpu_offloading on for a layer count above 0.
+  CHECK(offloaded({"--cpu-offloading-num-layers", "3"}) == "3");
+  CHECK(offloaded({"--cpu-offloading", "--cpu-offloading-num-layers", "3"}) == "3");
+  CHECK(offloaded({"--cpu-offloading", "--cpu-offloading-num-layers", "0"}) == "none");
+  CHECK(offloaded({"--cpu-offloading-num-layers", "3", "--no-cpu-offloading-activations"}) == "none");
+  const std::string weights = imported({"--cpu-offloading-num-layers", "3", "--cpu-offloading-weights"}).yaml;
+  CHECK_THAT(weights, Catch::Contains("cpu_offloading_weights: simgpt offloads activations only"));
+  // What Megatron-Core refuses (transformer_config.py) is refused here too.
+  CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\ntraining: {global_batch: 8, cpu_offload_layers: 8}\n"),
+             Catch::Contains("training.cpu_offload_layers") && Catch::Contains("fewer than the model's 8 layers"));
+  CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\ntraining: {global_batch: 8, cpu_offload_layers: 2}\n"
+                     "parallelism: {pp: 2}\n"),
+             Catch::Contains("training.cpu_offload_layers") && Catch::Contains("parallelism.pp 1"));
+  CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
+                     "training: {global_batch: 8, cpu_offload_layers: 2, recompute: full}\n"),
+             Catch::Contains("training.cpu_offload_layers") && Catch::Contains("recompute none"));
+}

@@ -51,7 +51,9 @@ SYSTEMS = {
 GPUS_PER_TRAY = 4  # a GB200 / GB300 compute tray: 2 superchips, 4 GPUs (Slurm's node)
 
 # The Megatron FSDP runs' presets, read at the rows' tags. The GB200 and GB300 ones offload
-# activations to the CPU (cpu_offloading_num_layers), which simgpt does not model.
+# activations to the CPU (cpu_offloading_num_layers: training.cpu_offload_layers; the performance
+# scripts' overrides set cpu_offloading with cpu_offloading_weights false, scripts/performance/
+# utils/overrides.py).
 FSDP_OFFLOAD = {
     ("DGX-GB200", "llama3_70b"): (40, "v0.1.0rc4 scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml "
                                       "gb200 fp8_cs; LLAMA3_70B_GB200_FP8_CS_BASE_CONFIG (v0.2.0), "
@@ -795,8 +797,9 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
     if fsdp:
         offload = FSDP_OFFLOAD.get((system, shape_key))
         if offload:
-            reasons.append(f"Megatron FSDP ({fsdp}) with activations offloaded to the CPU (cpu_offloading_num_layers "
-                           f"{offload[0]}: {offload[1]}), which simgpt does not model")
+            fsdp_runs = True
+            notes.append(f"Megatron FSDP ({fsdp}) as ZeRO-3 with the activations of {offload[0]} layers offloaded to "
+                         f"the CPU (cpu_offloading_num_layers {offload[0]}: {offload[1]})")
         elif (system, container, shape_key) in FSDP_PRESETS:
             fsdp_runs = True
             notes.append(f"Megatron FSDP ({fsdp}) as ZeRO-3 ({FSDP_PRESETS[(system, container, shape_key)]})")
@@ -888,6 +891,8 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
                              f"run's layout not resolved)")
         zero = (3 if fsdp_runs else 1) if dp * cp > 1 else 0
         sets.append(("parallelism.zero", zero))
+        if fsdp and FSDP_OFFLOAD.get((system, shape_key)):
+            sets.append(("training.cpu_offload_layers", FSDP_OFFLOAD[(system, shape_key)][0]))
         sets.append(("parallelism.sequence_parallel", "true" if tp > 1 else "false"))
         if zero == 1 and not (shape_key == "deepseek_v3" and recipe == "mxfp8"):
             sets.append(("parallelism.overlap_param_gather", "true"))

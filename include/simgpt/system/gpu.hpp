@@ -24,6 +24,10 @@ struct GpuSpec {
   // nvfp4's GEMMs; 0: none.
   double fp4_peak_flops = 0;
   double memory_bandwidth = 0;            // HBM bytes/s
+  // Bytes/s one way between the GPU and its host's memory with every GPU of the node copying at
+  // once (PCIe or NVLink-C2C, and the host memory behind it): what activation offloading's copies
+  // run at. 0: not in the catalog, and offloading refused.
+  double host_bandwidth = 0;
   double memory_bytes = 0;                // HBM capacity
   int sms = 0;                            // streaming multiprocessors (GEMM wave quantisation)
   // What well-tuned kernels reach, measured by GEMM and stream microbenchmarks:

@@ -346,6 +346,12 @@ struct TrainingSpec {
   // tensors themselves, built so by fp8_model_init, with no 16-bit copy beside them; the fp32
   // master weights stay with the optimizer, which writes each update into them.
   bool fp8_param_gather = false;
+  // Activation offloading (Megatron's --cpu-offloading with --cpu-offloading-num-layers N, as
+  // TransformerEngine's get_cpu_offload_context runs it for a TransformerBlock): the activations the
+  // first N layers save for the backward are copied to the host's memory after each layer's
+  // forward and back before its backward, on a stream of their own (transformer_engine/pytorch/
+  // cpu_offload.py, DefaultOffloadSynchronizer, TransformerEngine 2.10 on). 0: none.
+  int64_t cpu_offload_layers = 0;
   // What a report's time to train is for: the tokens to train on (0: not asked) and the price of
   // a GPU-hour (0: no cost reported). Neither changes the step.
   double tokens = 0;
