@@ -77,9 +77,15 @@ std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units, 
       with_weights.push_back(i);
   std::vector<double> gather_end(units.size(), 0);
   double compute = 0, stream = 0; // when the compute stream and the data-parallel stream are free
+  double copies = 0;               // when the copy stream is free (activation offloading)
+  std::vector<double> copied;      // each copy's end, in issue order
   size_t issued = 0, used = 0;
   for (size_t i = 0; i < units.size(); ++i) {
+    if (units[i].copy_before_s > 0)
+      copied.push_back(copies = std::max(copies, compute) + units[i].copy_before_s);
     double start = compute;
+    if (units[i].waits_for >= 0 && static_cast<size_t>(units[i].waits_for) < copied.size())
+      start = std::max(start, copied[static_cast<size_t>(units[i].waits_for)]);
     if (gathered && units[i].weight_bytes > 0) {
       while (issued < with_weights.size() && issued <= used + ahead) {
         const Unit& u = units[with_weights[issued]];
@@ -92,6 +98,8 @@ std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units, 
       start = std::max(start, gather_end[i]);
     }
     compute = start + units[i].seconds;
+    if (units[i].copy_after_s > 0)
+      copied.push_back(copies = std::max(copies, compute) + units[i].copy_after_s);
     ends.push_back(compute);
   }
   return ends;
@@ -104,9 +112,17 @@ double PassTimes::forward(int v) {
   std::vector<Unit> units;
   if (v == 0)
     units.push_back({block(s, c.embedding_forward, 0), c.embedding_bytes});
+  // Activation offloading (step_graph.cpp's forward_kernels): layer i < N copied out after its
+  // forward, in that order; layer L - N + i waits for copy i.
+  const int offloaded = plan_.offload_layers, kept = c.layers - offloaded;
   for (int l = 0; l < c.layers; ++l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
-    units.push_back({attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes});
+    Unit unit{attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes};
+    if (l < offloaded)
+      unit.copy_after_s = plan_.offload_s[static_cast<size_t>(l)];
+    if (offloaded > 0 && l >= kept)
+      unit.waits_for = l - kept;
+    units.push_back(unit);
   }
   if (v == plan_.pp * plan_.chunks - 1)
     units.push_back({c.head_forward, c.head_bytes});
@@ -127,13 +143,21 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
     units.push_back({c.head_backward, c.head_bytes});
     made.push_back({0, c.head_bytes * plan_.grad_factor, 0, &c.head_grad_tensors, c.head_bytes});
   }
+  // Activation offloading (step_graph.cpp's backward_kernels): layer i copied back as layer
+  // L - 1 - N + i's backward is reached, so issued for i = N - 1 down to 0; layer i waits for it.
+  const int offloaded = plan_.offload_layers;
   for (int l = c.layers - 1; l >= 0; --l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
     double seconds = rerun ? attention(s, layer, true) + mlp(s, layer, true) : 0;
     if (!rerun && plan_.moe_rerun && layer.moe) // Megatron-core's recompute module moe
       seconds += mlp(s, layer, true);
     seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
-    units.push_back({seconds, layer.param_bytes});
+    Unit unit{seconds, layer.param_bytes};
+    if (const int back = l - (c.layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
+      unit.copy_before_s = plan_.offload_s[static_cast<size_t>(back)];
+    if (l < offloaded)
+      unit.waits_for = offloaded - 1 - l;
+    units.push_back(unit);
     made.push_back({0, layer.grad_bytes, layer.expert_grad_bytes, &layer.grad_tensors, layer.param_bytes,
                     layer.expert_param_bytes});
   }

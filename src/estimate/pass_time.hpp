@@ -33,6 +33,13 @@ class PassTimes {
   struct Unit {
     double seconds = 0;
     double weight_bytes = 0;
+    // Activation offloading (ExecutionPlan::offload_layers): the copy stream's work around the unit.
+    // `copy_before_s`: a copy issued as the unit is reached (a layer copied back before the
+    // backward N layers ahead of its own); `copy_after_s`: one issued when it ends (a layer's
+    // activations copied out after its forward); `waits_for`: the index, in issue order, of the copy
+    // the unit starts after (-1: none).
+    double copy_before_s = 0, copy_after_s = 0;
+    int waits_for = -1;
   };
 
 public:

@@ -18,7 +18,8 @@ namespace {
 
 // An 8-layer Llama-like model on 8 H100 (PCIe 5.0 to the host): a layer's copy takes longer than
 // its forward, so the copies show.
-nlohmann::ordered_json run_offloaded(int layers_offloaded, const std::string& platform = "platforms/dgx_h100_x1.yaml") {
+nlohmann::ordered_json run_offloaded(int layers_offloaded, const std::string& platform = "platforms/dgx_h100_x1.yaml",
+                                     bool estimate = false) {
   const DataPaths data = default_data_paths();
   const Overrides o{{"model.layers", "8"},          {"model.hidden", "4096"},        {"model.heads", "32"},
                     {"model.kv_heads", "8"},        {"model.ffn_hidden", "14336"},   {"model.seq_len", "4096"},
@@ -29,7 +30,10 @@ nlohmann::ordered_json run_offloaded(int layers_offloaded, const std::string& pl
                     {"training.cpu_offload_layers", std::to_string(layers_offloaded)}};
   return run_isolated([&] {
     Workload w = load_workload(data.find("workloads/llama3_8b.yaml"), o);
-    return report_json(simulate(data.find(platform), w, data));
+    SimulationOptions options;
+    if (estimate)
+      options.fidelity = SimulationOptions::Fidelity::estimate;
+    return report_json(simulate(data.find(platform), w, data, options));
   });
 }
 
@@ -75,4 +79,12 @@ TEST_CASE("offloading is refused on a GPU whose host bandwidth the catalog does 
   gpu.file = "gpus.yaml";
   CHECK_THROWS_WITH(with_offload(plan, w, Profile{}, gpu),
                     Catch::Contains("training.cpu_offload_layers") && Catch::Contains("X1 has no host_bandwidth in gpus.yaml"));
+}
+
+TEST_CASE("the closed-form estimate runs the same copies as the replay") {
+  for (const int n : {0, 4, 7}) {
+    const double replayed = offload_step_seconds(run_offloaded(n));
+    const double estimated = offload_step_seconds(run_offloaded(n, "platforms/dgx_h100_x1.yaml", true));
+    CHECK(estimated == Approx(replayed).epsilon(0.01));
+  }
 }
