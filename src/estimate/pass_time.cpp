@@ -56,12 +56,22 @@ std::vector<std::vector<int>> zero3_gather_groups(const ExecutionPlan& plan) {
   return groups;
 }
 
+std::vector<std::vector<int>> expert_gather_groups(const ExecutionPlan& plan) {
+  std::vector<std::vector<int>> groups;
+  if (step_graph::gathers_weights(plan) && plan.ep > 1 && plan.dp > plan.ep)
+    for (int s = 0; s < plan.pp; ++s)
+      for (int t = 0; t < plan.tp; ++t)
+        for (std::vector<int>& members : step_graph::expert_dp_groups(plan, s, t))
+          groups.push_back(std::move(members));
+  return groups;
+}
+
 } // namespace
 
 PassTimes::PassTimes(const ExecutionPlan& plan, const Profile& profile, CollectiveCosts& costs)
     : plan_(plan), profile_(profile), costs_(costs), tp_family_(tp_groups(plan)),
       cp_family_(replica_groups(plan, plan.cp)), ep_family_(expert_groups(plan)),
-      dp_family_(zero3_gather_groups(plan)) {}
+      dp_family_(zero3_gather_groups(plan)), edp_family_(expert_gather_groups(plan)) {}
 
 // ZeRO-3's gathers run on the data-parallel stream, one after another: the gathers of the next
 // zero3_prefetch_layers units are issued as a unit's compute is about to start (the first ones
@@ -89,8 +99,14 @@ std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units, 
     if (gathered && units[i].weight_bytes > 0) {
       while (issued < with_weights.size() && issued <= used + ahead) {
         const Unit& u = units[with_weights[issued]];
+        // The dense weights over the data-parallel group, then the routed experts' over the
+        // expert-data-parallel groups (none where dp = ep): ZeroGathers::gather.
+        const double experts = plan_.ep > 1 ? u.expert_weight_bytes : 0;
         stream = std::max(stream, compute) + costs_.seconds(step_graph::dp_group(plan_, s, 0), CollectiveKind::allgather,
-                                                            CollectiveAlgorithm::ring, u.weight_bytes, dp_family_);
+                                                            CollectiveAlgorithm::ring, u.weight_bytes - experts, dp_family_);
+        if (experts > 0 && plan_.dp > plan_.ep)
+          stream += costs_.seconds(step_graph::expert_dp_groups(plan_, s, 0).front(), CollectiveKind::allgather,
+                                   CollectiveAlgorithm::ring, experts, edp_family_);
         gather_end[with_weights[issued]] = stream;
         ++issued;
       }
@@ -117,7 +133,7 @@ double PassTimes::forward(int v) {
   const int offloaded = plan_.offload_layers, kept = c.layers - offloaded;
   for (int l = 0; l < c.layers; ++l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
-    Unit unit{attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes};
+    Unit unit{attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes, layer.expert_param_bytes};
     if (l < offloaded)
       unit.copy_after_s = plan_.offload_s[static_cast<size_t>(l)];
     if (offloaded > 0 && l >= kept)
@@ -152,7 +168,7 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
     if (!rerun && plan_.moe_rerun && layer.moe) // Megatron-core's recompute module moe
       seconds += mlp(s, layer, true);
     seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
-    Unit unit{seconds, layer.param_bytes};
+    Unit unit{seconds, layer.param_bytes, layer.expert_param_bytes};
     if (const int back = l - (c.layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
       unit.copy_before_s = plan_.offload_s[static_cast<size_t>(back)];
     if (l < offloaded)

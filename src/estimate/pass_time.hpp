@@ -27,12 +27,14 @@ class PassTimes {
   CollectiveCosts& costs_;
   GroupFamily tp_family_, cp_family_, ep_family_;
   GroupFamily dp_family_; // ZeRO-3: every stage's and tensor rank's data-parallel group
+  GroupFamily edp_family_; // and their expert-data-parallel groups, which gather the routed experts
 
   // A unit of a pass (the embedding, a layer, the head): its compute and the weights ZeRO-3
   // gathers before it.
   struct Unit {
     double seconds = 0;
     double weight_bytes = 0;
+    double expert_weight_bytes = 0; // the routed experts' among them (ZeroGathers::Unit)
     // Activation offloading (ExecutionPlan::offload_layers): the copy stream's work around the unit.
     // `copy_before_s`: a copy issued as the unit is reached (a layer copied back before the
     // backward N layers ahead of its own); `copy_after_s`: one issued when it ends (a layer's

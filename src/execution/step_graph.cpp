@@ -202,7 +202,7 @@ private:
                                     .expert_weights = layer.expert_param_bytes},
                                    layer.grad_tensors);
       else
-        gradients_.gradients_accumulated(pass.s, layer.grad_bytes);
+        gradients_.gradients_accumulated(pass.s, layer.grad_bytes, layer.expert_grad_bytes);
     }
     if (pass.v == 0) {
       gathers_.use_weights(c.embedding_bytes);

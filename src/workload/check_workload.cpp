@@ -331,11 +331,8 @@ void check_experts(const Workload& w, const std::string& f) {
                                  "Megatron's default expert tensor parallelism does)",
                                  p.tp, m.expert_ffn()));
   // The expert-data-parallel groups reduce the experts' gradients by NCCL collectives (Megatron's
-  // DistributedDataParallel, expert-parallel buffers): no ZeRO-3 gathers, no parameter server.
-  if (p.ep > 1 && p.zero >= 3)
-    throw InputError(f + ": parallelism.zero", fmt::format("ZeRO {} with ep {}: expert parallelism runs with ZeRO 0-2 "
-                                                           "(Megatron's distributed optimizer is ZeRO 1)",
-                                                           p.zero, p.ep));
+  // DistributedDataParallel, expert-parallel buffers; under ZeRO-3, Megatron-FSDP's and FSDP2's
+  // expert shards, gathered and reduce-scattered over the same groups): no parameter server.
   if (p.ep > 1 && (p.dp_algorithm == DpAlgorithm::parameter_server || p.dp_algorithm == DpAlgorithm::central_ps))
     throw InputError(f + ": parallelism.dp_algorithm",
                      fmt::format("{} with ep {}: expert parallelism synchronises gradients by "

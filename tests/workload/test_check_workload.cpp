@@ -171,8 +171,6 @@ TEST_CASE("mixture-of-experts keys and expert parallelism are refused where Mega
       {[&](Workload& w) { moe(w); w.model.capacity_factor = -1.0; }, "model.capacity_factor: -1 is not valid"},
       {[&](Workload& w) { moe(w); w.parallelism.dp = 4; w.parallelism.tp = 2; w.parallelism.sequence_parallel = true;
                           w.model.moe_ffn_hidden = 1001; }, "tp 2 does not divide the experts' ffn width 1001"},
-      {[&](Workload& w) { moe(w); w.parallelism.ep = 2; w.parallelism.zero = 3; },
-       "parallelism.zero: ZeRO 3 with ep 2: expert parallelism runs with ZeRO 0-2"},
       {[&](Workload& w) { moe(w); w.parallelism.ep = 2; w.parallelism.dp_algorithm = DpAlgorithm::parameter_server; },
        "parallelism.dp_algorithm: parameter_server with ep 2"},
       {[&](Workload& w) { moe(w); w.parallelism.ep = 2; w.parallelism.dp_algorithm = DpAlgorithm::central_ps; },

@@ -59,7 +59,7 @@ public:
   // A micro-batch's backward before the last made `bytes` of a unit's gradients on stage s: under
   // ZeRO-3 with zero3_reduce_every_micro_batch they are reduce-scattered into the shards now;
   // otherwise they accumulate until the last.
-  void gradients_accumulated(int s, double bytes);
+  void gradients_accumulated(int s, double bytes, double expert_bytes = 0);
 
   // Data-parallel gradient synchronisation of stage s, then the optimizer step.
   // All tensor ranks' synchronisations come before any optimizer step: in an isolated group the
@@ -79,7 +79,7 @@ private:
   // post-backward hook, DeepSpeed's reduce_and_partition_stream), on the stream of the gathers.
   // The gradients wait for their GPU's last gradient point, or with `stream_tail` for its compute
   // stream as it stands.
-  void reduce_scatter_now(int s, double bytes, bool stream_tail = false);
+  void reduce_scatter_now(int s, double bytes, double expert_bytes, bool stream_tail = false);
 
   // Synchronises the gradients `points` hold (by the members' first GPU's points) over `members`.
   void synchronise_gradients(const std::vector<int>& members, const std::vector<std::vector<GradientPoint>>& points);

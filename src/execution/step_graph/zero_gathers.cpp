@@ -7,18 +7,20 @@
 
 namespace simgpt::step_graph {
 
-std::vector<double> ZeroGathers::units(int v, bool forward) const {
+std::vector<ZeroGathers::Unit> ZeroGathers::units(int v, bool forward) const {
   const StageCost& c = plan_.stages[static_cast<size_t>(v)];
   const int V = plan_.pp * plan_.chunks;
-  std::vector<double> units;
+  std::vector<Unit> units;
   if (v == 0)
-    units.push_back(c.embedding_bytes);
-  for (int l = 0; l < c.layers; ++l)
-    units.push_back(plan_.layer_at(c.first_layer + l).param_bytes);
+    units.push_back({c.embedding_bytes});
+  for (int l = 0; l < c.layers; ++l) {
+    const LayerCost& layer = plan_.layer_at(c.first_layer + l);
+    units.push_back({layer.param_bytes, plan_.ep > 1 ? layer.expert_param_bytes : 0});
+  }
   if (v == V - 1)
-    units.push_back(c.head_bytes);
+    units.push_back({c.head_bytes});
   // Units without weights gather nothing (the use_weights calls skip them alike).
-  units.erase(std::remove_if(units.begin(), units.end(), [](double b) { return b <= 0; }), units.end());
+  units.erase(std::remove_if(units.begin(), units.end(), [](const Unit& u) { return u.bytes <= 0; }), units.end());
   if (!forward)
     std::reverse(units.begin(), units.end());
   return units;
@@ -36,8 +38,8 @@ void ZeroGathers::begin_stage(int s) {
 void ZeroGathers::issue_chunk(int s, int v) {
   if (static_cast<size_t>(v) < gathered_.size() && gathered_[static_cast<size_t>(v)])
     return; // its first forward has run already and gathered them itself
-  for (double bytes : units(v, true))
-    issued_[static_cast<size_t>(v)].push_back(gather(s, bytes));
+  for (const Unit& unit : units(v, true))
+    issued_[static_cast<size_t>(v)].push_back(gather(s, unit));
 }
 
 void ZeroGathers::begin_pass(int s, int v, bool forward) {
@@ -89,21 +91,45 @@ void ZeroGathers::issue_gather() {
   p.done.push_back(gather(p.stage, p.bytes[p.done.size()]));
 }
 
-std::vector<TaskId> ZeroGathers::gather(int s, double bytes) {
+std::vector<TaskId> ZeroGathers::gather(int s, const Unit& unit) {
   std::vector<TaskId> exits;
   for (int t = 0; t < plan_.tp; ++t) {
     if (stand_ins_.stands_in(t)) {
       exits.push_back(exits.front());
       continue;
     }
-    const std::vector<int> members = dp_group(plan_, s, t);
-    CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::allgather, bytes,
-                                         CollectiveAlgorithm::ring, stand_ins_.rank_weight());
-    for (int gpu : members) {
-      boost::add_edge(streams_.flush(gpu), c.entry, graph_);
-      dp_streams_.queue(gpu, c);
+    // The dense weights over the data-parallel group; the routed experts', each GPU's share of its
+    // expert-parallel group's, over the expert-data-parallel groups that hold the same experts
+    // (Megatron-Core's distributed optimizer and Megatron-FSDP keep an expert-parallel buffer
+    // sharded over that group: megatron/core/distributed/distributed_data_parallel.py), which
+    // gather nothing where every replica holds experts of its own (dp = ep).
+    std::vector<std::pair<std::vector<int>, double>> groups{{dp_group(plan_, s, t), unit.bytes - unit.expert_bytes}};
+    if (unit.expert_bytes > 0 && plan_.dp > plan_.ep)
+      for (std::vector<int>& members : expert_dp_groups(plan_, s, t))
+        groups.emplace_back(std::move(members), unit.expert_bytes);
+    std::vector<TaskId> done;
+    for (const auto& [members, bytes] : groups) {
+      if (bytes <= 0)
+        continue;
+      CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::allgather, bytes,
+                                           CollectiveAlgorithm::ring, stand_ins_.rank_weight());
+      for (int gpu : members) {
+        boost::add_edge(streams_.flush(gpu), c.entry, graph_);
+        dp_streams_.queue(gpu, c);
+      }
+      done.push_back(c.exit);
     }
-    exits.push_back(c.exit);
+    if (done.size() == 1) {
+      exits.push_back(done.front());
+      continue;
+    }
+    const TaskId joined = streams_.marker(Phase::collective);
+    for (TaskId d : done)
+      boost::add_edge(d, joined, graph_);
+    if (done.empty()) // nothing to gather: ready once the streams reach it
+      for (int gpu : groups.front().first)
+        boost::add_edge(streams_.flush(gpu), joined, graph_);
+    exits.push_back(joined);
   }
   return exits;
 }

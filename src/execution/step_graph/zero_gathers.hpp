@@ -26,10 +26,15 @@ inline bool gathers_weights(const ExecutionPlan& plan) {
 inline bool keeps_gathered(const ExecutionPlan& plan) { return plan.zero3_keep_gathered || plan.zero < 3; }
 
 class ZeroGathers {
+  // A unit's weights on one GPU, as its gather moves them: the routed experts' among them are
+  // sharded over the expert-data-parallel group, not all data-parallel replicas.
+  struct Unit {
+    double bytes = 0, expert_bytes = 0;
+  };
   // The gathers of the pass being built.
   struct GatherPass {
     int stage = -1;
-    std::vector<double> bytes;             // per unit, in order of use
+    std::vector<Unit> bytes;               // per unit, in order of use
     std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
     size_t used = 0;                       // units whose compute has started
     bool held = false;                     // the weights stay gathered from an earlier pass
@@ -85,10 +90,11 @@ private:
   // compute stream reached this point (what the CPU has issued, and FSDP's rate limiter) and
   // after the collectives issued before it on that stream.
   void issue_gather();
-  // Issues one unit's gather of `bytes` on stage s's data-parallel groups: per tensor rank, its exit.
-  std::vector<TaskId> gather(int s, double bytes);
+  // Issues one unit's gather on stage s's data-parallel groups, its routed experts' on the
+  // expert-data-parallel groups: per tensor rank, when all of them are done.
+  std::vector<TaskId> gather(int s, const Unit& unit);
   // Virtual stage v's units with weights, in the order a forward (or, reversed, a backward) uses them.
-  std::vector<double> units(int v, bool forward) const;
+  std::vector<Unit> units(int v, bool forward) const;
   // align_param_gather: issues all of virtual stage v's gathers now.
   void issue_chunk(int s, int v);
 };
