@@ -423,6 +423,11 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
     // Megatron-FSDP v1 runs with the distributed optimizer, turning it on where it is not
     // (arguments.py: "Megatron-FSDP v1 is only compatible with --use-distributed-optimizer"): the
     // sharding strategy decides the stage over --use-distributed-optimizer's 1.
+    // Under optim_grads_params --overlap-param-gather is Megatron-FSDP's prefetch of the next
+    // module's weights (megatron_fsdp.py), which ZeRO-3's gathers run already (the profile's
+    // zero3_prefetch_layers): not the distributed optimizer's overlap the key names.
+    if (strategy == "optim_grads_params" && args.contains("overlap_param_gather"))
+      tree.replace("parallelism", "overlap_param_gather", "false", "use_megatron_fsdp");
     if (strategy == "optim_grads_params" || strategy == "optim")
       tree.replace("parallelism", "zero", strategy == "optim" ? "1" : "3", "use_megatron_fsdp");
     else

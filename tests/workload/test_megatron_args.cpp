@@ -431,6 +431,22 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
       std::nullopt);
   CHECK(llama.ignored.empty());
   CHECK_THAT(body(llama.yaml), Catch::Contains("tp_comm_overlap: true") && Catch::Contains("fp8_recipe: \"tensorwise\""));
+  // Its GB200 preset (LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V1): Megatron-FSDP over all 64 GPUs with
+  // the activations of 40 layers offloaded (scripts/performance/utils/overrides.py: cpu_offloading,
+  // cpu_offloading_weights false).
+  const ImportedWorkload fsdp = import_megatron(
+      {"torchrun", "--nproc-per-node", "4", "--nnodes", "16", "pretrain_gpt.py", "--num-layers", "80",
+       "--hidden-size", "8192", "--ffn-hidden-size", "28672", "--num-attention-heads", "64",
+       "--group-query-attention", "--num-query-groups", "8", "--normalization", "RMSNorm", "--swiglu",
+       "--position-embedding-type", "rope", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
+       "--bf16", "--fp8-format", "hybrid", "--fp8-recipe", "tensorwise", "--fp8-param-gather",
+       "--use-megatron-fsdp", "--data-parallel-sharding-strategy", "optim_grads_params", "--use-distributed-optimizer",
+       "--overlap-grad-reduce", "--overlap-param-gather", "--cpu-offloading", "--cpu-offloading-num-layers", "40",
+       "--tensor-model-parallel-size", "1", "--pipeline-model-parallel-size", "1", "--seq-length", "8192",
+       "--global-batch-size", "256", "--micro-batch-size", "2", "--vocab-size", "128256"},
+      std::nullopt);
+  CHECK(fsdp.ignored.empty());
+  CHECK_THAT(body(fsdp.yaml), Catch::Contains("zero: 3") && Catch::Contains("cpu_offload_layers: 40"));
 }
 
 TEST_CASE("Megatron-core's CUDA graph flags set the profile's captured scopes") {
