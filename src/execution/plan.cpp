@@ -325,6 +325,13 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
                      "captures whole MoE blocks (moe, layers), which needs a fixed expert capacity: set "
                      "model.capacity_factor, or capture the blocks before the dispatch only ([attn, moe_router, "
                      "moe_preprocess]) or the whole iteration");
+  // transformer_config.py: "CUDA graphs not supported with CPU offloading" but a whole iteration's.
+  const CudaGraphs& graphs = profile.cuda_graphs;
+  const bool some_graphs = graphs.attention || graphs.mlp || graphs.moe_router || graphs.moe || graphs.mamba;
+  if (w.training.cpu_offload_layers > 0 && some_graphs && !graphs.outside_layers)
+    throw InputError("compute.cuda_graphs",
+                     "captures layers, which Megatron-Core does not with training.cpu_offload_layers: capture the "
+                     "whole iteration, or none");
   if (profile.dp_per_tensor && (w.model.latent_attention || w.model.moe() || w.model.hybrid()))
     throw InputError("collectives.dp_per_tensor",
                      "lists the tensors of dense GPT layers only: not with multi-head latent attention, MoE or "

@@ -88,3 +88,28 @@ TEST_CASE("the closed-form estimate runs the same copies as the replay") {
     CHECK(estimated == Approx(replayed).epsilon(0.01));
   }
 }
+
+TEST_CASE("offloading with CUDA graphs over layers is refused, as Megatron-Core refuses it") {
+  const DataPaths data = default_data_paths();
+  const auto refusal = [&](const std::string& graphs) -> std::string {
+    try {
+      const Overrides o{{"model.layers", "4"}, {"parallelism.pp", "1"}, {"parallelism.tp", "1"},
+                        {"parallelism.dp", "8"}, {"parallelism.sequence_parallel", "false"},
+                        {"training.recompute", "none"}, {"training.cpu_offload_layers", "2"},
+                        {"framework_options.compute.cuda_graphs", graphs}};
+      run_isolated([&] {
+        Workload w = load_workload(data.find("workloads/llama3_8b.yaml"), o);
+        SimulationOptions options;
+        options.fidelity = SimulationOptions::Fidelity::estimate;
+        return report_json(simulate(data.find("platforms/dgx_h100_x1.yaml"), w, data, options));
+      });
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(refusal("layers"), Catch::Contains("compute.cuda_graphs") && Catch::Contains("training.cpu_offload_layers"));
+  CHECK_THAT(refusal("[attn]"), Catch::Contains("compute.cuda_graphs"));
+  CHECK(refusal("iteration").empty());
+  CHECK(refusal("none").empty());
+}
