@@ -417,34 +417,34 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
   CHECK_THAT(d, !Catch::Contains("\n  head_dim:"));
   // Llama 3 70B (llama3_70b_pretrain_config with its H100 preset: tp 4, pp 4, vp 5, TP communication
   // overlap, fp8 current scaling).
-  const ImportedWorkload llama = import_megatron(
-      {"torchrun", "--nproc-per-node", "8", "--nnodes", "8", "pretrain_gpt.py", "--num-layers", "80",
-       "--hidden-size", "8192", "--ffn-hidden-size", "28672", "--num-attention-heads", "64",
-       "--group-query-attention", "--num-query-groups", "8", "--normalization", "RMSNorm", "--swiglu",
-       "--position-embedding-type", "rope", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
-       "--bf16", "--fp8-format", "hybrid", "--fp8-recipe", "tensorwise", "--use-distributed-optimizer",
-       "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap", "--sequence-parallel",
-       "--tensor-model-parallel-size", "4", "--pipeline-model-parallel-size", "4",
-       "--num-layers-per-virtual-pipeline-stage", "4", "--recompute-granularity", "selective",
-       "--recompute-modules", "core_attn", "--seq-length", "8192", "--global-batch-size", "128",
-       "--micro-batch-size", "1", "--vocab-size", "128256"},
-      std::nullopt);
+  const auto llama3_70b = [](int nodes, int per_node, std::vector<std::string> flags) {
+    std::vector<std::string> words{"torchrun", "--nproc-per-node", std::to_string(per_node), "--nnodes",
+                                   std::to_string(nodes), "pretrain_gpt.py", "--num-layers", "80",
+                                   "--hidden-size", "8192", "--ffn-hidden-size", "28672", "--num-attention-heads", "64",
+                                   "--group-query-attention", "--num-query-groups", "8", "--normalization", "RMSNorm",
+                                   "--swiglu", "--position-embedding-type", "rope",
+                                   "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--bf16",
+                                   "--fp8-format", "hybrid", "--fp8-recipe", "tensorwise", "--use-distributed-optimizer",
+                                   "--overlap-grad-reduce", "--overlap-param-gather", "--seq-length", "8192",
+                                   "--vocab-size", "128256"};
+    words.insert(words.end(), flags.begin(), flags.end());
+    return import_megatron(words, std::nullopt);
+  };
+  const ImportedWorkload llama =
+      llama3_70b(8, 8, {"--tp-comm-overlap", "--sequence-parallel", "--tensor-model-parallel-size", "4",
+                        "--pipeline-model-parallel-size", "4", "--num-layers-per-virtual-pipeline-stage", "4",
+                        "--recompute-granularity", "selective", "--recompute-modules", "core_attn",
+                        "--global-batch-size", "128", "--micro-batch-size", "1"});
   CHECK(llama.ignored.empty());
   CHECK_THAT(body(llama.yaml), Catch::Contains("tp_comm_overlap: true") && Catch::Contains("fp8_recipe: \"tensorwise\""));
   // Its GB200 preset (LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V1): Megatron-FSDP over all 64 GPUs with
   // the activations of 40 layers offloaded (scripts/performance/utils/overrides.py: cpu_offloading,
   // cpu_offloading_weights false).
-  const ImportedWorkload fsdp = import_megatron(
-      {"torchrun", "--nproc-per-node", "4", "--nnodes", "16", "pretrain_gpt.py", "--num-layers", "80",
-       "--hidden-size", "8192", "--ffn-hidden-size", "28672", "--num-attention-heads", "64",
-       "--group-query-attention", "--num-query-groups", "8", "--normalization", "RMSNorm", "--swiglu",
-       "--position-embedding-type", "rope", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
-       "--bf16", "--fp8-format", "hybrid", "--fp8-recipe", "tensorwise", "--fp8-param-gather",
-       "--use-megatron-fsdp", "--data-parallel-sharding-strategy", "optim_grads_params", "--use-distributed-optimizer",
-       "--overlap-grad-reduce", "--overlap-param-gather", "--cpu-offloading", "--cpu-offloading-num-layers", "40",
-       "--tensor-model-parallel-size", "1", "--pipeline-model-parallel-size", "1", "--seq-length", "8192",
-       "--global-batch-size", "256", "--micro-batch-size", "2", "--vocab-size", "128256"},
-      std::nullopt);
+  const ImportedWorkload fsdp =
+      llama3_70b(16, 4, {"--fp8-param-gather", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
+                         "optim_grads_params", "--cpu-offloading", "--cpu-offloading-num-layers", "40",
+                         "--tensor-model-parallel-size", "1", "--pipeline-model-parallel-size", "1",
+                         "--global-batch-size", "256", "--micro-batch-size", "2"});
   CHECK(fsdp.ignored.empty());
   CHECK_THAT(body(fsdp.yaml), Catch::Contains("zero: 3") && Catch::Contains("cpu_offload_layers: 40"));
 }
