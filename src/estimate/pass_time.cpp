@@ -130,13 +130,13 @@ double PassTimes::forward(int v) {
     units.push_back({block(s, c.embedding_forward, 0), c.embedding_bytes});
   // Activation offloading (step_graph.cpp's forward_kernels): layer i < N copied out after its
   // forward, in that order; layer L - N + i waits for copy i.
-  const int offloaded = plan_.offload_layers, kept = c.layers - offloaded;
+  const int offloaded = plan_.offload_layers, kept = plan_.offload_block_layers - offloaded;
   for (int l = 0; l < c.layers; ++l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
     Unit unit{attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes, layer.expert_param_bytes};
     if (l < offloaded)
       unit.copy_after_s = plan_.offload_s[static_cast<size_t>(l)];
-    if (offloaded > 0 && l >= kept)
+    if (offloaded > 0 && l >= kept && l - kept < offloaded)
       unit.waits_for = l - kept;
     units.push_back(unit);
   }
@@ -169,7 +169,7 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
       seconds += mlp(s, layer, true);
     seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
     Unit unit{seconds, layer.param_bytes, layer.expert_param_bytes};
-    if (const int back = l - (c.layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
+    if (const int back = l - (plan_.offload_block_layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
       unit.copy_before_s = plan_.offload_s[static_cast<size_t>(back)];
     if (l < offloaded)
       unit.waits_for = offloaded - 1 - l;

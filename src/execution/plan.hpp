@@ -81,6 +81,7 @@ struct ExecutionPlan {
   // seconds of one copy of one micro-batch's, one way, at the GPU's host_bandwidth (set by
   // with_offload, memory/: the bytes are the memory model's).
   int offload_layers = 0;
+  int offload_block_layers = 0; // L: the transformer block's layers, multi-token prediction's apart
   std::vector<double> offload_s, offload_bytes;
   bool interleaved_all_warmup = true; // Profile::interleaved_all_warmup
   int dp = 1, tp = 1, pp = 1, chunks = 1; // dp counts the context-parallel ranks: dp x cp of the workload

@@ -136,13 +136,14 @@ private:
       gathers_.use_weights(c.embedding_bytes);
       block_all(pass, c.embedding_forward, slot, 0);
     }
-    const int offloaded = plan_.offload_layers, kept = c.layers - offloaded;
+    // L: the transformer block's layers (not multi-token prediction's, after them).
+    const int offloaded = plan_.offload_layers, kept = plan_.offload_block_layers - offloaded;
     for (int l = 0; l < c.layers; ++l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
       // TransformerEngine's DefaultOffloadSynchronizer (transformer_engine/pytorch/cpu_offload.py,
       // 2.10 on): offloaded layer i's copy out starts once its forward is done (fwd_step of the
       // next layer) and must be done before layer L - N + i's forward, which frees its memory.
-      if (offloaded > 0 && l >= kept)
+      if (offloaded > 0 && l >= kept && l - kept < offloaded)
         wait_for_copies(pass, copied_out_, l - kept);
       gathers_.use_weights(layer.param_bytes);
       attention_all(pass, layer, true, streams_.in_layer(slot, l));
@@ -177,7 +178,7 @@ private:
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
       // The synchronizer's bwd_step: layer i is copied back as layer L - 1 - N + i's backward
       // begins, N layers ahead of its own, whose saved tensors wait for it (pop_tensor).
-      if (const int back = l - (c.layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
+      if (const int back = l - (plan_.offload_block_layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
         copy(pass, copied_in_, back);
       if (l < offloaded)
         wait_for_copies(pass, copied_in_, l);
@@ -219,10 +220,15 @@ private:
   // Layer `layer`'s saved activations copied out or back on each GPU's copy stream (one stream for
   // both ways: the synchronizer's offload_stream), after the kernels its stream has issued so far.
   void copy(const Pass& pass, std::vector<std::vector<TaskId>>& copies, int layer) {
+    CollectiveCount& host = out_.communication[CommDimension::host];
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group) {
+        // Counted for each GPU of the simulated replicas, and the replicas each stands for.
+        host.count += stand_ins_.replica_weight();
+        host.first_gpu += gpu == 0 ? 1 : 0;
+        host.bytes += stand_ins_.replica_weight() * plan_.offload_bytes[static_cast<size_t>(layer)];
         if (streams_.stream(gpu) != gpu)
-          continue;
+          continue; // the group's first GPU's stream runs the same copies for it
         const TaskId issued = streams_.flush(gpu);
         Task t;
         t.kind = Task::Kind::delay;
@@ -239,13 +245,6 @@ private:
           boost::add_edge(*tail, id, out_.graph);
         tail = id;
         copies[static_cast<size_t>(gpu)][static_cast<size_t>(layer)] = id;
-        // Counted for every GPU this stream stands for: its replicas, and its tensor ranks where
-        // the first stands in.
-        const int weight = stand_ins_.replica_weight() * (stand_ins_.first_rank_stands_in ? plan_.tp : 1);
-        CollectiveCount& host = out_.communication[CommDimension::host];
-        host.count += weight;
-        host.first_gpu += gpu == 0 ? (stand_ins_.first_rank_stands_in ? plan_.tp : 1) : 0;
-        host.bytes += weight * plan_.offload_bytes[static_cast<size_t>(layer)];
       }
   }
 

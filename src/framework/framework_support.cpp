@@ -45,6 +45,10 @@ std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const
     return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {}{} (it runs {})", profile, p.zero,
                        p.pp > 1 && support.allows_zero(p.zero, false) ? " with pipeline parallelism" : "",
                                                        listed(p.pp > 1 ? support.zero_with_pipeline : support.zero))};
+  if (p.ep > 1 && std::find(support.zero_with_experts.begin(), support.zero_with_experts.end(), p.zero) ==
+                     support.zero_with_experts.end())
+    return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {} with expert parallelism (it runs {})",
+                                                       profile, p.zero, listed(support.zero_with_experts))};
   // TransformerEngine caches each weight's fp8 copy from the first micro-batch to the last
   // (transformer_engine/pytorch/module/linear.py, quantize_weight with update_workspace only when
   // is_first_microbatch); under ZeRO-3 the weights are gathered and freed around every use, and

@@ -124,16 +124,23 @@ const YamlSection<FrameworkSupport> kSupportsSection = {
       [](const YamlReader& s, const char* key, FrameworkSupport& f) {
         f.zero = zero_stages(s, key);
         f.zero_with_pipeline = f.zero; // unless the profile says otherwise, every stage runs with pipelines too
+        f.zero_with_experts = f.zero;  // and with expert parallelism
       }},
      {"zero_with_pipeline",
-      [](const YamlReader& s, const char* key, FrameworkSupport& f) { f.zero_with_pipeline = zero_stages(s, key); }}},
+      [](const YamlReader& s, const char* key, FrameworkSupport& f) { f.zero_with_pipeline = zero_stages(s, key); }},
+     {"zero_with_experts",
+      [](const YamlReader& s, const char* key, FrameworkSupport& f) { f.zero_with_experts = zero_stages(s, key); }}},
     {},
     [](const YamlReader& s, FrameworkSupport& f) {
-      for (int64_t stage : f.zero_with_pipeline)
-        if (!f.allows_zero(stage, false))
-          throw InputError(s.where("zero_with_pipeline"),
-                           fmt::format("stage {} is not among supports.zero: a stage that runs with pipeline "
-                                       "parallelism runs without it too", stage));
+      for (const auto& [key, stages] : {std::pair{"zero_with_pipeline", &f.zero_with_pipeline},
+                                         std::pair{"zero_with_experts", &f.zero_with_experts}})
+        for (int64_t stage : *stages)
+          if (!f.allows_zero(stage, false))
+            throw InputError(s.where(key), fmt::format("stage {} is not among supports.zero: a stage that runs with "
+                                                       "{} runs without it too",
+                                                       stage, stages == &f.zero_with_pipeline
+                                                                  ? "pipeline parallelism"
+                                                                  : "expert parallelism"));
     }};
 
 const YamlSection<Profile::FusedSoftmax> kFusedSoftmaxSection = {

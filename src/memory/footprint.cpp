@@ -272,6 +272,7 @@ bool settle_peak(MemoryReport& mem, double gradients_at_activation_peak, const P
 
 void with_offload(ExecutionPlan& plan, const Workload& w, const Profile& profile, const GpuSpec& gpu) {
   plan.offload_layers = static_cast<int>(w.training.cpu_offload_layers);
+  plan.offload_block_layers = static_cast<int>(w.model.layers);
   plan.offload_s.clear();
   plan.offload_bytes.clear();
   if (plan.offload_layers == 0)

@@ -11,6 +11,7 @@
 #include "execution/plan.hpp"
 #include "execution/schedule.hpp"
 #include "simgpt/simulate.hpp"
+#include "memory/footprint.hpp"
 #include "memory/static_peak.hpp"
 #include "planner/step_bound.hpp"
 #include "report/report_json.hpp"
@@ -151,6 +152,7 @@ void check_statically(std::vector<PlanRow>& rows, const Workload& base, const Pr
                                                      profile.fp8_recast_per_use))
           throw InputError(w.source + ": " + unsupported->key, unsupported->why);
         plan = make_plan(w, cost, profile);
+        with_offload(*plan, w, profile, gpu);
         memory = static_peak(*plan, w, profile, gpu);
         bound = step_time_lower_bound(*plan, profile);
       } catch (const InputError& e) {

@@ -20,6 +20,8 @@ double comm_seconds(const TaskGraph& g, const Timeline& t, TaskId u) {
   }
   if (task.kind != Task::Kind::delay)
     return 0;
+  if (task.phase == Task::Phase::offload) // a copy to or from the host's memory
+    return t.finish[u] - t.start[u];
   if (task.entry >= 0)
     return t.finish[u] - t.finish[static_cast<TaskId>(task.entry)];
   const auto waited = last_finished_predecessor(g, t, u);

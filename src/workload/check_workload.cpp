@@ -582,8 +582,9 @@ void check_consistency(const Workload& w, const std::string& f) {
     const std::string key = f + ": training.cpu_offload_layers";
     if (t.cpu_offload_layers >= m.layers)
       throw InputError(key, fmt::format("{} is not fewer than the model's {} layers", t.cpu_offload_layers, m.layers));
-    if (p.pp > 1)
-      throw InputError(key, "needs parallelism.pp 1 (Megatron-Core has no offloading with pipeline parallelism)");
+    if (p.pp > 1 || p.chunks > 1)
+      throw InputError(key, "needs parallelism.pp 1 and chunks 1 (Megatron-Core has no offloading with pipeline "
+                            "parallelism)");
     if (t.recompute != Recompute::none)
       throw InputError(key, "needs training.recompute none (Megatron-Core offloads no recomputed layer)");
   }

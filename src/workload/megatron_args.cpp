@@ -426,8 +426,11 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
     // Under optim_grads_params --overlap-param-gather is Megatron-FSDP's prefetch of the next
     // module's weights (megatron_fsdp.py), which ZeRO-3's gathers run already (the profile's
     // zero3_prefetch_layers): not the distributed optimizer's overlap the key names.
-    if (strategy == "optim_grads_params" && args.contains("overlap_param_gather"))
+    if (strategy == "optim_grads_params" && args.contains("overlap_param_gather")) {
       tree.replace("parallelism", "overlap_param_gather", "false", "use_megatron_fsdp");
+      if (args.contains("align_param_gather"))
+        tree.replace("parallelism", "align_param_gather", "false", "use_megatron_fsdp");
+    }
     if (strategy == "optim_grads_params" || strategy == "optim")
       tree.replace("parallelism", "zero", strategy == "optim" ? "1" : "3", "use_megatron_fsdp");
     else

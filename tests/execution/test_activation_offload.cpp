@@ -113,3 +113,21 @@ TEST_CASE("offloading with CUDA graphs over layers is refused, as Megatron-Core 
   CHECK(refusal("iteration").empty());
   CHECK(refusal("none").empty());
 }
+
+TEST_CASE("every GPU's copies are counted where tensor ranks share a stream, at either fidelity") {
+  const DataPaths data = default_data_paths();
+  for (const auto fidelity : {SimulationOptions::Fidelity::full, SimulationOptions::Fidelity::symmetric}) {
+    const auto r = run_isolated([&] {
+      const Overrides o{{"model.layers", "8"}, {"parallelism.tp", "8"}, {"parallelism.dp", "2"},
+                        {"parallelism.pp", "1"}, {"training.recompute", "none"}, {"training.global_batch", "4"},
+                        {"training.cpu_offload_layers", "4"}};
+      Workload w = load_workload(data.find("workloads/llama3_8b.yaml"), o);
+      SimulationOptions options;
+      options.fidelity = fidelity;
+      return report_json(simulate(data.find("platforms/dgx_h100_x2.yaml"), w, data, options));
+    });
+    // Two micro-batches, four layers, out and back, on each of the 16 GPUs.
+    CHECK(r["communication"]["host"]["per_gpu"].get<int>() == 2 * 4 * 2);
+    CHECK(r["communication"]["host"]["count"].get<int>() == 16 * 2 * 4 * 2);
+  }
+}

@@ -61,6 +61,15 @@ TEST_CASE("a framework's support names the key it cannot run and what it runs in
   CHECK(unsupported_by(s, "f", sp)->key == "parallelism.sequence_parallel");
   s.pipeline = false;
   CHECK(unsupported_by(s, "f", plan(1, 2, Schedule::one_f_one_b, 0))->key == "parallelism.pp");
+  // ZeRO-3 with experts, as DeepSpeed's profile refuses it.
+  s.zero_with_experts = {0, 1, 2};
+  ParallelismSpec experts = plan(1, 1, Schedule::one_f_one_b, 3);
+  experts.ep = 2;
+  const auto stage3 = unsupported_by(s, "f", experts);
+  REQUIRE(stage3);
+  CHECK(stage3->why == "the f profile has no ZeRO stage 3 with expert parallelism (it runs 0, 1, 2)");
+  experts.zero = 2;
+  CHECK_FALSE(unsupported_by(s, "f", experts));
 }
 
 TEST_CASE("a profile's supports section is read and checked") {
@@ -87,6 +96,8 @@ TEST_CASE("a profile's supports section is read and checked") {
   CHECK_THROWS_WITH(refused("  zero: 1\n"), Catch::Contains("expected a list of ZeRO stages"));
   CHECK_THROWS_WITH(refused("  zero: [0, 1]\n  zero_with_pipeline: [3]\n"),
                     Catch::Contains("stage 3 is not among supports.zero"));
+  CHECK_THROWS_WITH(refused("  zero: [0, 1]\n  zero_with_experts: [3]\n"),
+                    Catch::Contains("stage 3 is not among supports.zero") && Catch::Contains("expert parallelism"));
   CHECK_THROWS_WITH(refused("  pipelines: true\n"), Catch::Contains("pipelines"));
   std::filesystem::remove_all(simgpt::testing::scratch_path("profiles", ""));
 }

@@ -441,7 +441,7 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
   // the activations of 40 layers offloaded (scripts/performance/utils/overrides.py: cpu_offloading,
   // cpu_offloading_weights false).
   const ImportedWorkload fsdp =
-      llama3_70b(16, 4, {"--fp8-param-gather", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
+      llama3_70b(16, 4, {"--fp8-param-gather", "--align-param-gather", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
                          "optim_grads_params", "--cpu-offloading", "--cpu-offloading-num-layers", "40",
                          "--tensor-model-parallel-size", "1", "--pipeline-model-parallel-size", "1",
                          "--global-batch-size", "256", "--micro-batch-size", "2"});
@@ -581,6 +581,9 @@ TEST_CASE("Megatron's CPU offloading flags set the layers whose activations go t
   CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\ntraining: {global_batch: 8, cpu_offload_layers: 2}\n"
                      "parallelism: {pp: 2}\n"),
              Catch::Contains("training.cpu_offload_layers") && Catch::Contains("parallelism.pp 1"));
+  CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
+                     "training: {global_batch: 8, cpu_offload_layers: 2}\nparallelism: {schedule: interleaved, chunks: 2}\n"),
+             Catch::Contains("training.cpu_offload_layers") && Catch::Contains("chunks 1"));
   CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
                      "training: {global_batch: 8, cpu_offload_layers: 2, recompute: full}\n"),
              Catch::Contains("training.cpu_offload_layers") && Catch::Contains("recompute none"));

@@ -19,6 +19,7 @@ struct FrameworkSupport {
   std::vector<Schedule> schedules = {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved}; // when pp > 1
   std::vector<int64_t> zero = {0, 1, 2, 3};
   std::vector<int64_t> zero_with_pipeline = {0, 1, 2, 3}; // the stages allowed when pp > 1
+  std::vector<int64_t> zero_with_experts = {0, 1, 2, 3};  // the stages allowed when ep > 1
 
   bool allows_schedule(Schedule s) const;
   bool allows_zero(int64_t stage, bool pipelined) const;
