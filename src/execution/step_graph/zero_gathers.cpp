@@ -79,11 +79,18 @@ void ZeroGathers::use_weights(double bytes) {
   while (p.done.size() < std::min(p.bytes.size(), j + 1 + ahead))
     issue_gather();
   // The wait must not attach to kernels already pending on the stream: close them first.
-  for (int t = 0; t < plan_.tp; ++t)
-    for (int gpu : dp_group(plan_, p.stage, t)) {
+  for (int t = 0; t < plan_.tp; ++t) {
+    const Exits& exits = p.done[j][static_cast<size_t>(t)];
+    const std::vector<int> members = dp_group(plan_, p.stage, t);
+    for (size_t d = 0; d < members.size(); ++d) {
+      const int gpu = members[d];
       streams_.flush(gpu);
-      streams_.wait_for(gpu, p.done[j][static_cast<size_t>(t)]);
+      for (TaskId dense : exits.dense)
+        streams_.wait_for(gpu, dense);
+      if (!exits.experts.empty())
+        streams_.wait_for(gpu, exits.experts[d]);
     }
+  }
 }
 
 void ZeroGathers::issue_gather() {
@@ -91,45 +98,39 @@ void ZeroGathers::issue_gather() {
   p.done.push_back(gather(p.stage, p.bytes[p.done.size()]));
 }
 
-std::vector<TaskId> ZeroGathers::gather(int s, const Unit& unit) {
-  std::vector<TaskId> exits;
+std::vector<ZeroGathers::Exits> ZeroGathers::gather(int s, const Unit& unit) {
+  std::vector<Exits> exits;
   for (int t = 0; t < plan_.tp; ++t) {
     if (stand_ins_.stands_in(t)) {
       exits.push_back(exits.front());
       continue;
     }
-    // The dense weights over the data-parallel group; the routed experts', each GPU's share of its
-    // expert-parallel group's, over the expert-data-parallel groups that hold the same experts
-    // (Megatron-Core's distributed optimizer and Megatron-FSDP keep an expert-parallel buffer
-    // sharded over that group: megatron/core/distributed/distributed_data_parallel.py), which
-    // gather nothing where every replica holds experts of its own (dp = ep).
-    std::vector<std::pair<std::vector<int>, double>> groups{{dp_group(plan_, s, t), unit.bytes - unit.expert_bytes}};
-    if (unit.expert_bytes > 0 && plan_.dp > plan_.ep)
-      for (std::vector<int>& members : expert_dp_groups(plan_, s, t))
-        groups.emplace_back(std::move(members), unit.expert_bytes);
-    std::vector<TaskId> done;
-    for (const auto& [members, bytes] : groups) {
-      if (bytes <= 0)
-        continue;
+    const auto issue = [&](const std::vector<int>& members, double bytes) {
       CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::allgather, bytes,
                                            CollectiveAlgorithm::ring, stand_ins_.rank_weight());
       for (int gpu : members) {
         boost::add_edge(streams_.flush(gpu), c.entry, graph_);
         dp_streams_.queue(gpu, c);
       }
-      done.push_back(c.exit);
+      return c.exit;
+    };
+    // The dense weights over the data-parallel group; the routed experts', each GPU's share of its
+    // expert-parallel group's, over the expert-data-parallel groups that hold the same experts
+    // (Megatron-Core's distributed optimizer and Megatron-FSDP keep an expert-parallel buffer
+    // sharded over that group: megatron/core/distributed/distributed_data_parallel.py), which
+    // gather nothing where every replica holds experts of its own (dp = ep). Replica d is in
+    // group d % ep (expert_dp_groups).
+    Exits e;
+    if (const double dense = unit.bytes - unit.expert_bytes; dense > 0)
+      e.dense.push_back(issue(dp_group(plan_, s, t), dense));
+    if (unit.expert_bytes > 0 && plan_.dp > plan_.ep) {
+      std::vector<TaskId> groups;
+      for (const std::vector<int>& members : expert_dp_groups(plan_, s, t))
+        groups.push_back(issue(members, unit.expert_bytes));
+      for (int d = 0; d < plan_.dp; ++d)
+        e.experts.push_back(groups[static_cast<size_t>(d % plan_.ep)]);
     }
-    if (done.size() == 1) {
-      exits.push_back(done.front());
-      continue;
-    }
-    const TaskId joined = streams_.marker(Phase::collective);
-    for (TaskId d : done)
-      boost::add_edge(d, joined, graph_);
-    if (done.empty()) // nothing to gather: ready once the streams reach it
-      for (int gpu : groups.front().first)
-        boost::add_edge(streams_.flush(gpu), joined, graph_);
-    exits.push_back(joined);
+    exits.push_back(std::move(e));
   }
   return exits;
 }

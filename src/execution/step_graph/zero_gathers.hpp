@@ -31,11 +31,18 @@ class ZeroGathers {
   struct Unit {
     double bytes = 0, expert_bytes = 0;
   };
+  // One unit's gathers on one tensor rank's data-parallel group: the dense weights' exit (none
+  // where it has none), and per replica d the exit of its expert-data-parallel group's (empty:
+  // no expert gathers), each GPU waiting for its own group's only.
+  struct Exits {
+    std::vector<TaskId> dense;
+    std::vector<TaskId> experts;
+  };
   // The gathers of the pass being built.
   struct GatherPass {
     int stage = -1;
-    std::vector<Unit> bytes;               // per unit, in order of use
-    std::vector<std::vector<TaskId>> done; // per issued unit, per tensor rank: the gather's exit
+    std::vector<Unit> bytes;              // per unit, in order of use
+    std::vector<std::vector<Exits>> done; // per issued unit, per tensor rank
     size_t used = 0;                       // units whose compute has started
     bool held = false;                     // the weights stay gathered from an earlier pass
   };
@@ -49,8 +56,8 @@ class ZeroGathers {
   GatherPass pass_;
   std::vector<bool> gathered_; // per virtual stage: kept gathered (ExecutionPlan::zero3_keep_gathered)
   // align_param_gather: per virtual stage, its units' gathers issued ahead of its first forward
-  // (per unit, per tensor rank: the gather's exit); empty where none were.
-  std::vector<std::vector<std::vector<TaskId>>> issued_;
+  // (per unit, per tensor rank); empty where none were.
+  std::vector<std::vector<std::vector<Exits>>> issued_;
   int forwards_ = 0; // the stage's forward passes begun so far
   bool issued_in_pass_ = false; // the current pass began by issuing a chunk's gathers (align_param_gather)
 
@@ -91,8 +98,8 @@ private:
   // after the collectives issued before it on that stream.
   void issue_gather();
   // Issues one unit's gather on stage s's data-parallel groups, its routed experts' on the
-  // expert-data-parallel groups: per tensor rank, when all of them are done.
-  std::vector<TaskId> gather(int s, const Unit& unit);
+  // expert-data-parallel groups: per tensor rank, their exits.
+  std::vector<Exits> gather(int s, const Unit& unit);
   // Virtual stage v's units with weights, in the order a forward (or, reversed, a backward) uses them.
   std::vector<Unit> units(int v, bool forward) const;
   // align_param_gather: issues all of virtual stage v's gathers now.
