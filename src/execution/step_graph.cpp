@@ -238,6 +238,7 @@ private:
         t.stage = pass.s;
         t.micro_batch = pass.micro_batch;
         t.seconds = plan_.offload_s[static_cast<size_t>(layer)];
+        t.peer = &copies == &copied_in_ ? 1 : 0; // which way: 0 to the host, 1 back (a trace's label)
         const TaskId id = boost::add_vertex(t, out_.graph);
         boost::add_edge(issued, id, out_.graph);
         auto& tail = copy_tail_[static_cast<size_t>(gpu)];

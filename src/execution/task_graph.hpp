@@ -74,7 +74,7 @@ struct Task {
   // first all-gathers): it runs its flows, and neither takes nor gives the time of those like it.
   bool unmeasured = false;
   int gpu = -1;  // compute: the GPU; transfer: the sender
-  int peer = -1; // transfer: the receiver
+  int peer = -1; // transfer: the receiver; an offloaded layer's copy: 0 to the host, 1 back
   int stage = -1;
   int micro_batch = -1;
   int chunk = 0;

@@ -170,6 +170,12 @@ void write_slice(EventWriter& w, const TraceSlice& s, const TraceTrack& track, c
       args += fmt::format(R"("stage":{})", index.stage_of(s.gpu));
     w.event(R"({{"ph":"X","name":"{}","cat":"collective","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
             label_of(*task.collective), s.gpu, track.tid, ts, dur, args);
+  } else if (s.role == Role::copy) {
+    // Out after the layer's forward, back before its backward (activation offloading).
+    w.event(R"({{"ph":"X","name":"{}","cat":"offload","pid":{},"tid":{},"ts":{},"dur":{},"args":{{)"
+            R"("dimension":"host","stage":{},"micro_batch":{}}}}})",
+            task.peer == 1 ? "activations from host" : "activations to host", s.gpu,
+            track.tid, ts, dur, task.stage, task.micro_batch);
   } else {
     const bool send = s.role == Role::send;
     w.event(R"({{"ph":"X","name":"{}","cat":"p2p","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"{}":{},)"

@@ -154,6 +154,8 @@ public:
           isolated_collective(v, gpus);
       } else if (task.kind == Task::Kind::transfer && !task.collective) {
         transfer(v);
+      } else if (task.kind == Task::Kind::delay && task.phase == Task::Phase::offload) {
+        copy(v);
       } else if (task.kind == Task::Kind::delay && task.collective && task.entry >= 0) {
         collective(v);
       }
@@ -282,6 +284,18 @@ private:
     }
   }
 
+  // An offloaded layer's copy to or from the host's memory, on each drawn GPU whose stream ran it.
+  void copy(TaskId v) {
+    const Task& task = g_[v];
+    TraceSlice s{.role = Role::copy, .phase = task.phase, .task = v};
+    if (task.seconds <= 0 || !out_.timed(s, v, v))
+      return;
+    for (int gpu : by_stream_[static_cast<size_t>(task.gpu)]) {
+      s.gpu = gpu;
+      out_.add(s, {gpu, Role::copy, 0});
+    }
+  }
+
   void transfer(TaskId v) {
     const Task& task = g_[v];
     TraceSlice s{.task = v};
@@ -394,6 +408,7 @@ std::string track_name(const TrackGroup& group, int lane, const std::vector<std:
   case Role::compute: name = "compute"; break;
   case Role::send: name = fmt::format("p2p send to GPU {}", group.key); break;
   case Role::receive: name = fmt::format("p2p recv from GPU {}", group.key); break;
+  case Role::copy: name = "host copies"; break;
   case Role::collective:
     name = collective_track_name(member_sets[static_cast<size_t>(group.key)], rank);
     break;

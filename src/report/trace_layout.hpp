@@ -27,12 +27,13 @@ std::int64_t trace_ns(double seconds);
 std::vector<std::array<int, 3>> gpu_ranks(const ExecutionPlan& plan);
 
 struct TraceSlice {
-  enum class Role : std::uint8_t { compute, send, receive, collective };
+  enum class Role : std::uint8_t { compute, send, receive, collective, copy };
   Role role = Role::compute;
   Task::Phase phase = Task::Phase::forward; // compute: its kernels' (recompute: within a backward task)
   int layer = -1;                           // compute: its kernels' layer within their model chunk; -1: none
   TaskId task = 0;   // compute: its task; send, receive: the transfer; collective: its exit, the
-                     // isolated collective, or the compute task it is folded into
+                     // isolated collective, or the compute task it is folded into; copy: the copy
+                     // of a layer's activations to or from the host's memory (activation offloading)
   long folded = -1;  // collective: its index in the graph's FoldedCollectives; -1: not folded
   int gpu = 0;       // the GPU whose track it is on
   int peer = -1;     // send: the GPU it goes to; receive: the GPU it comes from
@@ -46,7 +47,7 @@ struct TraceTrack {
   int gpu = 0;
   int tid = 0;       // the thread id, from 1 in display order, unique over all GPUs' processes
                      // (no viewer need tell threads of equal ids in different processes apart)
-  std::string name;  // "compute", "p2p send to GPU 2", "tensor-parallel collectives (GPUs 0-3)"
+  std::string name;  // "compute", "p2p send to GPU 2", "tensor-parallel collectives (GPUs 0-3)", "host copies"
 };
 
 struct TraceLayout {

@@ -2,6 +2,7 @@
 // runs it for Megatron-Core: the first N layers' saved activations copied to the host after their
 // forward and back N layers before their backward, on a copy stream at the GPU's host_bandwidth.
 #include "support/isolate.hpp"
+#include "support/scratch_file.hpp"
 #include "memory/footprint.hpp"
 #include "report/report_json.hpp"
 #include "simgpt/core/error.hpp"
@@ -10,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 using namespace simgpt;
@@ -130,4 +133,31 @@ TEST_CASE("every GPU's copies are counted where tensor ranks share a stream, at 
     CHECK(r["communication"]["host"]["per_gpu"].get<int>() == 2 * 4 * 2);
     CHECK(r["communication"]["host"]["count"].get<int>() == 16 * 2 * 4 * 2);
   }
+}
+
+TEST_CASE("a trace draws each offloaded layer's copies on a host track of its own") {
+  const DataPaths data = default_data_paths();
+  const std::string path = testing::scratch_path("trace_offload", ".json");
+  run_isolated([&] {
+    const Overrides o{{"model.layers", "8"},   {"parallelism.dp", "8"},        {"parallelism.tp", "1"},
+                      {"parallelism.pp", "1"}, {"parallelism.sequence_parallel", "false"},
+                      {"training.recompute", "none"}, {"training.global_batch", "16"},
+                      {"training.cpu_offload_layers", "4"}};
+    Workload w = load_workload(data.find("workloads/llama3_8b.yaml"), o);
+    SimulationOptions options;
+    options.trace_path = path;
+    return report_json(simulate(data.find("platforms/dgx_h100_x1.yaml"), w, data, options));
+  });
+  std::ifstream in(path);
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  int out = 0, back = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e.value("cat", "") == "offload") {
+      out += e["name"] == "activations to host" ? 1 : 0;
+      back += e["name"] == "activations from host" ? 1 : 0;
+    }
+  // Each of the 8 GPUs' two micro-batches, four layers each way.
+  CHECK(out == 8 * 2 * 4);
+  CHECK(back == 8 * 2 * 4);
 }
