@@ -100,13 +100,13 @@ std::vector<double> PassTimes::unit_ends(int s, const std::vector<Unit>& units, 
       while (issued < with_weights.size() && issued <= used + ahead) {
         const Unit& u = units[with_weights[issued]];
         // The dense weights over the data-parallel group, then the routed experts' over the
-        // expert-data-parallel groups (none where dp = ep): ZeroGathers::gather.
-        const double experts = plan_.ep > 1 ? u.expert_weight_bytes : 0;
-        stream = std::max(stream, compute) + costs_.seconds(step_graph::dp_group(plan_, s, 0), CollectiveKind::allgather,
-                                                            CollectiveAlgorithm::ring, u.weight_bytes - experts, dp_family_);
-        if (experts > 0 && plan_.dp > plan_.ep)
-          stream += costs_.seconds(step_graph::expert_dp_groups(plan_, s, 0).front(), CollectiveKind::allgather,
-                                   CollectiveAlgorithm::ring, experts, edp_family_);
+        // expert-data-parallel groups: ZeroGathers::gather.
+        const step_graph::ShardGroups groups = step_graph::shard_groups(plan_, s, 0, u.weight_bytes, u.expert_weight_bytes);
+        stream = std::max(stream, compute) + costs_.seconds(groups.dense, CollectiveKind::allgather,
+                                                            CollectiveAlgorithm::ring, groups.dense_bytes, dp_family_);
+        if (!groups.experts.empty())
+          stream += costs_.seconds(groups.experts.front(), CollectiveKind::allgather, CollectiveAlgorithm::ring,
+                                   groups.expert_bytes, edp_family_);
         gather_end[with_weights[issued]] = stream;
         ++issued;
       }
@@ -129,15 +129,13 @@ double PassTimes::forward(int v) {
   if (v == 0)
     units.push_back({block(s, c.embedding_forward, 0), c.embedding_bytes});
   // Activation offloading (step_graph.cpp's forward_kernels): layer i < N copied out after its
-  // forward, in that order; layer L - N + i waits for copy i.
-  const int offloaded = plan_.offload_layers, kept = plan_.offload_block_layers - offloaded;
+  // forward, in that order, so copy i is layer i's.
   for (int l = 0; l < c.layers; ++l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
     Unit unit{attention(s, layer, true) + mlp(s, layer, true), layer.param_bytes, layer.expert_param_bytes};
-    if (l < offloaded)
+    if (l < plan_.offload_layers)
       unit.copy_after_s = plan_.offload_s[static_cast<size_t>(l)];
-    if (offloaded > 0 && l >= kept && l - kept < offloaded)
-      unit.waits_for = l - kept;
+    unit.waits_for = plan_.offload_awaited_before_forward(l);
     units.push_back(unit);
   }
   if (v == plan_.pp * plan_.chunks - 1)
@@ -169,8 +167,8 @@ double PassTimes::backward(int v, bool rerun, std::vector<GradientReady>* gradie
       seconds += mlp(s, layer, true);
     seconds += mlp(s, layer, false) + layer.recompute_core + attention(s, layer, false);
     Unit unit{seconds, layer.param_bytes, layer.expert_param_bytes};
-    if (const int back = l - (plan_.offload_block_layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
-      unit.copy_before_s = plan_.offload_s[static_cast<size_t>(back)];
+    if (const int i = plan_.offload_copied_back_at_backward(l); i >= 0)
+      unit.copy_before_s = plan_.offload_s[static_cast<size_t>(i)];
     if (l < offloaded)
       unit.waits_for = offloaded - 1 - l;
     units.push_back(unit);

@@ -153,6 +153,15 @@ struct ExecutionPlan {
     return 0;
   }
   int gpus() const { return dp * tp * pp; }
+  // Activation offloading's windows (TransformerEngine's DefaultOffloadSynchronizer, 2.10 on), for
+  // layer l of the one stage, N offloaded of the block's L: the layer whose copy out must be done
+  // before l's forward (i for l = L - N + i), and the layer copied back as l's backward begins
+  // (i for l = L - 1 - N + i); -1 for none.
+  int offload_awaited_before_forward(int l) const {
+    const int i = l - (offload_block_layers - offload_layers);
+    return offload_layers > 0 && i >= 0 && i < offload_layers ? i : -1;
+  }
+  int offload_copied_back_at_backward(int l) const { return offload_awaited_before_forward(l + 1); }
   // The cost of the model's layer i (from 0).
   const LayerCost& layer_at(int i) const {
     if (mtp_repeats_from > 0 && i >= mtp_repeats_from)

@@ -136,20 +136,18 @@ private:
       gathers_.use_weights(c.embedding_bytes);
       block_all(pass, c.embedding_forward, slot, 0);
     }
-    // L: the transformer block's layers (not multi-token prediction's, after them).
-    const int offloaded = plan_.offload_layers, kept = plan_.offload_block_layers - offloaded;
     for (int l = 0; l < c.layers; ++l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
       // TransformerEngine's DefaultOffloadSynchronizer (transformer_engine/pytorch/cpu_offload.py,
       // 2.10 on): offloaded layer i's copy out starts once its forward is done (fwd_step of the
       // next layer) and must be done before layer L - N + i's forward, which frees its memory.
-      if (offloaded > 0 && l >= kept && l - kept < offloaded)
-        wait_for_copies(pass, copied_out_, l - kept);
+      if (const int i = plan_.offload_awaited_before_forward(l); i >= 0)
+        wait_for_copy(pass, i, false);
       gathers_.use_weights(layer.param_bytes);
       attention_all(pass, layer, true, streams_.in_layer(slot, l));
       mlp_all(pass, layer, true, streams_.in_layer(slot, l));
-      if (l < offloaded)
-        copy(pass, copied_out_, l);
+      if (l < plan_.offload_layers)
+        copy(pass, l, false);
     }
     if (pass.v == plan_.pp * plan_.chunks - 1) {
       gathers_.use_weights(c.head_bytes);
@@ -173,15 +171,14 @@ private:
       else
         gradients_.gradients_accumulated(pass.s, c.head_bytes * plan_.grad_factor);
     }
-    const int offloaded = plan_.offload_layers;
     for (int l = c.layers - 1; l >= 0; --l) {
       const LayerCost& layer = plan_.layer_at(c.first_layer + l);
       // The synchronizer's bwd_step: layer i is copied back as layer L - 1 - N + i's backward
       // begins, N layers ahead of its own, whose saved tensors wait for it (pop_tensor).
-      if (const int back = l - (plan_.offload_block_layers - 1 - offloaded); offloaded > 0 && back >= 0 && back < offloaded)
-        copy(pass, copied_in_, back);
-      if (l < offloaded)
-        wait_for_copies(pass, copied_in_, l);
+      if (const int i = plan_.offload_copied_back_at_backward(l); i >= 0)
+        copy(pass, i, true);
+      if (l < plan_.offload_layers)
+        wait_for_copy(pass, l, true);
       gathers_.use_weights(layer.param_bytes);
       if (rerun) {
         attention_all(pass, layer, true, streams_.in_layer(slot, l, true));
@@ -217,9 +214,10 @@ private:
     }
   }
 
-  // Layer `layer`'s saved activations copied out or back on each GPU's copy stream (one stream for
-  // both ways: the synchronizer's offload_stream), after the kernels its stream has issued so far.
-  void copy(const Pass& pass, std::vector<std::vector<TaskId>>& copies, int layer) {
+  // Layer `layer`'s saved activations copied out (or `back`) on each GPU's copy stream (one stream
+  // for both ways: the synchronizer's offload_stream), after the kernels its stream has issued so far.
+  void copy(const Pass& pass, int layer, bool back) {
+    std::vector<std::vector<TaskId>>& copies = back ? copied_in_ : copied_out_;
     CollectiveCount& host = out_.communication[CommDimension::host];
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group) {
@@ -238,7 +236,7 @@ private:
         t.stage = pass.s;
         t.micro_batch = pass.micro_batch;
         t.seconds = plan_.offload_s[static_cast<size_t>(layer)];
-        t.peer = &copies == &copied_in_ ? 1 : 0; // which way: 0 to the host, 1 back (a trace's label)
+        t.peer = back ? 1 : 0; // which way: 0 to the host, 1 back (a trace's label)
         const TaskId id = boost::add_vertex(t, out_.graph);
         boost::add_edge(issued, id, out_.graph);
         auto& tail = copy_tail_[static_cast<size_t>(gpu)];
@@ -249,8 +247,9 @@ private:
       }
   }
 
-  // Each GPU's next kernels wait for layer `layer`'s copy.
-  void wait_for_copies(const Pass& pass, const std::vector<std::vector<TaskId>>& copies, int layer) {
+  // Each GPU's next kernels wait for layer `layer`'s copy out (or `back`).
+  void wait_for_copy(const Pass& pass, int layer, bool back) {
+    const std::vector<std::vector<TaskId>>& copies = back ? copied_in_ : copied_out_;
     for (const std::vector<int>& group : pass.groups)
       for (int gpu : group)
         if (streams_.stream(gpu) == gpu) {

@@ -16,6 +16,10 @@ bool FrameworkSupport::allows_zero(int64_t stage, bool pipelined) const {
   return std::find(stages.begin(), stages.end(), stage) != stages.end();
 }
 
+bool FrameworkSupport::allows_zero_with_experts(int64_t stage) const {
+  return std::find(zero_with_experts.begin(), zero_with_experts.end(), stage) != zero_with_experts.end();
+}
+
 namespace {
 
 std::string listed(const std::vector<Schedule>& schedules) {
@@ -45,8 +49,7 @@ std::optional<Unsupported> unsupported_by(const FrameworkSupport& support, const
     return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {}{} (it runs {})", profile, p.zero,
                        p.pp > 1 && support.allows_zero(p.zero, false) ? " with pipeline parallelism" : "",
                                                        listed(p.pp > 1 ? support.zero_with_pipeline : support.zero))};
-  if (p.ep > 1 && std::find(support.zero_with_experts.begin(), support.zero_with_experts.end(), p.zero) ==
-                     support.zero_with_experts.end())
+  if (p.ep > 1 && !support.allows_zero_with_experts(p.zero))
     return Unsupported{"parallelism.zero", fmt::format("{} has no ZeRO stage {} with expert parallelism (it runs {})",
                                                        profile, p.zero, listed(support.zero_with_experts))};
   // TransformerEngine caches each weight's fp8 copy from the first micro-batch to the last

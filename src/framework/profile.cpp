@@ -132,15 +132,15 @@ const YamlSection<FrameworkSupport> kSupportsSection = {
       [](const YamlReader& s, const char* key, FrameworkSupport& f) { f.zero_with_experts = zero_stages(s, key); }}},
     {},
     [](const YamlReader& s, FrameworkSupport& f) {
-      for (const auto& [key, stages] : {std::pair{"zero_with_pipeline", &f.zero_with_pipeline},
-                                         std::pair{"zero_with_experts", &f.zero_with_experts}})
-        for (int64_t stage : *stages)
+      const auto within_zero = [&](const char* key, const std::vector<int64_t>& stages, const char* with) {
+        for (int64_t stage : stages)
           if (!f.allows_zero(stage, false))
-            throw InputError(s.where(key), fmt::format("stage {} is not among supports.zero: a stage that runs with "
-                                                       "{} runs without it too",
-                                                       stage, stages == &f.zero_with_pipeline
-                                                                  ? "pipeline parallelism"
-                                                                  : "expert parallelism"));
+            throw InputError(s.where(key), fmt::format("stage {} is not among supports.zero: a stage that runs "
+                                                       "with {} runs without it too",
+                                                       stage, with));
+      };
+      within_zero("zero_with_pipeline", f.zero_with_pipeline, "pipeline parallelism");
+      within_zero("zero_with_experts", f.zero_with_experts, "expert parallelism");
     }};
 
 const YamlSection<Profile::FusedSoftmax> kFusedSoftmaxSection = {

@@ -23,6 +23,7 @@ struct FrameworkSupport {
 
   bool allows_schedule(Schedule s) const;
   bool allows_zero(int64_t stage, bool pipelined) const;
+  bool allows_zero_with_experts(int64_t stage) const;
 };
 
 // The workload key a framework cannot run as given, and why.

@@ -20,7 +20,7 @@ void GradientSync::gradients_final(const std::vector<std::vector<int>>& groups, 
       grad_point(group, unit.grads, unit.weights, points_, tensors.empty() ? nullptr : &tensors);
     }
   }
-  reduce_scatter_now(s, unit.grads, plan_.ep > 1 ? unit.expert_grads : 0);
+  reduce_scatter_now(s, unit.grads, unit.expert_grads);
 }
 
 void GradientSync::grad_point(const std::vector<int>& group, double bytes, double weight_bytes,
@@ -34,25 +34,24 @@ void GradientSync::grad_point(const std::vector<int>& group, double bytes, doubl
 void GradientSync::gradients_accumulated(int s, double bytes, double expert_bytes) {
   if (!zero3(plan_) || !profile_.zero3_reduce_every_micro_batch || bytes <= 0)
     return;
-  reduce_scatter_now(s, bytes, plan_.ep > 1 ? expert_bytes : 0, true);
+  reduce_scatter_now(s, bytes, expert_bytes, true);
 }
 
 void GradientSync::reduce_scatter_now(int s, double bytes, double expert_bytes, bool stream_tail) {
   if (!zero3(plan_) || bytes <= 0)
     return;
   for (int t = 0; t < plan_.tp && !stand_ins_.stands_in(t); ++t) {
-    // The routed experts' gradients over the expert-data-parallel groups (ZeroGathers::gather),
-    // none where every replica holds experts of its own.
-    std::vector<std::pair<std::vector<int>, double>> groups{{dp_group(plan_, s, t), bytes - expert_bytes}};
-    if (expert_bytes > 0 && plan_.dp > plan_.ep)
-      for (std::vector<int>& members : expert_dp_groups(plan_, s, t))
-        groups.emplace_back(std::move(members), expert_bytes);
-    for (const auto& [members, part] : groups) {
+    // The routed experts' gradients over the expert-data-parallel groups (shard_groups).
+    const ShardGroups groups = shard_groups(plan_, s, t, bytes, expert_bytes);
+    std::vector<std::pair<const std::vector<int>*, double>> parts{{&groups.dense, groups.dense_bytes}};
+    for (const std::vector<int>& members : groups.experts)
+      parts.emplace_back(&members, groups.expert_bytes);
+    for (const auto& [members, part] : parts) {
       if (part <= 0)
         continue;
-      CollectiveTasks c = collectives_.add(CommDimension::dp, members, CollectiveKind::reduce_scatter, part,
+      CollectiveTasks c = collectives_.add(CommDimension::dp, *members, CollectiveKind::reduce_scatter, part,
                                            dp_collective_algorithm(plan_), stand_ins_.rank_weight());
-      for (int gpu : members) {
+      for (int gpu : *members) {
         const int owner = stand_ins_.owner(gpu);
         const bool tail = stream_tail || points_[static_cast<size_t>(owner)].empty();
         boost::add_edge(tail ? streams_.flush(owner) : points_[static_cast<size_t>(owner)].back().ready, c.entry,

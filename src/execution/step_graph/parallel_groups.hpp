@@ -60,6 +60,32 @@ inline std::vector<std::vector<int>> expert_dp_groups(const ExecutionPlan& plan,
   return groups;
 }
 
+// Where a unit's sharded weights or gradients (ZeRO-3's gathers and reduce-scatters, the
+// distributed optimizer's gathers under overlap_param_gather) move on tensor rank t of stage s:
+// the dense part, `bytes` less the routed experts' `expert_bytes`, over the data-parallel group
+// (`dense`); the experts' over each expert-data-parallel group (`experts`, group g the replicas
+// d with d % ep = g), none where every replica holds experts of its own (dp = ep). Without expert
+// parallelism all of it is dense. Megatron-Core's distributed optimizer and Megatron-FSDP keep an
+// expert-parallel buffer sharded over that group (megatron/core/distributed/
+// distributed_data_parallel.py).
+struct ShardGroups {
+  std::vector<int> dense;
+  double dense_bytes = 0;
+  std::vector<std::vector<int>> experts;
+  double expert_bytes = 0;
+};
+inline ShardGroups shard_groups(const ExecutionPlan& plan, int s, int t, double bytes, double expert_bytes) {
+  ShardGroups g;
+  const double experts = plan.ep > 1 ? expert_bytes : 0;
+  g.dense = dp_group(plan, s, t);
+  g.dense_bytes = bytes - experts;
+  if (experts > 0 && plan.dp > plan.ep) {
+    g.experts = expert_dp_groups(plan, s, t);
+    g.expert_bytes = experts;
+  }
+  return g;
+}
+
 // The collective that synchronises a data-parallel group's gradients: a reduce-scatter under a
 // sharded optimizer (ZeRO >= 1, or dp_algorithm reduce_scatter), a reduce to the first replica
 // under a central parameter server (whose sum a broadcast takes back: central_ps_broadcasts), else an

@@ -15,7 +15,7 @@ std::vector<ZeroGathers::Unit> ZeroGathers::units(int v, bool forward) const {
     units.push_back({c.embedding_bytes});
   for (int l = 0; l < c.layers; ++l) {
     const LayerCost& layer = plan_.layer_at(c.first_layer + l);
-    units.push_back({layer.param_bytes, plan_.ep > 1 ? layer.expert_param_bytes : 0});
+    units.push_back({layer.param_bytes, layer.expert_param_bytes});
   }
   if (v == V - 1)
     units.push_back({c.head_bytes});
@@ -85,8 +85,8 @@ void ZeroGathers::use_weights(double bytes) {
     for (size_t d = 0; d < members.size(); ++d) {
       const int gpu = members[d];
       streams_.flush(gpu);
-      for (TaskId dense : exits.dense)
-        streams_.wait_for(gpu, dense);
+      if (exits.dense)
+        streams_.wait_for(gpu, *exits.dense);
       if (!exits.experts.empty())
         streams_.wait_for(gpu, exits.experts[d]);
     }
@@ -114,22 +114,18 @@ std::vector<ZeroGathers::Exits> ZeroGathers::gather(int s, const Unit& unit) {
       }
       return c.exit;
     };
-    // The dense weights over the data-parallel group; the routed experts', each GPU's share of its
-    // expert-parallel group's, over the expert-data-parallel groups that hold the same experts
-    // (Megatron-Core's distributed optimizer and Megatron-FSDP keep an expert-parallel buffer
-    // sharded over that group: megatron/core/distributed/distributed_data_parallel.py), which
-    // gather nothing where every replica holds experts of its own (dp = ep). Replica d is in
-    // group d % ep (expert_dp_groups).
+    // The dense weights over the data-parallel group, the routed experts' over the
+    // expert-data-parallel groups (shard_groups), replica d waiting for group d % ep's.
+    const ShardGroups groups = shard_groups(plan_, s, t, unit.bytes, unit.expert_bytes);
     Exits e;
-    if (const double dense = unit.bytes - unit.expert_bytes; dense > 0)
-      e.dense.push_back(issue(dp_group(plan_, s, t), dense));
-    if (unit.expert_bytes > 0 && plan_.dp > plan_.ep) {
-      std::vector<TaskId> groups;
-      for (const std::vector<int>& members : expert_dp_groups(plan_, s, t))
-        groups.push_back(issue(members, unit.expert_bytes));
+    if (groups.dense_bytes > 0)
+      e.dense = issue(groups.dense, groups.dense_bytes);
+    std::vector<TaskId> expert_exits;
+    for (const std::vector<int>& members : groups.experts)
+      expert_exits.push_back(issue(members, groups.expert_bytes));
+    if (!expert_exits.empty())
       for (int d = 0; d < plan_.dp; ++d)
-        e.experts.push_back(groups[static_cast<size_t>(d % plan_.ep)]);
-    }
+        e.experts.push_back(expert_exits[static_cast<size_t>(d % plan_.ep)]);
     exits.push_back(std::move(e));
   }
   return exits;

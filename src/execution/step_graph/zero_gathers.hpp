@@ -9,6 +9,7 @@
 #include "execution/step_graph/stand_ins.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace simgpt::step_graph {
@@ -35,7 +36,7 @@ class ZeroGathers {
   // where it has none), and per replica d the exit of its expert-data-parallel group's (empty:
   // no expert gathers), each GPU waiting for its own group's only.
   struct Exits {
-    std::vector<TaskId> dense;
+    std::optional<TaskId> dense;
     std::vector<TaskId> experts;
   };
   // The gathers of the pass being built.
