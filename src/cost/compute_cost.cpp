@@ -156,16 +156,33 @@ double ComputeCostModel::priced_seconds(const Kernel& k) const {
   const double E = element_bytes(precision_);
   const double stream_bw = gpu_.memory_bandwidth * gpu_.memory_efficiency;
   double gpu_time = 0;
-  if (k.kind == Kernel::Kind::gemm && k.fp8) {
-    // A and B in one byte an element (nvfp4: half a byte and a scale byte per 16), C in the model's
-    // precision (TE's GEMM output).
-    const double q = k.fp4 ? 0.5 + 1.0 / 16 : 1;
+  if (k.kind == Kernel::Kind::gemm) {
+    // A and B in the model's precision, or one byte an element in fp8 (nvfp4: half a byte and a
+    // scale byte per 16); C in the model's precision (TE's GEMM output).
+    const double q = k.fp4 ? 0.5 + 1.0 / 16 : k.fp8 ? 1 : E;
     const double operand_bytes = ((k.m * k.k + k.k * k.n) * q + k.m * k.n * E) * k.batch;
-    const double peak = k.fp4 ? gpu_.fp4_peak_flops : gpu_.fp8_peak_flops;
-    gpu_time = std::max(k.flops() / (peak * gemm_efficiency(k)), operand_bytes / stream_bw);
-  } else if (k.kind == Kernel::Kind::gemm) {
-    const double operand_bytes = (k.m * k.k + k.k * k.n + k.m * k.n) * k.batch * E;
-    gpu_time = std::max(k.flops() / (peak_ * gemm_efficiency(k)), operand_bytes / stream_bw);
+    const double peak = k.fp4 ? gpu_.fp4_peak_flops : k.fp8 ? gpu_.fp8_peak_flops : peak_;
+    const double math = k.flops() / (peak * gemm_efficiency(k));
+    if (!k.grouped) {
+      gpu_time = std::max(math, operand_bytes / stream_bw);
+    } else {
+      // A grouped GEMM is a GEMM per expert (TransformerEngine's general_grouped_gemm reaches
+      // nvte_multi_tensor_gemm, which runs multi_stream_cublas_gemm, one cuBLAS GEMM a group over
+      // its compute streams, on every GPU but Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM:
+      // transformer_engine/common/gemm/cublaslt_gemm.cu). An expert's GEMM has few tokens, so it
+      // has few reduction steps (its weight gradient) or few output tiles to hide its operands'
+      // loads and its output's store behind: its HBM traffic adds to its math instead of
+      // overlapping it. The weight gradient (NT) adds its output into the main gradient in place
+      // (Megatron-Core's TEGroupedMLP: GroupedLinear with fuse_wgrad_accumulation, its
+      // gradient_accumulation_fusion), reading and writing a whole [out x in] weight's gradient
+      // per expert. B200's grouped GEMMs as measured (platforms/kernels/B200-SXM-180GB.yaml, 76
+      // shapes) follow this sum at a median error of 6% against 21% for the larger of the two
+      // (validation/generate/kernel_efficiencies.py).
+      double bytes = operand_bytes;
+      if (k.layout == Kernel::Layout::NT)
+        bytes += k.m * k.n * k.batch * (2 * gradient_bytes() - E);
+      gpu_time = math + bytes / stream_bw;
+    }
   } else if (k.kind == Kernel::Kind::attention) {
     // Compute-bound: its HBM traffic is O(b s h) against O(b a s^2 d) FLOPs.
     gpu_time = std::max(k.flops() / (peak_ * attention_efficiency(k)), k.bytes / stream_bw);
@@ -186,7 +203,7 @@ std::optional<KernelTable::Shape> ComputeCostModel::table_shape(const Kernel& k)
     if (k.layout == Kernel::Layout::none)
       return std::nullopt;
     const char* layout = k.layout == Kernel::Layout::TN ? "TN" : k.layout == Kernel::Layout::NN ? "NN" : "NT";
-    const bool fp32_grads = gradient_element_bytes(precision_, profile_.memory.fp32_grads_with_bf16) == 4;
+    const bool fp32_grads = gradient_bytes() == 4;
     const std::string out = k.layout == Kernel::Layout::NT && fp32_grads ? "fp32" : precision;
     // A dropless expert's even share of the routed tokens is an average that need not be whole
     // (under a capacity factor it is: model.cpp): the table is asked for the next whole number of

@@ -64,6 +64,9 @@ public:
 private:
   double priced_seconds(const Kernel& k) const; // the cost model's own price, launch gap included
   std::optional<KernelTable::Shape> table_shape(const Kernel& k) const;
+  // Bytes a value of the weight gradients the framework keeps (fp32 for bf16 models where its
+  // profile says so: memory.fp32_grads_with_bf16).
+  double gradient_bytes() const { return gradient_element_bytes(precision_, profile_.memory.fp32_grads_with_bf16); }
 
   const GpuSpec& gpu_;
   const Profile& profile_;

@@ -11,12 +11,17 @@ gemm_efficiency and priced_seconds):
 
     time - gap = 2 m n k groups / (peak x e x waves x padding x k / (k + tile / 4))
 
+and for a grouped GEMM, whose HBM traffic adds to its math (a GEMM per expert, too short to hide
+its loads and stores), the same with time - gap - bytes / (memory_bandwidth x memory_efficiency),
+the bytes its operands', its output's and, for a weight gradient (NT), the main gradient's it reads
+before adding into it (the row's `out` type).
+
 waves = tiles / (ceil(tiles / sms) x sms) with tiles = ceil(m / tile) ceil(n / tile) groups, padding
 = m n / (ceil(m / tile) tile ceil(n / tile) tile); peak, sms, tile (gemm_tile) and the gap
 (kernel_launch, taken off a `back_to_back` row, whose time includes the gap to the next kernel,
 not off an `isolated` one) are the catalog's. Rows that the model would price by their operands'
 HBM traffic (the operands' bytes at memory_bandwidth x memory_efficiency take longer than the
-measured time) say nothing of the tensor cores and are left out. The figure printed per kind and
+measured time, or for a grouped GEMM leave it no time) say nothing of the tensor cores and are left out. The figure printed per kind and
 precision is the median over its rows, rounded to two decimals, with its rows' count, 10th and
 90th percentiles: catalog precision of a figure that varies by shape by more than that.
 
@@ -90,7 +95,16 @@ def implied(gpu_name):
             m, n, k, g = row["m"], row["n"], row["k"], row[count]
             seconds = row["us"] * 1e-6 - (gap if kind_timing == "back_to_back" else 0)
             E = ELEMENT_BYTES[precision]
-            if (m * k + k * n + m * n) * g * E / stream >= seconds:
+            hbm = (m * k + k * n + m * n) * g * E / stream
+            if kind == "grouped_gemm":
+                # A grouped GEMM's HBM traffic adds to its math (compute_cost.cpp, priced_seconds),
+                # a weight gradient's (NT) reading and writing the main gradient it accumulates into.
+                if row["layout"] == "NT":
+                    hbm += m * n * g * (2 * ELEMENT_BYTES[row["out"]] - E) / stream
+                seconds -= hbm
+                if seconds <= 0:
+                    continue
+            elif hbm >= seconds:
                 continue
             e = 2 * m * n * k * g / (peak * shape_factor(m, n, k, g, tile, sms) * seconds)
             by_precision.setdefault(precision, []).append(e)
