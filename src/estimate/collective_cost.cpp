@@ -40,20 +40,20 @@ const std::vector<std::vector<int>>& GroupFamily::neighbours(const std::vector<i
 }
 
 double CollectiveCosts::seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                double bytes, GroupFamily& family) {
+                                double bytes, GroupFamily& family, double flow_floor_s) {
   if (group.size() < 2 || bytes <= 0)
     return 0;
   const std::vector<std::vector<int>>& neighbours = family.neighbours(group, cluster_);
   Key key{kind, algorithm, bytes, neighbours};
   if (auto known = known_.find(key); known != known_.end()) {
-    contended_ = contended_ || known->second.contended;
-    return known->second.seconds;
+    contended_ = contended_ || known->second.flows.contended;
+    return std::max(known->second.flows.seconds, flow_floor_s) + known->second.exit_latency_s;
   }
   std::vector<CollectiveFlows> each;
   for (const std::vector<int>& g : neighbours)
     each.push_back(flows(g, kind, algorithm, bytes));
   // Phase by phase, every group's flows of that phase run together.
-  FlowTime total{each.front().exit_latency_s, false};
+  FlowTime total{0, false};
   for (size_t p = 0; p < each.front().phases.size(); ++p) {
     std::vector<CollectiveFlow> others;
     for (size_t g = 1; g < each.size(); ++g)
@@ -64,8 +64,8 @@ double CollectiveCosts::seconds(const std::vector<int>& group, CollectiveKind ki
     total.contended = total.contended || phase.contended;
   }
   contended_ = contended_ || total.contended;
-  known_.emplace(std::move(key), total);
-  return total.seconds;
+  known_.emplace(std::move(key), Priced{total, each.front().exit_latency_s});
+  return std::max(total.seconds, flow_floor_s) + each.front().exit_latency_s;
 }
 
 double CollectiveCosts::transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& others) {

@@ -37,7 +37,11 @@ class CollectiveCosts {
   FlowPricer pricer_;
   std::map<std::vector<int>, GroupRings> rings_;
   using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::vector<int>>>;
-  std::map<Key, FlowTime> known_;
+  struct Priced {
+    FlowTime flows;            // the flows' phases
+    double exit_latency_s = 0; // the step latencies after them
+  };
+  std::map<Key, Priced> known_;
   bool contended_ = false; // a price since take_contended() contended a link (FlowTime::contended)
 
 public:
@@ -47,9 +51,10 @@ public:
   // Seconds of a collective of `bytes` per member over `group`, while every group of `family`
   // (group among them) runs the same one at once. Only the family's groups with a GPU on one of
   // `group`'s nodes are priced against it: the others meet its flows in the fabric between nodes
-  // only, which the presets build without oversubscription.
+  // only, which the presets build without oversubscription. Its flows take at least
+  // `flow_floor_s` (a kernel-driven exchange's own rate: Task::flow_floor_s).
   double seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
-                 GroupFamily& family);
+                 GroupFamily& family, double flow_floor_s = 0);
 
   // Seconds of the point-to-point transfer `mine` while the transfers of `others` start with it.
   double transfer_seconds(const CollectiveFlow& mine, const std::vector<CollectiveFlow>& others);

@@ -147,12 +147,18 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   plan.tp_comm_overlap = par.tp_comm_overlap && par.tp > 1 && par.sequence_parallel;
   plan.moe_a2a_overlap = par.moe_a2a_overlap && par.ep > 1;
   plan.moe_rerun = w.training.recomputes(RecomputeModule::moe);
-  if (plan.moe_a2a_overlap && cost.gpu().sms > 0) {
-    const int held = par.moe_dispatcher == MoeDispatcher::deepep     ? profile.deepep_sms
-                     : par.moe_dispatcher == MoeDispatcher::hybridep ? profile.hybridep_sms
-                                                                     : 0;
-    plan.a2a_sm_share = std::min(1.0, static_cast<double>(held) / cost.gpu().sms);
-  }
+  const int dispatch_sms = par.moe_dispatcher == MoeDispatcher::deepep     ? profile.deepep_sms
+                           : par.moe_dispatcher == MoeDispatcher::hybridep ? profile.hybridep_sms
+                                                                           : 0;
+  if (plan.moe_a2a_overlap && cost.gpu().sms > 0)
+    plan.a2a_sm_share = std::min(1.0, static_cast<double>(dispatch_sms) / cost.gpu().sms);
+  // DeepEP's and Hybrid-EP's dispatch and combine kernels copy the tokens themselves, on as many
+  // SMs as they are given (DeepEP's Buffer.set_num_sms, whose maintainers point to it for more
+  // bandwidth; Hybrid-EP's num_sms, its TMA copies issued from those SMs): their rate grows with
+  // those SMs, not with the links alone. NCCL's all-to-all (the alltoall dispatcher) is the NCCL
+  // model's.
+  if (par.ep > 1 && cost.gpu().sms > 0)
+    plan.dispatch_rate = std::min(dispatch_sms, cost.gpu().sms) * profile.dispatch_sm_bandwidth;
   plan.dp_algorithm = par.dp_algorithm;
   plan.order = w.placement.order;
 

@@ -132,6 +132,9 @@ struct ExecutionPlan {
   // forward again before its backward.
   bool moe_rerun = false;
   double a2a_sm_share = 0;      // with it: the SMs the flex dispatcher's kernels hold, a share of the GPU's
+  // The most a flex dispatcher's kernels (DeepEP's, Hybrid-EP's) move a second on each GPU: the
+  // SMs they hold x what each moves (profile collectives.dispatch_sm_bandwidth); 0: no bound.
+  double dispatch_rate = 0;
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 

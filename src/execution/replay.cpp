@@ -251,9 +251,11 @@ private:
   void all_flows_done(TaskId v) {
     const Task& t = g_[v];
     const double start = running_.at(v).start, now = s4u::Engine::get_clock();
+    // Flows that beat the exchange's own rate wait for it (Task::flow_floor_s).
+    const double flows = std::max(now - start, static_cast<double>(t.flow_floor_s));
     if (!t.unmeasured)
-      flow_seconds_.emplace(key_of(t), now - start);
-    simgrid::kernel::timer::Timer::set(now + t.seconds, [this, v, start] {
+      flow_seconds_.emplace(key_of(t), flows);
+    simgrid::kernel::timer::Timer::set(start + flows + t.seconds, [this, v, start] {
       running_.erase(v);
       finished(v, start, s4u::Engine::get_clock());
     });

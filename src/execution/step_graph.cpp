@@ -525,6 +525,14 @@ private:
   // ep), which say how many groups' alike collectives it stands for. `beside`: overlapped whole
   // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM. `measure`: how an
   // isolated group's collective relates to the measure of those like it.
+  // A flex dispatcher's token exchange takes at least its bytes at the rate of the SMs its kernels
+  // hold (ExecutionPlan::dispatch_rate); 0 for any other collective.
+  double dispatch_floor(CommDimension dimension, CollectiveKind kind, double bytes) const {
+    return dimension == CommDimension::ep && kind == CollectiveKind::all_to_all && plan_.dispatch_rate > 0
+               ? bytes / plan_.dispatch_rate
+               : 0;
+  }
+
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                            double overlap_s = 0, int spans = 1, bool beside = false, Measure measure = Measure::first) {
     const int times = stand_ins_.group_weight(spans);
@@ -549,6 +557,7 @@ private:
       for (size_t i = 0; i < streams; ++i)
         streams_.flush(gpus[i]);
       const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measures);
+      out_.graph[id].flow_floor_s = static_cast<float>(dispatch_floor(dimension, kind, bytes));
       for (size_t i = 0; i < streams; ++i)
         streams_.append(gpus[i], id);
       if (measures)
@@ -558,6 +567,18 @@ private:
     for (int gpu : gpus)
       streams_.flush(gpu);
     CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, times);
+    if (const double floor = dispatch_floor(dimension, kind, bytes); floor > 0) {
+      // Its exit waits for the exchange's own time beside its flows: the longer of the two.
+      Task wait;
+      wait.kind = Task::Kind::delay;
+      wait.phase = Task::Phase::collective;
+      wait.collective = kind;
+      wait.dimension = dimension;
+      wait.seconds = floor;
+      const TaskId w = boost::add_vertex(wait, out_.graph);
+      boost::add_edge(c.entry, w, out_.graph);
+      boost::add_edge(w, c.exit, out_.graph);
+    }
     for (int gpu : gpus) {
       boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
       streams_.tail(gpu) = c.exit;

@@ -78,6 +78,10 @@ struct Task {
   int stage = -1;
   int micro_batch = -1;
   int chunk = 0;
+  // An isolated collective: the least time its flows take, however fast the links (a kernel-driven
+  // exchange's own rate: ExecutionPlan::dispatch_rate); 0: none. A float fills the padding before
+  // `seconds`, keeping Task at 56 bytes.
+  float flow_floor_s = 0;
   double seconds = 0; // compute or delay time
   double bytes = 0;   // transfer payload
   // A collective's exit task: its entry task (the collective's start). A compute task that holds

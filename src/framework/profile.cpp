@@ -253,6 +253,7 @@ const YamlSection<Profile> kCollectivesSection = {
      flag_field("dp_per_tensor", &Profile::dp_per_tensor),
      number_field("deepep_sms", &Profile::deepep_sms, 0, 1024),
      number_field("hybridep_sms", &Profile::hybridep_sms, 0, 1024),
+     quantity_field("dispatch_sm_bandwidth", &Profile::dispatch_sm_bandwidth, parse_bandwidth),
      number_field("tp_overlap_sms", &Profile::tp_overlap_sms, 0, 1024)}};
 
 const YamlSection<Profile> kZero3Section = {

@@ -118,12 +118,57 @@ TEST_CASE("an overlapped flex all-to-all slows the computation beside it by the 
   const auto held = run_mixtral(hybrid), free = run_mixtral(free_sms);
   // Hidden all-to-alls still cost 32 of the H100's 132 SMs for their time: the step is longer.
   CHECK(held["step_time_s"].get<double>() > free["step_time_s"].get<double>());
-  // Without the overlap the SMs matter not: the all-to-alls block the stream whole either way.
-  const auto plain = run_mixtral({{"parallelism.moe_dispatcher", "hybridep"}});
+  // Without the overlap the SMs take nothing from the computation: the all-to-alls block the
+  // stream whole either way (their own rate not bound here: dispatch_sm_bandwidth 0).
+  const auto plain = run_mixtral({{"parallelism.moe_dispatcher", "hybridep"},
+                                  {"framework_options.collectives.dispatch_sm_bandwidth", "0"}});
   const auto plain_free = run_mixtral({{"parallelism.moe_dispatcher", "hybridep"},
+                                       {"framework_options.collectives.dispatch_sm_bandwidth", "0"},
                                        {"framework_options.collectives.hybridep_sms", "0"}});
   CHECK(plain["step_time_s"].get<double>() == plain_free["step_time_s"].get<double>());
   CHECK(held["step_time_s"].get<double>() < plain["step_time_s"].get<double>());
+}
+
+TEST_CASE("a flex dispatcher's all-to-all takes at least its bytes at the rate of the SMs its kernels hold") {
+  // 1 GB/s an SM: Hybrid-EP's 32 SMs move 32 GB/s, far below the H100's NVLink.
+  const Overrides slow{{"parallelism.moe_dispatcher", "hybridep"},
+                       {"framework_options.collectives.dispatch_sm_bandwidth", "1GBps"}};
+  const Overrides unbound{{"parallelism.moe_dispatcher", "hybridep"},
+                          {"framework_options.collectives.dispatch_sm_bandwidth", "0"}};
+  const auto bound = run_mixtral(slow), links = run_mixtral(unbound);
+  const auto ep = [](const nlohmann::ordered_json& r, const char* key) {
+    return r["communication"]["ep"][key].get<double>();
+  };
+  // Each GPU's exchange: a token once to each GPU holding one of its 2 experts, 4,096 wide in bf16.
+  const DataPaths data = default_data_paths();
+  const Workload w = load_workload(data.find("workloads/mixtral_8x7b.yaml"), {{"model.seq_len", "2048"}});
+  const Shard s{.micro_batch = w.training.micro_batch, .precision = Precision::bf16, .ep = 8,
+                .dispatcher = MoeDispatcher::hybridep};
+  const double floor = all_to_all_bytes(w.model, s) / (32 * 1e9);
+  const double exchanges = ep(bound, "per_gpu");
+  CHECK(ep(bound, "in_flight_s") >= exchanges * floor);
+  CHECK(ep(bound, "in_flight_s") == Approx(exchanges * floor).epsilon(0.03));
+  CHECK(ep(links, "in_flight_s") < 0.5 * exchanges * floor);
+  CHECK(bound["step_time_s"].get<double>() - links["step_time_s"].get<double>() ==
+        Approx(ep(bound, "exposed_s") - ep(links, "exposed_s")).epsilon(0.02));
+  // DeepEP's 20 SMs: slower still. The alltoall dispatcher is NCCL's, not bound by it.
+  const auto deepep = run_mixtral({{"parallelism.moe_dispatcher", "deepep"},
+                                   {"framework_options.collectives.dispatch_sm_bandwidth", "1GBps"}});
+  CHECK(ep(deepep, "in_flight_s") == Approx(ep(bound, "in_flight_s") * 32 / 20).epsilon(0.03));
+  const auto nccl = run_mixtral({{"framework_options.collectives.dispatch_sm_bandwidth", "1GBps"}});
+  const auto nccl_unbound = run_mixtral({{"framework_options.collectives.dispatch_sm_bandwidth", "0"}});
+  CHECK(nccl["step_time_s"].get<double>() == nccl_unbound["step_time_s"].get<double>());
+  // The closed-form estimate takes the same bound.
+  const auto estimated = run_isolated([&] {
+    Workload e = load_workload(data.find("workloads/mixtral_8x7b.yaml"),
+                               {{"model.layers", "4"}, {"parallelism.pp", "1"}, {"parallelism.dp", "8"},
+                                {"parallelism.ep", "8"}, {"placement.gpus", "8"}, {"training.global_batch", "64"},
+                                {"model.seq_len", "2048"}, {"parallelism.moe_dispatcher", "hybridep"},
+                                {"framework_options.collectives.dispatch_sm_bandwidth", "1GBps"}});
+    return report_json(simulate(data.find("platforms/dgx_h100_x1.yaml"), e, data,
+                                SimulationOptions{.fidelity = SimulationOptions::Fidelity::estimate}));
+  });
+  CHECK(estimated["step_time_s"].get<double>() == Approx(bound["step_time_s"].get<double>()).epsilon(0.01));
 }
 
 TEST_CASE("the expert-parallel overlap is refused where Megatron-Core refuses it") {

@@ -187,6 +187,10 @@ struct Profile {
   // The SMs the flex dispatchers' kernels hold while they run (DeepEP's and Hybrid-EP's): taken
   // from the computation that runs beside an overlapped all-to-all (parallelism.moe_a2a_overlap).
   int deepep_sms = 0, hybridep_sms = 0;
+  // What each of those SMs moves a second (bytes each GPU sends through them): the dispatch and
+  // combine kernels copy every token with the SMs they hold, so their exchange takes at least its
+  // bytes over sms x this, whatever the links; 0: no such bound.
+  double dispatch_sm_bandwidth = 0;
   // tp_comm_overlap: the SMs a reduce-scatter's overlap kernels hold (TransformerEngine's
   // userbuffers "pipeline" and "bulk" methods), which the GEMM beside it gives up; the all-gathers'
   // ring exchange runs on copy engines and holds none.
