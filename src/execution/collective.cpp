@@ -31,6 +31,17 @@ TaskId add_delay(TaskGraph& g, CollectiveKind kind, double seconds) {
   return boost::add_vertex(t, g);
 }
 
+} // namespace
+
+TaskId add_collective_floor(TaskGraph& g, const CollectiveTasks& c, CollectiveKind kind, double seconds) {
+  const TaskId wait = add_delay(g, kind, seconds);
+  boost::add_edge(c.entry, wait, g);
+  boost::add_edge(wait, c.exit, g);
+  return wait;
+}
+
+namespace {
+
 TaskId add_flow(TaskGraph& g, CollectiveKind kind, int from, int to, double bytes) {
   Task t;
   t.kind = Task::Kind::transfer;

@@ -48,6 +48,10 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
 CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgorithm algorithm,
                                const std::vector<Ring>& rings, double bytes, double step_latency_s,
                                const CollectiveTiming& ring_timing);
+// Makes collective `c`'s exit wait at least `seconds` after its entry, beside its flows (a
+// kernel-driven exchange's own rate: ExecutionPlan::dispatch_rate); returns that wait's task.
+TaskId add_collective_floor(TaskGraph& g, const CollectiveTasks& c, CollectiveKind kind, double seconds);
+
 
 // The ring algorithm's steps: 2(n-1) for all-reduce, n-1 for the others; an all-to-all or a ring
 // shift takes one.

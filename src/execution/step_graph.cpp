@@ -567,18 +567,8 @@ private:
     for (int gpu : gpus)
       streams_.flush(gpu);
     CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, times);
-    if (const double floor = dispatch_floor(dimension, kind, bytes); floor > 0) {
-      // Its exit waits for the exchange's own time beside its flows: the longer of the two.
-      Task wait;
-      wait.kind = Task::Kind::delay;
-      wait.phase = Task::Phase::collective;
-      wait.collective = kind;
-      wait.dimension = dimension;
-      wait.seconds = floor;
-      const TaskId w = boost::add_vertex(wait, out_.graph);
-      boost::add_edge(c.entry, w, out_.graph);
-      boost::add_edge(w, c.exit, out_.graph);
-    }
+    if (const double floor = dispatch_floor(dimension, kind, bytes); floor > 0)
+      out_.graph[add_collective_floor(out_.graph, c, kind, floor)].dimension = dimension;
     for (int gpu : gpus) {
       boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);
       streams_.tail(gpu) = c.exit;
