@@ -237,6 +237,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   };
   const bool fp8_gathers = w.training.fp8_param_gather && (w.training.fp8_recipe == Fp8Recipe::delayed ||
                                                             w.training.fp8_recipe == Fp8Recipe::tensorwise);
+  const bool fsdp2_copies = profile.zero3_copies && plan.zero >= 3 && plan.dp > 1 && !plan.zero3_keep_gathered;
   const auto layer_cost = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
                                double parameters, bool moe_layer, char symbol = 'T') {
     LayerCost l;
@@ -301,6 +302,25 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
           if (b == 0 && plan.cp > 1)
             (pass == 0 ? l.attention_parts_forward[2] : l.attention_parts_backward[0]) += extra;
         }
+    }
+    if (fsdp2_copies) {
+      // FSDP2 (torch/distributed/_composable/fsdp/_fsdp_collectives.py): after a unit's all-gather
+      // the compute stream copies the gathered weights into its parameters (split_with_sizes_copy:
+      // read and written at the parameters' width), before the forward and, resharded after it,
+      // again before the backward; after the backward it copies the unsharded gradients into the
+      // reduce-scatter's buffer in the reduced type (foreach_reduce_scatter_copy_in, torch.cat)
+      // and waits for that before it frees them. Weights kept gathered (under pipelining) are
+      // copied once a step, gradients reduced once: left out. On the layer's first block forward,
+      // its last backward (the MLP's where it has none).
+      const double copy_out = cost.kernel_seconds(Kernel::memory(2 * E * parameters));
+      const double copy_in = cost.kernel_seconds(Kernel::memory((E + E * plan.grad_factor) * parameters));
+      const bool on_mixer = !l.mlp || (l.mixer && plan.cp < 2);
+      (on_mixer ? l.attention_forward : l.mlp_forward) += copy_out;
+      (on_mixer ? l.attention_backward : l.mlp_backward) += copy_out + copy_in;
+      if (on_mixer && plan.cp > 1) { // the parts the attention block runs in under context parallelism
+        l.attention_parts_forward[0] += copy_out;
+        l.attention_parts_backward[2] += copy_out + copy_in;
+      }
     }
     if (model.latent_attention && l.mixer)
       l.attention_gather_bytes =
@@ -533,6 +553,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
         if (virtual_stages > 1 && !w.model.tie_embeddings)
           head_params += static_cast<double>(w.model.vocab * w.model.hidden / par.tp);
       }
+    }
+    if (fsdp2_copies && v == 0) {
+      // The root unit (fully_shard(model): the embedding, the final norm, the output layer) is
+      // gathered once, before the forward, and kept through the backward (_fsdp_state.py,
+      // _lazy_init: the root is not resharded after forward); its gradients reduced at the end.
+      const double root = embedding_params + head_params;
+      c.embedding_forward += cost.kernel_seconds(Kernel::memory(2 * E * root));
+      c.embedding_backward += cost.kernel_seconds(Kernel::memory((E + E * plan.grad_factor) * root));
     }
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;

@@ -278,8 +278,10 @@ const YamlSection<Profile> kZero3Section = {
           throw InputError(z.where(key), fmt::format("'{}' is not always, never or unless_pipelined", echo(v)));
       }},
      flag_field("reduce_every_micro_batch", &Profile::zero3_reduce_every_micro_batch),
-     flag_field("keep_root_gathered", &Profile::zero3_keep_root_gathered)},
-    {"prefetch_layers", "prefetch_bucket", "reshard_after_forward", "reduce_every_micro_batch", "keep_root_gathered"}};
+     flag_field("keep_root_gathered", &Profile::zero3_keep_root_gathered),
+     flag_field("copies", &Profile::zero3_copies)},
+    {"prefetch_layers", "prefetch_bucket", "reshard_after_forward", "reduce_every_micro_batch", "keep_root_gathered",
+     "copies"}};
 
 const YamlSection<MemoryProfile> kMemorySection = {
     {number_field("replicated_kept", &MemoryProfile::replicated_kept, 0, 64),

@@ -221,6 +221,12 @@ struct Profile {
   // PyTorch FSDPs keep them ("do not reshard after forward" for the root). Memory only: the replay
   // still gathers the output layer again for its backward, a gather of one unit.
   bool zero3_keep_root_gathered = false;
+  // ZeRO-3: whether the compute stream copies each unit's gathered weights out of the all-gather's
+  // buffer into its parameters (reading and writing them), and its gradients into the
+  // reduce-scatter's buffer in the reduced type before it frees them: PyTorch FSDP2's
+  // foreach_all_gather_copy_out and foreach_reduce_scatter_copy_in. Megatron-FSDP and DeepSpeed
+  // gather into and reduce from the buffers the parameters and gradients live in.
+  bool zero3_copies = false;
 
   MemoryProfile memory;
 
