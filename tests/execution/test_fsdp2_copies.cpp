@@ -40,7 +40,8 @@ TEST_CASE("FSDP2 copies each unit's gathered weights and its gradients on the co
   // 4 written); the root (embedding, final norm, output) once out and once in.
   const DataPaths data = default_data_paths();
   const Workload w = load_workload(data.find("workloads/llama3_8b.yaml"), {{"model.layers", "4"}});
-  const GpuSpec& h200 = load_catalog(data).at("H200-SXM-141GB", "test");
+  const GpuCatalog catalog = load_catalog(data);
+  const GpuSpec& h200 = catalog.at("H200-SXM-141GB", "test");
   const double stream = h200.memory_bandwidth * h200.memory_efficiency;
   const double layer = layer_parameters(w.model, 1), root = embedding_parameters(w.model, 1) + head_parameters(w.model, 1);
   const double kernels = 4 * 3 + 2; // each copy one kernel, its launch gap with it
