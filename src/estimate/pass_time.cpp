@@ -263,7 +263,7 @@ double PassTimes::mlp(int s, const LayerCost& layer, bool forward) {
           ? 0
           : costs_.seconds(step_graph::expert_group(plan_, s, 0, 0), CollectiveKind::all_to_all,
                            CollectiveAlgorithm::ring, layer.all_to_all_bytes, ep_family_,
-                           plan_.dispatch_rate > 0 ? layer.all_to_all_bytes / plan_.dispatch_rate : 0);
+                           plan_.dispatch_floor_s(layer.all_to_all_bytes));
   // moe_a2a_overlap: each all-to-all beside its partner pass's computation (LayerCost::
   // a2a_overlap_s; zeros without it), every pass taken as paired (the replay exposes the warm-up's
   // and cool-down's lone passes).

@@ -52,7 +52,6 @@ CollectiveTasks add_collective(TaskGraph& g, CollectiveKind kind, CollectiveAlgo
 // kernel-driven exchange's own rate: ExecutionPlan::dispatch_rate); returns that wait's task.
 TaskId add_collective_floor(TaskGraph& g, const CollectiveTasks& c, CollectiveKind kind, double seconds);
 
-
 // The ring algorithm's steps: 2(n-1) for all-reduce, n-1 for the others; an all-to-all or a ring
 // shift takes one.
 int ring_steps(CollectiveKind kind, int members);

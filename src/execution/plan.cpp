@@ -238,6 +238,16 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   const bool fp8_gathers = w.training.fp8_param_gather && (w.training.fp8_recipe == Fp8Recipe::delayed ||
                                                             w.training.fp8_recipe == Fp8Recipe::tensorwise);
   const bool fsdp2_copies = profile.zero3_copies && plan.zero >= 3 && plan.dp > 1 && !plan.zero3_keep_gathered;
+  // FSDP2's copies of a unit of `parameters` weights: its gathered weights out of the all-gather's
+  // buffer (read and written at their width), its gradients into the reduce-scatter's (read at the
+  // weights' width, written at the reduced one's).
+  struct Fsdp2Copies {
+    double out = 0, in = 0;
+  };
+  const auto fsdp2_copy_seconds = [&](double parameters) {
+    return Fsdp2Copies{cost.kernel_seconds(Kernel::memory(2 * E * parameters)),
+                       cost.kernel_seconds(Kernel::memory((E + E * plan.grad_factor) * parameters))};
+  };
   const auto layer_cost = [&](const ModelSpec& lm, const Kernels& attention, const Kernels& mlp_kernels,
                                double parameters, bool moe_layer, char symbol = 'T') {
     LayerCost l;
@@ -312,8 +322,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       // and waits for that before it frees them. Weights kept gathered (under pipelining) are
       // copied once a step, gradients reduced once: left out. On the layer's first block forward,
       // its last backward (the MLP's where it has none).
-      const double copy_out = cost.kernel_seconds(Kernel::memory(2 * E * parameters));
-      const double copy_in = cost.kernel_seconds(Kernel::memory((E + E * plan.grad_factor) * parameters));
+      const auto [copy_out, copy_in] = fsdp2_copy_seconds(parameters);
       const bool on_mixer = !l.mlp || (l.mixer && plan.cp < 2);
       (on_mixer ? l.attention_forward : l.mlp_forward) += copy_out;
       (on_mixer ? l.attention_backward : l.mlp_backward) += copy_out + copy_in;
@@ -558,9 +567,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       // The root unit (fully_shard(model): the embedding, the final norm, the output layer) is
       // gathered once, before the forward, and kept through the backward (_fsdp_state.py,
       // _lazy_init: the root is not resharded after forward); its gradients reduced at the end.
-      const double root = embedding_params + head_params;
-      c.embedding_forward += cost.kernel_seconds(Kernel::memory(2 * E * root));
-      c.embedding_backward += cost.kernel_seconds(Kernel::memory((E + E * plan.grad_factor) * root));
+      const Fsdp2Copies root = fsdp2_copy_seconds(embedding_params + head_params);
+      c.embedding_forward += root.out;
+      c.embedding_backward += root.in;
     }
     c.embedding_bytes = embedding_params * E;
     c.head_bytes = head_params * E;

@@ -135,6 +135,9 @@ struct ExecutionPlan {
   // The most a flex dispatcher's kernels (DeepEP's, Hybrid-EP's) move a second on each GPU: the
   // SMs they hold x what each moves (profile collectives.dispatch_sm_bandwidth); 0: no bound.
   double dispatch_rate = 0;
+  // The least time a flex dispatcher's exchange of `bytes` per GPU takes at dispatch_rate; 0
+  // without a bound.
+  double dispatch_floor_s(double bytes) const { return dispatch_rate > 0 ? bytes / dispatch_rate : 0; }
   double grad_factor = 1;        // gradient bytes per weight byte (2 for fp32 gradients of bf16 weights)
   DpAlgorithm dp_algorithm = DpAlgorithm::allreduce;
 

@@ -516,6 +516,12 @@ private:
   // other traffic).
   enum class Measure { first, none };
 
+  // A flex dispatcher's token exchange takes at least its bytes at the rate of the SMs its kernels
+  // hold (ExecutionPlan::dispatch_rate); 0 for any other collective.
+  double dispatch_floor(CommDimension dimension, CollectiveKind kind, double bytes) const {
+    return dimension == CommDimension::ep && kind == CollectiveKind::all_to_all ? plan_.dispatch_floor_s(bytes) : 0;
+  }
+
   // A collective on the compute streams of `gpus`: it starts when all have reached it, and
   // their next kernels wait for it. `overlap_s` (tp_comm_overlap): folded, it holds the stream
   // only for what that much GEMM beside it does not cover (FoldedCollective::overlap_s); the first
@@ -525,14 +531,6 @@ private:
   // ep), which say how many groups' alike collectives it stands for. `beside`: overlapped whole
   // from a stream of its own (moe_a2a_overlap), not in chunks of the GEMM. `measure`: how an
   // isolated group's collective relates to the measure of those like it.
-  // A flex dispatcher's token exchange takes at least its bytes at the rate of the SMs its kernels
-  // hold (ExecutionPlan::dispatch_rate); 0 for any other collective.
-  double dispatch_floor(CommDimension dimension, CollectiveKind kind, double bytes) const {
-    return dimension == CommDimension::ep && kind == CollectiveKind::all_to_all && plan_.dispatch_rate > 0
-               ? bytes / plan_.dispatch_rate
-               : 0;
-  }
-
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                            double overlap_s = 0, int spans = 1, bool beside = false, Measure measure = Measure::first) {
     const int times = stand_ins_.group_weight(spans);
