@@ -103,6 +103,7 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
   KernelForm form{profile_.softmax_passes, profile_.dropout, profile_.fused_elementwise};
   form.eager_chains = profile_.eager_fp32_chains && !profile_.fused_elementwise;
   form.repeat_kv = profile_.eager_fp32_chains;
+  form.te_cross_entropy = profile_.te_cross_entropy;
   if (fp8_ != Fp8Format::none) {
     form.fp8 = true;
     form.fp8_transpose = gpu_.fp8_gemms_tn_only();
@@ -188,7 +189,12 @@ double ComputeCostModel::priced_seconds(const Kernel& k) const {
     gpu_time = std::max(k.flops() / (peak_ * attention_efficiency(k)), k.bytes / stream_bw);
   } else {
     const double strided = gpu_.strided_memory_efficiency;
-    gpu_time = k.bytes / (k.strided && strided > 0 ? gpu_.memory_bandwidth * strided : stream_bw);
+    const double own = k.op == Kernel::Op::te_cross_entropy ? gpu_.te_cross_entropy_efficiency
+                       : k.op == Kernel::Op::moe_permute    ? gpu_.moe_permute_efficiency
+                                                            : 0;
+    gpu_time = k.bytes / (k.strided && strided > 0 ? gpu_.memory_bandwidth * strided
+                          : own > 0                 ? gpu_.memory_bandwidth * own
+                                                    : stream_bw);
   }
   return gpu_time + gpu_.kernel_launch_s;
 }
@@ -220,7 +226,7 @@ std::optional<KernelTable::Shape> ComputeCostModel::table_shape(const Kernel& k)
     return KernelTable::attention(precision, k.backward, a.causal, a.qkv_contiguous ? "contiguous" : "strided",
                                   a.batch, a.seq, a.heads, a.kv_heads, a.qk_dim, a.v_dim);
   }
-  if (k.kind == Kernel::Kind::memory && k.op != Kernel::Op::other)
+  if (k.kind == Kernel::Kind::memory && (k.op == Kernel::Op::rmsnorm || k.op == Kernel::Op::layernorm))
     return KernelTable::memory(k.op == Kernel::Op::rmsnorm ? "rmsnorm" : "layernorm", precision, k.backward,
                                k.elements);
   return std::nullopt;

@@ -496,7 +496,7 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
   }
 
   const Kernels embedding = embedding_forward(model, shard);
-  const Kernels head = head_forward(model, shard);
+  const Kernels head = head_forward(model, shard, form);
   account_block(plan.kernels, cost, embedding, micro_batches, false);
   account_block(plan.kernels, cost, head, micro_batches, false);
   // Multi-token prediction's modules beside their layers, on the last virtual stage.

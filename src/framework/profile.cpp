@@ -206,13 +206,14 @@ const YamlSection<Profile> kComputeSection = {
      flag_field("fp8_recast_per_use", &Profile::fp8_recast_per_use),
      flag_field("eager_fp32_chains", &Profile::eager_fp32_chains),
      flag_field("ring_attention_fp32_merge", &Profile::ring_attention_fp32_merge),
+     flag_field("te_cross_entropy", &Profile::te_cross_entropy),
      either_field("attention_kernel", &Profile::attention_flash2, "tiled", "flash2"),
      either_field("selective_recompute", &Profile::selective_every_second_matmul, "attention_core",
                   "every_second_matmul"),
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      {"cuda_graphs", read_cuda_graphs},
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "te_cross_entropy", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kOptimizerSection = {
@@ -306,13 +307,14 @@ const YamlSection<MemoryProfile> kMemorySection = {
      number_field("allocator_overhead", &MemoryProfile::allocator_overhead, 0, 1),
      number_field("update_copy", &MemoryProfile::update_copy, 0, 2),
      flag_field("persistent_gradients", &MemoryProfile::persistent_gradients),
+     flag_field("head_saved", &MemoryProfile::head_saved),
      number_field("pool_fraction", &MemoryProfile::pool_fraction, 0.05, 1),
      flag_field("checkpoint_stages", &MemoryProfile::checkpoint_stages),
      flag_field("fp32_grads_with_bf16", &MemoryProfile::fp32_grads_with_bf16),
      flag_field("master_gradients", &MemoryProfile::master_gradients),
      flag_field("ddp_buckets", &MemoryProfile::ddp_buckets)},
     {"context", "nccl_buffers", "headroom", "allocator_overhead", "update_copy", "recompute_kept", "replicated_kept",
-     "logits_bytes", "loss_parallel_logits_bytes", "dummy_wgrads", "persistent_gradients", "pool_fraction",
+     "logits_bytes", "loss_parallel_logits_bytes", "head_saved", "dummy_wgrads", "persistent_gradients", "pool_fraction",
      "checkpoint_stages", "fp32_grads_with_bf16", "master_gradients", "ddp_buckets"}};
 
 const YamlSection<Profile> kCalibrationSection = {

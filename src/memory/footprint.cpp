@@ -23,7 +23,7 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   // A layer's kept and full activations, dense or MoE (a MoE model's largest layer is a MoE one).
   const SelectiveRerun selective = selective_rerun(m, w.training, profile.selective_every_second_matmul);
   const bool own_tokens = par.expert_tp() < par.tp;
-  const auto kept_at = [&](bool experts, char symbol = 'T') {
+  const auto layer_kept_at = [&](bool experts, char symbol) -> double {
     if (selective == SelectiveRerun::every_second_matmul) // dense layers only (make_plan refuses the rest)
       return every_second_matmul_kept_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel,
                                             w.training.precision);
@@ -40,10 +40,32 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
                                   w.training.precision, profile.dropout, profile.memory.recompute_kept,
                                   profile.memory.replicated_kept, plan.softmax_fp32, experts, fp8, q, symbol, own_tokens);
   };
-  const auto full_at = [&](bool experts, char symbol = 'T') {
+  const auto layer_full_at = [&](bool experts, char symbol) -> double {
     return layer_activation_bytes(m, w.training.micro_batch, par.tp, par.sequence_parallel, Recompute::none,
                                   w.training.precision, profile.dropout, 1, profile.memory.replicated_kept,
                                   plan.softmax_fp32, experts, fp8, q, symbol, own_tokens);
+  };
+  // Context parallelism's all-to-all form as TransformerEngine runs it (cp_comm_type a2a:
+  // transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py,
+  // AttnFuncWithCPAndQKVOA2A) saves the attention's output as the kernel wrote it, before the
+  // all-to-all that returns it to the rank's tokens (out_part), while the output projection saves
+  // the returned copy as its input: an attention layer keeps its output twice, where without it
+  // the kernel's saved output is the projection's input.
+  // A recomputed core (full recompute, or the core_attn module) saves nothing of it.
+  const bool a2a_output = par.cp > 1 && par.cp_comm_type == CpCommType::a2a;
+  const double a2a_output_bytes =
+      a2a_output ? static_cast<double>(w.training.micro_batch * m.seq_len) * static_cast<double>(m.heads) *
+                       static_cast<double>(m.v_head_width()) / static_cast<double>(par.tp) *
+                       element_bytes(w.training.precision)
+                 : 0;
+  const bool core_saved =
+      w.training.recompute != Recompute::full && !w.training.recomputes(RecomputeModule::core_attn);
+  const auto attends = [&](char symbol) { return symbol == 'T' || symbol == '*'; };
+  const auto kept_at = [&](bool experts, char symbol = 'T') {
+    return layer_kept_at(experts, symbol) + (attends(symbol) && core_saved ? a2a_output_bytes : 0);
+  };
+  const auto full_at = [&](bool experts, char symbol = 'T') {
+    return layer_full_at(experts, symbol) + (attends(symbol) ? a2a_output_bytes : 0);
   };
   // The largest layer's: a MoE model's MoE layers'; a hybrid model's largest kind's.
   double layer_kept = kept_at(m.moe()), layer_full = full_at(m.moe());
@@ -60,7 +82,10 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
   const bool stage_checkpoint = w.training.recompute == Recompute::full && profile.memory.checkpoint_stages;
   // Loss parallelism: the loss runs on the vocabulary shards tensor parallelism left, as its own
   // kernels (PyTorch's loss_parallel), which can hold more per logit than the fused one.
-  const double logits_bytes = par.tp > 1 && profile.memory.loss_parallel_logits_bytes > 0
+  // TransformerEngine's fused cross-entropy (Profile::te_cross_entropy) writes the gradient into
+  // the logits' own buffer: the loss holds them alone, in the model's precision.
+  const double logits_bytes = profile.te_cross_entropy ? element_bytes(w.training.precision)
+                              : par.tp > 1 && profile.memory.loss_parallel_logits_bytes > 0
                                   ? profile.memory.loss_parallel_logits_bytes
                                   : profile.memory.logits_bytes;
   const int V = plan.pp * plan.chunks;
@@ -109,11 +134,24 @@ StageFootprint stage_footprint(int stage, const ExecutionPlan& plan, const Workl
       if (recompute)
         f.transient = std::max(f.transient, layer_full - layer_kept / std::max(1, cost.layers));
     }
-    // The LM head's logits (vocabulary-parallel) and what the loss derives from them.
+    // The LM head: its logits (vocabulary-parallel) and what the loss derives from them, beside what
+    // the head saves for its backward, the final norm's input and the output layer's (the sequence
+    // shard's under sequence parallelism); or, after the loss, the output layer's backward
+    // (megatron/core/tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication): the
+    // logits' gradient in their type, the input's gradient whole (before sequence parallelism's
+    // reduce-scatter) and, under it, the input gathered again for the weight gradient.
     if (v == V - 1 && m.head == Head::lm) {
-      f.transient = std::max(f.transient, logits_bytes *
-                                              static_cast<double>(w.training.micro_batch * m.seq_len) *
-                                              static_cast<double>(m.vocab) / static_cast<double>(par.tp));
+      const double tokens = static_cast<double>(w.training.micro_batch * m.seq_len);
+      const double logits = tokens * static_cast<double>(m.vocab) / static_cast<double>(par.tp);
+      const double E = element_bytes(w.training.precision), h = static_cast<double>(m.hidden);
+      const bool sharded = par.sequence_parallel && par.tp > 1;
+      const double rows = sharded ? tokens / static_cast<double>(par.tp) : tokens;
+      const bool head = profile.memory.head_saved;
+      const double saved = head ? 2 * rows * h * E : 0;
+      const double at_loss = logits_bytes * logits + saved;
+      const double at_backward =
+          head ? E * logits + saved + tokens * h * E + (sharded ? tokens * h * E : 0) : 0;
+      f.transient = std::max(f.transient, std::max(at_loss, at_backward));
       // The output layer's placeholder gradient: with its weight-gradient GEMM fused into
       // main_grad, Megatron-Core's linear (megatron/core/tensor_parallel/layers.py,
       // LinearWithGradAccumulationAndAsyncCommunication.backward) takes it from the same

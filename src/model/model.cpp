@@ -399,8 +399,10 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   const double width = static_cast<double>(m.expert_width());
   if (m.moe_latent > 0)
     add_linear(b.before_dispatch, form, E, local, width, h, 1, local, local);
-  if (s.dispatcher != MoeDispatcher::hybridep)
+  if (s.dispatcher != MoeDispatcher::hybridep) {
     b.before_dispatch.push_back(pass(local * top_k * width, 1, 1, E));
+    b.before_dispatch.back().op = Kernel::Op::moe_permute;
+  }
   // The experts this GPU holds, as one grouped GEMM per projection (megatron/core/transformer/moe/
   // experts.py, TEGroupedMLP): experts / ep problems of routed / (experts / ep) rows each.
   const double held = experts / static_cast<double>(s.ep);
@@ -428,8 +430,10 @@ MoeBlock moe_block_forward(const ModelSpec& m, const Shard& s, const KernelForm&
   }
   // Unpermute: each copy scaled by its router probability and summed back into its token (in
   // Hybrid-EP's combine kernel with the flex dispatcher's hybridep backend).
-  if (s.dispatcher != MoeDispatcher::hybridep)
+  if (s.dispatcher != MoeDispatcher::hybridep) {
     b.after_combine.push_back(pass(local * top_k * width, 1, 1, E));
+    b.after_combine.back().op = Kernel::Op::moe_permute;
+  }
   if (m.moe_latent > 0) // back to hidden (fc2_latent_proj), before the shared expert's output is added
     add_linear(b.after_combine, form, E, local, h, width, 1, local, local);
   if (m.shared_expert_ffn_hidden > 0) {
@@ -572,7 +576,16 @@ Kernels backward_of(const Kernels& forward) {
       k.back().attention_shape = it->attention_shape;
       k.back().backward = true;
     } else {
-      k.push_back(Kernel::memory(2 * it->bytes));
+      // An elementwise kernel's backward reads its output's gradient and its saved inputs and writes
+      // their gradients: about twice its bytes. A permutation's is the inverse permutation of the
+      // gradient (TransformerEngine's moe_permute backward runs the unpermute kernel and the
+      // unpermute's the permute: transformer_engine/pytorch/permutation.py), the same bytes; the
+      // fused cross-entropy's scales the gradient its forward wrote, in place (element_mul_kernel:
+      // read and write 2 of the forward's 3 passes).
+      const double bytes = it->op == Kernel::Op::moe_permute        ? it->bytes
+                           : it->op == Kernel::Op::te_cross_entropy ? it->bytes * 2 / 3
+                                                                     : 2 * it->bytes;
+      k.push_back(Kernel::memory(bytes));
       k.back().strided = it->strided; // a masked fill's gradient is the same fill of the gradient
       k.back().op = it->op;
       k.back().elements = it->elements;
@@ -592,7 +605,7 @@ Kernels embedding_forward(const ModelSpec& m, const Shard& s) {
   return {pass(act, 0, 1, E), pass(act, 0, 1, E), pass(act, 2, 1, E), Kernel::memory(act * (2 * E + 1))};
 }
 
-Kernels head_forward(const ModelSpec& m, const Shard& s) {
+Kernels head_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) {
   const double E = element_bytes(s.precision);
   const double tokens = static_cast<double>(s.micro_batch * m.seq_len);
   const double h = static_cast<double>(m.hidden);
@@ -600,8 +613,16 @@ Kernels head_forward(const ModelSpec& m, const Shard& s) {
   if (m.head == Head::lm) {
     const double vocab = static_cast<double>(m.vocab) / static_cast<double>(s.tp);
     k.push_back(Kernel::gemm(tokens, vocab, h));
-    // Softmax cross-entropy over fp32 logits: max, exp-sum and loss passes.
-    k.push_back(pass(tokens * vocab, 3, 1, 4.0));
+    if (form.te_cross_entropy)
+      // TransformerEngine's fused cross-entropy on the 16-bit logits: online_softmax_kernel reads
+      // them, cross_entropy_kernel reads them again and writes the gradient in their place.
+    {
+      k.push_back(pass(tokens * vocab, 2, 1, E));
+      k.back().op = Kernel::Op::te_cross_entropy;
+      k.back().elements = tokens * vocab;
+    } else
+      // Softmax cross-entropy over fp32 logits: max, exp-sum and loss passes.
+      k.push_back(pass(tokens * vocab, 3, 1, 4.0));
   } else {
     // Classifier on the first token: pooler dense + tanh, then the class projection.
     const double b = static_cast<double>(s.micro_batch);
@@ -627,7 +648,7 @@ Kernels mtp_forward(const ModelSpec& m, const Shard& s, const KernelForm& form) 
   add_linear(k, form, E, tokens, h / tp, 2 * h, 1, rows, tokens);
   if (s.tp > 1)
     k.push_back(pass(tokens * h, 1, 1, E)); // gathered along the hidden dimension
-  const Kernels head = head_forward(m, s);
+  const Kernels head = head_forward(m, s, form);
   k.insert(k.end(), head.begin(), head.end());
   return k;
 }

@@ -68,9 +68,11 @@ struct Kernel {
     bool runs_whole = true;
   };
   AttentionShape attention_shape;
-  // memory: a norm over `elements` values, which a table may time (other memory-bound kernels are
-  // priced by their bytes).
-  enum class Op { other, layernorm, rmsnorm };
+  // memory: a norm over `elements` values, which a table may time; TransformerEngine's fused
+  // cross-entropy over `elements` logits and its MoE token permutation or unpermutation, which the
+  // catalog may give an efficiency of their own (GpuSpec::memory_op_efficiency); other memory-bound
+  // kernels are priced by their bytes.
+  enum class Op { other, layernorm, rmsnorm, te_cross_entropy, moe_permute };
   Op op = Op::other;
   double elements = 0;
   bool backward = false; // attention and norms: the backward kernel
@@ -114,6 +116,7 @@ struct KernelForm {
   // fuses each chain into one kernel), `repeat_kv` either way.
   bool eager_chains = false;
   bool repeat_kv = false;
+  bool te_cross_entropy = false; // Profile::te_cross_entropy: the loss over 16-bit logits, no fp32 copy
 };
 
 // Shapes one GPU sees: the micro-batch and its tensor-parallel shard.
@@ -225,7 +228,7 @@ Kernels mtp_layer_forward(const ModelSpec& m, const Shard& s, const KernelForm& 
 // Token embedding lookup (and position embedding) on the first stage.
 Kernels embedding_forward(const ModelSpec& m, const Shard& s);
 // Output layer on the last stage: LM head with softmax cross-entropy, or a classifier.
-Kernels head_forward(const ModelSpec& m, const Shard& s);
+Kernels head_forward(const ModelSpec& m, const Shard& s, const KernelForm& form = {});
 // One multi-token prediction module's kernels beside its transformer layer (model.mtp_layers): the
 // shifted tokens' embedding, the two norms and eh_proj, the final norm and the LM head again.
 Kernels mtp_forward(const ModelSpec& m, const Shard& s, const KernelForm& form);

@@ -39,7 +39,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     YamlReader r = root.map(name);
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
             "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency",
-            "strided_memory_efficiency", "flash_attention_2", "grouped_gemm_efficiency", "host_bandwidth"});
+            "strided_memory_efficiency", "flash_attention_2", "grouped_gemm_efficiency", "host_bandwidth",
+            "memory_op_efficiency"});
     GpuSpec g;
     g.name = name;
     g.file = path;
@@ -59,6 +60,12 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     g.sms = static_cast<int>(r.number("sms", 1));
     g.memory_efficiency = r.number("memory_efficiency", 0.01, 1.0);
     g.strided_memory_efficiency = r.number_or("strided_memory_efficiency", 0, 0.01, 1.0);
+    if (r.has("memory_op_efficiency")) {
+      const YamlReader ops = r.map("memory_op_efficiency");
+      ops.only({"te_cross_entropy", "moe_permute"});
+      g.te_cross_entropy_efficiency = ops.number_or("te_cross_entropy", 0, 0.01, 1.0);
+      g.moe_permute_efficiency = ops.number_or("moe_permute", 0, 0.01, 1.0);
+    }
     if (r.has("flash_attention_2")) {
       const YamlReader fa2 = r.map("flash_attention_2");
       fa2.only({"forward", "backward"});

@@ -131,7 +131,7 @@ std::vector<std::pair<std::string, std::string>> KernelTable::fields(const Shape
 
 KernelTable KernelTable::load(const std::string& path, const std::string& gpu_name, double launch_gap_s) {
   YamlReader root = YamlReader::file(path);
-  root.only({"gpu", "source", "method", "timing", "gemm", "grouped_gemm", "attention", "memory"});
+  root.only({"gpu", "source", "method", "timing", "gemm", "grouped_gemm", "attention", "memory", "pooled"});
   if (root.text("gpu") != gpu_name)
     throw InputError(root.where("gpu"), fmt::format("'{}' is not the GPU the file is named for ({}): a table of one "
                                                     "GPU's timings must be platforms/kernels/<GPU>.yaml",
@@ -169,6 +169,26 @@ KernelTable KernelTable::load(const std::string& path, const std::string& gpu_na
       if (!added)
         throw InputError(row.where("us"), fmt::format("repeats the shape of {}", where[shape]));
       where[shape] = row.where(kKindNames[i]);
+    }
+  }
+  // `pooled`: an operation's time summed over several shapes, which prices no shape of its own: the
+  // catalog's memory_op_efficiency is what it implies (validation/generate/kernel_efficiencies.py).
+  // Checked as the other rows are, not read further.
+  if (root.has("pooled")) {
+    const std::vector<YamlReader> list = root.list("pooled");
+    for (size_t r = 0; r < list.size(); ++r) {
+      const YamlReader& row = list[r];
+      if (!row.node().IsMap())
+        throw InputError(fmt::format("{}[{}]", root.where("pooled"), r),
+                         "expected a row: a mapping of its keys ({op: te_cross_entropy, ...})");
+      row.only({"op", "precision", "pass", "shapes", "elements", "us"});
+      word(row, "op", {"te_cross_entropy", "moe_permute"});
+      word(row, "precision", kPrecisions);
+      word(row, "pass", {"forward", "backward", "both"});
+      dimension(row, "shapes");
+      dimension(row, "elements");
+      if (!(row.number("us", 0, 1e12) > 0))
+        throw InputError(row.where("us"), "expected a positive time in microseconds");
     }
   }
   return from_rows(std::move(rows), path);

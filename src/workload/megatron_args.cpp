@@ -100,7 +100,7 @@ constexpr std::array<std::string_view, 5> kLatentDims{"q_lora_rank", "kv_lora_ra
                                                       "qk_pos_emb_head_dim", "v_head_dim"};
 
 // Arguments whose value is translated or that other arguments read.
-constexpr std::array<std::string_view, 49> kComputed{
+constexpr std::array<std::string_view, 51> kComputed{
     "vocab_file",              "moe_token_dispatcher_type",
     "normalization",           "position_embedding_type",
     "recompute_granularity",   "recompute_method",
@@ -123,18 +123,20 @@ constexpr std::array<std::string_view, 49> kComputed{
     "cuda_graph_impl",         "cuda_graph_scope",
     "cuda_graph_modules",      "cpu_offloading",
     "cpu_offloading_num_layers", "no_cpu_offloading_activations",
-    "cpu_offloading_weights",
+    "cpu_offloading_weights",  "cross_entropy_loss_fusion",
+    "cross_entropy_fusion_impl",
 };
 
 // Flags among kComputed.
 // --is-hybrid-model: the pattern says which layers are hybrid; the flag itself adds nothing.
-constexpr std::array<std::string_view, 14> kComputedFlags{"group_query_attention", "multi_latent_attention",
+constexpr std::array<std::string_view, 15> kComputedFlags{"group_query_attention", "multi_latent_attention",
                                                           "qk_layernorm", "overlap_moe_expert_parallel_comm",
                                                           "delay_wgrad_compute", "moe_grouped_gemm",
                                                           "moe_permute_fusion", "use_megatron_fsdp",
                                                           "is_hybrid_model", "enable_cuda_graph",
                                                           "external_cuda_graph", "cpu_offloading",
-                                                          "no_cpu_offloading_activations", "cpu_offloading_weights"};
+                                                          "no_cpu_offloading_activations", "cpu_offloading_weights",
+                                                          "cross_entropy_loss_fusion"};
 
 // Megatron's GPT-2 BPE vocabulary (gpt2-vocab.json): 50,257 tokens.
 constexpr int64_t kGpt2Vocab = 50257;
@@ -507,6 +509,16 @@ AppliedArguments apply_megatron_arguments(const MegatronArguments& list, YAML::N
                       "gradients beside the dispatch's backward all-to-all as if delayed");
   }
   set_cuda_graphs(args, at, tree);
+  // megatron/core/models/common/language_module/language_module.py, compute_language_model_loss:
+  // --cross-entropy-loss-fusion with --cross-entropy-fusion-impl te runs TransformerEngine's fused
+  // cross-entropy (the profile's compute.te_cross_entropy); native (the default) and the unfused
+  // loss are the profile's own.
+  if (args.contains("cross_entropy_fusion_impl")) {
+    const std::string impl =
+        choose(args["cross_entropy_fusion_impl"], at("cross_entropy_fusion_impl"), {{"native", "native"}, {"te", "te"}});
+    if (impl == "te" && given(args, "cross_entropy_loss_fusion"))
+      tree.set("framework_options", "compute.te_cross_entropy", "true", "cross_entropy_fusion_impl");
+  }
   if (args.contains("optimizer")) {
     std::string optimizer = choose(args["optimizer"], at("optimizer"), {{"adam", "adam"}, {"sgd", "sgd_momentum"}});
     if (optimizer == "sgd_momentum" && args.contains("sgd_momentum") &&

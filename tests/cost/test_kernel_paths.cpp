@@ -121,3 +121,50 @@ TEST_CASE("a grouped GEMM's HBM traffic adds to its math, its weight gradient re
   dense.layout = Kernel::Layout::NT;
   CHECK(fp32.kernel_seconds(dense) == bf16.kernel_seconds(dense));
 }
+
+TEST_CASE("TransformerEngine's fused cross-entropy and MoE permutation run at the GPU's measured memory-op figures") {
+  const GpuCatalog catalog = load_catalog(default_data_paths());
+  const GpuSpec& b200 = catalog.at("B200-SXM-180GB", "test");
+  REQUIRE(b200.te_cross_entropy_efficiency > 0);
+  REQUIRE(b200.moe_permute_efficiency > 0);
+  const Profile profile;
+  const ComputeCostModel cost(b200, profile, Precision::bf16, "test");
+  const auto at = [&](Kernel::Op op) {
+    Kernel k = Kernel::memory(1e9);
+    k.op = op;
+    return cost.kernel_seconds(k) - b200.kernel_launch_s;
+  };
+  CHECK(at(Kernel::Op::te_cross_entropy) == Approx(1e9 / (b200.memory_bandwidth * b200.te_cross_entropy_efficiency)));
+  CHECK(at(Kernel::Op::moe_permute) == Approx(1e9 / (b200.memory_bandwidth * b200.moe_permute_efficiency)));
+  CHECK(at(Kernel::Op::other) == Approx(1e9 / (b200.memory_bandwidth * b200.memory_efficiency)));
+  // A GPU without the figures prices them as any stream.
+  const GpuSpec& h200 = catalog.at("H200-SXM-141GB", "test");
+  const ComputeCostModel h200_cost(h200, profile, Precision::bf16, "test");
+  Kernel permute = Kernel::memory(1e9);
+  permute.op = Kernel::Op::moe_permute;
+  CHECK(h200_cost.kernel_seconds(permute) - h200.kernel_launch_s ==
+        Approx(1e9 / (h200.memory_bandwidth * h200.memory_efficiency)));
+  // Their backward: the inverse permutation, the same bytes; the loss's gradient scaled in place,
+  // two of the forward's three passes. Any other elementwise kernel's: twice its bytes.
+  Kernel loss = Kernel::memory(3e9), other = Kernel::memory(1e9);
+  loss.op = Kernel::Op::te_cross_entropy;
+  CHECK(backward_of({permute}).front().bytes == Approx(1e9));
+  CHECK(backward_of({loss}).front().bytes == Approx(2e9));
+  CHECK(backward_of({other}).front().bytes == Approx(2e9));
+  // A MoE block's permutation and unpermutation are marked so (not under Hybrid-EP, whose dispatch
+  // and combine kernels permute).
+  ModelSpec m;
+  m.layers = 1, m.hidden = 2048, m.heads = 16, m.seq_len = 4096, m.vocab = 32000, m.ffn_hidden = 8192;
+  m.experts = 64, m.top_k = 4, m.moe_ffn_hidden = 1024;
+  Shard s;
+  s.precision = Precision::bf16;
+  const auto marked = [](const Kernels& ks) {
+    return std::count_if(ks.begin(), ks.end(), [](const Kernel& k) { return k.op == Kernel::Op::moe_permute; });
+  };
+  const MoeBlock block = moe_block_forward(m, s, KernelForm{});
+  CHECK(marked(block.before_dispatch) == 1);
+  CHECK(marked(block.after_combine) == 1);
+  s.dispatcher = MoeDispatcher::hybridep;
+  const MoeBlock hybrid = moe_block_forward(m, s, KernelForm{});
+  CHECK(marked(hybrid.before_dispatch) + marked(hybrid.after_combine) == 0);
+}

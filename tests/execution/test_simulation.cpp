@@ -246,7 +246,6 @@ TEST_CASE("context parallelism splits each sequence's activations and attention 
                        {"training.global_batch", "2"}});
   auto whole = run("p3_16xlarge.xml", dp);
   auto split = run("p3_16xlarge.xml", cp);
-  CHECK(stage_activations(split, 0) == Approx(stage_activations(whole, 0) / 4).epsilon(0.01));
   // Per layer and micro-batch: two all-to-alls forward, two backward, in each of 2 groups of 4.
   const int layers = whole["stages"][0]["layers"].get<int>();
   CHECK(split["collectives"]["alltoall"]["count"].get<int>() == layers * 4 * 2);
@@ -266,7 +265,12 @@ TEST_CASE("context parallelism splits each sequence's activations and attention 
   auto p2p = run("p3_16xlarge.xml", ring);
   CHECK(p2p["collectives"]["ringshift"]["count"].get<int>() == layers * 3 * 2 * 2);
   CHECK_FALSE(p2p["collectives"].contains("alltoall"));
-  CHECK(stage_activations(p2p, 0) == Approx(stage_activations(split, 0)));
+  CHECK(stage_activations(p2p, 0) == Approx(stage_activations(whole, 0) / 4).epsilon(0.01));
+  // The all-to-all form keeps each layer's attention output twice (TransformerEngine's
+  // AttnFuncWithCPAndQKVOA2A saves the core's output before the all-to-all that returns it): a
+  // rank's 4096 tokens x 2048 values x 2 B more a layer.
+  CHECK(stage_activations(split, 0) - stage_activations(p2p, 0) ==
+        Approx(layers * 4096.0 * 2048 * 2 / (1 << 30)).epsilon(1e-6));
   CHECK(p2p["step_time_s"].get<double>() > whole["step_time_s"].get<double>() / 4);
   CHECK(p2p["step_time_s"].get<double>() < whole["step_time_s"].get<double>() / 2);
   const double block = 4096.0 * 16 * 256 * 2;

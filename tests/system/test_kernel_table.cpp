@@ -127,4 +127,15 @@ TEST_CASE("a malformed kernel table is refused with its file, row and key") {
   refused("no causal", head + "attention:\n  - {precision: bf16, pass: forward, qkv: strided, batch: 1, seq: 8, "
                               "heads: 8, kv_heads: 4, qk_dim: 8, v_dim: 8, us: 1}\n",
           "causal");
+  const std::string pooled = "pooled:\n  - {op: te_cross_entropy, precision: bf16, pass: both, shapes: 7, elements: 100, ";
+  refused("pooled op", head + "pooled:\n  - {op: softmax, precision: bf16, pass: both, shapes: 7, elements: 100, us: 1}\n",
+          "op");
+  refused("pooled pass", head + "pooled:\n  - {op: moe_permute, precision: bf16, pass: sideways, shapes: 2, "
+                                "elements: 100, us: 1}\n",
+          "pass");
+  refused("pooled time", head + pooled + "us: 0}\n", "us");
+  refused("pooled key", head + pooled + "us: 1, bytes: 2}\n", "bytes");
+  // A well-formed pooled row is read and prices nothing by shape.
+  const KernelTable table = KernelTable::load(write_file("pooled", head + pooled + "us: 1}\n"), "X", 0);
+  CHECK(table.rows() == 0);
 }

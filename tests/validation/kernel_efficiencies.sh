@@ -21,6 +21,10 @@ for gpu in ("GB200-186GB", "B300-SXM-288GB", "GB300-288GB"):
                 print(f"FAIL: platforms/gpus.yaml {gpu}.{key}.{precision} is {catalog[gpu][key][precision]}, "
                       f"B200's is {b200[key][precision]}")
                 bad = 1
+    if catalog[gpu].get("memory_op_efficiency") != b200["memory_op_efficiency"]:
+        print(f"FAIL: platforms/gpus.yaml {gpu}.memory_op_efficiency is {catalog[gpu].get('memory_op_efficiency')}, "
+              f"B200's is {b200['memory_op_efficiency']}")
+        bad = 1
 sys.exit(bad)
 PY
 exit $status

@@ -405,7 +405,8 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
        "--overlap-grad-reduce", "--overlap-param-gather", "--tensor-model-parallel-size", "1",
        "--expert-model-parallel-size", "64", "--expert-tensor-parallel-size", "1", "--seq-length", "4096",
        "--global-batch-size", "2048", "--micro-batch-size", "1", "--vocab-size", "129280",
-       "--cuda-graph-impl", "transformer_engine", "--cuda-graph-scope", "attn", "moe_router", "moe_preprocess"},
+       "--cuda-graph-impl", "transformer_engine", "--cuda-graph-scope", "attn", "moe_router", "moe_preprocess",
+       "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "te"},
       std::nullopt);
   CHECK(deepseek.ignored.empty());
   const std::string d = body(deepseek.yaml);
@@ -413,7 +414,8 @@ TEST_CASE("a DeepSeek-V3 and a Llama 3 70B command line as Megatron-Bridge's rec
                     Catch::Contains("dense_layers: 3") && Catch::Contains("fp8_recipe: \"mxfp8\"") &&
                     Catch::Contains("recompute_modules: \"moe_act,mla_up_proj\"") &&
                     Catch::Contains("mtp_layers: 1") &&
-                    Catch::Contains("compute.cuda_graphs: \"[attn, moe_router, moe_preprocess]\""));
+                    Catch::Contains("compute.cuda_graphs: \"[attn, moe_router, moe_preprocess]\"") &&
+                    Catch::Contains("compute.te_cross_entropy: \"true\""));
   CHECK_THAT(d, !Catch::Contains("\n  head_dim:"));
   // Llama 3 70B (llama3_70b_pretrain_config with its H100 preset: tp 4, pp 4, vp 5, TP communication
   // overlap, fp8 current scaling).
@@ -587,4 +589,29 @@ TEST_CASE("Megatron's CPU offloading flags set the layers whose activations go t
   CHECK_THAT(refusal("model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
                      "training: {global_batch: 8, cpu_offload_layers: 2, recompute: full}\n"),
              Catch::Contains("training.cpu_offload_layers") && Catch::Contains("recompute none"));
+}
+
+TEST_CASE("Megatron's cross-entropy fusion flags set TransformerEngine's fused loss, and only with te") {
+  const auto imported = [](std::vector<std::string> flags) {
+    std::vector<std::string> words{"torchrun", "--nproc-per-node", "8", "pretrain_gpt.py", "--num-layers", "2",
+                                   "--hidden-size", "1024", "--num-attention-heads", "16", "--seq-length", "1024",
+                                   "--micro-batch-size", "1", "--global-batch-size", "8", "--vocab-size", "32000", "--bf16"};
+    words.insert(words.end(), flags.begin(), flags.end());
+    return import_megatron(words, std::nullopt);
+  };
+  const ImportedWorkload te = imported({"--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "te"});
+  CHECK(te.ignored.empty());
+  CHECK_THAT(body(te.yaml), Catch::Contains("compute.te_cross_entropy: \"true\""));
+  // The native fused loss, and te without the fusion flag (Megatron then runs the unfused loss):
+  // the profile's own loss, nothing set and nothing left out.
+  for (const auto& flags : std::vector<std::vector<std::string>>{
+           {"--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "native"},
+           {"--cross-entropy-fusion-impl", "te"},
+           {"--cross-entropy-loss-fusion"}}) {
+    const ImportedWorkload other = imported(flags);
+    CHECK(other.ignored.empty());
+    CHECK_THAT(body(other.yaml), !Catch::Contains("te_cross_entropy"));
+  }
+  CHECK_THROWS_WITH(imported({"--cross-entropy-fusion-impl", "triton"}),
+                    Catch::Contains("--cross-entropy-fusion-impl") && Catch::Contains("native, te"));
 }

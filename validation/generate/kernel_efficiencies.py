@@ -112,6 +112,29 @@ def implied(gpu_name):
             values.sort()
             figures[(kind, precision)] = (round(statistics.median(values), 2), len(values),
                                           values[len(values) // 10], values[(len(values) * 9) // 10])
+    # Pooled rows (an operation's time summed over several shapes): the memory_op_efficiency e with
+    # which simgpt prices that operation's kernels at the summed time, bytes / (memory_bandwidth x e)
+    # plus a gap each (compute_cost.cpp; model.cpp, head_forward, moe_block_forward, backward_of):
+    # the fused cross-entropy's forward reads the logits twice and writes them once, its backward
+    # reads and writes them once; the permutation and the unpermutation each read and write the
+    # copies, forward, and again in their backward.
+    bandwidth = quantity(gpu["memory_bandwidth"], "Bps")
+    pooled = {}
+    for row in table.get("pooled") or []:
+        E = ELEMENT_BYTES[row["precision"]]
+        n, shapes = row["elements"], row["shapes"]
+        if row["op"] == "te_cross_entropy":
+            passes = {"forward": [3], "backward": [2], "both": [3, 2]}[row["pass"]]
+            kernels_bytes = [p * n * E for p in passes]
+        else:
+            kernels_bytes = [2 * n * E, 2 * n * E]  # the permutation's and the unpermutation's
+        seconds = row["us"] * 1e-6 - len(kernels_bytes) * shapes * gap
+        total = pooled.setdefault(row["op"], [0.0, 0.0, 0])
+        total[0] += sum(kernels_bytes)
+        total[1] += seconds
+        total[2] += 1
+    for op, (total_bytes, seconds, rows) in sorted(pooled.items()):
+        figures[("memory_op", op)] = (round(total_bytes / (bandwidth * seconds), 2), rows, None, None)
     return gpu, figures
 
 
@@ -123,8 +146,11 @@ def main(argv):
     status = 0
     for (kind, precision), (median, rows, low, high) in figures.items():
         key = f"{kind}_efficiency"
-        print(f"{args[0]} {key}.{precision}: {median:.2f} (median of {rows} rows; 10th-90th percentile "
-              f"{low:.3f}-{high:.3f})")
+        if low is None:
+            print(f"{args[0]} {key}.{precision}: {median:.2f} (over {rows} pooled rows)")
+        else:
+            print(f"{args[0]} {key}.{precision}: {median:.2f} (median of {rows} rows; 10th-90th percentile "
+                  f"{low:.3f}-{high:.3f})")
         if "--check" in argv:
             have = (gpu.get(key) or {}).get(precision)
             if have != median:

@@ -49,6 +49,16 @@ SIMUMAX = "MooreThreads/SimuMax 4dcaae513ba7679d56c116a17cd4a691ec41e252"
 PREFERRED_MAIN_GRAD = "fp32"
 
 KINDS = ("gemm", "grouped_gemm", "attention", "memory")
+# A pooled row: an operation's time summed over `shapes` shapes (`elements` summed over them too),
+# the passes it covers (forward, backward or both), `us` last.
+POOLED_FIELDS = ("op", "precision", "pass", "shapes", "elements")
+# SimuMax's simu_tools/efficency_test/test_ce_permute_efficiency.py at that commit: the shapes it
+# times, its byte counts, and how it turns the summed time into the factor the system file keeps
+# (efficiency_from_bytes_time over weighted_efficiency: bytes / (gbps x 2^30 x (time - latency x
+# launches x rows))).
+CE_VOCABS = (102400, 129280, 128256, 64128, 32128, 16128, 128512)  # batch 1, sequence 4096
+CE_TOKENS = 4096
+PERMUTE_CASES = ((4096, 5120, 160, 6), (4096, 7168, 256, 8))  # tokens, hidden, experts, top-k; capacity 1
 # Each kind's keys in the order a row is written (`us` last); rows sort by these, words in ORDER.
 FIELDS = {
     "gemm": ("precision", "layout", "out", "batch", "m", "n", "k"),
@@ -124,6 +134,17 @@ def render(gpu, source_dir, source, method, timing, tables):
         for row, us in sorted(rows, key=lambda r: sort_key(kind, r[0])):
             fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in FIELDS[kind])
             out.append(f"  - {{{fields}, us: {format_us(row, us)}}}\n")
+    return "".join(out)
+
+
+def render_pooled(pooled):
+    """The `pooled` section: measurements given only as a sum over several shapes."""
+    if not pooled:
+        return ""
+    out = ["pooled:\n"]
+    for row in pooled:
+        fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in POOLED_FIELDS)
+        out.append(f"  - {{{fields}, us: {row['us']:.1f}}}\n")
     return "".join(out)
 
 
@@ -325,10 +346,12 @@ def b200(shared):
                  f"{100 * statistics.median(spread):+.1f}%), a measure of these figures' run-to-run spread.")
     else:
         twice = ""
+    pooled = b200_pooled(path, d)
     p = f"{peak:g}"
     source = (f"{SIMUMAX}, configs/system/b200_bf16_ceperm.json (../shared/measured/{B200_FILE}): the "
               f"accurate_efficient_factor of accelerator.op matmul ({len(gemm)} shapes), group_matmul "
-              f"({len(grouped)}), sdp_fwd and sdp_bwd ({len(attention) // 2} each), which SimuMax's "
+              f"({len(grouped)}), sdp_fwd and sdp_bwd ({len(attention) // 2} each), and of accelerator.bandwidth "
+              f"ce_fusion, permute_fwd and permute_bwd, which SimuMax's "
               f"tools/b200/build_current_machine_system_config.py measured on a B200 with its "
               f"simu_tools/efficency_test scripts (the file's other figures are not measurements and are "
               f"not read)")
@@ -359,11 +382,48 @@ def b200(shared):
         f"possible. The attention rows are kernel spans, without the gap to a next kernel that the GEMM rows "
         f"include. Software versions and clocks are not recorded with the figures (SimuMax's B200 step-time "
         f"runs used TransformerEngine 2.11); the figures were merged from SimuMax's measurement cache "
-        f"(EFFICIENCY_CACHE_MODE supplement), so not all from one run.")
+        f"(EFFICIENCY_CACHE_MODE supplement), so not all from one run. Pooled rows "
+        f"(test_ce_permute_efficiency.py, CUDA events around each op's span, 2 warm-up and 5 timed calls, the "
+        f"median): SimuMax keeps only a factor over the summed time of several shapes, bytes / (gbps x 2^30 x "
+        f"(time - latency_us x launches x shapes)) with its own byte counts, so a row is that summed time, "
+        f"inverted from the factor: TransformerEngine's parallel_cross_entropy on bf16 logits, forward and "
+        f"backward (the gradient a tensor of ones), batch 1, sequence {CE_TOKENS}, vocabularies "
+        f"{', '.join(str(v) for v in CE_VOCABS)} (elements: the logits; bytes 2 x (2 x logits x 2 + tokens x 4), "
+        f"2 launches a shape); moe_permute_with_probs then moe_unpermute, forward and apart the backward of their "
+        f"sum, bf16 tokens, {' and '.join(f'{t} tokens of {h} to {e} experts top-{k}' for t, h, e, k in PERMUTE_CASES)}, "
+        f"capacity factor 1 (elements: the permuted copies' values, ceil(tokens x top-k / experts) x experts x "
+        f"hidden; bytes (2 tokens x hidden + 6 copies x hidden) x 2 a pass, 4 launches a shape).")
     return render("B200-SXM-180GB", f"../shared/measured/{B200_FILE}", source, method,
                   # test_fa_efficiency.py times one iteration's kernel span between synchronisations:
                   # no gap to a next kernel, unlike the GEMMs' calls back to back.
-                  {"gemm": "back_to_back", "grouped_gemm": "back_to_back", "attention": "isolated"}, tables)
+                  {"gemm": "back_to_back", "grouped_gemm": "back_to_back", "attention": "isolated"}, tables) + \
+        render_pooled(pooled)
+
+
+def b200_pooled(path, d):
+    """The summed times behind SimuMax's ce_fusion, permute_fwd and permute_bwd factors."""
+    bandwidth = (d.get("accelerator") or {}).get("bandwidth")
+    if not isinstance(bandwidth, dict):
+        fail(path, "no accelerator.bandwidth")
+
+    def summed_us(name, total_bytes, launches, shapes):
+        entry = bandwidth.get(name)
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), (int, float)) for k in
+                                                  ("efficient_factor", "gbps", "latency_us")):
+            fail(path, f"accelerator.bandwidth.{name}: expected efficient_factor, gbps and latency_us")
+        seconds = total_bytes / (entry["gbps"] * 1024**3 * entry["efficient_factor"])
+        return 1e6 * seconds + entry["latency_us"] * launches * shapes
+
+    logits = [CE_TOKENS * v for v in CE_VOCABS]
+    ce_bytes = sum(2 * (2 * n * 2 + CE_TOKENS * 4) for n in logits)
+    rows = [{"op": "te_cross_entropy", "precision": "bf16", "pass": "both", "shapes": len(logits),
+             "elements": sum(logits), "us": summed_us("ce_fusion", ce_bytes, 2, len(logits))}]
+    copies = [math.ceil(t * k / e) * e * h for t, h, e, k in PERMUTE_CASES]
+    permute_bytes = sum((2 * t * h + 6 * c) * 2 for (t, h, e, k), c in zip(PERMUTE_CASES, copies))
+    for name, pass_ in (("permute_fwd", "forward"), ("permute_bwd", "backward")):
+        rows.append({"op": "moe_permute", "precision": "bf16", "pass": pass_, "shapes": len(copies),
+                     "elements": sum(copies), "us": summed_us(name, permute_bytes, 4, len(copies))})
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------

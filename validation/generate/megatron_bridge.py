@@ -907,6 +907,13 @@ def row_fields(name, container, heading, index, variant, run, system, gpus):
         # Megatron-Core's DDP then keeps and reduces the gradients in the parameters' bf16
         # (megatron/core/distributed/param_and_grad_buffer.py: grad_dtype), not the megatron profile's fp32.
         sets.append(("framework_options.memory.fp32_grads_with_bf16", "false"))
+        # The loss as TransformerEngine's fused cross-entropy: every tag's performance runs set
+        # cross_entropy_fusion_impl "te" (v0.1.0rc4's <model>_llm_pretrain.yaml configs of each family
+        # here, v0.2.0:scripts/performance/utils/helpers.py set_common_perf_overrides,
+        # scripts/performance/utils/overrides.py _set_common_perf_overrides from v0.3.0), with the
+        # providers' cross_entropy_loss_fusion True (src/megatron/bridge/models/gpt_provider.py and the
+        # Mamba, Nemotron and hybrid providers; False only for PEFT recipes).
+        sets.append(("framework_options.compute.te_cross_entropy", "true"))
         if recipe:
             sets += [("training.fp8", "e4m3" if recipe == "nvfp4" else "hybrid"), ("training.fp8_recipe", recipe)]
         if recipe in ("tensorwise", "mxfp8") and shape_key != "gpt_oss_120b":

@@ -79,11 +79,11 @@ description: >-
   query-key head 128 plus 64 rotary, value head 128, --qk-layernorm), 160 or 256 experts, top-6 or
   top-8, expert MLP 1536 or 2048, shared expert 3072 or 2048, the first layer dense
   (--moe-layer-freq; the summary's notes: "DeepSeekV3 formal rows use dense_layers=1"), the alltoall
-  dispatcher, capacity factor 1 with --moe-pad-expert-input-to-capacity, grouped GEMM, tp 1. Not
-  resolved from the source: the case names' "cef" (cross-entropy fusion) has no
-  --cross-entropy-loss-fusion in the launchers at this commit (commented out in the DeepSeek one),
-  though the guide says TransformerEngine's Triton fused cross-entropy runs there; simgpt costs the
-  loss as the profile does. For the DeepSeek rows the pipeline passes "4096" where run_deepseekv2.sh
+  dispatcher, capacity factor 1 with --moe-pad-expert-input-to-capacity, grouped GEMM, tp 1. The
+  case names' "cef": TransformerEngine's fused cross-entropy (compute.te_cross_entropy), which the
+  source's docs/strategy.md says the suffix means for its Megatron real runs
+  (--cross-entropy-loss-fusion with --cross-entropy-fusion-impl te), though the launchers at this
+  commit do not pass the flags (commented out in the DeepSeek one). For the DeepSeek rows the pipeline passes "4096" where run_deepseekv2.sh
   reads its dtype, which would take run_pretrain_deepseekv2.sh's fp8 branch (--fp8-format hybrid);
   the summary's system is "bf16", so bf16 is kept. Assumed: the DGX B200's 180 GB B200 (the dgx-b200
   preset). Step time: the fastest of iterations 2 and 3 on rank 7 (Megatron's "elapsed time per
@@ -101,7 +101,7 @@ workload:
   training: {global_batch: 16, micro_batch: 1, precision: bf16, recompute: none, optimizer: adam}
   parallelism: {dp: 4, tp: 1, pp: 2, zero: 1, sequence_parallel: false, schedule: 1f1b}
   framework: megatron
-  framework_options: {compute.dropout: false, compute.fused_elementwise: false, memory.dummy_wgrads: dense_and_grouped}
+  framework_options: {compute.dropout: false, compute.fused_elementwise: false, compute.te_cross_entropy: true, memory.dummy_wgrads: dense_and_grouped}
 rows:
 """
 

@@ -50,6 +50,11 @@ struct MemoryProfile {
   double logits_bytes = 8;       // bytes per logit element the loss holds at its peak: fp32 logits and
                                  // their gradient (8) for a fused cross-entropy; more when the softmax,
                                  // one-hot labels and products are materialised separately
+  // The LM head's inputs, which autograd saves for its backward (the final norm's and the output
+  // layer's), and that backward's working set (the input's gradient, under sequence parallelism the
+  // input gathered again) counted beside the logits; false where logits_bytes was fitted to the
+  // head's whole peak (XLA's buffer assignment: the alpa profile).
+  bool head_saved = true;
   double loss_parallel_logits_bytes = 0; // the same where tensor parallelism shards the vocabulary and the
                                          // loss runs on the shards (PyTorch's loss_parallel); 0: logits_bytes
   // TransformerEngine with Megatron's fused weight-gradient accumulation (the wgrad GEMM adds into
@@ -139,6 +144,12 @@ struct Profile {
   // backward's query, key and value gradients accumulated in fp32, the key and value ones passed
   // on in fp32 (_templated_ring_attention_backward).
   bool ring_attention_fp32_merge = false;
+  // The loss as TransformerEngine's fused cross-entropy runs it (Megatron's --cross-entropy-loss-fusion
+  // with --cross-entropy-fusion-impl te: transformer_engine/pytorch/cross_entropy.py, parallel_cross_entropy,
+  // and triton/cross_entropy.py): an online-softmax pass reads the 16-bit logits, a second reads them
+  // again and writes the gradient into the logits' own buffer, which the backward scales in place. No
+  // fp32 copy: the loss holds the logits alone, in the model's precision.
+  bool te_cross_entropy = false;
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   CudaGraphs cuda_graphs;          // the blocks captured as CUDA graphs: one host launch each, not one per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped

@@ -48,6 +48,11 @@ struct GpuSpec {
   // What an elementwise kernel with a broadcast input reaches (PyTorch's non-vectorised loop),
   // measured where given (catalog key strided_memory_efficiency); 0: as memory_efficiency.
   double strided_memory_efficiency = 0;
+  // What TransformerEngine's fused cross-entropy and its MoE token permutation (moe_permute and
+  // moe_unpermute) reach of the HBM bandwidth on the bytes the cost model counts for them, measured
+  // where given (catalog key memory_op_efficiency: {te_cross_entropy, moe_permute}); 0: as
+  // memory_efficiency. Their index arithmetic and row-by-row programs keep them below a stream.
+  double te_cross_entropy_efficiency = 0, moe_permute_efficiency = 0;
   // What FlashAttention-2's kernels (PyTorch's scaled_dot_product_attention flash backend) reach of
   // the 16-bit peak on long sequences, forward and backward, measured where given (catalog key
   // flash_attention_2: {forward, backward}); 0: priced as the other attention kernels.
