@@ -613,16 +613,16 @@ Kernels head_forward(const ModelSpec& m, const Shard& s, const KernelForm& form)
   if (m.head == Head::lm) {
     const double vocab = static_cast<double>(m.vocab) / static_cast<double>(s.tp);
     k.push_back(Kernel::gemm(tokens, vocab, h));
-    if (form.te_cross_entropy)
+    if (form.te_cross_entropy) {
       // TransformerEngine's fused cross-entropy on the 16-bit logits: online_softmax_kernel reads
       // them, cross_entropy_kernel reads them again and writes the gradient in their place.
-    {
       k.push_back(pass(tokens * vocab, 2, 1, E));
       k.back().op = Kernel::Op::te_cross_entropy;
       k.back().elements = tokens * vocab;
-    } else
+    } else {
       // Softmax cross-entropy over fp32 logits: max, exp-sum and loss passes.
       k.push_back(pass(tokens * vocab, 3, 1, 4.0));
+    }
   } else {
     // Classifier on the first token: pooler dense + tanh, then the class projection.
     const double b = static_cast<double>(s.micro_batch);
