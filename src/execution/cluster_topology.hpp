@@ -41,6 +41,10 @@ public:
   double route_bandwidth(int a, int b) const override { return known(a, b).figures.bandwidth; }
   double route_detected_bandwidth(int a, int b) const override { return known(a, b).figures.detected_bandwidth; }
   bool route_over_pcie(int a, int b) const override { return known(a, b).figures.over_pcie; }
+  double route_payload_factor(int a, int b) const override { return known(a, b).figures.payload_factor; }
+  const KernelTable* kernel_table(int gpu) const override {
+    return cluster_.gpus().at(static_cast<size_t>(gpu + first_)).gpu->kernel_table.get();
+  }
   HostCpu host_cpu(int gpu) const override { return cluster_.gpus().at(static_cast<size_t>(gpu + first_)).cpu; }
   const std::vector<const void*>& foreign_links() const override { return foreign_; }
 

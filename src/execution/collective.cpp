@@ -129,7 +129,7 @@ CollectiveFlows collective_flows(CollectiveKind kind, CollectiveAlgorithm algori
     // group of n - 1 sends and receives (PyTorch's all_to_all_single, ProcessGroupNCCL::alltoall_base;
     // nccl-tests src/alltoall.cu), one step whose latency the exit adds beyond the flows'.
     out.exit_latency_s = ring_timing.exit_latency_s;
-    all_to_all(out.phases[0], members, bytes / n);
+    all_to_all(out.phases[0], members, bytes * ring_timing.byte_factor / n);
   } else if (kind == CollectiveKind::ring_shift) {
     // Every member sends its whole buffer to the next in the group's order, at once (ring
     // attention's exchange of key and value blocks: batched isend/irecv to the neighbours).

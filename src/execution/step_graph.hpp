@@ -18,6 +18,8 @@
 
 namespace simgpt {
 
+class KernelTable;
+
 // What the graph builder needs to know of the network.
 class Topology {
 public:
@@ -43,6 +45,11 @@ public:
   virtual bool route_over_pcie(int, int) const { return false; }
   // The GPU's host CPU (the platform's `cpu` property); NCCL's tuning reads its vendor.
   virtual HostCpu host_cpu(int) const { return HostCpu::unspecified; }
+  // The share of the route's rate a flow's payload gets (the platform's transport and the
+  // collective library's copies over NVLink: Cluster::flow_route); 1 by default.
+  virtual double route_payload_factor(int, int) const { return 1; }
+  // The GPU's measured table (its collectives' lines: system/kernel_table.hpp); none by default.
+  virtual const KernelTable* kernel_table(int) const { return nullptr; }
   // Links that other jobs on the same fabric use (their flows share them): no collective on them
   // runs alone. None by default.
   virtual const std::vector<const void*>& foreign_links() const {

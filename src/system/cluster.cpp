@@ -430,8 +430,9 @@ Cluster::RouteFacts Cluster::route_facts(int a, int b) const {
   RouteFacts facts;
   RouteFigures& f = facts.figures;
   f.bandwidth = f.detected_bandwidth = std::numeric_limits<double>::infinity();
-  for (const simgrid::s4u::Link* l :
-       route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &f.latency, path_)) {
+  const auto links = route(gpus_[static_cast<size_t>(a)], gpus_[static_cast<size_t>(b)], &f.latency, path_);
+  f.payload_factor = payload_factor(route_rate(links, *nics_), efficiency_, max_rate_, nvlink_share_);
+  for (const simgrid::s4u::Link* l : links) {
     f.bandwidth = std::min(f.bandwidth, l->get_bandwidth());
     const auto slowed = detected_bandwidth_.find(l);
     f.detected_bandwidth = std::min(f.detected_bandwidth, slowed != detected_bandwidth_.end() ? slowed->second : l->get_bandwidth());

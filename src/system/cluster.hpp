@@ -83,6 +83,8 @@ public:
     // search: a NIC's link speed), before a network.bandwidth what-if, which like tc netem's
     // rate limits the wire without changing what the NIC reports.
     double detected_bandwidth = 0;
+    // The share of the route's rate a flow's payload gets (flow_route's payload_factor).
+    double payload_factor = 1;
   };
   RouteFigures route_figures(int a, int b) const;
   double route_bandwidth(int a, int b) const { return route_figures(a, b).bandwidth; }

@@ -81,6 +81,36 @@ KernelTable::Shape read_shape(KernelTable::Kind kind, const YamlReader& row) {
   return s;
 }
 
+// `collectives`: each row one collective's line over `ranks` GPUs of one node's NVLink.
+std::map<KernelTable::CollectiveKey, KernelTable::CollectiveLine> read_collectives(const YamlReader& root) {
+  std::map<KernelTable::CollectiveKey, KernelTable::CollectiveLine> lines;
+  if (!root.has("collectives"))
+    return lines;
+  const std::vector<YamlReader> list = root.list("collectives");
+  for (size_t r = 0; r < list.size(); ++r) {
+    const YamlReader& row = list[r];
+    if (!row.node().IsMap())
+      throw InputError(fmt::format("{}[{}]", root.where("collectives"), r),
+                       "expected a row: a mapping of its keys ({op: all_gather, ...})");
+    row.only({"op", "fabric", "ranks", "bus_GBps", "step_us", "call_us", "from_bytes"});
+    const std::string op = word(row, "op", {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"});
+    word(row, "fabric", {"nvlink"});
+    const double ranks = dimension(row, "ranks");
+    if (ranks < 2)
+      throw InputError(row.where("ranks"), "a collective needs at least 2 ranks");
+    KernelTable::CollectiveLine line;
+    line.bus_Bps = row.number("bus_GBps", 0, 1e6) * 1e9;
+    if (!(line.bus_Bps > 0))
+      throw InputError(row.where("bus_GBps"), "expected a positive bandwidth in GB/s");
+    line.step_s = row.number("step_us", 0, 1e9) * 1e-6;
+    line.call_s = row.number("call_us", 0, 1e9) * 1e-6;
+    line.from_bytes = row.number("from_bytes", 0, 1e15);
+    if (!lines.emplace(KernelTable::CollectiveKey{op, static_cast<int>(ranks)}, line).second)
+      throw InputError(row.where("ranks"), fmt::format("repeats the {} over {} ranks of an earlier row", op, ranks));
+  }
+  return lines;
+}
+
 } // namespace
 
 const char* KernelTable::name_of(Kind kind) { return kKindNames[static_cast<int>(kind)]; }
@@ -131,7 +161,7 @@ std::vector<std::pair<std::string, std::string>> KernelTable::fields(const Shape
 
 KernelTable KernelTable::load(const std::string& path, const std::string& gpu_name, double launch_gap_s) {
   YamlReader root = YamlReader::file(path);
-  root.only({"gpu", "source", "method", "timing", "gemm", "grouped_gemm", "attention", "memory", "pooled"});
+  root.only({"gpu", "source", "method", "timing", "gemm", "grouped_gemm", "attention", "memory", "pooled", "collectives"});
   if (root.text("gpu") != gpu_name)
     throw InputError(root.where("gpu"), fmt::format("'{}' is not the GPU the file is named for ({}): a table of one "
                                                     "GPU's timings must be platforms/kernels/<GPU>.yaml",
@@ -191,12 +221,14 @@ KernelTable KernelTable::load(const std::string& path, const std::string& gpu_na
         throw InputError(row.where("us"), "expected a positive time in microseconds");
     }
   }
-  return from_rows(std::move(rows), path);
+  return from_rows(std::move(rows), path, read_collectives(root));
 }
 
-KernelTable KernelTable::from_rows(std::map<Shape, double> rows, std::string file) {
+KernelTable KernelTable::from_rows(std::map<Shape, double> rows, std::string file,
+                                   std::map<CollectiveKey, CollectiveLine> collectives) {
   KernelTable t;
   t.rows_ = std::move(rows);
+  t.collectives_ = std::move(collectives);
   if (!file.empty())
     t.files_.push_back(std::move(file));
   return t;
@@ -204,7 +236,13 @@ KernelTable KernelTable::from_rows(std::map<Shape, double> rows, std::string fil
 
 void KernelTable::layer_over(const KernelTable& under) {
   rows_.insert(under.rows_.begin(), under.rows_.end()); // keeps a row already here
+  collectives_.insert(under.collectives_.begin(), under.collectives_.end());
   files_.insert(files_.end(), under.files_.begin(), under.files_.end());
+}
+
+const KernelTable::CollectiveLine* KernelTable::collective(const std::string& op, int ranks) const {
+  const auto it = collectives_.find({op, ranks});
+  return it == collectives_.end() ? nullptr : &it->second;
 }
 
 std::optional<KernelTable::Time> KernelTable::find(const Shape& shape) const {

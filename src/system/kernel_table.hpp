@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simgpt {
@@ -50,8 +51,27 @@ public:
   // `launch_gap_s` (the GPU's kernel_launch) added, as the cost model adds it to a kernel it
   // prices: every time the table gives is a kernel's time on a busy stream, gap included.
   static KernelTable load(const std::string& path, const std::string& gpu_name, double launch_gap_s);
+  // A collective NCCL ran over one node's NVLink on this GPU, measured at several sizes and kept
+  // as the line through them (README, "Collectives"): a call of a `bytes` buffer over `ranks` GPUs
+  // takes call_s + steps x step_s + (what each rank's link carries of it) / bus_Bps, its steps
+  // and carried bytes those of a ring (all-gather, reduce-scatter and all-to-all n - 1 steps
+  // carrying (n - 1) / n of the buffer, all-reduce twice both). `from_bytes`: the smallest buffer
+  // the measurements span. Below it a line says nothing (a line's intercept through medium and
+  // large sizes is not a small message's latency); above, a larger buffer only lengthens the
+  // bandwidth term, which the largest sizes measure best.
+  struct CollectiveLine {
+    double bus_Bps = 0, step_s = 0, call_s = 0, from_bytes = 0;
+    auto operator<=>(const CollectiveLine&) const = default;
+  };
+  using CollectiveKey = std::pair<std::string, int>; // op (all_gather, reduce_scatter, all_reduce, all_to_all), ranks
+  // The line of `op` over `ranks` GPUs of one node's NVLink; null where the table has none (no
+  // rank count is inferred from another's).
+  const CollectiveLine* collective(const std::string& op, int ranks) const;
+  size_t collective_lines() const { return collectives_.size(); }
+
   // A table from rows of seconds, gaps included (tests, and tables made in code).
-  static KernelTable from_rows(std::map<Shape, double> rows, std::string file = {});
+  static KernelTable from_rows(std::map<Shape, double> rows, std::string file = {},
+                               std::map<CollectiveKey, CollectiveLine> collectives = {});
   // Adds the rows of `under` whose shapes this table lacks: a user's table over the built-in one.
   void layer_over(const KernelTable& under);
 
@@ -71,6 +91,7 @@ public:
 
 private:
   std::map<Shape, double> rows_;
+  std::map<CollectiveKey, CollectiveLine> collectives_;
   std::vector<std::string> files_;
 };
 

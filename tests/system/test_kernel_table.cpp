@@ -139,3 +139,53 @@ TEST_CASE("a malformed kernel table is refused with its file, row and key") {
   const KernelTable table = KernelTable::load(write_file("pooled", head + pooled + "us: 1}\n"), "X", 0);
   CHECK(table.rows() == 0);
 }
+
+TEST_CASE("a kernel table's collective lines are read by op and rank count, a user's winning, and checked") {
+  const std::string row = "  - {op: all_gather, fabric: nvlink, ranks: 8, bus_GBps: 650, step_us: 9, call_us: 23, "
+                          "from_bytes: 1048576}\n";
+  const std::string head = "gpu: X\nsource: s\nmethod: m\ntiming: isolated\ncollectives:\n";
+  KernelTable t = KernelTable::load(write_file("collectives_user", head + row), "X", 0);
+  t.layer_over(KernelTable::load(
+      write_file("collectives_builtin",
+                 head + "  - {op: all_gather, fabric: nvlink, ranks: 8, bus_GBps: 500, step_us: 1, call_us: 1, "
+                        "from_bytes: 0}\n"
+                        "  - {op: all_to_all, fabric: nvlink, ranks: 4, bus_GBps: 500, step_us: 7, call_us: 19, "
+                        "from_bytes: 0}\n"),
+      "X", 0));
+  const KernelTable::CollectiveLine* gather = t.collective("all_gather", 8);
+  REQUIRE(gather);
+  CHECK(gather->bus_Bps == Approx(650e9));
+  CHECK(gather->step_s == Approx(9e-6));
+  CHECK(gather->call_s == Approx(23e-6));
+  CHECK(gather->from_bytes == 1048576);
+  REQUIRE(t.collective("all_to_all", 4));
+  CHECK(t.collective("all_to_all", 4)->call_s == Approx(19e-6));
+  // No rank count is taken from another's, nor one op's line for another.
+  CHECK_FALSE(t.collective("all_gather", 4));
+  CHECK_FALSE(t.collective("reduce_scatter", 8));
+  CHECK(t.collective_lines() == 2);
+  CHECK(t.rows() == 0);
+
+  const auto refused = [&](const std::string& name, const std::string& text, const std::string& where) {
+    const std::string path = write_file(name, head + text);
+    try {
+      KernelTable::load(path, "X", 0);
+      FAIL("accepted " << name);
+    } catch (const InputError& e) {
+      INFO(e.where() << ": " << e.message());
+      CHECK(e.where().find(path) != std::string::npos);
+      CHECK(e.where().find(where) != std::string::npos);
+    }
+  };
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string r = row;
+    return r.replace(r.find(from), from.size(), to);
+  };
+  refused("collective op", with("all_gather", "broadcast"), "op");
+  refused("collective fabric", with("nvlink", "infiniband"), "fabric");
+  refused("collective ranks", with("ranks: 8", "ranks: 1"), "ranks");
+  refused("collective bus", with("bus_GBps: 650", "bus_GBps: 0"), "bus_GBps");
+  refused("collective step", with("step_us: 9", "step_us: -1"), "step_us");
+  refused("collective key", with("from_bytes", "to_bytes"), "to_bytes");
+  refused("collective repeat", row + row, "ranks");
+}

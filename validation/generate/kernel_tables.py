@@ -59,6 +59,18 @@ POOLED_FIELDS = ("op", "precision", "pass", "shapes", "elements")
 CE_VOCABS = (102400, 129280, 128256, 64128, 32128, 16128, 128512)  # batch 1, sequence 4096
 CE_TOKENS = 4096
 PERMUTE_CASES = ((4096, 5120, 160, 6), (4096, 7168, 256, 8))  # tokens, hidden, experts, top-k; capacity 1
+# SimuMax's collectives (its system file's networks.high_intra_node.op, as
+# tools/b200/build_current_machine_system_config.py wrote them at that commit): each op's name
+# there, the scale and offset its time formula multiplies the per-step latency and the carried
+# bytes by (steps = (n + offset) x scale, bytes x (n - 1) / n x scale), and the name a table row
+# gives it. nccl-tests ran from 1 MiB (--nccl-begin) and the line was fitted to its first 11 sizes
+# (one_click_common.fit_bw_latency, fit_count=11: 1 MiB to 1 GiB); the call latency was timed at
+# world sizes 2, 4 and 8 (--fixed-latency-ws).
+COLLECTIVES = (("all_gather", 1, -1, "all_gather"), ("reduce_scatter", 1, -1, "reduce_scatter"),
+               ("all_reduce", 2, -1, "all_reduce"), ("all2all", 1, -1, "all_to_all"))
+COLLECTIVE_FROM_BYTES = 1 << 20
+COLLECTIVE_RANKS = (2, 4, 8)
+COLLECTIVE_FIELDS = ("op", "fabric", "ranks", "bus_GBps", "step_us", "call_us", "from_bytes")
 # Each kind's keys in the order a row is written (`us` last); rows sort by these, words in ORDER.
 FIELDS = {
     "gemm": ("precision", "layout", "out", "batch", "m", "n", "k"),
@@ -145,6 +157,17 @@ def render_pooled(pooled):
     for row in pooled:
         fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in POOLED_FIELDS)
         out.append(f"  - {{{fields}, us: {row['us']:.1f}}}\n")
+    return "".join(out)
+
+
+def render_collectives(lines):
+    """The `collectives` section: a collective's measured line over one node's NVLink."""
+    if not lines:
+        return ""
+    out = ["collectives:\n"]
+    for row in lines:
+        fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in COLLECTIVE_FIELDS)
+        out.append(f"  - {{{fields}}}\n")
     return "".join(out)
 
 
@@ -347,11 +370,12 @@ def b200(shared):
     else:
         twice = ""
     pooled = b200_pooled(path, d)
+    collectives = b200_collectives(path, d)
     p = f"{peak:g}"
     source = (f"{SIMUMAX}, configs/system/b200_bf16_ceperm.json (../shared/measured/{B200_FILE}): the "
               f"accurate_efficient_factor of accelerator.op matmul ({len(gemm)} shapes), group_matmul "
               f"({len(grouped)}), sdp_fwd and sdp_bwd ({len(attention) // 2} each), and of accelerator.bandwidth "
-              f"ce_fusion, permute_fwd and permute_bwd, which SimuMax's "
+              f"ce_fusion, permute_fwd and permute_bwd, and the collectives of networks.high_intra_node, which SimuMax's "
               f"tools/b200/build_current_machine_system_config.py measured on a B200 with its "
               f"simu_tools/efficency_test scripts (the file's other figures are not measurements and are "
               f"not read)")
@@ -392,12 +416,21 @@ def b200(shared):
         f"2 launches a shape); moe_permute_with_probs then moe_unpermute, forward and apart the backward of their "
         f"sum, bf16 tokens, {' and '.join(f'{t} tokens of {h} to {e} experts top-{k}' for t, h, e, k in PERMUTE_CASES)}, "
         f"capacity factor 1 (elements: the permuted copies' values, ceil(tokens x top-k / experts) x experts x "
-        f"hidden; bytes (2 tokens x hidden + 6 copies x hidden) x 2 a pass, 4 launches a shape).")
+        f"hidden; bytes (2 tokens x hidden + 6 copies x hidden) x 2 a pass, 4 launches a shape). Collectives "
+        f"(networks.high_intra_node.op: all_gather, reduce_scatter, all_reduce, all2all): nccl-tests at world "
+        f"size 8 on the node's NVLink, bf16, 2 warm-up and 10 timed iterations, 3 repeats, from 1 MiB; a "
+        f"straight line fitted to the time of its first 11 sizes (1 MiB to 1 GiB) against the bytes a rank's "
+        f"link carries, its slope the bus bandwidth (efficient_factor x gbps x 2^30 bytes a second) and its "
+        f"intercept spread over the ring's steps (latency_us a step); then each collective of 32 MiB timed "
+        f"through torch.distributed in a loop at world sizes 2, 4 and 8, and what it took beyond the line kept "
+        f"as the call's own latency (fixed_latency_us, one figure where the three agree within 25 us, else "
+        f"one a world size). The line was fitted at world size 8 only: the rows of 2 and 4 ranks are that "
+        f"line with the call latency measured at their size, as SimuMax applies it.")
     return render("B200-SXM-180GB", f"../shared/measured/{B200_FILE}", source, method,
                   # test_fa_efficiency.py times one iteration's kernel span between synchronisations:
                   # no gap to a next kernel, unlike the GEMMs' calls back to back.
                   {"gemm": "back_to_back", "grouped_gemm": "back_to_back", "attention": "isolated"}, tables) + \
-        render_pooled(pooled)
+        render_pooled(pooled) + render_collectives(collectives)
 
 
 def b200_pooled(path, d):
@@ -423,6 +456,36 @@ def b200_pooled(path, d):
     for name, pass_ in (("permute_fwd", "forward"), ("permute_bwd", "backward")):
         rows.append({"op": "moe_permute", "precision": "bf16", "pass": pass_, "shapes": len(copies),
                      "elements": sum(copies), "us": summed_us(name, permute_bytes, 4, len(copies))})
+    return rows
+
+
+def b200_collectives(path, d):
+    """The lines SimuMax fitted to nccl-tests on the B200 node, with their measured call latency."""
+    net = (d.get("networks") or {}).get("high_intra_node")
+    if not isinstance(net, dict):
+        fail(path, "no networks.high_intra_node")
+    bandwidth = net.get("bandwidth") or {}
+    if bandwidth.get("efficient_factor") != 1.0 or not isinstance(bandwidth.get("gbps"), (int, float)):
+        fail(path, "networks.high_intra_node.bandwidth: expected gbps and an efficient_factor of 1.0 "
+                   "(each op's own factor then carries its fitted bandwidth)")
+    rows = []
+    for name, scale, offset, op in COLLECTIVES:
+        where = f"{path}: networks.high_intra_node.op.{name}"
+        entry = (net.get("op") or {}).get(name)
+        if not isinstance(entry, dict):
+            fail(where, "missing")
+        if entry.get("scale") != scale or entry.get("offset") != offset:
+            fail(where, f"scale {entry.get('scale')}, offset {entry.get('offset')}: expected {scale} and {offset}, "
+                        "the ring's steps and bytes this table's rows take")
+        for key in ("efficient_factor", "latency_us", "fixed_latency_us"):
+            if not isinstance(entry.get(key), (int, float)) or entry[key] < 0:
+                fail(where, f"{key} is not a number of at least 0")
+        by_ranks = entry.get("fixed_latency_us_by_comm_num") or {}
+        for ranks in COLLECTIVE_RANKS:
+            call = by_ranks.get(str(ranks), entry["fixed_latency_us"]) if by_ranks else entry["fixed_latency_us"]
+            rows.append({"op": op, "fabric": "nvlink", "ranks": ranks,
+                         "bus_GBps": round(entry["efficient_factor"] * bandwidth["gbps"] * 1024**3 / 1e9, 2),
+                         "step_us": entry["latency_us"], "call_us": call, "from_bytes": COLLECTIVE_FROM_BYTES})
     return rows
 
 
