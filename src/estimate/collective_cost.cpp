@@ -14,10 +14,10 @@ const GroupRings& CollectiveCosts::rings(const std::vector<int>& group) {
 }
 
 CollectiveFlows CollectiveCosts::flows(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                       double bytes) {
+                                       double bytes, bool library) {
   const GroupRings& r = rings(group);
   return collective_flows(kind, algorithm, r.rings, bytes, r.step_latency,
-                          collective_timing(profile_, topology_, r.rings, kind, bytes));
+                          collective_timing(profile_, topology_, r.rings, kind, bytes, library));
 }
 
 const std::vector<std::vector<int>>& GroupFamily::neighbours(const std::vector<int>& group, const Cluster& cluster) {
@@ -51,7 +51,7 @@ double CollectiveCosts::seconds(const std::vector<int>& group, CollectiveKind ki
   }
   std::vector<CollectiveFlows> each;
   for (const std::vector<int>& g : neighbours)
-    each.push_back(flows(g, kind, algorithm, bytes));
+    each.push_back(flows(g, kind, algorithm, bytes, flow_floor_s <= 0)); // a floor: a flex dispatcher's exchange
   // Phase by phase, every group's flows of that phase run together.
   FlowTime total{0, false};
   for (size_t p = 0; p < each.front().phases.size(); ++p) {

@@ -52,7 +52,8 @@ public:
   // (group among them) runs the same one at once. Only the family's groups with a GPU on one of
   // `group`'s nodes are priced against it: the others meet its flows in the fabric between nodes
   // only, which the presets build without oversubscription. Its flows take at least
-  // `flow_floor_s` (a kernel-driven exchange's own rate: Task::flow_floor_s).
+  // `flow_floor_s` (a kernel-driven exchange's own rate: Task::flow_floor_s), which is not the
+  // collective library's, so no measured line of the library's prices it.
   double seconds(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
                  GroupFamily& family, double flow_floor_s = 0);
 
@@ -66,7 +67,8 @@ public:
 
 private:
   const GroupRings& rings(const std::vector<int>& group);
-  CollectiveFlows flows(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes);
+  CollectiveFlows flows(const std::vector<int>& group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
+                        bool library);
 };
 
 } // namespace simgpt

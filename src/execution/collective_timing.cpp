@@ -111,14 +111,15 @@ std::optional<CollectiveTiming> measured_timing(const Profile& profile, const To
 } // namespace
 
 CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
-                                   CollectiveKind kind, double bytes) {
+                                   CollectiveKind kind, double bytes, bool library) {
   CollectiveTiming timing;
   const int n = rings.empty() ? 0 : static_cast<int>(rings.front().gpus.size());
   if (n < 2)
     return timing;
   const double hop = ring_hop_latency(topology, rings);
-  if (std::optional<CollectiveTiming> measured = measured_timing(profile, topology, rings, kind, bytes))
-    return *measured;
+  if (library)
+    if (std::optional<CollectiveTiming> measured = measured_timing(profile, topology, rings, kind, bytes))
+      return *measured;
   if (!profile.nccl.loaded()) {
     timing.exit_latency_s = (ring_steps(kind, n) - 1) * (hop + profile.collective_step_overhead_s);
     return timing;

@@ -35,7 +35,9 @@ GroupRings group_rings(const Profile& profile, const Topology& topology, const s
 // at that many; NcclTuning::ring_channels).
 std::vector<Ring> library_rings(std::vector<Ring> rings, const NcclTuning& library);
 
+// `library` false: an exchange the collective library does not run (a flex dispatcher's own
+// kernels, DeepEP's or Hybrid-EP's), which no measured line of the library's prices.
 CollectiveTiming collective_timing(const Profile& profile, const Topology& topology, const std::vector<Ring>& rings,
-                                   CollectiveKind kind, double bytes);
+                                   CollectiveKind kind, double bytes, bool library = true);
 
 } // namespace simgpt

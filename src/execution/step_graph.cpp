@@ -554,8 +554,9 @@ private:
       const bool measures = measure == Measure::first;
       for (size_t i = 0; i < streams; ++i)
         streams_.flush(gpus[i]);
-      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measures);
-      out_.graph[id].flow_floor_s = static_cast<float>(dispatch_floor(dimension, kind, bytes));
+      const double floor = dispatch_floor(dimension, kind, bytes);
+      const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measures, floor <= 0);
+      out_.graph[id].flow_floor_s = static_cast<float>(floor);
       for (size_t i = 0; i < streams; ++i)
         streams_.append(gpus[i], id);
       if (measures)
@@ -564,8 +565,9 @@ private:
     }
     for (int gpu : gpus)
       streams_.flush(gpu);
-    CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, times);
-    if (const double floor = dispatch_floor(dimension, kind, bytes); floor > 0)
+    const double floor = dispatch_floor(dimension, kind, bytes);
+    CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, times, true, floor <= 0);
+    if (floor > 0)
       out_.graph[add_collective_floor(out_.graph, c, kind, floor)].dimension = dimension;
     for (int gpu : gpus) {
       boost::add_edge(*streams_.tail(gpu), c.entry, out_.graph);

@@ -2,7 +2,8 @@
 // over one node's NVLink in place of NCCL's tuning model: its call, its ring steps and its bytes at
 // the measured bus bandwidth, the flows' byte factor scaled so that the links NCCL detects carry
 // them at that bandwidth. Elsewhere (a smaller buffer, a rank count or an op the table lacks, two
-// nodes, a collective library the profile does not load) NCCL's model as before.
+// nodes, a collective library the profile does not load, an exchange the library does not run)
+// NCCL's model as before.
 #include "execution/collective_timing.hpp"
 #include "system/kernel_table.hpp"
 #include "simgpt/framework/profile.hpp"
@@ -117,6 +118,11 @@ TEST_CASE("outside a measured line's reach a collective keeps NCCL's model") {
   // Over two nodes of 4: the line is of one node's NVLink.
   const NodeTopology two_nodes(&t, 4);
   CHECK(same(two_nodes, 8, CollectiveKind::allgather, bytes, 4));
+  // An exchange the library does not run (a flex dispatcher's kernels): NCCL's line is not its.
+  const CollectiveTiming flex = collective_timing(profile, measured, ring_of(4), CollectiveKind::all_to_all, bytes, false);
+  const CollectiveTiming nccl = collective_timing(profile, unmeasured, ring_of(4), CollectiveKind::all_to_all, bytes);
+  CHECK(flex.exit_latency_s == nccl.exit_latency_s);
+  CHECK(flex.byte_factor == nccl.byte_factor);
   // A profile without NCCL: the line is NCCL's, and the profile's own step model stays.
   Profile plain = profile;
   plain.nccl = NcclTuning{};

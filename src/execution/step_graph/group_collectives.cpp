@@ -32,11 +32,12 @@ void GroupCollectives::count(CommDimension dimension, const std::vector<int>& gp
 }
 
 CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
-                                      double bytes, CollectiveAlgorithm algorithm, int times, bool counted) {
+                                      double bytes, CollectiveAlgorithm algorithm, int times, bool counted,
+                                      bool library) {
   check_task_limit(out_.graph, max_tasks_);
   if (algorithm == CollectiveAlgorithm::ring && whole_)
     if (auto whole = whole_->find(gpus); whole != whole_->end()) {
-      const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second);
+      const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second, true, library);
       if (counted)
         count(dimension, gpus, kind, bytes, times);
       return {id, id};
@@ -44,7 +45,7 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
   const GroupRings& group = rings(gpus);
   const TaskId first = boost::num_vertices(out_.graph);
   CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency,
-                                     timing(gpus, kind, bytes));
+                                     timing(gpus, kind, bytes, library));
   for (TaskId v = first; v < boost::num_vertices(out_.graph); ++v) // its entry, flows, joins and exit
     out_.graph[v].dimension = dimension;
   if (counted)
@@ -53,8 +54,8 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
 }
 
 TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
-                                   double bytes, int index, bool measured) {
-  const CollectiveTiming t = timing(gpus, kind, bytes);
+                                   double bytes, int index, bool measured, bool library) {
+  const CollectiveTiming t = timing(gpus, kind, bytes, library);
   Task task;
   task.kind = Task::Kind::isolated_collective;
   task.phase = Task::Phase::collective;
@@ -68,8 +69,9 @@ TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<in
   return boost::add_vertex(task, out_.graph);
 }
 
-CollectiveTiming GroupCollectives::timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes) {
-  return collective_timing(profile_, topology_, rings(gpus).rings, kind, bytes);
+CollectiveTiming GroupCollectives::timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes,
+                                          bool library) {
+  return collective_timing(profile_, topology_, rings(gpus).rings, kind, bytes, library);
 }
 
 } // namespace simgpt::step_graph

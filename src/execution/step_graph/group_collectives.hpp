@@ -34,14 +34,15 @@ public:
   // `times`: how many groups' alike collectives this one stands for.
   void count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1);
 
-  // What a ring collective of the group pays beyond its flows (execution/collective_timing).
-  CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes);
+  // What a ring collective of the group pays beyond its flows (execution/collective_timing;
+  // `library` false: not the collective library's, a flex dispatcher's exchange).
+  CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes, bool library = true);
 
   // A collective of the group replayed whole (Task::Kind::isolated_collective over
   // StepGraph::isolated[`index`]): one task of its flows' bytes and step latencies, not counted.
   // `measured`: whether the replay takes its flows' time as that of the others like it (Task::unmeasured).
   TaskId add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int index,
-                   bool measured = true);
+                   bool measured = true, bool library = true);
 
   // The groups whose ring collectives are replayed whole, by their index in StepGraph::isolated
   // (StandIns::whole_index).
@@ -52,7 +53,8 @@ public:
   // algorithm one task (Task::Kind::isolated_collective, its entry and exit). `counted` false: a
   // part of a collective that the caller counts whole.
   CollectiveTasks add(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                      CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1, bool counted = true);
+                      CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring, int times = 1, bool counted = true,
+                      bool library = true);
 };
 
 } // namespace simgpt::step_graph
