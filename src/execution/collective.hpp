@@ -25,6 +25,7 @@ inline const char* to_string(CollectiveKind k) { return name_of(k); }
 struct CollectiveTiming {
   double exit_latency_s = 0;
   double byte_factor = 1;
+  bool from_table = false; // a GPU's kernel table's measured line, not the library's tuning model
 };
 
 struct CollectiveTasks {

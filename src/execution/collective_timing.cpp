@@ -102,6 +102,7 @@ std::optional<CollectiveTiming> measured_timing(const Profile& profile, const To
       payload = std::min(payload, topology.route_payload_factor(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));
   const int steps = kind == CollectiveKind::allreduce ? 2 * (n - 1) : n - 1;
   CollectiveTiming timing;
+  timing.from_table = true;
   timing.byte_factor = payload * shape.detected_bus_Bps / line->bus_Bps;
   timing.exit_latency_s = std::max(0.0, line->call_s + steps * std::max(line->step_s, shape.intra_wire_s) -
                                             ring_hop_latency(topology, rings));

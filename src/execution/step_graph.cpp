@@ -493,7 +493,7 @@ private:
         collectives_.add(CommDimension::tp, group, kind, first_bytes, CollectiveAlgorithm::ring, times, false);
     const CollectiveTasks second =
         collectives_.add(CommDimension::tp, group, kind, bytes - first_bytes, CollectiveAlgorithm::ring, times, false);
-    collectives_.count(CommDimension::tp, group, kind, bytes, times);
+    collectives_.count(CommDimension::tp, group, kind, bytes, times, collectives_.timing(group, kind, bytes).from_table);
     for (int gpu : group)
       boost::add_edge(*streams_.tail(gpu), first.entry, out_.graph);
     boost::add_edge(first.exit, second.entry, out_.graph);
@@ -534,8 +534,9 @@ private:
   void blocking_collective(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
                            double overlap_s = 0, int spans = 1, bool beside = false, Measure measure = Measure::first) {
     const int times = stand_ins_.group_weight(spans);
+    const double floor = dispatch_floor(dimension, kind, bytes);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
-      collectives_.count(dimension, gpus, kind, bytes, times);
+      collectives_.count(dimension, gpus, kind, bytes, times, collectives_.timing(gpus, kind, bytes, floor <= 0).from_table);
       // The streams it joins: the group's first GPU's, or where an expert-parallel group spans the
       // tensor ranks (expert_group) each rank's, its first replica's GPUs, which stand for the rest.
       const size_t streams =
@@ -554,7 +555,6 @@ private:
       const bool measures = measure == Measure::first;
       for (size_t i = 0; i < streams; ++i)
         streams_.flush(gpus[i]);
-      const double floor = dispatch_floor(dimension, kind, bytes);
       const TaskId id = collectives_.add_whole(dimension, gpus, kind, bytes, isolated->second, measures, floor <= 0);
       out_.graph[id].flow_floor_s = static_cast<float>(floor);
       for (size_t i = 0; i < streams; ++i)
@@ -565,7 +565,6 @@ private:
     }
     for (int gpu : gpus)
       streams_.flush(gpu);
-    const double floor = dispatch_floor(dimension, kind, bytes);
     CollectiveTasks c = collectives_.add(dimension, gpus, kind, bytes, CollectiveAlgorithm::ring, times, true, floor <= 0);
     if (floor > 0)
       out_.graph[add_collective_floor(out_.graph, c, kind, floor)].dimension = dimension;

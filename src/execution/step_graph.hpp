@@ -62,6 +62,7 @@ struct CollectiveCount {
   int count = 0;      // over all groups
   int first_gpu = 0;  // those GPU 0 takes part in: what one rank runs, as frameworks count them
   double bytes = 0; // bytes each member sends, summed over collectives and members
+  int from_table = 0; // of `count`, those a kernel table's measured line priced (CollectiveTiming::from_table)
 };
 
 // Kernels of one layer (or of none: the embedding, head, optimizer and the framework's host time

@@ -110,6 +110,7 @@ std::vector<Report::Communication> communication_by_dimension(const StepGraph& s
       c.count = count->second.count;
       c.per_gpu = count->second.first_gpu;
       c.bytes = count->second.bytes;
+      c.from_table = count->second.from_table;
     }
     const std::vector<Interval> flight = merged(std::move(busy.at(static_cast<size_t>(d.value))));
     c.in_flight_s = length(flight);

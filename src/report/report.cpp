@@ -57,6 +57,13 @@ std::string communication_text(const std::vector<Report::Communication>& dimensi
                           num(c.exposed_s, 3));
   if (rows.empty())
     return "";
+  // Which collectives a kernel table's measured lines priced (KernelTable::CollectiveLine), where any.
+  std::string tabled;
+  for (const Report::Communication& c : dimensions)
+    if (c.from_table > 0)
+      tabled += fmt::format("{}{} {} of {}", tabled.empty() ? "" : ", ", c.dimension, c.from_table, c.count);
+  if (!tabled.empty())
+    rows += fmt::format("  {:<11} measured on the GPU (its kernel table's collectives): {}\n", "", tabled);
   return fmt::format("  comm        by parallel dimension; in flight and hidden under compute on GPU {}, exposed on "
                      "the critical path\n  {:<11} {:<9} {:>11} {:>8} {:>10} {:>11} {:>9} {:>10}\n",
                      view_gpu, "", "dimension", "collectives", "on GPU 0", "GB sent", "in flight s", "hidden s",

@@ -111,6 +111,9 @@ nlohmann::ordered_json report_json(const Report& r) {
                            {"in_flight_s", rounded(c.in_flight_s)},
                            {"hidden_s", rounded(c.hidden_s)},
                            {"exposed_s", rounded(c.exposed_s)}};
+    for (const Report::Communication& c : r.communication)
+      if (c.from_table > 0)
+        comm[c.dimension]["from_table"] = c.from_table;
   }
   constexpr double GiB = 1024.0 * 1024 * 1024;
   j["peak_memory_gib"] = rounded(r.peak_memory_bytes / GiB);
@@ -279,7 +282,8 @@ Report report_from_json(const nlohmann::ordered_json& j) {
         }
         r.communication.push_back({dimension, c.at("count").get<int>(), c.at("per_gpu").get<int>(),
                                    c.at("bytes").get<double>(), c.at("in_flight_s").get<double>(),
-                                   c.at("hidden_s").get<double>(), c.at("exposed_s").get<double>()});
+                                   c.at("hidden_s").get<double>(), c.at("exposed_s").get<double>(),
+                                   c.value("from_table", 0)});
       }
     r.peak_memory_bytes = j.at("peak_memory_gib").get<double>() * kGiB;
     r.peak_memory_stage = j.at("peak_memory_stage").get<int>();

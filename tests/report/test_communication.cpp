@@ -81,3 +81,27 @@ TEST_CASE("context parallelism's all-to-alls count as cp, not as tensor or data 
   CHECK(field(r, "pp", "count") == 0);
   CHECK(field(r, "dp", "count") > 0); // gradients over dp x cp ranks
 }
+
+TEST_CASE("the communication report counts the collectives a kernel table's measured lines priced") {
+  const DataPaths data = default_data_paths();
+  const auto on = [&](const char* platform, const Overrides& o) {
+    return run_isolated([&] {
+      const Workload w = load_workload(data.find("workloads/gpt3xl.yaml"), o);
+      return report_json(simulate(data.find(platform), w, data));
+    });
+  };
+  const Overrides split{{"framework", "megatron"},       {"parallelism.tp", "4"},       {"parallelism.dp", "2"},
+                        {"parallelism.sequence_parallel", "true"}, {"training.global_batch", "8"},
+                        {"training.micro_batch", "1"}, {"training.precision", "bf16"},
+                        {"parallelism.schedule", "1f1b"}, {"parallelism.pp", "1"}};
+  // B200's table holds NVLink lines for 2, 4 and 8 ranks: every tensor- and data-parallel
+  // collective of one node takes one.
+  const auto b200 = on("platforms/dgx_b200.xml", split);
+  CHECK(b200["communication"]["tp"]["count"].get<int>() > 0);
+  CHECK(b200["communication"]["tp"]["from_table"] == b200["communication"]["tp"]["count"]);
+  CHECK(b200["communication"]["dp"]["from_table"] == b200["communication"]["dp"]["count"]);
+  // H200 has a kernel table with no collectives: NCCL's model, nothing counted.
+  const auto h200 = on("platforms/dgx_h200.xml", split);
+  CHECK(h200["communication"]["tp"]["count"].get<int>() > 0);
+  CHECK_FALSE(h200["communication"]["tp"].contains("from_table"));
+}

@@ -130,6 +130,7 @@ struct Report {
     double in_flight_s = 0;
     double hidden_s = 0;  // of in_flight_s, while view_gpu computes
     double exposed_s = 0; // on the critical path
+    int from_table = 0;   // of count, priced by a kernel table's measured line over NVLink
   };
   std::vector<Communication> communication;
   int communication_gpu = 0; // the view GPU of in_flight_s and hidden_s

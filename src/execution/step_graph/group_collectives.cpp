@@ -17,7 +17,7 @@ const GroupRings& GroupCollectives::rings(const std::vector<int>& gpus) {
 }
 
 void GroupCollectives::count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes,
-                             int times) {
+                             int times, bool from_table) {
   CollectiveCount*& by_kind = counts_.at(static_cast<size_t>(kind));
   if (!by_kind) // a map's entries stay where they are
     by_kind = &out_.collectives[to_string(kind)];
@@ -28,6 +28,7 @@ void GroupCollectives::count(CommDimension dimension, const std::vector<int>& gp
     count->count += times;
     count->first_gpu += first_gpu ? 1 : 0;
     count->bytes += sent;
+    count->from_table += from_table ? times : 0;
   }
 }
 
@@ -39,17 +40,17 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
     if (auto whole = whole_->find(gpus); whole != whole_->end()) {
       const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second, true, library);
       if (counted)
-        count(dimension, gpus, kind, bytes, times);
+        count(dimension, gpus, kind, bytes, times, timing(gpus, kind, bytes, library).from_table);
       return {id, id};
     }
   const GroupRings& group = rings(gpus);
   const TaskId first = boost::num_vertices(out_.graph);
-  CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency,
-                                     timing(gpus, kind, bytes, library));
+  const CollectiveTiming t = timing(gpus, kind, bytes, library);
+  CollectiveTasks c = add_collective(out_.graph, kind, algorithm, group.rings, bytes, group.step_latency, t);
   for (TaskId v = first; v < boost::num_vertices(out_.graph); ++v) // its entry, flows, joins and exit
     out_.graph[v].dimension = dimension;
   if (counted)
-    count(dimension, gpus, kind, bytes, times);
+    count(dimension, gpus, kind, bytes, times, t.from_table);
   return c;
 }
 

@@ -32,7 +32,9 @@ public:
 
   // Counts a collective of the group for the reports, by kind and by the dimension it serves.
   // `times`: how many groups' alike collectives this one stands for.
-  void count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1);
+  // `from_table`: priced by a kernel table's measured line (CollectiveTiming::from_table).
+  void count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1,
+             bool from_table = false);
 
   // What a ring collective of the group pays beyond its flows (execution/collective_timing;
   // `library` false: not the collective library's, a flex dispatcher's exchange).
