@@ -25,6 +25,19 @@ std::string write_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+// Loading the file `text` written as `name` fails with the file and `where` named.
+void refused(const std::string& name, const std::string& text, const std::string& where) {
+  const std::string path = write_file(name, text);
+  try {
+    KernelTable::load(path, "X", 0);
+    FAIL("accepted " << name);
+  } catch (const InputError& e) {
+    INFO(e.where() << ": " << e.message());
+    CHECK(e.where().find(path) != std::string::npos);
+    CHECK(e.where().find(where) != std::string::npos);
+  }
+}
+
 } // namespace
 
 TEST_CASE("a kernel table gives a row's time, and interpolates one dimension between its nearest rows") {
@@ -94,17 +107,6 @@ gemm:
 }
 
 TEST_CASE("a malformed kernel table is refused with its file, row and key") {
-  const auto refused = [](const std::string& name, const std::string& text, const std::string& where) {
-    const std::string path = write_file(name, text);
-    try {
-      KernelTable::load(path, "X", 0);
-      FAIL("accepted " << name);
-    } catch (const InputError& e) {
-      INFO(e.where() << ": " << e.message());
-      CHECK(e.where().find(path) != std::string::npos);
-      CHECK(e.where().find(where) != std::string::npos);
-    }
-  };
   const std::string head = "gpu: X\nsource: s\nmethod: m\ntiming: isolated\n";
   refused("gpu", "gpu: Y\nsource: s\nmethod: m\ntiming: isolated\n", "gpu");
   refused("timing", "gpu: X\nsource: s\nmethod: m\ntiming: sometimes\n", "timing");
@@ -166,20 +168,9 @@ TEST_CASE("a kernel table's collective lines are read by op and rank count, a us
   CHECK(t.collective_lines() == 2);
   CHECK(t.rows() == 0);
 
-  const auto refused = [&](const std::string& name, const std::string& text, const std::string& where) {
-    const std::string path = write_file(name, head + text);
-    try {
-      KernelTable::load(path, "X", 0);
-      FAIL("accepted " << name);
-    } catch (const InputError& e) {
-      INFO(e.where() << ": " << e.message());
-      CHECK(e.where().find(path) != std::string::npos);
-      CHECK(e.where().find(where) != std::string::npos);
-    }
-  };
   const auto with = [&](const std::string& from, const std::string& to) {
     std::string r = row;
-    return r.replace(r.find(from), from.size(), to);
+    return head + r.replace(r.find(from), from.size(), to);
   };
   refused("collective op", with("all_gather", "broadcast"), "op");
   refused("collective fabric", with("nvlink", "infiniband"), "fabric");
@@ -187,5 +178,5 @@ TEST_CASE("a kernel table's collective lines are read by op and rank count, a us
   refused("collective bus", with("bus_GBps: 650", "bus_GBps: 0"), "bus_GBps");
   refused("collective step", with("step_us: 9", "step_us: -1"), "step_us");
   refused("collective key", with("from_bytes", "to_bytes"), "to_bytes");
-  refused("collective repeat", row + row, "ranks");
+  refused("collective repeat", head + row + row, "ranks");
 }

@@ -149,25 +149,15 @@ def render(gpu, source_dir, source, method, timing, tables):
     return "".join(out)
 
 
-def render_pooled(pooled):
-    """The `pooled` section: measurements given only as a sum over several shapes."""
-    if not pooled:
+def render_section(name, rows, fields, us=True):
+    """A section of rows written by their keys (`pooled`: measurements given only as a sum over
+    several shapes, `us` last; `collectives`: a collective's measured line, no `us`)."""
+    if not rows:
         return ""
-    out = ["pooled:\n"]
-    for row in pooled:
-        fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in POOLED_FIELDS)
-        out.append(f"  - {{{fields}, us: {row['us']:.1f}}}\n")
-    return "".join(out)
-
-
-def render_collectives(lines):
-    """The `collectives` section: a collective's measured line over one node's NVLink."""
-    if not lines:
-        return ""
-    out = ["collectives:\n"]
-    for row in lines:
-        fields = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in COLLECTIVE_FIELDS)
-        out.append(f"  - {{{fields}}}\n")
+    out = [f"{name}:\n"]
+    for row in rows:
+        values = ", ".join(f"{f}: {yaml_scalar(row[f])}" for f in fields)
+        out.append(f"  - {{{values}, us: {row['us']:.1f}}}\n" if us else f"  - {{{values}}}\n")
     return "".join(out)
 
 
@@ -430,7 +420,8 @@ def b200(shared):
                   # test_fa_efficiency.py times one iteration's kernel span between synchronisations:
                   # no gap to a next kernel, unlike the GEMMs' calls back to back.
                   {"gemm": "back_to_back", "grouped_gemm": "back_to_back", "attention": "isolated"}, tables) + \
-        render_pooled(pooled) + render_collectives(collectives)
+        render_section("pooled", pooled, POOLED_FIELDS) + \
+        render_section("collectives", collectives, COLLECTIVE_FIELDS, us=False)
 
 
 def b200_pooled(path, d):
