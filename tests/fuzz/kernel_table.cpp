@@ -1,7 +1,8 @@
 // libFuzzer target: a kernel table (platforms/kernels/<GPU>.yaml, system/kernel_table.hpp) on
 // arbitrary YAML text. InputError (and LimitError) is the loader's answer to bad input; any other
 // exception escapes (std::terminate, a finding), as does any crash or sanitizer report, or a loaded
-// table that answers a lookup with a time that is not finite and positive.
+// table that answers a lookup with a time that is not finite and positive, or holds a collective's
+// line that is not finite.
 #include "simgpt/core/error.hpp"
 #include "system/kernel_table.hpp"
 
@@ -36,6 +37,14 @@ void check_lookups(const simgpt::KernelTable& t) {
   for (const KernelTable::Shape& s : shapes)
     if (const auto time = t.find(s); time && !(std::isfinite(time->seconds) && time->seconds > 0))
       std::abort();
+  // A collective's line: a finite positive bandwidth, finite times and size of at least 0.
+  for (const char* op : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"})
+    for (int ranks : {2, 4, 8})
+      if (const KernelTable::CollectiveLine* line = t.collective(op, ranks);
+          line && !(std::isfinite(line->bus_Bps) && line->bus_Bps > 0 && std::isfinite(line->step_s) &&
+                    line->step_s >= 0 && std::isfinite(line->call_s) && line->call_s >= 0 &&
+                    std::isfinite(line->from_bytes) && line->from_bytes >= 0))
+        std::abort();
 }
 
 } // namespace
