@@ -215,8 +215,12 @@ class TorchTimer:
                 "warm-up calls then %d calls each between two CUDA events after a barrier, the slowest rank's "
                 "median; a line fitted to each op's times against the bytes a rank's link carries (slope: the bus "
                 "bandwidth; intercept: the ring's steps); call_us 0, the calls timed through torch.distributed"
-                % (self.ranks, torch.cuda.get_device_name(), ".".join(map(str, torch.cuda.nccl.version())),
+                % (self.ranks, torch.cuda.get_device_name(), self.nccl_version(),
                    torch.__version__, torch.version.cuda, datetime.date.today().isoformat(), args.warmup, args.reps))
+
+    def nccl_version(self):
+        version = self.torch.cuda.nccl.version()  # a tuple in recent torch, an int (2.18.3: 21803) before
+        return ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
 
     def finish(self):
         self.dist.destroy_process_group()
