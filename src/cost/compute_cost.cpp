@@ -277,12 +277,25 @@ void ComputeCostModel::account(const Kernels& ks, double calls, KernelLedger& le
 // layer's blocks forward and backward, megatron/core/transformer/cuda_graphs.py, or TransformerEngine's
 // make_graphed_callables for the scopes named): the whole block is issued as it begins, and only
 // the GPU's gap between kernels (kernel_launch) remains.
+//
+// A grouped GEMM is one GEMM a group, each issued by TransformerEngine's own loop (general_grouped_gemm
+// reaches multi_stream_cublas_gemm: a cuBLASLt call per group, its descriptors and heuristic query
+// made each time; transformer_engine/common/gemm/cublaslt_gemm.cu, v2.11), which takes the GPU's
+// grouped_gemm_launch a group (the profile's compute.grouped_gemm per_group): B200's grouped GEMMs as measured take 8.6-9.4 us a group at 261 to 561
+// TFLOP/s alike (platforms/kernels/B200-SXM-180GB.yaml: 80 groups of 308 rows and 160 of 154, the
+// same FLOPs, take 690 and 1403 us), so the loop, not the tensor cores, sets their time. The host
+// is in the loop for that long, and the kernel cannot end before its last GEMM is issued. Captured
+// in a CUDA graph, the loop is not run again.
 double ComputeCostModel::seconds(const Kernels& ks, GraphScope scope) const {
-  const double per_kernel_issue = profile_.cuda_graphs.captures(scope) ? 0.0 : profile_.op_overhead_s;
+  const bool captured = profile_.cuda_graphs.captures(scope);
+  const double per_kernel_issue = captured ? 0.0 : profile_.op_overhead_s;
   double issued = 0, done = 0;
   for (const Kernel& k : ks) {
-    done = std::max(done, issued) + kernel_seconds(k);
-    issued += per_kernel_issue;
+    const double loop = k.kind == Kernel::Kind::gemm && k.grouped && profile_.grouped_gemm_per_group && !captured
+                            ? std::ceil(k.batch) * gpu_.grouped_gemm_launch_s
+                            : 0.0;
+    done = std::max(std::max(done, issued) + kernel_seconds(k), issued + loop);
+    issued += per_kernel_issue + loop;
   }
   return done;
 }

@@ -208,12 +208,13 @@ const YamlSection<Profile> kComputeSection = {
      flag_field("ring_attention_fp32_merge", &Profile::ring_attention_fp32_merge),
      flag_field("te_cross_entropy", &Profile::te_cross_entropy),
      either_field("attention_kernel", &Profile::attention_flash2, "tiled", "flash2"),
+     either_field("grouped_gemm", &Profile::grouped_gemm_per_group, "one_kernel", "per_group"),
      either_field("selective_recompute", &Profile::selective_every_second_matmul, "attention_core",
                   "every_second_matmul"),
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      {"cuda_graphs", read_cuda_graphs},
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "te_cross_entropy", "attention_kernel", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "te_cross_entropy", "attention_kernel", "grouped_gemm", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kOptimizerSection = {

@@ -40,7 +40,7 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
     r.only({"peak_tflops", "memory_bandwidth", "memory", "sms", "gemm_efficiency", "memory_efficiency",
             "kernel_launch", "gemm_tile", "compute_capability", "unaligned_gemm_efficiency",
             "strided_memory_efficiency", "flash_attention_2", "grouped_gemm_efficiency", "host_bandwidth",
-            "memory_op_efficiency"});
+            "memory_op_efficiency", "grouped_gemm_launch"});
     GpuSpec g;
     g.name = name;
     g.file = path;
@@ -73,6 +73,8 @@ std::map<std::string, GpuSpec> read_catalog_file(const std::string& path) {
       g.flash2_backward_efficiency = fa2.number("backward", 0.01, 1.0);
     }
     g.kernel_launch_s = r.quantity("kernel_launch", parse_duration);
+    if (r.has("grouped_gemm_launch"))
+      g.grouped_gemm_launch_s = r.quantity("grouped_gemm_launch", parse_duration);
     g.gemm_tile = static_cast<int>(r.number("gemm_tile", 1));
     g.compute_capability = r.number_or("compute_capability", 0, 1, 20);
     for (const auto& [precision, peak] : g.peak_flops)

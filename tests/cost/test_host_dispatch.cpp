@@ -84,3 +84,32 @@ TEST_CASE("a CUDA graph scope spares only its own blocks the host's issue time")
                            GraphScope::none})
     CHECK(cost.seconds(short_kernels, eager) == Approx(9 * 50e-6 + 1e-6));
 }
+
+TEST_CASE("TransformerEngine's grouped GEMM takes the GPU's loop time a group, unless captured in a CUDA graph") {
+  GpuSpec gpu = host_test_gpu();
+  gpu.grouped_gemm_launch_s = 8e-6;
+  Profile profile;
+  profile.op_overhead_s = 10e-6;
+  profile.grouped_gemm_per_group = true;
+  // 16 experts of 64 x 64 x 64: each GEMM a fraction of a microsecond on the GPU.
+  Kernel experts = Kernel::gemm(64, 64, 64, 16);
+  experts.grouped = true;
+  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  CHECK(cost.seconds({experts}) == Approx(16 * 8e-6));
+  // The loop holds the host: a short kernel after it is issued 10 us after the loop's end.
+  CHECK(cost.seconds({experts, Kernel::memory(1e6)}) == Approx(16 * 8e-6 + 10e-6 + 1e-6));
+  // Where the GEMMs take longer than the loop, their GPU time.
+  Kernel large = Kernel::gemm(8192, 8192, 8192, 16);
+  large.grouped = true;
+  CHECK(cost.seconds({large}) == Approx(cost.kernel_seconds(large)));
+  // A framework with one kernel for all groups (compute.grouped_gemm one_kernel), or the experts
+  // captured in a CUDA graph, has no loop.
+  Profile one_kernel = profile;
+  one_kernel.grouped_gemm_per_group = false;
+  CHECK(ComputeCostModel(gpu, one_kernel, Precision::fp16, "test").seconds({experts}) ==
+        Approx(cost.kernel_seconds(experts)));
+  Profile graphed = profile;
+  graphed.cuda_graphs.moe = true;
+  CHECK(ComputeCostModel(gpu, graphed, Precision::fp16, "test").seconds({experts}, GraphScope::moe) ==
+        Approx(cost.kernel_seconds(experts)));
+}

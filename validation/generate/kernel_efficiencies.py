@@ -25,9 +25,15 @@ measured time, or for a grouped GEMM leave it no time) say nothing of the tensor
 precision is the median over its rows, rounded to two decimals, with its rows' count, 10th and
 90th percentiles: catalog precision of a figure that varies by shape by more than that.
 
+A grouped GEMM is one GEMM a group issued by TransformerEngine's loop, which takes a time of its
+own a GEMM (compute_cost.cpp, seconds): grouped_gemm_launch is the least time a group over the
+table's grouped rows, rounded to 0.1 us; rows within 10% of it a group take that time whatever
+their FLOPs (B200: 8.6-9.4 us a group from 261 to 561 TFLOP/s), say nothing of the tensor cores
+and are left out of the grouped efficiency.
+
 --check compares the figures with the GPU's catalog entry (gemm_efficiency and
-grouped_gemm_efficiency at each precision the table measures) and exits 1 where one differs; ctest
-(`kernel_efficiencies`) runs it for every GPU with a table.
+grouped_gemm_efficiency at each precision the table measures, grouped_gemm_launch) and exits 1
+where one differs; ctest (`kernel_efficiencies`) runs it for every GPU with a table.
 """
 import math
 import os
@@ -86,6 +92,10 @@ def implied(gpu_name):
     stream = quantity(gpu["memory_bandwidth"], "Bps") * gpu["memory_efficiency"]
     tile, sms = gpu["gemm_tile"], gpu["sms"]
     figures = {}
+    grouped = table.get("grouped_gemm") or []
+    launch = min((row["us"] / row["groups"] for row in grouped), default=None)
+    if launch is not None:
+        figures[("grouped_gemm_launch", "us")] = (round(launch, 1), len(grouped), None, None)
     for kind, count in (("gemm", "batch"), ("grouped_gemm", "groups")):
         kind_timing = timing if isinstance(timing, str) else timing.get(kind, "back_to_back")
         by_precision = {}
@@ -96,6 +106,8 @@ def implied(gpu_name):
             seconds = row["us"] * 1e-6 - (gap if kind_timing == "back_to_back" else 0)
             E = ELEMENT_BYTES[precision]
             hbm = (m * k + k * n + m * n) * g * E / stream
+            if kind == "grouped_gemm" and row["us"] / g <= 1.1 * launch:
+                continue  # the loop's time a group, not the tensor cores'
             if kind == "grouped_gemm":
                 # A grouped GEMM's HBM traffic adds to its math (compute_cost.cpp, priced_seconds),
                 # a weight gradient's (NT) reading and writing the main gradient it accumulates into.
@@ -145,6 +157,14 @@ def main(argv):
     gpu, figures = implied(args[0])
     status = 0
     for (kind, precision), (median, rows, low, high) in figures.items():
+        if kind == "grouped_gemm_launch":
+            print(f"{args[0]} grouped_gemm_launch: {median:.1f}us (the least time a group over {rows} grouped rows)")
+            have = str(gpu.get("grouped_gemm_launch", ""))
+            if "--check" in argv and have != f"{median:.1f}us":
+                print(f"FAIL: platforms/gpus.yaml {args[0]}.grouped_gemm_launch is {have or 'missing'}, the table "
+                      f"implies {median:.1f}us")
+                status = 1
+            continue
         key = f"{kind}_efficiency"
         if low is None:
             print(f"{args[0]} {key}.{precision}: {median:.2f} (over {rows} pooled rows)")

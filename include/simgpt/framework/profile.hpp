@@ -150,6 +150,11 @@ struct Profile {
   // again and writes the gradient into the logits' own buffer, which the backward scales in place. No
   // fp32 copy: the loss holds the logits alone, in the model's precision.
   bool te_cross_entropy = false;
+  // How the framework runs a grouped GEMM (the experts' FFNs): `per_group`, TransformerEngine's
+  // general_grouped_gemm, one cuBLAS GEMM a group from a host loop whose time a group is the GPU's
+  // grouped_gemm_launch (Megatron-Core's TEGroupedMLP); or the default, `one_kernel` (torch's
+  // _grouped_mm), which has no such loop.
+  bool grouped_gemm_per_group = false;
   double op_overhead_s = 0;       // host time per kernel launch (Python dispatch); hidden when kernels are longer
   CudaGraphs cuda_graphs;          // the blocks captured as CUDA graphs: one host launch each, not one per kernel
   double microbatch_overhead_s = 0; // host synchronisation per micro-batch and pass, not overlapped

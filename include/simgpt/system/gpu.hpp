@@ -58,6 +58,11 @@ struct GpuSpec {
   // flash_attention_2: {forward, backward}); 0: priced as the other attention kernels.
   double flash2_forward_efficiency = 0, flash2_backward_efficiency = 0;
   double kernel_launch_s = 4e-6;               // gap between back-to-back kernels on one stream
+  // The least time a grouped GEMM takes per group, measured where given (catalog key
+  // grouped_gemm_launch): TransformerEngine runs one cuBLAS GEMM a group, each from its own call
+  // in a host loop (multi_stream_cublas_gemm), and a loop of small GEMMs takes this long a GEMM
+  // whatever their size. 0: no such floor.
+  double grouped_gemm_launch_s = 0;
   int gemm_tile = 128;                         // output tile edge of the GEMM kernels
   // Kernel timings measured on this GPU (platforms/kernels/<name>.yaml of every data folder that has
   // one, the first folder's rows winning), which the cost model takes before its own pricing; null:
