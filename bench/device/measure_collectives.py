@@ -44,7 +44,9 @@ import os
 import re
 import statistics
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from table_file import write_whole  # noqa: E402
 
 PROG = "measure_collectives.py"
 OPS = ("all_gather", "reduce_scatter", "all_reduce", "all_to_all")
@@ -133,24 +135,6 @@ def table_text(gpu, method, rows):
     for key in sorted(rows, key=lambda k: (OPS.index(k[0]), k[1])):
         out.append(row_text(rows[key]))
     return "".join(out)
-
-
-def write_whole(path, text):
-    folder = os.path.dirname(path)
-    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 class StandinTimer:

@@ -89,7 +89,9 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from table_file import write_whole  # noqa: E402
 
 PROG = "measure_kernels.py"
 KINDS = ("gemm", "grouped_gemm", "attention", "memory")
@@ -332,24 +334,6 @@ def table_text(gpu, source, method, rows):
         for shape in mine:
             out.append(yaml_row(kind, shape[1], rows[shape]))
     return "".join(out)
-
-
-def write_whole(path, text):
-    folder = os.path.dirname(path)
-    fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 # ----------------------------------------------------------------------------------------------
