@@ -493,7 +493,7 @@ private:
         collectives_.add(CommDimension::tp, group, kind, first_bytes, CollectiveAlgorithm::ring, times, false);
     const CollectiveTasks second =
         collectives_.add(CommDimension::tp, group, kind, bytes - first_bytes, CollectiveAlgorithm::ring, times, false);
-    collectives_.count(CommDimension::tp, group, kind, bytes, times, collectives_.timing(group, kind, bytes).from_table);
+    collectives_.count(CommDimension::tp, group, kind, bytes, times, collectives_.from_table(group, kind, bytes));
     for (int gpu : group)
       boost::add_edge(*streams_.tail(gpu), first.entry, out_.graph);
     boost::add_edge(first.exit, second.entry, out_.graph);
@@ -536,7 +536,7 @@ private:
     const int times = stand_ins_.group_weight(spans);
     const double floor = dispatch_floor(dimension, kind, bytes);
     if (auto isolated = stand_ins_.isolated_index.find(gpus); isolated != stand_ins_.isolated_index.end()) {
-      collectives_.count(dimension, gpus, kind, bytes, times, collectives_.timing(gpus, kind, bytes, floor <= 0).from_table);
+      collectives_.count(dimension, gpus, kind, bytes, times, collectives_.from_table(gpus, kind, bytes, floor <= 0));
       // The streams it joins: the group's first GPU's, or where an expert-parallel group spans the
       // tensor ranks (expert_group) each rank's, its first replica's GPUs, which stand for the rest.
       const size_t streams =

@@ -2,6 +2,7 @@
 
 #include "execution/collective_timing.hpp"
 #include "execution/step_graph/task_limit.hpp"
+#include "system/kernel_table.hpp"
 #include "simgpt/framework/profile.hpp"
 
 #include <algorithm>
@@ -40,7 +41,7 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
     if (auto whole = whole_->find(gpus); whole != whole_->end()) {
       const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second, true, library);
       if (counted)
-        count(dimension, gpus, kind, bytes, times, timing(gpus, kind, bytes, library).from_table);
+        count(dimension, gpus, kind, bytes, times, from_table(gpus, kind, bytes, library));
       return {id, id};
     }
   const GroupRings& group = rings(gpus);
@@ -68,6 +69,11 @@ TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<in
   task.seconds = t.exit_latency_s;
   task.unmeasured = !measured;
   return boost::add_vertex(task, out_.graph);
+}
+
+bool GroupCollectives::from_table(const std::vector<int>& gpus, CollectiveKind kind, double bytes, bool library) {
+  const KernelTable* table = topology_.kernel_table(gpus.front());
+  return library && table && table->collective_lines() > 0 && timing(gpus, kind, bytes, library).from_table;
 }
 
 CollectiveTiming GroupCollectives::timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes,

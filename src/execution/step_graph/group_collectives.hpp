@@ -36,6 +36,10 @@ public:
   void count(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int times = 1,
              bool from_table = false);
 
+  // Whether a kernel table's measured line prices the group's collective (CollectiveTiming::
+  // from_table), asked only where its GPU's table has lines: a count needs no timing otherwise.
+  bool from_table(const std::vector<int>& gpus, CollectiveKind kind, double bytes, bool library = true);
+
   // What a ring collective of the group pays beyond its flows (execution/collective_timing;
   // `library` false: not the collective library's, a flex dispatcher's exchange).
   CollectiveTiming timing(const std::vector<int>& gpus, CollectiveKind kind, double bytes, bool library = true);
