@@ -78,9 +78,11 @@ const char* table_op(CollectiveKind kind) {
 // bytes at the measured bus bandwidth where the links run at the rate NCCL detects (a
 // network.bandwidth what-if slows them as it does any flow), and the exit adds the line's call
 // and steps beyond the route latency the flows pay; a step waits at least for the route's own
-// latency where the platform's is longer (network.delay), as in nccl_latency.
+// latency where the platform's is longer (network.delay), as in nccl_latency. `hop`: the route
+// latency the flows pay (ring_hop_latency).
 std::optional<CollectiveTiming> measured_timing(const Profile& profile, const Topology& topology,
-                                                const std::vector<Ring>& rings, CollectiveKind kind, double bytes) {
+                                                const std::vector<Ring>& rings, CollectiveKind kind, double bytes,
+                                                double hop) {
   const char* op = table_op(kind);
   const std::vector<int>& members = rings.front().gpus;
   const KernelTable* table = topology.kernel_table(members.front());
@@ -100,12 +102,13 @@ std::optional<CollectiveTiming> measured_timing(const Profile& profile, const To
   for (const Ring& r : rings)
     for (size_t i = 0; i < r.gpus.size(); ++i)
       payload = std::min(payload, topology.route_payload_factor(r.gpus[i], r.gpus[(i + 1) % r.gpus.size()]));
+  // The line's steps are a ring's, the all-to-all's n - 1 sends among them (KernelTable::CollectiveLine),
+  // not the one step NCCL's latency model gives a grouped send (ring_steps).
   const int steps = kind == CollectiveKind::allreduce ? 2 * (n - 1) : n - 1;
   CollectiveTiming timing;
   timing.from_table = true;
   timing.byte_factor = payload * shape.detected_bus_Bps / line->bus_Bps;
-  timing.exit_latency_s = std::max(0.0, line->call_s + steps * std::max(line->step_s, shape.intra_wire_s) -
-                                            ring_hop_latency(topology, rings));
+  timing.exit_latency_s = std::max(0.0, line->call_s + steps * std::max(line->step_s, shape.intra_wire_s) - hop);
   return timing;
 }
 
@@ -119,7 +122,7 @@ CollectiveTiming collective_timing(const Profile& profile, const Topology& topol
     return timing;
   const double hop = ring_hop_latency(topology, rings);
   if (library)
-    if (std::optional<CollectiveTiming> measured = measured_timing(profile, topology, rings, kind, bytes))
+    if (std::optional<CollectiveTiming> measured = measured_timing(profile, topology, rings, kind, bytes, hop))
       return *measured;
   if (!profile.nccl.loaded()) {
     timing.exit_latency_s = (ring_steps(kind, n) - 1) * (hop + profile.collective_step_overhead_s);

@@ -81,17 +81,31 @@ KernelTable::Shape read_shape(KernelTable::Kind kind, const YamlReader& row) {
   return s;
 }
 
+// The rows of section `key` (none where the file has no such section), each a mapping of its keys
+// (`example` shows its first).
+std::vector<YamlReader> section_rows(const YamlReader& root, const char* key, const char* example) {
+  if (!root.has(key))
+    return {};
+  std::vector<YamlReader> list = root.list(key);
+  for (size_t r = 0; r < list.size(); ++r)
+    if (!list[r].node().IsMap())
+      throw InputError(fmt::format("{}[{}]", root.where(key), r),
+                       fmt::format("expected a row: a mapping of its keys ({{{}, ...}})", example));
+  return list;
+}
+
+// A row's `us`: a positive time in microseconds.
+double positive_us(const YamlReader& row) {
+  const double us = row.number("us", 0, 1e12);
+  if (!(us > 0))
+    throw InputError(row.where("us"), "expected a positive time in microseconds");
+  return us;
+}
+
 // `collectives`: each row one collective's line over `ranks` GPUs of one node's NVLink.
 std::map<KernelTable::CollectiveKey, KernelTable::CollectiveLine> read_collectives(const YamlReader& root) {
   std::map<KernelTable::CollectiveKey, KernelTable::CollectiveLine> lines;
-  if (!root.has("collectives"))
-    return lines;
-  const std::vector<YamlReader> list = root.list("collectives");
-  for (size_t r = 0; r < list.size(); ++r) {
-    const YamlReader& row = list[r];
-    if (!row.node().IsMap())
-      throw InputError(fmt::format("{}[{}]", root.where("collectives"), r),
-                       "expected a row: a mapping of its keys ({op: all_gather, ...})");
+  for (const YamlReader& row : section_rows(root, "collectives", "op: all_gather")) {
     row.only({"op", "fabric", "ranks", "bus_GBps", "step_us", "call_us", "from_bytes"});
     const std::string op = word(row, "op", {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"});
     word(row, "fabric", {"nvlink"});
@@ -183,18 +197,9 @@ KernelTable KernelTable::load(const std::string& path, const std::string& gpu_na
   std::map<Shape, std::string> where;
   for (int i = 0; i < kKinds; ++i) {
     const Kind kind = static_cast<Kind>(i);
-    if (!root.has(kKindNames[i]))
-      continue;
-    const std::vector<YamlReader> list = root.list(kKindNames[i]);
-    for (size_t r = 0; r < list.size(); ++r) {
-      const YamlReader& row = list[r];
-      if (!row.node().IsMap())
-        throw InputError(fmt::format("{}[{}]", root.where(kKindNames[i]), r),
-                         "expected a row: a mapping of its keys ({precision: bf16, ...})");
+    for (const YamlReader& row : section_rows(root, kKindNames[i], "precision: bf16")) {
       const Shape shape = read_shape(kind, row);
-      const double us = row.number("us", 0, 1e12);
-      if (!(us > 0))
-        throw InputError(row.where("us"), "expected a positive time in microseconds");
+      const double us = positive_us(row);
       const auto [it, added] = rows.emplace(shape, us * 1e-6 + (isolated[static_cast<size_t>(i)] ? launch_gap_s : 0));
       if (!added)
         throw InputError(row.where("us"), fmt::format("repeats the shape of {}", where[shape]));
@@ -204,22 +209,14 @@ KernelTable KernelTable::load(const std::string& path, const std::string& gpu_na
   // `pooled`: an operation's time summed over several shapes, which prices no shape of its own: the
   // catalog's memory_op_efficiency is what it implies (validation/generate/kernel_efficiencies.py).
   // Checked as the other rows are, not read further.
-  if (root.has("pooled")) {
-    const std::vector<YamlReader> list = root.list("pooled");
-    for (size_t r = 0; r < list.size(); ++r) {
-      const YamlReader& row = list[r];
-      if (!row.node().IsMap())
-        throw InputError(fmt::format("{}[{}]", root.where("pooled"), r),
-                         "expected a row: a mapping of its keys ({op: te_cross_entropy, ...})");
-      row.only({"op", "precision", "pass", "shapes", "elements", "us"});
-      word(row, "op", {"te_cross_entropy", "moe_permute"});
-      word(row, "precision", kPrecisions);
-      word(row, "pass", {"forward", "backward", "both"});
-      dimension(row, "shapes");
-      dimension(row, "elements");
-      if (!(row.number("us", 0, 1e12) > 0))
-        throw InputError(row.where("us"), "expected a positive time in microseconds");
-    }
+  for (const YamlReader& row : section_rows(root, "pooled", "op: te_cross_entropy")) {
+    row.only({"op", "precision", "pass", "shapes", "elements", "us"});
+    word(row, "op", {"te_cross_entropy", "moe_permute"});
+    word(row, "precision", kPrecisions);
+    word(row, "pass", {"forward", "backward", "both"});
+    dimension(row, "shapes");
+    dimension(row, "elements");
+    positive_us(row);
   }
   return from_rows(std::move(rows), path, read_collectives(root));
 }

@@ -39,9 +39,10 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
   check_task_limit(out_.graph, max_tasks_);
   if (algorithm == CollectiveAlgorithm::ring && whole_)
     if (auto whole = whole_->find(gpus); whole != whole_->end()) {
-      const TaskId id = add_whole(dimension, gpus, kind, bytes, whole->second, true, library);
+      const CollectiveTiming t = timing(gpus, kind, bytes, library);
+      const TaskId id = whole_task(dimension, gpus, kind, bytes, whole->second, true, t);
       if (counted)
-        count(dimension, gpus, kind, bytes, times, from_table(gpus, kind, bytes, library));
+        count(dimension, gpus, kind, bytes, times, t.from_table);
       return {id, id};
     }
   const GroupRings& group = rings(gpus);
@@ -57,7 +58,11 @@ CollectiveTasks GroupCollectives::add(CommDimension dimension, const std::vector
 
 TaskId GroupCollectives::add_whole(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
                                    double bytes, int index, bool measured, bool library) {
-  const CollectiveTiming t = timing(gpus, kind, bytes, library);
+  return whole_task(dimension, gpus, kind, bytes, index, measured, timing(gpus, kind, bytes, library));
+}
+
+TaskId GroupCollectives::whole_task(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind,
+                                    double bytes, int index, bool measured, const CollectiveTiming& t) {
   Task task;
   task.kind = Task::Kind::isolated_collective;
   task.phase = Task::Phase::collective;

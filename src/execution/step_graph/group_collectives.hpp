@@ -22,6 +22,9 @@ class GroupCollectives {
   const std::map<std::vector<int>, int>* whole_ = nullptr; // groups whose collectives are one task each
   // By kind: its entry in the graph's counts, once made.
   std::array<CollectiveCount*, std::size(kCollectiveKindNames)> counts_{};
+  // add_whole's task, its timing given.
+  TaskId whole_task(CommDimension dimension, const std::vector<int>& gpus, CollectiveKind kind, double bytes, int index,
+                    bool measured, const CollectiveTiming& t);
 
 public:
   GroupCollectives(const Profile& profile, const Topology& topology, StepGraph& out, size_t max_tasks)
