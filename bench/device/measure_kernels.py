@@ -5,14 +5,16 @@ table (platforms/kernels/README.md) that simgpt reads from a `--data DIR` folder
     simgpt kernels --platform P --workload W --format json > shapes.json
     bench/device/measure_kernels.py shapes.json [more.json ...] --out DIR [--timer torch|standin]
                                     [--only-missing] [--reps N] [--warmup N]
+                                    [--timing isolated|back_to_back]
     simgpt --data DIR ...        # DIR/platforms/kernels/<gpu>.yaml now times those kernels
 
 Input: one or more JSON documents as `simgpt kernels --format json` prints them: `gpu` (the
 catalog's GPU name, which names the table), `table` (the table in use, or empty) and `kernels`,
 whose lists `gemm`, `grouped_gemm`, `attention` and `memory` hold one object per shape: the
 table's keys for that kind (README, "Format"; a memory row's `pass` may be left out, meaning
-forward) and `calls`, `source` (table, interpolated or fallback) and `us` (simgpt's time), which
-are not part of the shape. The shapes of all the files, which must name one GPU, are measured
+forward) and `calls`, `source` (table, interpolated or fallback), `us` (simgpt's time) and, for a
+norm, `width` (its rows' length, the hidden size: how to lay out the measurement), which are not
+part of the shape. The shapes of all the files, which must name one GPU, are measured
 once each. `--only-missing` leaves out shapes whose `source` is `table` in every file (the table
 in use has their time already). A table written to a `--data` folder is layered over the built-in
 table of that GPU (its rows win where both time a shape), so `--only-missing` adds to it.
@@ -56,13 +58,25 @@ precision, with operands laid out as the training framework's kernels take them:
              the flush, outside the events; torch.autograd.grad of the output with respect to
              q, k and v with a random output gradient is what is timed. No fp8 attention.
   memory     torch.nn.functional.layer_norm / rms_norm (weight, and bias for layernorm) over a
-             [elements / h, h] tensor, h the divisor of `elements` nearest 8192. Backward: the
+             [elements / h, h] tensor, h the row's `width` (the model's hidden size, which simgpt
+             kernels gives; the first file's where several give the shape), else the divisor of
+             `elements` nearest 8192. Backward: the
              gradient of the output with respect to the input and the weight (and bias),
              the forward outside the events.
 
-  Timing: --warmup (5) calls, then --reps (20) calls each between two CUDA events, a 256 MiB
-  buffer written before each (outside the events) to flush the L2; the median, in microseconds.
-  `timing: isolated`. TF32 is off. TE's general_gemm and general_grouped_gemm and
+  Timing: --warmup (5) calls, then --reps (20) calls each between two CUDA events; the median, in
+  microseconds. `timing: isolated`. Before each call, outside the events: a 256 MiB buffer written
+  and then read (the L2 left holding its clean lines, so the call neither finds its operands there
+  nor pays for writing back the lines a write-only flush leaves dirty: up to the L2's 50 MB on
+  H100/H200, about 12 us at 4 TB/s), then a spin kernel of SLEEP_CYCLES (torch.cuda._sleep) that
+  keeps the GPU busy while the host issues the call, so the events time the GPU's work and not
+  the host's (a backward through torch.autograd.grad takes the host 50-100 us to issue; the
+  spin's cycles are about 0.5 ms at the H200's clocks). --timing back_to_back times GEMMs and grouped GEMMs as a framework's step
+  issues them, one after another: --reps calls enqueued between one pair of events with no flush,
+  the mean (the kernel and the gap to the next; operands the previous call left in the L2 stay
+  there). Attention and norms stay isolated (a backward needs its own forward before each call),
+  and the table says so: `timing: {gemm: back_to_back, grouped_gemm: back_to_back, attention:
+  isolated, memory: isolated}`. TF32 is off. TE's general_gemm and general_grouped_gemm and
   torch._grouped_mm are checked once against torch.mm on the row's operands (TE's
   DotProductAttention by its output's shape) before they are timed, and passed over when they
   disagree. `method` records the GPU, nvidia-smi's driver, clocks and power limit, the torch,
@@ -118,10 +132,11 @@ FIELDS = {
     "memory": (("op", OPS), ("precision", PRECISIONS), ("pass", PASSES), ("elements", DIM)),
 }
 DEFAULTS = {("memory", "pass"): "forward"}  # keys an input row may leave out
-INFO_KEYS = ("calls", "source", "us")       # keys of an input row that are not the shape's
+INFO_KEYS = ("calls", "source", "us", "width")  # keys of an input row that are not the shape's
 GPU_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")  # a catalog name that is a safe file name
 
 FLUSH_BYTES = 256 * 1024 * 1024
+SLEEP_CYCLES = 1_000_000  # torch.cuda._sleep's spin before each timed call: longer than the host takes to issue it
 
 
 class InputError(Exception):
@@ -236,13 +251,22 @@ def read_row(kind, row, where):
         raise InputError("%s.calls: %s is not a number" % (where, echo(row["calls"])))
     if "us" in row and (isinstance(row["us"], bool) or not isinstance(row["us"], (int, float))):
         raise InputError("%s.us: %s is not a number" % (where, echo(row["us"])))
-    return tuple(values), source
+    width = None
+    if "width" in row:
+        if kind != "memory":
+            raise InputError("%s.width: only a memory row (a norm) has a width" % where)
+        width = read_dimension(row["width"], where + ".width")
+        if shape["elements"] % width != 0:
+            raise InputError("%s.width: %d does not divide elements (%d)" % (where, width, shape["elements"]))
+    return tuple(values), source, width
 
 
 def read_inputs(paths):
-    """(gpu, shapes): shapes maps (kind, values) to the set of sources the files give it."""
+    """(gpu, shapes, widths): shapes maps (kind, values) to the set of sources the files give it,
+    widths a norm's shape to the row width the first file that gives one gives it."""
     gpu, gpu_file = None, None
     shapes = collections.OrderedDict()
+    widths = {}
     for path in paths:
         doc = load_json(path)
         if not isinstance(doc, dict):
@@ -274,9 +298,11 @@ def read_inputs(paths):
             if not isinstance(rows, list):
                 raise InputError("%s: kernels.%s: expected a list, not %s" % (path, kind, echo(rows)))
             for i, row in enumerate(rows):
-                values, source = read_row(kind, row, "%s: kernels.%s[%d]" % (path, kind, i))
+                values, source, width = read_row(kind, row, "%s: kernels.%s[%d]" % (path, kind, i))
                 shapes.setdefault((kind, values), set()).add(source)
-    return gpu, shapes
+                if width is not None:
+                    widths.setdefault((kind, values), width)
+    return gpu, shapes, widths
 
 
 def sort_key(shape):
@@ -319,12 +345,22 @@ def yaml_row(kind, values, us):
     return "  - {" + ", ".join(items) + "}\n"
 
 
-def table_text(gpu, source, method, rows):
+BACK_TO_BACK_KINDS = ("gemm", "grouped_gemm")  # --timing back_to_back: the kinds timed so
+
+
+def timing_line(timing):
+    if timing == "isolated":
+        return "timing: isolated\n"
+    return "timing: {%s}\n" % ", ".join("%s: %s" % (kind, "back_to_back" if kind in BACK_TO_BACK_KINDS else "isolated")
+                                        for kind in KINDS)
+
+
+def table_text(gpu, source, method, rows, timing="isolated"):
     """rows: {(kind, values): us}."""
     out = ["gpu: %s\n" % gpu,
            "source: %s\n" % json.dumps(source, ensure_ascii=True),
            "method: %s\n" % json.dumps(method, ensure_ascii=True),
-           "timing: isolated\n"]
+           timing_line(timing)]
     for kind in KINDS:
         mine = sorted((s for s in rows if s[0] == kind), key=sort_key)
         if not mine:
@@ -408,7 +444,7 @@ def nearest_divisor(n, target):
 
 
 class TorchTimer:
-    def __init__(self, warmup, reps):
+    def __init__(self, warmup, reps, timing="isolated"):
         try:
             import torch
         except Exception as e:  # noqa: BLE001
@@ -418,7 +454,7 @@ class TorchTimer:
             raise InputError("--timer torch needs a CUDA GPU (torch.cuda.is_available() is False)")
         self.torch = torch
         self.F = torch.nn.functional
-        self.warmup, self.reps = warmup, reps
+        self.warmup, self.reps, self.timing = warmup, reps, timing
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         self.dev = torch.device("cuda")
@@ -434,6 +470,8 @@ class TorchTimer:
         except Exception as e:  # noqa: BLE001 - not installed, or installed but broken
             self.te_error = e.__class__.__name__
         self.flush_buffer = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device=self.dev)
+        self.flush_sum = None
+        self.sleep = getattr(torch.cuda, "_sleep", None)
         self.used = {kind: collections.Counter() for kind in KINDS}
         self.notes = collections.OrderedDict()  # what a reader of `method` must know, once each
         self.probed = {}
@@ -452,24 +490,40 @@ class TorchTimer:
     def randn(self, shape, precision):
         return self.torch.randn(*shape, device=self.dev, dtype=self.dtypes[precision])
 
-    def time_us(self, run, prepare=None):
+    def time_us(self, run, prepare=None, back_to_back=False):
         """Median time in us of `run(prepare())` between two CUDA events, the L2 flushed before each
-        (after `prepare`, outside the events)."""
+        (after `prepare`, outside the events); back_to_back (no `prepare`): the mean of --reps calls
+        enqueued between one pair of events, no flush."""
         torch = self.torch
         for _ in range(self.warmup):
             run(prepare() if prepare else None)
         torch.cuda.synchronize()
+        if back_to_back:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(self.reps):
+                run(None)
+            end.record()
+            torch.cuda.synchronize()
+            return start.elapsed_time(end) * 1000.0 / self.reps
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(self.reps)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(self.reps)]
         for i in range(self.reps):
             state = prepare() if prepare else None
-            self.flush_buffer.zero_()
+            self.flush_l2()
+            if self.sleep is not None:
+                self.sleep(SLEEP_CYCLES)
             starts[i].record()
             run(state)
             ends[i].record()
             del state
         torch.cuda.synchronize()
         return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1000.0
+
+    def flush_l2(self):
+        """Evicts what the L2 holds and leaves it clean: a write of the buffer, then a read."""
+        self.flush_buffer.zero_()
+        self.flush_sum = self.flush_buffer.sum(dtype=self.torch.int64)
 
     def agrees(self, got, ref):
         got, ref = got.float(), ref.float()
@@ -818,11 +872,13 @@ class TorchTimer:
         if precision == "fp8":
             raise Unsupported("an fp8 norm")
         elements = s["elements"]
-        hidden = nearest_divisor(elements, 8192)
+        if "width" in s:
+            hidden = s["width"]
+        else:
+            hidden = nearest_divisor(elements, 8192)
+            self.note("memory: a row without a width: a [elements / h, h] tensor with h the divisor of elements "
+                      "nearest 8192")
         rows = elements // hidden
-        if hidden != 8192:
-            self.note("memory: a [elements / h, h] tensor with h the divisor of elements nearest 8192 where 8192 "
-                      "does not divide it")
         backward = s["pass"] == "backward"
         x = self.randn((rows, hidden), precision).requires_grad_(backward)
         w = torch.ones(hidden, device=self.dev, dtype=self.dtypes[precision], requires_grad=backward)
@@ -865,7 +921,7 @@ class TorchTimer:
                 run, prepare, impl = self.build_attention(s)
             else:
                 run, prepare, impl = self.build_memory(s)
-            us = self.time_us(run, prepare)
+            us = self.time_us(run, prepare, self.timing == "back_to_back" and kind in BACK_TO_BACK_KINDS)
             self.used[kind][impl] += 1
             return us
         except Unsupported:
@@ -887,8 +943,16 @@ class TorchTimer:
         p = self.props
         cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
         settings = ("CUDA events around each call; %d warm-up calls, then the median of %d timed calls, each after "
-                    "a %d MiB buffer is written to flush the L2 (outside the events); TF32 off; operands randn; "
-                    "attention dropout 0" % (self.warmup, self.reps, FLUSH_BYTES >> 20))
+                    "a %d MiB buffer is written and then read to flush the L2 and %s (outside the events); TF32 off; "
+                    "operands randn; attention dropout 0"
+                    % (self.warmup, self.reps, FLUSH_BYTES >> 20,
+                       "a torch.cuda._sleep(%d) spin keeps the GPU busy while the host issues the call" % SLEEP_CYCLES
+                       if self.sleep is not None else "no spin (this torch has no torch.cuda._sleep: the host's time "
+                       "to issue a call may be timed too)"))
+        if self.timing == "back_to_back":
+            settings = ("GEMMs and grouped GEMMs back to back: %d warm-up calls, then %d calls enqueued between one "
+                        "pair of CUDA events with no L2 flush, the mean a call; attention and norms: %s"
+                        % (self.warmup, self.reps, settings))
         env = ("%s, compute capability %d.%d, %d SMs, %d MiB; %s; torch %s (CUDA %s, cuDNN %s); TransformerEngine %s; "
                "Python %s; started %s"
                % (p.name, p.major, p.minor, p.multi_processor_count, p.total_memory >> 20, self.smi,
@@ -938,9 +1002,12 @@ def main(argv):
     parser.add_argument("--only-missing", action="store_true", help="skip shapes whose source is table")
     parser.add_argument("--reps", type=positive_int(1), default=20, help="timed calls a shape (default 20)")
     parser.add_argument("--warmup", type=positive_int(0), default=5, help="warm-up calls a shape (default 5)")
+    parser.add_argument("--timing", choices=("isolated", "back_to_back"), default="isolated",
+                        help="isolated: each call alone, the L2 flushed (default); back_to_back: GEMMs and grouped "
+                        "GEMMs as calls one after another, the mean")
     args = parser.parse_args(argv)
 
-    gpu, shapes = read_inputs(args.shapes)
+    gpu, shapes, widths = read_inputs(args.shapes)
     order = sorted(shapes, key=sort_key)
     wanted = [s for s in order if not (args.only_missing and shapes[s] == {"table"})]
     if args.only_missing:
@@ -949,7 +1016,7 @@ def main(argv):
         say("nothing to measure: no file written")
         return 0
 
-    timer = StandinTimer() if args.timer == "standin" else TorchTimer(args.warmup, args.reps)
+    timer = StandinTimer() if args.timer == "standin" else TorchTimer(args.warmup, args.reps, args.timing)
     folder = os.path.join(args.out, "platforms", "kernels")
     try:
         os.makedirs(folder, exist_ok=True)
@@ -963,6 +1030,8 @@ def main(argv):
     for i, shape in enumerate(wanted, 1):
         kind, values = shape
         named = dict(zip([name for name, _ in FIELDS[kind]], values))
+        if shape in widths:
+            named["width"] = widths[shape]
         try:
             us = timer.time(kind, named)
             format_us(us)
@@ -976,7 +1045,7 @@ def main(argv):
         say("no shape could be measured: no file written")
         return 1
     source, method = timer.finish(skipped)
-    write_whole(path, table_text(gpu, source, method, rows))
+    write_whole(path, table_text(gpu, source, method, rows, args.timing))
     say("wrote %s: %d rows%s" % (path, len(rows), ", %d shapes not measured" % len(skipped) if skipped else ""))
     print(path)
     return 0

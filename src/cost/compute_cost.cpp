@@ -238,6 +238,7 @@ ComputeCostModel::Price ComputeCostModel::price(const Kernel& k) const {
            : k.kind == Kernel::Kind::attention ? KernelTable::Kind::attention
                                                : KernelTable::Kind::memory;
   p.shape = table_shape(k);
+  p.width = k.width;
   if (p.shape && gpu_.kernel_table) {
     std::optional<KernelTable::Time> t = gpu_.kernel_table->find(*p.shape);
     // Queries, keys and values as views or as tensors of their own cost FlashAttention within a
@@ -260,7 +261,7 @@ ComputeCostModel::Price ComputeCostModel::price(const Kernel& k) const {
 void ComputeCostModel::account(const Kernels& ks, double calls, KernelLedger& ledger) const {
   for (const Kernel& k : ks) {
     const Price p = price(k);
-    ledger.add(p.kind, p.shape ? &*p.shape : nullptr, p.seconds, p.source, calls);
+    ledger.add(p.kind, p.shape ? &*p.shape : nullptr, p.seconds, p.source, calls, p.width);
   }
 }
 

@@ -39,6 +39,7 @@ public:
     KernelSource source = KernelSource::fallback;
     KernelTable::Kind kind = KernelTable::Kind::memory;
     std::optional<KernelTable::Shape> shape;
+    double width = 0; // a norm's row width, for a measurement of the shape (Kernel::width)
   };
   Price price(const Kernel& k) const;
   // Adds `calls` runs of each of `ks` to `ledger`.

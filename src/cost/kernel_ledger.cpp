@@ -15,7 +15,7 @@ const char* name_of(KernelSource source) {
 }
 
 void KernelLedger::add(KernelTable::Kind kind, const KernelTable::Shape* shape, double seconds, KernelSource source,
-                       double calls) {
+                       double calls, double width) {
   Sum& sum = sums_[static_cast<size_t>(kind)];
   (source == KernelSource::fallback ? sum.fallback_s : sum.measured_s) += seconds * calls;
   if (shape) {
@@ -23,6 +23,8 @@ void KernelLedger::add(KernelTable::Kind kind, const KernelTable::Shape* shape, 
     use.calls += calls;
     use.seconds = seconds;
     use.source = source;
+    if (!(use.width > 0))
+      use.width = width;
   }
 }
 
@@ -36,6 +38,8 @@ void KernelLedger::merge(const KernelLedger& other) {
     mine.calls += use.calls;
     mine.seconds = use.seconds;
     mine.source = use.source;
+    if (!(mine.width > 0))
+      mine.width = use.width;
   }
 }
 

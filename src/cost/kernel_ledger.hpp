@@ -20,6 +20,7 @@ public:
     double calls = 0;     // runs in the step
     double seconds = 0;   // each
     KernelSource source = KernelSource::fallback;
+    double width = 0;     // a norm's row width where known (the first kernel's of that shape)
   };
   struct Sum {
     double measured_s = 0; // from a table, a row's time or interpolated between rows
@@ -27,7 +28,9 @@ public:
   };
 
   // `calls` runs of a kernel of `kind` taking `seconds` each; `shape` where a table could time it.
-  void add(KernelTable::Kind kind, const KernelTable::Shape* shape, double seconds, KernelSource source, double calls);
+  // `width`: a norm's row width, which its shape leaves out but a measurement of it needs.
+  void add(KernelTable::Kind kind, const KernelTable::Shape* shape, double seconds, KernelSource source, double calls,
+           double width = 0);
   void merge(const KernelLedger& other);
 
   const Sum& sum(KernelTable::Kind kind) const { return sums_[static_cast<size_t>(kind)]; }

@@ -27,6 +27,7 @@ Kernel norm_pass(const ModelSpec& m, double elements, double bytes_per_element) 
   Kernel k = pass(elements, 1, 1, bytes_per_element);
   k.op = m.norm == Norm::rmsnorm ? Kernel::Op::rmsnorm : Kernel::Op::layernorm;
   k.elements = elements;
+  k.width = static_cast<double>(m.hidden);
   return k;
 }
 
@@ -589,6 +590,7 @@ Kernels backward_of(const Kernels& forward) {
       k.back().strided = it->strided; // a masked fill's gradient is the same fill of the gradient
       k.back().op = it->op;
       k.back().elements = it->elements;
+      k.back().width = it->width;
       k.back().backward = true;
     }
   }

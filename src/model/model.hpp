@@ -75,6 +75,7 @@ struct Kernel {
   enum class Op { other, layernorm, rmsnorm, te_cross_entropy, moe_permute };
   Op op = Op::other;
   double elements = 0;
+  double width = 0; // a norm's row: the values it normalises together (the hidden size); 0 unknown
   bool backward = false; // attention and norms: the backward kernel
   // The backward runs this forward kernel again before its own (a fused kernel that saves only its
   // inputs and rebuilds the rest: Mamba-2's convolution and chunk states, model/mamba.hpp).

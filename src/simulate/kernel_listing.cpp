@@ -45,6 +45,8 @@ std::string KernelListing::to_json_text() const {
     row["calls"] = r.calls;
     row["source"] = r.source;
     row["us"] = r.seconds * 1e6;
+    if (r.width > 0)
+      row["width"] = r.width;
     kernels[r.kind].push_back(row);
   }
   return json_text(j);

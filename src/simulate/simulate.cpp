@@ -635,7 +635,7 @@ KernelListing list_kernels(const std::string& platform_path, const Workload& wor
   listing.tables = kernel_table_names(gpu);
   for (const auto& [shape, use] : plan.kernels.shapes())
     listing.rows.push_back({KernelTable::name_of(shape.kind), KernelTable::fields(shape), use.calls, use.seconds,
-                            name_of(use.source)});
+                            name_of(use.source), use.width});
   listing.time = kernel_time_of(plan.kernels);
   return listing;
 }

@@ -18,6 +18,9 @@ check "no table for the A100: every shape priced" \
 check "every kind a table times is listed" \
   [ "$(json "$tmp/shapes.json" "[k for k, rows in j['kernels'].items() if rows]")" = "['gemm', 'attention', 'memory']" ]
 check "the YAML listing names the GPU" bash -c "'$simgpt' kernels --platform $platform --workload $workload | grep -q '^gpu: A100-SXM4-80GB$'"
+check "a norm's row gives its width, the model's hidden size, for its measurement" \
+  [ "$(json "$tmp/shapes.json" "sorted({r.get('width') for r in j['kernels']['memory']})")" = \
+    "[$(python3 -c "import yaml; print(float(yaml.safe_load(open('$workload'))['model']['hidden']))")]" ]
 check "the stand-in timer writes the table" python3 bench/device/measure_kernels.py "$tmp/shapes.json" --out "$tmp/data" \
   --timer standin
 check "the table is where simgpt looks for it" [ -f "$table" ]

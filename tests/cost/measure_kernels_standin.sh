@@ -171,7 +171,10 @@ sed 's/"gpu": "H100-SXM-80GB",//' "$sample" > "$tmp/nogpu.json"
 sed 's/"gpu": "H100-SXM-80GB"/"gpu": "H200-SXM-141GB"/' "$sample" > "$tmp/othergpu.json"
 sed 's/"gpu": "H100-SXM-80GB"/"gpu": "..\/..\/evil"/' "$sample" > "$tmp/pathgpu.json"
 sed 's/"m": 1232,/"m": 1232.5,/' "$sample" > "$tmp/fraction.json"
-sed 's/"elements": 33554432,/"elements": 33554432, "width": 8192,/' "$sample" > "$tmp/unknown_key.json"
+sed 's/"elements": 33554432,/"elements": 33554432, "hidden": 8192,/' "$sample" > "$tmp/unknown_key.json"
+sed 's/"elements": 33554432,/"elements": 33554432, "width": 5000,/' "$sample" > "$tmp/width_divides.json"
+sed 's/"m": 1232,/"m": 1232, "width": 8,/' "$sample" > "$tmp/width_gemm.json"
+sed 's/"elements": 33554432,/"elements": 33554432, "width": 4096,/' "$sample" > "$tmp/width.json"
 sed 's/"heads": 64, "kv_heads": 8,/"heads": 64,/' "$sample" > "$tmp/missing_key.json"
 sed 's/"causal": true/"causal": "yes"/' "$sample" > "$tmp/causal.json"
 sed 's/"grouped_gemm":/"grouped_gem":/' "$sample" > "$tmp/kind.json"
@@ -184,13 +187,29 @@ bad no_gpu "$tmp/nogpu.json: gpu" "$tmp/nogpu.json"
 bad two_gpus "$tmp/othergpu.json: gpu" "$sample" "$tmp/othergpu.json"
 bad gpu_path "$tmp/pathgpu.json: gpu" "$tmp/pathgpu.json"
 bad fractional_dimension "$tmp/fraction.json: kernels.grouped_gemm[0].m" "$tmp/fraction.json"
-bad unknown_key "$tmp/unknown_key.json: kernels.memory[0]: unknown key \"width\"" "$tmp/unknown_key.json"
+bad unknown_key "$tmp/unknown_key.json: kernels.memory[0]: unknown key \"hidden\"" "$tmp/unknown_key.json"
+bad width_divides "$tmp/width_divides.json: kernels.memory[0].width: 5000 does not divide" "$tmp/width_divides.json"
+bad width_not_a_norm "$tmp/width_gemm.json: kernels.grouped_gemm[0].width" "$tmp/width_gemm.json"
 bad missing_key "$tmp/missing_key.json: kernels.attention[0].kv_heads" "$tmp/missing_key.json"
 bad causal_word "$tmp/causal.json: kernels.attention[0].causal" "$tmp/causal.json"
 bad unknown_kind "$tmp/kind.json: kernels.grouped_gem" "$tmp/kind.json"
 bad not_an_object "$tmp/list.json" "$tmp/list.json"
 bad good_then_missing "$tmp/nosuch.json" "$sample" "$tmp/nosuch.json"
 bad zero_reps "--reps" "$sample" --reps 0
+bad timing_word "--timing" "$sample" --timing sustained
+
+# A norm's `width` (simgpt kernels gives its hidden size) lays out its measurement and is not part
+# of its shape: the table is the sample's.
+measure "$tmp/w" "$tmp/width.json"
+check "a memory row's width is accepted" test "$(cat "$tmp/w.rc")" = 0
+check "a memory row's width leaves the table's rows as they are" cmp -s "$(table "$tmp/a")" "$(table "$tmp/w")"
+
+# --timing back_to_back: GEMMs and grouped GEMMs timed back to back, the table says so by kind.
+measure "$tmp/btb" "$sample" --timing back_to_back
+check "--timing back_to_back exits 0" test "$(cat "$tmp/btb.rc")" = 0
+check "--timing back_to_back: timing by kind" grep -qx \
+  "timing: {gemm: back_to_back, grouped_gemm: back_to_back, attention: isolated, memory: isolated}" "$(table "$tmp/btb")"
+check "--timing back_to_back: the same shapes" bash -c "diff <(grep '^  - ' '$(table "$tmp/a")') <(grep '^  - ' '$(table "$tmp/btb")')"
 check "no bad input printed a traceback" bash -c "! grep -l Traceback '$tmp'/bad_*.err"
 
 exit $fail

@@ -22,6 +22,7 @@ struct KernelListing {
     double calls = 0;   // runs in one step of one data-parallel replica (all its stages)
     double seconds = 0; // each, as simgpt times it now
     std::string source; // table, interpolated or fallback
+    double width = 0;   // a norm's row width (its hidden size) where known: how to lay out its measurement
   };
   std::vector<Row> rows;
   std::vector<Report::KernelTime> time; // the step's kernel time by kind, every kernel counted
