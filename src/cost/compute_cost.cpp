@@ -104,6 +104,7 @@ KernelForm ComputeCostModel::form(const ModelSpec& m, const Shard& s) const {
   form.eager_chains = profile_.eager_fp32_chains && !profile_.fused_elementwise;
   form.repeat_kv = profile_.eager_fp32_chains;
   form.te_cross_entropy = profile_.te_cross_entropy;
+  form.head_copies = profile_.head_copies;
   if (fp8_ != Fp8Format::none) {
     form.fp8 = true;
     form.fp8_transpose = gpu_.fp8_gemms_tn_only();
@@ -296,7 +297,7 @@ double ComputeCostModel::seconds(const Kernels& ks, GraphScope scope) const {
                             ? std::ceil(k.batch) * gpu_.grouped_gemm_launch_s
                             : 0.0;
     done = std::max(std::max(done, issued) + kernel_seconds(k), issued + loop);
-    issued += per_kernel_issue + loop;
+    issued += (k.host_call ? per_kernel_issue : 0.0) + loop;
   }
   return done;
 }

@@ -262,6 +262,32 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     l.mlp_forward = cost.seconds(mlp_kernels, mlp_scope);
     l.attention_backward = cost.seconds(backward_of(attention), mixer_scope);
     l.mlp_backward = cost.seconds(backward_of(mlp_kernels), mlp_scope);
+    {
+      // The host runs ahead of the GPU from block to block (CUDA's asynchronous launch): in a stack
+      // of like layers its lead carries over, where each block alone is entered with none
+      // (ComputeCostModel::seconds). A layer takes its share of the model's stack of them issued as
+      // one stream, so a host-bound attention block beside a GPU-bound MLP costs the larger of the
+      // two sums where the lead lasts, and more where it runs out within the layer. The two blocks
+      // keep their shares of that.
+      const int64_t stack = std::clamp<int64_t>(w.model.layers, 1, 64);
+      const auto steady = [&](const Kernels& a, const Kernels& b, double& ta, double& tb) {
+        if (!(ta + tb > 0) || profile.cuda_graphs.captures(mixer_scope) || profile.cuda_graphs.captures(mlp_scope))
+          return;
+        Kernels chain;
+        chain.reserve(static_cast<size_t>(stack) * (a.size() + b.size()));
+        for (int64_t i = 0; i < stack; ++i) {
+          chain.insert(chain.end(), a.begin(), a.end());
+          chain.insert(chain.end(), b.begin(), b.end());
+        }
+        const double f = cost.seconds(chain) / static_cast<double>(stack) / (ta + tb);
+        if (f < 1 - 1e-9) { // a lead that changes nothing changes no bit of the blocks' times either
+          ta *= f;
+          tb *= f;
+        }
+      };
+      steady(attention, mlp_kernels, l.attention_forward, l.mlp_forward);
+      steady(backward_of(attention), backward_of(mlp_kernels), l.attention_backward, l.mlp_backward);
+    }
     if (const Kernels rerun_first = selective_kernels(lm, attention, mlp_kernels, moe_layer, symbol);
         !rerun_first.empty()) {
       const bool captured = profile.cuda_graphs.captures(mixer_scope) && profile.cuda_graphs.captures(mlp_scope);
@@ -577,6 +603,15 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     c.parameters = params;
     c.optimizer_s = profile.optimizer_offload ? params * profile.offload_time_per_parameter_s
                                               : params * opt_bytes / optimizer_bandwidth + layers * cost.gpu().kernel_launch_s;
+    if (profile.optimizer_master_casts && !profile.optimizer_offload && w.training.precision != Precision::fp32) {
+      // The loop's own casts (Profile::optimizer_master_casts): the fp32 gradient each cast writes
+      // and the fp32 master the copy back reads, 4 + 4 bytes a parameter beyond the optimizer's;
+      // the casts one kernel a tensor, each at least a launch gap.
+      const double tensors = layers * static_cast<double>(layer_parameter_tensors(w.model, par.tp).size()) +
+                             (v == 0 ? static_cast<double>(embedding_parameter_tensors(w.model, par.tp).size()) : 0) +
+                             (v == virtual_stages - 1 ? static_cast<double>(head_parameter_tensors(w.model, par.tp).size()) : 0);
+      c.optimizer_s += params * 8 / optimizer_bandwidth + tensors * cost.gpu().kernel_launch_s;
+    }
     plan.stages.push_back(c);
   }
   plan.activation_bytes = static_cast<double>(w.training.micro_batch * model.seq_len * w.model.hidden) * E;

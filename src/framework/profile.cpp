@@ -203,6 +203,7 @@ const YamlSection<Profile> kComputeSection = {
       }},
      flag_field("dropout", &Profile::dropout),
      flag_field("fused_elementwise", &Profile::fused_elementwise),
+     number_field("head_copies", &Profile::head_copies, 0, 4),
      flag_field("fp8_recast_per_use", &Profile::fp8_recast_per_use),
      flag_field("eager_fp32_chains", &Profile::eager_fp32_chains),
      flag_field("ring_attention_fp32_merge", &Profile::ring_attention_fp32_merge),
@@ -214,13 +215,14 @@ const YamlSection<Profile> kComputeSection = {
      quantity_field("op_overhead", &Profile::op_overhead_s, parse_duration),
      {"cuda_graphs", read_cuda_graphs},
      quantity_field("microbatch_overhead", &Profile::microbatch_overhead_s, parse_duration)},
-    {"softmax_passes", "dropout", "fused_elementwise", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "te_cross_entropy", "attention_kernel", "grouped_gemm", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
+    {"softmax_passes", "dropout", "fused_elementwise", "head_copies", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "te_cross_entropy", "attention_kernel", "grouped_gemm", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
 const YamlSection<Profile> kOptimizerSection = {
     {flag_field("offload", &Profile::optimizer_offload),
-     quantity_field("offload_time", &Profile::offload_time_per_parameter_s, parse_duration)},
-    {"offload", "offload_time"}};
+     quantity_field("offload_time", &Profile::offload_time_per_parameter_s, parse_duration),
+     flag_field("master_casts", &Profile::optimizer_master_casts)},
+    {"offload", "offload_time", "master_casts"}};
 
 const YamlSection<Profile> kPipelineSection = {
     {{"partition", [](const YamlReader& n, const char* key, Profile& p) {

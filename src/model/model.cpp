@@ -164,6 +164,21 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
   }
   const double scores = b * heads * seq * seq; // attention matrix elements on this rank
   Kernels k;
+  // The heads' layout copies (Profile::head_copies): queries, keys, values, then the output. A
+  // permuting copy runs PyTorch's strided elementwise loop, not its vectorised one.
+  const double copied[4] = {b * seq * heads * qk_dim, b * seq * groups * qk_dim, b * seq * groups * v_dim,
+                            b * seq * heads * v_dim};
+  const auto layout_copy = [&](double elements) {
+    Kernel c = Kernel::memory(2 * elements * E);
+    c.strided = true;
+    c.op = Kernel::Op::layout_copy;
+    // torch.matmul makes its operands contiguous itself; the output's .contiguous() is a Python call
+    // but one the op count the host time was fitted with already held (profiles/pytorch.yaml).
+    c.host_call = false;
+    return c;
+  };
+  for (int i = 0; i < std::min(form.head_copies, 3); ++i)
+    k.push_back(layout_copy(copied[i]));
   // Grouped-query attention: the unfused core repeats each key and value head for the query heads
   // it serves before the batched products (megatron/core/transformer/dot_product_attention.py).
   if (groups < heads)
@@ -185,6 +200,8 @@ Kernels attention_core_forward(const ModelSpec& m, const Shard& s, const KernelF
     k.push_back(Kernel::memory(scores * (2 * E + 1))); // dropout: read, write, one-byte mask
   k.push_back(Kernel::gemm(seq, v_dim, seq, b * heads)); // P V
   k.back().layout = Kernel::Layout::none;
+  if (form.head_copies > 3)
+    k.push_back(layout_copy(copied[3]));
   return k;
 }
 
@@ -580,10 +597,11 @@ Kernels backward_of(const Kernels& forward) {
       // An elementwise kernel's backward reads its output's gradient and its saved inputs and writes
       // their gradients: about twice its bytes. A permutation's is the inverse permutation of the
       // gradient (TransformerEngine's moe_permute backward runs the unpermute kernel and the
-      // unpermute's the permute: transformer_engine/pytorch/permutation.py), the same bytes; the
+      // unpermute's the permute: transformer_engine/pytorch/permutation.py), the same bytes, as is
+      // a layout copy's (the gradient copied back to the layout the forward's input had); the
       // fused cross-entropy's scales the gradient its forward wrote, in place (element_mul_kernel:
       // read and write 2 of the forward's 3 passes).
-      const double bytes = it->op == Kernel::Op::moe_permute        ? it->bytes
+      const double bytes = it->op == Kernel::Op::moe_permute || it->op == Kernel::Op::layout_copy ? it->bytes
                            : it->op == Kernel::Op::te_cross_entropy ? it->bytes * 2 / 3
                                                                      : 2 * it->bytes;
       k.push_back(Kernel::memory(bytes));
@@ -591,6 +609,7 @@ Kernels backward_of(const Kernels& forward) {
       k.back().op = it->op;
       k.back().elements = it->elements;
       k.back().width = it->width;
+      k.back().host_call = it->host_call; // autograd's engine launches it with the op it inverts
       k.back().backward = true;
     }
   }

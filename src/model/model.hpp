@@ -72,10 +72,13 @@ struct Kernel {
   // cross-entropy over `elements` logits and its MoE token permutation or unpermutation, which the
   // catalog may give an efficiency of their own (GpuSpec::memory_op_efficiency); other memory-bound
   // kernels are priced by their bytes.
-  enum class Op { other, layernorm, rmsnorm, te_cross_entropy, moe_permute };
+  enum class Op { other, layernorm, rmsnorm, te_cross_entropy, moe_permute, layout_copy };
   Op op = Op::other;
   double elements = 0;
   double width = 0; // a norm's row: the values it normalises together (the hidden size); 0 unknown
+  // The framework's host makes a call of its own to launch it (compute.op_overhead); false for a
+  // kernel another op launches from its C++ (torch.matmul making its operand contiguous).
+  bool host_call = true;
   bool backward = false; // attention and norms: the backward kernel
   // The backward runs this forward kernel again before its own (a fused kernel that saves only its
   // inputs and rebuilds the rest: Mamba-2's convolution and chunk states, model/mamba.hpp).
@@ -118,6 +121,7 @@ struct KernelForm {
   bool eager_chains = false;
   bool repeat_kv = false;
   bool te_cross_entropy = false; // Profile::te_cross_entropy: the loss over 16-bit logits, no fp32 copy
+  int head_copies = 0;            // Profile::head_copies: the unfused core's copies of its inputs and output
 };
 
 // Shapes one GPU sees: the micro-batch and its tensor-parallel shard.

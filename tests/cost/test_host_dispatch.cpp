@@ -113,3 +113,14 @@ TEST_CASE("TransformerEngine's grouped GEMM takes the GPU's loop time a group, u
   CHECK(ComputeCostModel(gpu, graphed, Precision::fp16, "test").seconds({experts}, GraphScope::moe) ==
         Approx(cost.kernel_seconds(experts)));
 }
+
+TEST_CASE("a kernel another op launches from its C++ takes no host time of its own") {
+  const GpuSpec gpu = host_test_gpu();
+  Profile profile;
+  profile.op_overhead_s = 50e-6;
+  const ComputeCostModel cost(gpu, profile, Precision::fp16, "test");
+  Kernels ks(4, Kernel::memory(1e6)); // 1 us each: host-bound
+  CHECK(cost.seconds(ks) == Approx(3 * 50e-6 + 1e-6));
+  ks[1].host_call = false; // launched with the one before it
+  CHECK(cost.seconds(ks) == Approx(2 * 50e-6 + 1e-6));
+}

@@ -340,3 +340,36 @@ TEST_CASE("a layer's parameter tensors, one per module weight and bias, add up t
   // MoE layers are not listed.
   CHECK(layer_parameter_tensors(mixtral(1).model, 1).empty());
 }
+
+TEST_CASE("an eager core's head layout copies: queries, keys, values in, the output out, each inverted in the backward") {
+  const ModelSpec m = gpt(1, 1024, 16, 1024, 1000, 1).model;
+  const Shard shard{4, 1, Precision::fp16};
+  KernelForm eager;
+  eager.softmax_passes = 3;
+  const Kernels plain = attention_core_forward(m, shard, eager);
+  KernelForm copying = eager;
+  copying.head_copies = 4;
+  const Kernels copied = attention_core_forward(m, shard, copying);
+  REQUIRE(copied.size() == plain.size() + 4);
+  // Three before Q K^T, one after P V, each an activation (4 x 1024 tokens x 1024) read and written.
+  const double act_bytes = 2.0 * 4 * 1024 * 1024 * 2;
+  for (size_t i : {size_t{0}, size_t{1}, size_t{2}, copied.size() - 1}) {
+    CHECK(copied[i].op == Kernel::Op::layout_copy);
+    CHECK(copied[i].strided);
+    CHECK_FALSE(copied[i].host_call);
+    CHECK(copied[i].bytes == Approx(act_bytes));
+  }
+  CHECK(copied[3].kind == Kernel::Kind::gemm); // Q K^T after the three input copies
+  // The backward of a copy is the same copy of the gradient: its bytes, not twice them.
+  double copy_backward = 0;
+  for (const Kernel& k : backward_of(copied))
+    if (k.op == Kernel::Op::layout_copy) {
+      copy_backward += k.bytes;
+      CHECK_FALSE(k.host_call);
+    }
+  CHECK(copy_backward == Approx(4 * act_bytes));
+  // FlashAttention's core reads the views as they are: no copies.
+  ModelSpec flash = m;
+  flash.attention = Attention::flash;
+  CHECK(attention_core_forward(flash, shard, copying).size() == 1);
+}

@@ -21,7 +21,10 @@ waves = tiles / (ceil(tiles / sms) x sms) with tiles = ceil(m / tile) ceil(n / t
 (kernel_launch, taken off a `back_to_back` row, whose time includes the gap to the next kernel,
 not off an `isolated` one) are the catalog's. Rows that the model would price by their operands'
 HBM traffic (the operands' bytes at memory_bandwidth x memory_efficiency take longer than the
-measured time, or for a grouped GEMM leave it no time) say nothing of the tensor cores and are left out. The figure printed per kind and
+measured time, or for a grouped GEMM leave it no time) say nothing of the tensor cores and are left out,
+as are rows with a dimension not a whole number of 16-byte vectors where the catalog gives the GPU
+an unaligned efficiency at that precision, which the model prices them at instead (compute_cost.cpp,
+unaligned). The figure printed per kind and
 precision is the median over its rows, rounded to two decimals, with its rows' count, 10th and
 90th percentiles: catalog precision of a figure that varies by shape by more than that.
 
@@ -76,6 +79,13 @@ def shape_factor(m, n, k, groups, tile, sms):
     return waves * padding * k / (k + tile / 4)
 
 
+def unaligned_priced(gpu, precision):
+    """Whether the model prices an unaligned GEMM of `precision` at the GPU's own measured figure."""
+    if precision == "fp8":
+        return bool(gpu.get("fp8_unaligned_gemm_efficiency"))
+    return bool((gpu.get("unaligned_gemm_efficiency") or {}).get(precision))
+
+
 def implied(gpu_name):
     with open(CATALOG) as f:
         catalog = yaml.safe_load(f)
@@ -105,6 +115,8 @@ def implied(gpu_name):
             m, n, k, g = row["m"], row["n"], row["k"], row[count]
             seconds = row["us"] * 1e-6 - (gap if kind_timing == "back_to_back" else 0)
             E = ELEMENT_BYTES[precision]
+            if unaligned_priced(gpu, precision) and any(d % (16 // E) for d in (m, n, k)):
+                continue  # priced at unaligned_gemm_efficiency, not gemm_efficiency
             hbm = (m * k + k * n + m * n) * g * E / stream
             if kind == "grouped_gemm" and row["us"] / g <= 1.1 * launch:
                 continue  # the loop's time a group, not the tensor cores'

@@ -23,6 +23,12 @@ platforms/kernels in this checkout. Reads:
 - validation/device/h200-kernels.json in this checkout (simgpt's own measurement, written by
   bench/device/h200_kernels.py): its `gemm` rows (bf16, fp16, fp8 with split accumulation, fp32;
   us = median_ms x 1000) and its LayerNorm forward `memory` rows.
+- validation/device/h200-table-*.yaml listed in H200_MEASURED: tables bench/device/measure_kernels.py
+  wrote on the same kind of H200 at the shapes `simgpt kernels` listed for simgpt's own GPT-2 steps
+  and for workloads/llama3_8b, llama3_70b, deepseek_v3 and mixtral_8x7b (validation/device/h200-shapes),
+  copied byte for byte; all `timing: isolated`; their GEMMs, attention and norms (their grouped GEMMs
+  ran two implementations and stay in the files). A shape h200-kernels.json times too keeps that
+  file's figure (the README compares the two).
 
 Writes each table whole (a temporary file renamed over it). The output is deterministic: rows
 sorted by kind, then their keys; `us` to 6 significant figures (at least one decimal). ctest
@@ -42,6 +48,8 @@ SHARED = os.path.join(ROOT, "..", "shared", "measured")
 OUTPUT = os.path.join(ROOT, "platforms", "kernels")
 B200_FILE = os.path.join("simumax-b200", "system_b200_bf16_ceperm.json")
 H200_FILE = os.path.join(ROOT, "validation", "device", "h200-kernels.json")
+# measure_kernels.py's tables, each with the shape listings it timed (validation/device/README.md).
+H200_MEASURED = ("h200-table-gpt2-steps.yaml", "h200-table-llama-moe.yaml")
 SIMUMAX = "MooreThreads/SimuMax 4dcaae513ba7679d56c116a17cd4a691ec41e252"
 # SimuMax measured the grouped GEMMs' fwd and bwd_grad_act stages in both of its main-gradient
 # passes; the figure of this pass is kept (the pass its test_grouped_gemm_efficiency.py runs at that
@@ -554,6 +562,7 @@ def h200():
         "gemm": unique(path, "gemm", rows, lambda r: r[2]),
         "memory": unique(path, "memory", memory, lambda r: r[2]),
     }
+    measured, measured_method = h200_measured(tables)
     widths = sorted({r[3] for r in memory})
     ln_reps = sorted({r[4] for r in memory})
     smi = (env.get("nvidia_smi") or {}).get("stdout", "").splitlines()
@@ -584,8 +593,61 @@ def h200():
         f"in bf16 (bf16 weight and bias) under no_grad, elements = the input's (rows x {', '.join(map(str, widths))}), "
         f"the median of {', '.join(map(str, ln_reps))} calls each between two CUDA events after 5 warm-ups, "
         f"without an L2 flush (its inputs exceed the L2). One run, not repeated: the median repetition is 1.8% "
-        f"slower than the fastest over the GEMM rows (validation/device/README.md).")
-    return render("H200-SXM-141GB", "validation/device/h200-kernels.json", source, method, "isolated", tables)
+        f"slower than the fastest over the GEMM rows (validation/device/README.md). {measured_method}")
+    source += (f"; and {measured} more rows that bench/device/measure_kernels.py measured on 2026-11-30 "
+               f"(validation/device/{', validation/device/'.join(H200_MEASURED)})")
+    return render("H200-SXM-141GB", "validation/device/h200-kernels.json and h200-table-*.yaml", source, method,
+                  "isolated", tables)
+
+
+def h200_measured(tables):
+    """Adds the rows of measure_kernels.py's H200 tables (H200_MEASURED) that `tables` lacks, refusing
+    a shape two of those files time; returns how many rows it added and a sentence for `method`."""
+    import yaml  # python3-yaml: scripts/setup.sh installs it
+    added, seen, parts = 0, {}, []
+    for name in H200_MEASURED:
+        path = os.path.join(ROOT, "validation", "device", name)
+        if not os.path.isfile(path):
+            fail(path, "not found: a table bench/device/measure_kernels.py wrote (validation/device/README.md)")
+        with open(path) as f:
+            t = yaml.safe_load(f)
+        if t.get("gpu") != "H200-SXM-141GB" or t.get("timing") != "isolated":
+            fail(path, "not an H200 table timed isolated")
+        if "measure_kernels.py --timer torch on NVIDIA H200" not in t.get("method", ""):
+            fail(path, "method: not measure_kernels.py's torch timer on an H200")
+        counts = []
+        for kind in KINDS:
+            n = 0
+            for i, r in enumerate(t.get(kind) or []):
+                where = f"{path}: {kind}[{i}]"
+                if set(r) != set(FIELDS[kind]) | {"us"}:
+                    fail(where, f"keys {sorted(r)}, expected {list(FIELDS[kind]) + ['us']}")
+                if not (isinstance(r["us"], (int, float)) and r["us"] > 0):
+                    fail(where, "us is not a positive number")
+                key = key_of(kind, r)
+                if key in seen:
+                    fail(where, f"this shape is in {seen[key]} too")
+                seen[key] = name
+                if any(key_of(kind, row) == key for row, _ in tables.get(kind, [])):
+                    continue  # h200-kernels.json times it: that figure stays
+                if kind == "grouped_gemm":
+                    # torch._grouped_mm (one kernel) ran the bf16 rows and a loop of single GEMMs the
+                    # fp32-output ones: two implementations, where the catalog's grouped figures
+                    # (grouped_gemm_launch, grouped_gemm_efficiency) are one GPU's for one of them.
+                    # They stay in the measured file.
+                    continue
+                tables.setdefault(kind, []).append(({f: r[f] for f in FIELDS[kind]}, float(r["us"])))
+                n += 1
+            if n:
+                counts.append(f"{n} {kind.replace('_', ' ')}")
+        added += sum(int(c.split()[0]) for c in counts)
+        parts.append(f"{name}: {', '.join(counts)}")
+    method = ("Further rows, every kind (GEMMs TN, NN and NT with bf16 or fp32 outputs, grouped GEMMs, SDPA "
+              "attention forward and backward, norms forward and backward), bench/device/measure_kernels.py's "
+              "torch timer (torch.mm, torch._grouped_mm, SDPA's cuDNN backend, torch layer_norm / rms_norm; "
+              "no TransformerEngine) at the shapes simgpt kernels listed in validation/device/h200-shapes; its "
+              "method is in each file: " + "; ".join(parts) + ".")
+    return added, method
 
 
 def main():

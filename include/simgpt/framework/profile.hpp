@@ -118,6 +118,12 @@ struct Profile {
   } fused_softmax;
   bool dropout = true;            // the model runs dropout kernels (attention and hidden)
   bool fused_elementwise = false; // bias, dropout and residual fused (XLA) or one kernel each (eager)
+  // Unfused attention whose heads are split by view and transpose ([b, s, heads, d] -> [b, heads,
+  // s, d]): the copies a layer's forward makes of an activation-sized tensor so that the batched
+  // matmuls can read it (queries, transposed keys, values, in that order) and of the output back to
+  // [b, s, h] (.contiguous()); each copy's gradient is the inverse copy. 0: none (Megatron-LM's
+  // core attention batches [s, b x heads, d] as it is and copies only its output, counted with it).
+  int head_copies = 0;
   // fp8 training: the framework keeps each linear layer's weight and input in `precision` and casts
   // them to fp8 at every use, forward and backward (torchao's Float8Linear with dynamic scaling),
   // instead of caching the weights' fp8 copy for the step and saving the inputs in fp8
@@ -163,6 +169,11 @@ struct Profile {
   // step every gradient is copied down to the host, checked for overflow and applied there, and
   // every updated weight copied back up, all on the host's time and none on the GPU's memory.
   bool optimizer_offload = false;
+  // The loop keeps fp32 master weights of its own beside the 16-bit model: every step it casts each
+  // 16-bit gradient into its master's .grad (one kernel a parameter tensor, reading 2 bytes and
+  // writing 4 a parameter) and copies the updated masters back (torch._foreach_copy_: 4 read, 2
+  // written), around an optimizer that reads and writes only fp32.
+  bool optimizer_master_casts = false;
   double offload_time_per_parameter_s = 0; // the host's time per parameter of that update
   bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
 
