@@ -268,10 +268,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       // (ComputeCostModel::seconds). A layer takes its share of the model's stack of them issued as
       // one stream, so a host-bound attention block beside a GPU-bound MLP costs the larger of the
       // two sums where the lead lasts, and more where it runs out within the layer. The two blocks
-      // keep their shares of that.
+      // keep their shares of that. Not across a MoE block: its token dispatcher waits for the GPU
+      // (Megatron-Core's MoEAlltoAllTokenDispatcher needs the tokens per expert on the host for the
+      // all-to-all's splits and synchronises to get them, _maybe_dtoh_and_synchronize in
+      // megatron/core/transformer/moe/token_dispatcher.py), and its parts are timed apart (fill_moe).
       const int64_t stack = std::clamp<int64_t>(w.model.layers, 1, 64);
       const auto steady = [&](const Kernels& a, const Kernels& b, double& ta, double& tb) {
-        if (!(ta + tb > 0) || profile.cuda_graphs.captures(mixer_scope) || profile.cuda_graphs.captures(mlp_scope))
+        if (moe_layer || !(ta + tb > 0) || profile.cuda_graphs.captures(mixer_scope) ||
+            profile.cuda_graphs.captures(mlp_scope))
           return;
         Kernels chain;
         chain.reserve(static_cast<size_t>(stack) * (a.size() + b.size()));
