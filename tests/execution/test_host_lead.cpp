@@ -76,7 +76,8 @@ TEST_CASE("a loop keeping its own fp32 masters casts every gradient and copies t
   const double params = with.plan.stages[0].parameters;
   REQUIRE(params > 1e8);
   const DataPaths data = default_data_paths();
-  const GpuSpec& gpu = load_catalog(data).at("H200-SXM-141GB", "test");
+  const GpuCatalog catalog = load_catalog(data);
+  const GpuSpec& gpu = catalog.at("H200-SXM-141GB", "test");
   // 4 + 4 bytes a parameter more at the optimizer's bandwidth, and a launch gap a parameter tensor
   // (GPT-2's 12 layers of 12 tensors, the two embeddings and the final norm's two).
   const double tensors = 12.0 * static_cast<double>(layer_parameter_tensors(with.w.model, 1).size()) +
