@@ -288,17 +288,45 @@ void ComputeCostModel::account(const Kernels& ks, double calls, KernelLedger& le
 // same FLOPs, take 690 and 1403 us), so the loop, not the tensor cores, sets their time. The host
 // is in the loop for that long, and the kernel cannot end before its last GEMM is issued. Captured
 // in a CUDA graph, the loop is not run again.
+ComputeCostModel::Issue ComputeCostModel::issue_of(const Kernel& k, bool captured) const {
+  Issue i;
+  i.run = kernel_seconds(k);
+  i.issue = captured || !k.host_call ? 0.0 : profile_.op_overhead_s;
+  if (k.kind == Kernel::Kind::gemm && k.grouped && profile_.grouped_gemm_per_group && !captured)
+    i.loop = std::ceil(k.batch) * gpu_.grouped_gemm_launch_s;
+  return i;
+}
+
+namespace {
+
+// The host issues the kernel `issued` seconds in; the GPU starts it when issued and free.
+void advance(double& issued, double& done, double run, double issue, double loop) {
+  done = std::max(std::max(done, issued) + run, issued + loop);
+  issued += issue + loop;
+}
+
+} // namespace
+
 double ComputeCostModel::seconds(const Kernels& ks, GraphScope scope) const {
   const bool captured = profile_.cuda_graphs.captures(scope);
-  const double per_kernel_issue = captured ? 0.0 : profile_.op_overhead_s;
   double issued = 0, done = 0;
   for (const Kernel& k : ks) {
-    const double loop = k.kind == Kernel::Kind::gemm && k.grouped && profile_.grouped_gemm_per_group && !captured
-                            ? std::ceil(k.batch) * gpu_.grouped_gemm_launch_s
-                            : 0.0;
-    done = std::max(std::max(done, issued) + kernel_seconds(k), issued + loop);
-    issued += (k.host_call ? per_kernel_issue : 0.0) + loop;
+    const Issue i = issue_of(k, captured);
+    advance(issued, done, i.run, i.issue, i.loop);
   }
+  return done;
+}
+
+double ComputeCostModel::stack_seconds(const Kernels& first, const Kernels& second, int64_t repeats) const {
+  std::vector<Issue> period;
+  period.reserve(first.size() + second.size());
+  for (const Kernels* ks : {&first, &second})
+    for (const Kernel& k : *ks)
+      period.push_back(issue_of(k, false));
+  double issued = 0, done = 0;
+  for (int64_t r = 0; r < repeats; ++r)
+    for (const Issue& i : period)
+      advance(issued, done, i.run, i.issue, i.loop);
   return done;
 }
 

@@ -49,6 +49,10 @@ public:
   // their host time, the host bounds the stream; none when the profile captures the block's
   // `scope` as a CUDA graph (compute.cuda_graphs).
   double seconds(const Kernels& ks, GraphScope scope = GraphScope::none) const;
+  // Seconds `repeats` like layers, each block `first` then block `second`, occupy the stream when
+  // the host issues them as one (its lead carried from block to block), in the same way; each
+  // kernel priced once. No CUDA graph captures them.
+  double stack_seconds(const Kernels& first, const Kernels& second, int64_t repeats) const;
   double gemm_efficiency(const Kernel& k) const; // fraction of peak, for reports and tests
   double peak_fraction(const Kernel& k) const;   // gemm_efficiency before its shape's quantisation
   // Whether a dimension of the GEMM is not a whole number of 16-byte vectors.
@@ -63,6 +67,12 @@ public:
   const GpuSpec& gpu() const { return gpu_; }
 
 private:
+  // One kernel in the host's issue and the GPU's run (seconds): its GPU time, the host's time to
+  // issue it, and a grouped GEMM's host loop.
+  struct Issue {
+    double run = 0, issue = 0, loop = 0;
+  };
+  Issue issue_of(const Kernel& k, bool captured) const;
   double priced_seconds(const Kernel& k) const; // the cost model's own price, launch gap included
   std::optional<KernelTable::Shape> table_shape(const Kernel& k) const;
   // Bytes a value of the weight gradients the framework keeps (fp32 for bf16 models where its

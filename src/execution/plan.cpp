@@ -260,8 +260,9 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     const GraphScope mlp_scope = moe_layer ? GraphScope::moe : GraphScope::mlp;
     l.attention_forward = cost.seconds(attention, mixer_scope);
     l.mlp_forward = cost.seconds(mlp_kernels, mlp_scope);
-    l.attention_backward = cost.seconds(backward_of(attention), mixer_scope);
-    l.mlp_backward = cost.seconds(backward_of(mlp_kernels), mlp_scope);
+    const Kernels attention_backward = backward_of(attention), mlp_backward = backward_of(mlp_kernels);
+    l.attention_backward = cost.seconds(attention_backward, mixer_scope);
+    l.mlp_backward = cost.seconds(mlp_backward, mlp_scope);
     {
       // The host runs ahead of the GPU from block to block (CUDA's asynchronous launch): in a stack
       // of like layers its lead carries over, where each block alone is entered with none
@@ -277,20 +278,14 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
         if (moe_layer || !(ta + tb > 0) || profile.cuda_graphs.captures(mixer_scope) ||
             profile.cuda_graphs.captures(mlp_scope))
           return;
-        Kernels chain;
-        chain.reserve(static_cast<size_t>(stack) * (a.size() + b.size()));
-        for (int64_t i = 0; i < stack; ++i) {
-          chain.insert(chain.end(), a.begin(), a.end());
-          chain.insert(chain.end(), b.begin(), b.end());
-        }
-        const double f = cost.seconds(chain) / static_cast<double>(stack) / (ta + tb);
+        const double f = cost.stack_seconds(a, b, stack) / static_cast<double>(stack) / (ta + tb);
         if (f < 1 - 1e-9) { // a lead that changes nothing changes no bit of the blocks' times either
           ta *= f;
           tb *= f;
         }
       };
       steady(attention, mlp_kernels, l.attention_forward, l.mlp_forward);
-      steady(backward_of(attention), backward_of(mlp_kernels), l.attention_backward, l.mlp_backward);
+      steady(attention_backward, mlp_backward, l.attention_backward, l.mlp_backward);
     }
     if (const Kernels rerun_first = selective_kernels(lm, attention, mlp_kernels, moe_layer, symbol);
         !rerun_first.empty()) {
