@@ -470,7 +470,6 @@ class TorchTimer:
         except Exception as e:  # noqa: BLE001 - not installed, or installed but broken
             self.te_error = e.__class__.__name__
         self.flush_buffer = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device=self.dev)
-        self.flush_sum = None
         self.sleep = getattr(torch.cuda, "_sleep", None)
         self.used = {kind: collections.Counter() for kind in KINDS}
         self.notes = collections.OrderedDict()  # what a reader of `method` must know, once each
@@ -523,7 +522,7 @@ class TorchTimer:
     def flush_l2(self):
         """Evicts what the L2 holds and leaves it clean: a write of the buffer, then a read."""
         self.flush_buffer.zero_()
-        self.flush_sum = self.flush_buffer.sum(dtype=self.torch.int64)
+        self.flush_buffer.sum(dtype=self.torch.int64)
 
     def agrees(self, got, ref):
         got, ref = got.float(), ref.float()

@@ -605,6 +605,7 @@ def h200_measured(tables):
     a shape two of those files time; returns how many rows it added and a sentence for `method`."""
     import yaml  # python3-yaml: scripts/setup.sh installs it
     added, seen, parts = 0, {}, []
+    timed = {key_of(kind, row) for kind, rows in tables.items() for row, _ in rows}  # h200-kernels.json's
     for name in H200_MEASURED:
         path = os.path.join(ROOT, "validation", "device", name)
         if not os.path.isfile(path):
@@ -628,7 +629,7 @@ def h200_measured(tables):
                 if key in seen:
                     fail(where, f"this shape is in {seen[key]} too")
                 seen[key] = name
-                if any(key_of(kind, row) == key for row, _ in tables.get(kind, [])):
+                if key in timed:
                     continue  # h200-kernels.json times it: that figure stays
                 if kind == "grouped_gemm":
                     # torch._grouped_mm (one kernel) ran the bf16 rows and a loop of single GEMMs the
@@ -640,11 +641,11 @@ def h200_measured(tables):
                 n += 1
             if n:
                 counts.append(f"{n} {kind.replace('_', ' ')}")
-        added += sum(int(c.split()[0]) for c in counts)
+            added += n
         parts.append(f"{name}: {', '.join(counts)}")
-    method = ("Further rows, every kind (GEMMs TN, NN and NT with bf16 or fp32 outputs, grouped GEMMs, SDPA "
-              "attention forward and backward, norms forward and backward), bench/device/measure_kernels.py's "
-              "torch timer (torch.mm, torch._grouped_mm, SDPA's cuDNN backend, torch layer_norm / rms_norm; "
+    method = ("Further rows (GEMMs TN, NN and NT with bf16 or fp32 outputs, SDPA attention forward and backward, "
+              "norms forward and backward; the files' grouped GEMMs left out), bench/device/measure_kernels.py's "
+              "torch timer (torch.mm, SDPA's cuDNN backend, torch layer_norm / rms_norm; "
               "no TransformerEngine) at the shapes simgpt kernels listed in validation/device/h200-shapes; its "
               "method is in each file: " + "; ".join(parts) + ".")
     return added, method
