@@ -9,6 +9,8 @@
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/simulate.hpp"
 
+#include "support/time_units.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -17,7 +19,7 @@ using namespace simgpt;
 
 namespace {
 
-constexpr double us = 1e-6;
+using testing::us;
 
 // One NVSwitch node of `per_node` GPUs a node, 900 GB/s ports of which NCCL's copies reach 0.8,
 // 1 us routes; every GPU with `table`.

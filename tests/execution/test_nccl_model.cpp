@@ -6,6 +6,8 @@
 #include "simgpt/framework/profile.hpp"
 #include "simgpt/simulate.hpp"
 
+#include "support/time_units.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace simgpt;
@@ -23,7 +25,7 @@ CollectiveShape allreduce(int ranks, int nodes, double bus_Bps = 300e9) {
   return s;
 }
 
-constexpr double us = 1e-6;
+using testing::us;
 
 } // namespace
 
