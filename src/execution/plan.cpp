@@ -611,6 +611,27 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
                              (v == virtual_stages - 1 ? static_cast<double>(head_parameter_tensors(w.model, par.tp).size()) : 0);
       c.optimizer_s += params * 8 / optimizer_bandwidth + tensors * cost.gpu().kernel_launch_s;
     }
+    if (!profile.optimizer_offload) {
+      // The gradient passes outside the update (Profile::grad_passes), each at memory speed: over
+      // the gradients this GPU holds (all its parameters', 1/dp of them where ZeRO-2 and -3 shard
+      // them), the zeroing, the 1/dp scale and the NaN check; over those it updates (1/dp under a sharded
+      // optimizer: optimizer_seconds divides optimizer_s), the clip's norm of the fp32 main
+      // gradients. Megatron-LM: zero_grad_buffer at each step's start (training.py, train_step);
+      // bucket.grad_data *= gradient_scaling_factor, 1/dp, before the reduction
+      // (param_and_grad_buffer.py, start_grad_sync; megatron/model/distributed.py's local DDP
+      // divides its buffer likewise); get_grad_norm_fp32's multi_tensor_l2norm (optimizer/
+      // clip_grads.py, under --clip-grad, 1.0 by default). Clipping's own scale pass runs only when
+      // the norm exceeds the threshold, which the data decide: not counted. The NaN check is
+      // Megatron-Core's check_for_nan_in_grad (param_and_grad_buffer.py, check_grads: each
+      // bucket's norm before its reduction); its host synchronisations are not modelled.
+      const Profile::GradPasses& g = profile.grad_passes;
+      const double held = plan.zero >= 2 && plan.dp > 1 ? params / plan.dp : params;
+      const double grad_element = E * plan.grad_factor;
+      const double held_bytes = held * grad_element * ((g.zero_buffer ? 1 : 0) + (g.nan_check ? 1 : 0) + (g.dp_scale && plan.dp > 1 ? 2 : 0));
+      c.grad_pass_s = held_bytes / optimizer_bandwidth;
+      if (g.clip_norm)
+        c.optimizer_s += params * 4 / optimizer_bandwidth;
+    }
     plan.stages.push_back(c);
   }
   plan.activation_bytes = static_cast<double>(w.training.micro_batch * model.seq_len * w.model.hidden) * E;
@@ -635,6 +656,7 @@ double optimizer_seconds(const ExecutionPlan& plan, int s) {
     const StageCost& stage = plan.stages[static_cast<size_t>(c * plan.pp + s)];
     const double experts = plan.ep > 1 && stage.parameters > 0 ? stage.expert_parameters / stage.parameters : 0;
     seconds += sharded ? stage.optimizer_s * ((1 - experts) / plan.dp + experts * plan.ep / plan.dp) : stage.optimizer_s;
+    seconds += stage.grad_pass_s;
   }
   return seconds;
 }

@@ -68,6 +68,7 @@ struct StageCost {
   double head_bytes = 0;      // head weights, with the tied word-embedding copy of a separate last stage
   std::vector<double> embedding_grad_tensors, head_grad_tensors; // per tensor, as LayerCost::grad_tensors
   double optimizer_s = 0;       // optimizer step over all the stage's parameters on one GPU
+  double grad_pass_s = 0;       // the framework's passes over the gradients this GPU holds (Profile::grad_passes): not sharded
   double parameters = 0;        // parameters on one GPU (its tensor-parallel shard)
   double expert_parameters = 0; // the routed experts' among them (its expert-parallel share)
 };

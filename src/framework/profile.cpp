@@ -218,11 +218,34 @@ const YamlSection<Profile> kComputeSection = {
     {"softmax_passes", "dropout", "fused_elementwise", "head_copies", "fp8_recast_per_use", "eager_fp32_chains", "ring_attention_fp32_merge", "te_cross_entropy", "attention_kernel", "grouped_gemm", "selective_recompute", "op_overhead", "cuda_graphs", "microbatch_overhead",
      "recompute_last_micro_batch", "fused_softmax"}};
 
+void read_grad_passes(const YamlReader& c, const char* key, Profile& p) {
+  static constexpr const char* kValid = "a list of zero_buffer, dp_scale, nan_check, clip_norm (or [])";
+  const YAML::Node node = c.node()[key];
+  if (!node.IsSequence())
+    throw InputError(c.where(key), fmt::format("is not a list (expected {})", kValid));
+  Profile::GradPasses passes;
+  for (const YAML::Node& item : node) {
+    const std::string pass = item.IsScalar() ? item.Scalar() : std::string();
+    if (pass == "zero_buffer")
+      passes.zero_buffer = true;
+    else if (pass == "dp_scale")
+      passes.dp_scale = true;
+    else if (pass == "nan_check")
+      passes.nan_check = true;
+    else if (pass == "clip_norm")
+      passes.clip_norm = true;
+    else
+      throw InputError(c.where(key), fmt::format("'{}' is not a gradient pass (expected {})", echo(pass), kValid));
+  }
+  p.grad_passes = passes;
+}
+
 const YamlSection<Profile> kOptimizerSection = {
     {flag_field("offload", &Profile::optimizer_offload),
      quantity_field("offload_time", &Profile::offload_time_per_parameter_s, parse_duration),
-     flag_field("master_casts", &Profile::optimizer_master_casts)},
-    {"offload", "offload_time", "master_casts"}};
+     flag_field("master_casts", &Profile::optimizer_master_casts),
+     {"grad_passes", read_grad_passes}},
+    {"offload", "offload_time", "master_casts", "grad_passes"}};
 
 const YamlSection<Profile> kPipelineSection = {
     {{"partition", [](const YamlReader& n, const char* key, Profile& p) {

@@ -32,18 +32,19 @@ double step_time_lower_bound(const ExecutionPlan& plan, const Profile& profile) 
   const int V = plan.pp * plan.chunks;
   // Micro-batches whose backward reruns the forward (a framework may keep the last one whole).
   const int reruns = profile.recompute_last_micro_batch ? M : M - 1;
-  std::vector<double> busy(static_cast<size_t>(plan.pp), 0.0), optimizer(busy.size(), 0.0);
+  std::vector<double> busy(static_cast<size_t>(plan.pp), 0.0), optimizer(busy.size(), 0.0), grad_passes(busy.size(), 0.0);
   for (int v = 0; v < V; ++v) {
     const auto s = static_cast<size_t>(v % plan.pp);
     const PassSeconds p = pass_seconds(plan, profile, v);
     busy[s] += M * (p.forward + p.backward) + reruns * p.rerun;
     optimizer[s] += plan.stages[static_cast<size_t>(v)].optimizer_s;
+    grad_passes[s] += plan.stages[static_cast<size_t>(v)].grad_pass_s;
   }
   double bound = 0;
   for (size_t s = 0; s < busy.size(); ++s) {
     if (plan.sharded_optimizer() && plan.dp > 1)
       optimizer[s] /= plan.dp;
-    bound = std::max(bound, busy[s] + optimizer[s]);
+    bound = std::max(bound, busy[s] + optimizer[s] + grad_passes[s]);
   }
   // Fill and drain through the first chunk's stages 0 .. pp-2 (every micro-batch crosses them,
   // whichever the last stage starts and ends with); the drain's backward reruns its forward

@@ -59,3 +59,21 @@ TEST_CASE("a profile name is a plain file name: no path, not past 64 characters"
   CHECK(load_profile(profiles, "generic", "w.yaml: framework").name == "generic");
   CHECK_THROWS_WITH(load_profile(profiles, std::string(64, 'a'), "w"), Catch::Contains("unknown framework profile"));
 }
+
+TEST_CASE("a profile's gradient passes are a list of the passes simgpt knows") {
+  const ProfileDir listed("p", "optimizer:\n  grad_passes: [zero_buffer, clip_norm]\n");
+  const Profile p = load_profile({listed.path()}, "p", "w.yaml: framework");
+  CHECK(p.grad_passes.zero_buffer);
+  CHECK_FALSE(p.grad_passes.dp_scale);
+  CHECK(p.grad_passes.clip_norm);
+  const ProfileDir bogus("q", "optimizer:\n  grad_passes: [zero_buffer, unscale]\n");
+  try {
+    load_profile({bogus.path()}, "q", "w.yaml: framework");
+    FAIL("loaded");
+  } catch (const InputError& e) {
+    CHECK(e.where() == bogus.path() + "/q.yaml: optimizer.grad_passes");
+    CHECK_THAT(e.message(), Catch::Contains("'unscale' is not a gradient pass (expected a list of zero_buffer, dp_scale"));
+  }
+  const ProfileDir scalar("r", "optimizer:\n  grad_passes: zero_buffer\n");
+  CHECK_THROWS_WITH(load_profile({scalar.path()}, "r", "w.yaml: framework"), Catch::Contains("is not a list"));
+}

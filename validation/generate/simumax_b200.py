@@ -71,7 +71,9 @@ description: >-
   positions, untied embeddings, Adam (Megatron's default), --accumulate-allreduce-grads-in-fp32,
   Megatron's default gradient-accumulation fusion, under which TransformerEngine 2.11 caches a
   placeholder weight gradient per distinct linear and grouped-linear weight shape
-  (memory.dummy_wgrads dense_and_grouped),
+  (memory.dummy_wgrads dense_and_grouped), Megatron-LM's default --check-for-nan-in-loss-and-grad,
+  which takes each gradient bucket's norm before its reduction (optimizer.grad_passes adds nan_check
+  to the megatron profile's passes),
   grouped-query attention with 8 groups (70B) or 16 (405B: the launcher's and SimuMax's model
   file's, not Meta's 8), the vocabulary of 128256 padded as Megatron pads it (128 x tp, SimuMax's
   make_vocab_size_divisible_by for these cases), context parallelism with --cp-comm-type a2a (the
@@ -101,7 +103,7 @@ workload:
   training: {global_batch: 16, micro_batch: 1, precision: bf16, recompute: none, optimizer: adam}
   parallelism: {dp: 4, tp: 1, pp: 2, zero: 1, sequence_parallel: false, schedule: 1f1b}
   framework: megatron
-  framework_options: {compute.dropout: false, compute.fused_elementwise: false, compute.te_cross_entropy: true, memory.dummy_wgrads: dense_and_grouped}
+  framework_options: {compute.dropout: false, compute.fused_elementwise: false, compute.te_cross_entropy: true, memory.dummy_wgrads: dense_and_grouped, optimizer.grad_passes: "[zero_buffer, dp_scale, nan_check, clip_norm]"}
 rows:
 """
 

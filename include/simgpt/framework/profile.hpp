@@ -174,6 +174,18 @@ struct Profile {
   // writing 4 a parameter) and copies the updated masters back (torch._foreach_copy_: 4 read, 2
   // written), around an optimizer that reads and writes only fp32.
   bool optimizer_master_casts = false;
+  // The framework's passes over the gradients outside the optimizer's update (optimizer.grad_passes),
+  // each a memory-bound pass at the gradient's element size: `zero_buffer`, the whole gradient
+  // buffer zeroed at each step's start (written once); `dp_scale`, the buffer scaled by 1/dp in
+  // place before its data-parallel reduction (read and written; none at dp 1); `nan_check`, the
+  // buffer's norm taken before that reduction to look for NaN and Inf (read once); `clip_norm`, the
+  // gradient norm that clipping takes over the gradients this GPU updates (read once, in fp32).
+  struct GradPasses {
+    bool zero_buffer = false;
+    bool dp_scale = false;
+    bool nan_check = false;
+    bool clip_norm = false;
+  } grad_passes;
   double offload_time_per_parameter_s = 0; // the host's time per parameter of that update
   bool recompute_last_micro_batch = true; // torchgpipe checkpoints every micro-batch but the last
 
