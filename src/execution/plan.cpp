@@ -613,8 +613,8 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
     }
     if (!profile.optimizer_offload) {
       // The gradient passes outside the update (Profile::grad_passes), each at memory speed: over
-      // the gradients this GPU holds (all its parameters', 1/dp of them where ZeRO-2 and -3 shard
-      // them), the zeroing, the 1/dp scale and the NaN check; over those it updates (1/dp under a sharded
+      // the gradients this GPU holds (all its parameters', 1/dp of them where they are sharded:
+      // ExecutionPlan::sharded_gradients), the zeroing, the 1/dp scale and the NaN check; over those it updates (1/dp under a sharded
       // optimizer: optimizer_seconds divides optimizer_s), the clip's norm of the fp32 main
       // gradients. Megatron-LM: zero_grad_buffer at each step's start (training.py, train_step);
       // bucket.grad_data *= gradient_scaling_factor, 1/dp, before the reduction
@@ -625,9 +625,10 @@ ExecutionPlan make_plan(const Workload& w, const ComputeCostModel& cost, const P
       // Megatron-Core's check_for_nan_in_grad (param_and_grad_buffer.py, check_grads: each
       // bucket's norm before its reduction); its host synchronisations are not modelled.
       const Profile::GradPasses& g = profile.grad_passes;
-      const double held = plan.zero >= 2 && plan.dp > 1 ? params / plan.dp : params;
-      const double grad_element = E * plan.grad_factor;
-      const double held_bytes = held * grad_element * ((g.zero_buffer ? 1 : 0) + (g.nan_check ? 1 : 0) + (g.dp_scale && plan.dp > 1 ? 2 : 0));
+      const double held = plan.sharded_gradients() && plan.dp > 1 ? params / plan.dp : params;
+      const double passes = (g.zero_buffer ? 1 : 0) + (g.nan_check ? 1 : 0) + (g.dp_scale && plan.dp > 1 ? 2 : 0);
+      const double held_bytes =
+          held * gradient_element_bytes(w.training.precision, profile.memory.fp32_grads_with_bf16) * passes;
       c.grad_pass_s = held_bytes / optimizer_bandwidth;
       if (g.clip_norm)
         c.optimizer_s += params * 4 / optimizer_bandwidth;

@@ -181,6 +181,9 @@ struct ExecutionPlan {
     return window ? windowed_layer : layer;
   }
   bool sharded_optimizer() const { return zero >= 1 || dp_algorithm == DpAlgorithm::reduce_scatter; }
+  // Each GPU keeps only its shard of the reduce-scattered gradients (ZeRO-2 and -3, Alpa's
+  // reduce-scatter option).
+  bool sharded_gradients() const { return zero >= 2 || (dp_algorithm == DpAlgorithm::reduce_scatter && dp > 1); }
 };
 
 // Seconds of stage s's optimizer step on one GPU, over all its model chunks: a sharded optimizer

@@ -194,8 +194,7 @@ ResidentState resident_state(const StageFootprint& f, const ExecutionPlan& plan,
       state_bytes_per_parameter(w.training, profile.memory.fp32_grads_with_bf16, profile.memory.master_gradients);
   const bool sharded_state = plan.sharded_optimizer() && plan.dp > 1;
   const double dp = static_cast<double>(plan.dp);
-  // Reduce-scattered gradients (ZeRO-2, Alpa's reduce-scatter option) keep only their shard.
-  const bool sharded_gradients = plan.zero >= 2 || (plan.dp_algorithm == DpAlgorithm::reduce_scatter && plan.dp > 1);
+  const bool sharded_gradients = plan.sharded_gradients();
   // Sharded state is split over the group that reduces it: dp ranks, or the dp / ep ranks of the
   // expert-data-parallel group for routed experts (Megatron-core's distributed optimizer keeps a
   // buffer per group, megatron/core/distributed/distributed_data_parallel.py).
